@@ -1,0 +1,13 @@
+# volta_add_test(NAME <name> SOURCES <files...> LIBS <targets...> LABELS <labels...>)
+# One Boost.Test executable registered with CTest under the given labels.
+function(volta_add_test)
+  cmake_parse_arguments(T "" "NAME;TIMEOUT" "SOURCES;LIBS;LABELS" ${ARGN})
+  add_executable(${T_NAME} ${T_SOURCES})
+  target_link_libraries(${T_NAME} PRIVATE ${T_LIBS} Boost::unit_test_framework volta_warnings)
+  target_compile_definitions(${T_NAME} PRIVATE BOOST_TEST_DYN_LINK)
+  add_test(NAME ${T_NAME} COMMAND ${T_NAME} --log_level=message --report_level=short)
+  if(NOT T_TIMEOUT)
+    set(T_TIMEOUT 300)
+  endif()
+  set_tests_properties(${T_NAME} PROPERTIES LABELS "${T_LABELS}" TIMEOUT ${T_TIMEOUT})
+endfunction()

@@ -1,0 +1,68 @@
+#pragma once
+// Internal to the CPU backend: how kernels are declared and registered. Each family file
+// in kernels/ registers the ops it implements; the backend's table is indexed by OpKind.
+
+#include <array>
+#include <span>
+#include <string>
+
+#include "volta/ir/graph.h"
+#include "volta/ir/op_schema.h"
+#include "volta/runtime/backend.h"
+#include "volta/runtime/thread_pool.h"
+
+namespace volta::cpu {
+
+struct KernelArgs {
+  const Node& node;
+  AttrReader attrs;
+  std::span<const ConstTensorView> inputs;  // absent optional inputs: data == nullptr
+  std::span<const TensorView> outputs;
+  ThreadPool& pool;
+};
+
+using KernelFn = void (*)(const KernelArgs& args);
+
+// A concrete kernel: function, name (what it is: dtype, op, ISA, tile) and guarantee.
+struct CpuKernel {
+  KernelFn fn = nullptr;
+  std::string variant;
+  KernelDeterminism determinism = KernelDeterminism::BitExact;
+};
+
+// What a selector sees: the node and the types of its inputs and outputs.
+struct KernelQuery {
+  const Node& node;
+  std::span<const std::optional<TypeInfo>> inputs;
+  std::span<const TypeInfo> outputs;
+};
+
+// Picks the kernel for an exact node, or says why there is none. Selected kernels must
+// outlive the backend: selectors return pointers into static storage.
+using KernelSelector = KernelSelection (*)(const KernelQuery& query);
+
+struct OpKernels {
+  KernelSelector select = nullptr;
+  DTypeSet dtypes;  // dtypes of the op's primary type parameter this backend covers
+  KernelDeterminism determinism = KernelDeterminism::BitExact;  // the weakest variant's
+};
+using KernelTable = std::array<OpKernels, kOpCount>;
+
+// One function per family file; cpu_backend.cpp calls them all.
+void register_elementwise_kernels(KernelTable& table);   // kernels/elementwise.cpp
+void register_linalg_kernels(KernelTable& table);        // kernels/linalg.cpp
+void register_normalization_kernels(KernelTable& table); // kernels/normalization.cpp
+void register_reduction_kernels(KernelTable& table);     // kernels/reduction.cpp
+void register_movement_kernels(KernelTable& table);      // kernels/movement.cpp
+
+// Builds a KernelChoice pointing at a kernel with static storage duration.
+inline KernelChoice choice_of(const CpuKernel& k) {
+  return KernelChoice{k.variant, k.determinism, &k};
+}
+
+// Work-splitting constants shared by kernels. They are fixed by the problem, never by the
+// thread count, which is what makes the CPU backend thread-count invariant.
+inline constexpr int64_t kElementwiseChunk = 16384;  // elements per task
+inline constexpr int64_t kReductionChunk = 4096;     // elements per fixed-tree leaf
+
+}  // namespace volta::cpu

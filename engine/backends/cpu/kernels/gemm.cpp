@@ -1,0 +1,1 @@
+// GEMM micro-kernels: filled in by the linalg work.

@@ -1,0 +1,104 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "volta/ir/attributes.h"
+#include "volta/ir/op_kind.h"
+#include "volta/ir/op_schema.h"
+#include "volta/ir/tensor.h"
+
+namespace volta {
+
+// Index of a value in its graph. An invalid id marks an absent optional input.
+struct ValueId {
+  int32_t index = -1;
+  bool valid() const { return index >= 0; }
+  friend auto operator<=>(const ValueId&, const ValueId&) = default;
+};
+inline constexpr ValueId kNoValue{};
+
+enum class ValueKind : uint8_t { Input, Parameter, Intermediate };
+
+struct Value {
+  std::string name;
+  DType dtype = DType::F32;
+  Shape shape;
+  ValueKind kind = ValueKind::Intermediate;
+  TypeInfo type() const { return {dtype, shape}; }
+};
+
+struct Node {
+  OpKind op = OpKind::Identity;
+  std::string name;
+  std::vector<ValueId> inputs;  // kNoValue for an absent optional input
+  std::vector<ValueId> outputs;
+  Attributes attrs;
+};
+
+// An SSA graph. Nodes are kept in program order: every value is defined once (graph input,
+// parameter, or one node output) before any node reads it. verify_graph checks all of it;
+// the builder methods infer output types from the op table as they go.
+class Graph {
+ public:
+  ValueId add_input(std::string name, DType dtype, Shape shape);
+  ValueId add_parameter(std::string name, Tensor data);
+
+  // Adds a node and infers its outputs from the op table; throws VoltaError (the
+  // verifier's diagnostic) when the op rejects the inputs or attributes.
+  std::vector<ValueId> add_node(OpKind op, std::vector<ValueId> inputs, Attributes attrs = {},
+                                std::string name = {}, int num_outputs = 1);
+  ValueId add(OpKind op, std::vector<ValueId> inputs, Attributes attrs = {},
+              std::string name = {});  // single-output shorthand
+
+  // Raw construction for importers, passes and verifier tests: nothing is checked here.
+  ValueId add_value(std::string name, DType dtype, Shape shape);
+  void append_node(Node node);
+
+  void set_outputs(std::vector<ValueId> outputs) { outputs_ = std::move(outputs); }
+  void add_output(ValueId v) { outputs_.push_back(v); }
+
+  int num_values() const { return static_cast<int>(values_.size()); }
+  int num_nodes() const { return static_cast<int>(nodes_.size()); }
+  const Value& value(ValueId id) const { return values_.at(static_cast<size_t>(id.index)); }
+  Value& value(ValueId id) { return values_.at(static_cast<size_t>(id.index)); }
+  const Node& node(int index) const { return nodes_.at(static_cast<size_t>(index)); }
+  std::span<const Node> nodes() const { return nodes_; }
+  std::vector<Node>& mutable_nodes() { return nodes_; }
+  std::span<const ValueId> inputs() const { return inputs_; }
+  std::span<const ValueId> parameters() const { return parameters_; }
+  std::span<const ValueId> outputs() const { return outputs_; }
+
+  bool has_value(ValueId id) const { return id.index >= 0 && id.index < num_values(); }
+  // The initializer of a parameter; throws InvalidArgument for any other value.
+  const Tensor& parameter_data(ValueId id) const;
+  void set_parameter_data(ValueId id, Tensor data);
+  // Turns an intermediate into a parameter (constant folding). Its producer must be gone.
+  void make_parameter(ValueId id, Tensor data);
+
+  // Removes values no node, output, input or parameter refers to, and parameters nothing
+  // reads, renumbering the rest in their original order.
+  void compact();
+
+  std::optional<ValueId> find_value(std::string_view name) const;
+  std::string unique_name(std::string_view stem) const;
+
+ private:
+  std::vector<Value> values_;
+  std::vector<Node> nodes_;
+  std::vector<ValueId> inputs_;
+  std::vector<ValueId> parameters_;
+  std::vector<Tensor> parameter_data_;  // parallel to parameters_
+  std::vector<ValueId> outputs_;
+};
+
+// Node index that defines each value (-1 for inputs, parameters and undefined values).
+// When a value is defined twice the first definition wins; the verifier reports the rest.
+std::vector<int> producers(const Graph& graph);
+// Number of nodes and graph outputs reading each value.
+std::vector<int> use_counts(const Graph& graph);
+
+}  // namespace volta

@@ -1,0 +1,34 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace volta {
+
+// The one list of ops. Each is described once in engine/ir/op_table.cpp; every table
+// indexed by OpKind (kernels, reference, docs) is sized by kOpCount and checked against it.
+#define VOLTA_OP_LIST(X)                                                                     \
+  X(Add) X(Sub) X(Mul) X(Div) X(Pow) X(Neg) X(Abs) X(Sqrt) X(Reciprocal) X(Exp) X(Log)        \
+  X(Erf) X(Tanh) X(Sigmoid) X(Relu) X(LeakyRelu) X(Gelu) X(Min) X(Max) X(Where) X(Equal)     \
+  X(Less) X(Greater) X(Not) X(And) X(Or) X(Cast) X(Clip) X(MatMul) X(Gemm) X(Softmax)        \
+  X(LogSoftmax) X(LayerNormalization) X(ReduceSum) X(ReduceMean) X(ReduceMax) X(ReduceMin)   \
+  X(ReduceProd) X(ReduceSumSquare) X(ReduceL1) X(ReduceL2) X(ReduceLogSumExp) X(ArgMax)      \
+  X(ArgMin) X(CumSum) X(Reshape) X(Transpose) X(Concat) X(Split) X(Slice) X(Gather) X(Expand) \
+  X(Squeeze) X(Unsqueeze) X(Flatten) X(Identity) X(Constant)
+
+enum class OpKind : uint16_t {
+#define VOLTA_OP_ENUM(name) name,
+  VOLTA_OP_LIST(VOLTA_OP_ENUM)
+#undef VOLTA_OP_ENUM
+};
+
+#define VOLTA_OP_COUNT(name) +1
+inline constexpr int kOpCount = 0 VOLTA_OP_LIST(VOLTA_OP_COUNT);
+#undef VOLTA_OP_COUNT
+
+constexpr int op_index(OpKind op) { return static_cast<int>(op); }
+std::string_view op_name(OpKind op);
+std::optional<OpKind> parse_op(std::string_view name);
+
+}  // namespace volta

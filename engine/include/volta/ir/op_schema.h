@@ -1,0 +1,171 @@
+#pragma once
+// The op table: everything the engine knows about an op, declared once. The verifier,
+// shape inference, the backend kernel tables, the reference table, the importer, autograd,
+// numerics cases and docs matrices all read from here.
+
+#include <functional>
+#include <optional>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "volta/ir/attributes.h"
+#include "volta/ir/dtype.h"
+#include "volta/ir/op_kind.h"
+#include "volta/ir/shape.h"
+
+namespace volta {
+
+struct Node;
+
+// Families group ops that share kernels, shape grids and tolerances.
+enum class OpFamily : uint8_t {
+  Elementwise,    // arithmetic and math, one output element per (broadcast) input element
+  Activation,     // elementwise non-linearities
+  Logical,        // comparisons and boolean logic (bool outputs)
+  Linalg,         // MatMul, Gemm
+  Normalization,  // Softmax, LogSoftmax, LayerNormalization (row-wise)
+  Reduction,      // Reduce*, ArgMax/ArgMin, CumSum
+  Movement,       // reshapes, copies, gathers: no arithmetic
+};
+inline constexpr int kOpFamilyCount = 7;
+std::string_view op_family_name(OpFamily family);  // "elementwise", ...
+std::optional<OpFamily> parse_op_family(std::string_view name);
+
+// How an op treats NaN inputs (numerics policy; the NaN/Inf matrix checks kernels against it).
+enum class NanMode : uint8_t {
+  Propagate,      // any NaN operand gives NaN
+  ComparesFalse,  // comparisons with NaN are false (IEEE)
+  FirstNanWins,   // ArgMax/ArgMin: NaN counts as the extreme; the first NaN's index is chosen
+  PassThrough,    // data movement: NaN bits are copied unchanged
+  NotApplicable,  // integer/bool only
+};
+std::string_view nan_mode_name(NanMode mode);
+
+// Which index wins among equal candidates (ArgMax/ArgMin; select_last_index flips it).
+enum class TieBreak : uint8_t { None, FirstIndex };
+
+// The dtype partial results are kept in by the engine's kernels. The reference engine
+// always accumulates in double.
+enum class Accumulator : uint8_t { None, InputType };
+
+// Memory aliasing the planner may exploit; declared here so it never guesses.
+enum class Aliasing : uint8_t {
+  None,
+  InPlaceInput0,  // output may take input 0's buffer when input 0 dies at this node
+  ViewOfInput0,   // output has input 0's bytes unchanged (reshape family): may share its buffer
+};
+
+enum class Differentiability : uint8_t {
+  Differentiable,  // VJP defined for float inputs
+  NotDifferentiable,  // integer/bool outputs, or piecewise constant (ArgMax, comparisons)
+};
+
+// Input domain that gives finite, well-conditioned outputs: used to generate parity cases.
+enum class InputDomain : uint8_t { Any, Positive, NonZero, Index };
+
+struct AttrSpec {
+  std::string_view name;
+  AttrType type;
+  std::optional<AttrValue> default_value;  // nullopt: the attribute is required
+  std::optional<double> min = std::nullopt;  // inclusive range for Int/Float/Ints elements
+  std::optional<double> max = std::nullopt;
+  std::vector<std::string_view> allowed_strings = {};  // String: the accepted values
+};
+
+// Type constraints follow ONNX: inputs and outputs name a type parameter; every value
+// bound to the same parameter has the same dtype.
+struct TypeParam {
+  char name;  // 'T', 'B', 'I', ...
+  DTypeSet allowed;
+};
+
+struct InputSpec {
+  std::string_view name;
+  char type_param;
+  bool optional = false;
+  bool variadic = false;  // only the last input; one or more values
+  InputDomain domain = InputDomain::Any;
+};
+
+struct OutputSpec {
+  std::string_view name;
+  char type_param;  // 0 when the dtype comes from the "to" attribute (Cast)
+  bool optional = false;
+  bool variadic = false;
+};
+
+struct TypeInfo {
+  DType dtype = DType::F32;
+  Shape shape;
+  friend bool operator==(const TypeInfo&, const TypeInfo&) = default;
+};
+
+// Reads a node's attributes with the op table's defaults filled in. Shape functions,
+// kernels and the reference engine all read attributes through this.
+class AttrReader {
+ public:
+  explicit AttrReader(const Node& node);
+  bool has(std::string_view name) const;  // given on the node (not just defaulted)
+  int64_t get_int(std::string_view name) const;
+  double get_float(std::string_view name) const;
+  const std::string& get_string(std::string_view name) const;
+  const std::vector<int64_t>& get_ints(std::string_view name) const;
+  const std::vector<double>& get_floats(std::string_view name) const;
+  const class Tensor& get_tensor(std::string_view name) const;
+
+ private:
+  const AttrValue& lookup(std::string_view name) const;
+  const Node& node_;
+};
+
+// What a shape function sees. Absent optional inputs are nullopt.
+struct InferContext {
+  const Node& node;
+  std::span<const std::optional<TypeInfo>> inputs;
+  int num_outputs;  // as declared on the node (Split, LayerNormalization)
+  AttrReader attrs;
+
+  const TypeInfo& input(int i) const { return *inputs[static_cast<size_t>(i)]; }
+  bool has_input(int i) const {
+    return i < static_cast<int>(inputs.size()) && inputs[static_cast<size_t>(i)].has_value();
+  }
+};
+
+// Shape functions return the output types or throw ShapeError with a message naming the
+// numbers; the verifier adds the node and op and turns it into a V-SHAPE diagnostic.
+struct ShapeError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+using ShapeFn = std::vector<TypeInfo> (*)(const InferContext& ctx);
+
+struct OpSchema {
+  OpKind kind;
+  std::string_view name;
+  OpFamily family;
+  std::vector<InputSpec> inputs;
+  std::vector<OutputSpec> outputs;
+  std::vector<TypeParam> type_params;
+  std::vector<AttrSpec> attrs;
+  ShapeFn infer;
+  Differentiability differentiability;
+  NanMode nan_mode;
+  TieBreak tie_break;
+  Accumulator accumulator;
+  Aliasing aliasing;
+  std::string_view onnx_name;  // the ONNX op this lowers from
+  int onnx_since = 1;          // the oldest ONNX opset version the importer maps onto it
+  std::string_view summary;    // one line for the docs matrix
+
+  int min_inputs() const;
+  int max_inputs() const;  // -1: unbounded (variadic)
+  int min_outputs() const;
+  int max_outputs() const;
+  const AttrSpec* find_attr(std::string_view attr) const;
+  const TypeParam* find_type_param(char param) const;
+};
+
+const OpSchema& op_schema(OpKind op);
+std::span<const OpSchema> all_op_schemas();  // indexed by op_index()
+
+}  // namespace volta

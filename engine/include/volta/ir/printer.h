@@ -1,0 +1,32 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "volta/ir/graph.h"
+
+namespace volta {
+
+// Canonical text of a graph: one line per input, parameter, node and output. Used by
+// `volta info`, pass reproducers, and as the input of ir_hash.
+std::string to_text(const Graph& graph);
+
+// FNV-1a 64 over the canonical text plus every parameter's bytes: equal graphs hash
+// equal in any process on any machine of the same endianness.
+uint64_t ir_hash(const Graph& graph);
+
+std::string hash_hex(uint64_t hash);  // 16 lowercase hex digits
+
+// Incremental FNV-1a 64, shared by every stable hash in Volta.
+class StableHasher {
+ public:
+  void bytes(const void* data, size_t size);
+  void text(std::string_view s);
+  void u64(uint64_t v);
+  uint64_t digest() const { return state_; }
+
+ private:
+  uint64_t state_ = 14695981039346656037ull;
+};
+
+}  // namespace volta

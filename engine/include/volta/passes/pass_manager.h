@@ -1,0 +1,54 @@
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "volta/ir/graph.h"
+
+namespace volta {
+
+class Pass {
+ public:
+  virtual ~Pass() = default;
+  virtual std::string_view name() const = 0;
+  // Rewrites the graph in place; returns whether anything changed.
+  virtual bool run(Graph& graph) = 0;
+};
+
+struct PassRecord {
+  std::string pass;
+  bool changed = false;
+  int nodes_after = 0;
+  uint64_t ir_hash = 0;  // after the pass
+};
+
+// Runs passes in order, verifies the IR after each, and records its hash. A pass that
+// leaves the IR invalid throws P-PASS-FAILED whose message holds a reproducer: the pass
+// list so far and the IR text before the failing pass.
+class PassManager {
+ public:
+  void add(std::unique_ptr<Pass> pass) { passes_.push_back(std::move(pass)); }
+  std::vector<PassRecord> run(Graph& graph) const;
+  std::vector<std::string> pass_names() const;
+
+ private:
+  std::vector<std::unique_ptr<Pass>> passes_;
+};
+
+// Removes nodes whose outputs reach no graph output, then unused values and parameters.
+std::unique_ptr<Pass> make_dead_code_elimination();
+
+// Evaluates a single-node graph whose inputs are all parameters; used by constant folding
+// so folded values come from the same backend that runs the graph.
+using ConstantEvaluator = std::function<std::vector<Tensor>(const Graph& single_node_graph)>;
+
+// Replaces nodes whose inputs are all parameters (and Constant nodes) with parameters
+// holding their values. Outputs larger than max_folded_elements are left unfolded so
+// folding never inflates a model (e.g. an Expand of a scalar).
+std::unique_ptr<Pass> make_constant_folding(ConstantEvaluator evaluate,
+                                            int64_t max_folded_elements = 1 << 20);
+
+}  // namespace volta

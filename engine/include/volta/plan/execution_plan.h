@@ -1,0 +1,49 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "volta/ir/graph.h"
+#include "volta/passes/pass_manager.h"
+#include "volta/plan/memory_plan.h"
+#include "volta/plan/schedule.h"
+#include "volta/runtime/determinism.h"
+
+namespace volta {
+
+// The kernel a backend chose for one node. `impl` is opaque to everything but that backend.
+struct KernelChoice {
+  std::string variant;  // e.g. "f32_gemm_avx2_6x16"; recorded with every result
+  KernelDeterminism determinism = KernelDeterminism::BitExact;
+  const void* impl = nullptr;
+};
+
+struct PlannedStep {
+  int node = 0;
+  KernelChoice kernel;
+};
+
+// Everything needed to run a graph: the verified, optimized graph, the schedule, the
+// memory plan and one chosen kernel per step. Built only by runtime::compile.
+struct ExecutionPlan {
+  Graph graph;
+  DeterminismMode mode = DeterminismMode::Strict;
+  std::string backend;
+  std::vector<PassRecord> passes;
+  Schedule schedule;
+  std::vector<PlannedStep> steps;
+  MemoryPlan memory;
+  uint64_t ir_hash = 0;
+  uint64_t schedule_hash = 0;
+  uint64_t allocation_hash = 0;
+  uint64_t plan_hash = 0;  // over all of the above plus the kernel variants and mode
+};
+
+uint64_t hash_schedule(const Schedule& schedule);
+uint64_t hash_memory_plan(const MemoryPlan& memory);
+
+// Human summary: steps with op, kernel variant, output shapes and buffer offsets.
+std::string describe_plan(const ExecutionPlan& plan);
+
+}  // namespace volta

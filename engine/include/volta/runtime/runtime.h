@@ -1,0 +1,54 @@
+#pragma once
+// The runtime gateway: the single truth path from a graph to its outputs.
+//   Graph -> verify_graph -> passes (verify + hash after each)
+//         -> schedule + memory plan (verify_schedule, verify_allocation)
+//         -> one kernel per node from the backend (Strict: bit-exact only) -> execute
+
+#include <cstddef>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "volta/plan/execution_plan.h"
+#include "volta/runtime/backend.h"
+#include "volta/runtime/thread_pool.h"
+
+namespace volta {
+
+struct CompileOptions {
+  bool optimize = true;  // run dead-code elimination and constant folding
+};
+
+// `mode` has no default on purpose: the caller decides what determinism it needs.
+// Throws VoltaError: verifier diagnostics, R-MISSING-KERNEL, R-STRICT-NONDETERMINISTIC.
+ExecutionPlan compile(Graph graph, const Backend& backend, DeterminismMode mode,
+                      const CompileOptions& options = {});
+
+// Per-caller execution state: the thread pool and the arena buffers come from.
+class ExecutionContext {
+ public:
+  explicit ExecutionContext(int num_threads = 1);
+  ThreadPool& pool() { return pool_; }
+  int num_threads() const { return pool_.num_threads(); }
+  // An aligned arena of at least `bytes`, reused across runs.
+  std::byte* arena(int64_t bytes);
+
+ private:
+  ThreadPool pool_;
+  struct Free {
+    void operator()(std::byte* p) const;
+  };
+  std::unique_ptr<std::byte[], Free> arena_;
+  int64_t arena_bytes_ = 0;
+};
+
+// Runs a plan. Inputs must match the graph inputs in order, dtype and shape
+// (R-INPUT-MISMATCH otherwise); the backend must be the one the plan was compiled for.
+std::vector<Tensor> execute(const ExecutionPlan& plan, const Backend& backend,
+                            ExecutionContext& ctx, std::span<const Tensor> inputs);
+
+// Compile + execute on the given backend, in the given mode, with passes off: the evaluator
+// constant folding uses, so folded values come from the backend and kernels that run the graph.
+ConstantEvaluator make_backend_evaluator(const Backend& backend, DeterminismMode mode);
+
+}  // namespace volta

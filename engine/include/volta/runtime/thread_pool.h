@@ -1,0 +1,53 @@
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <exception>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace volta {
+
+// A fixed set of workers that run index-parallel loops. Callers split work by problem
+// shape into a fixed number of tasks; the thread count only decides who runs which task,
+// never what a task computes, so results do not depend on it.
+class ThreadPool {
+ public:
+  explicit ThreadPool(int num_threads);  // 1: everything runs on the calling thread
+  ~ThreadPool();
+  ThreadPool(const ThreadPool&) = delete;
+  ThreadPool& operator=(const ThreadPool&) = delete;
+
+  int num_threads() const { return num_threads_; }
+
+  // Runs task(i) for every i in [0, num_tasks) and waits. If tasks throw, the exception
+  // of the lowest-numbered failing task is rethrown (deterministic error reporting).
+  void parallel_for(int64_t num_tasks, const std::function<void(int64_t)>& task);
+
+  // Splits [0, n) into chunks of `chunk` elements (the last may be short) and runs
+  // body(begin, end) for each chunk.
+  void parallel_chunks(int64_t n, int64_t chunk,
+                       const std::function<void(int64_t, int64_t)>& body);
+
+ private:
+  void worker_loop();
+  void run_tasks();
+
+  int num_threads_;
+  std::vector<std::thread> workers_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::condition_variable done_;
+  const std::function<void(int64_t)>* task_ = nullptr;
+  int64_t num_tasks_ = 0;
+  int64_t next_task_ = 0;
+  int64_t finished_tasks_ = 0;
+  uint64_t generation_ = 0;
+  bool stopping_ = false;
+  int64_t failed_task_ = -1;
+  std::exception_ptr failure_;
+};
+
+}  // namespace volta

@@ -1,0 +1,424 @@
+// The op table. Each op is described exactly once, here.
+
+#include <array>
+#include <limits>
+
+#include "shape_functions.h"
+#include "volta/ir/op_schema.h"
+
+namespace volta {
+namespace {
+
+using D = Differentiability;
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+AttrSpec flag(std::string_view name, int64_t def) {
+  return {name, AttrType::Int, AttrValue{def}, 0.0, 1.0};
+}
+AttrSpec axis_attr(int64_t def) { return {"axis", AttrType::Int, AttrValue{def}}; }
+AttrSpec required(std::string_view name, AttrType type) { return {name, type, std::nullopt}; }
+AttrSpec ints_attr(std::string_view name) {
+  return {name, AttrType::Ints, AttrValue{std::vector<int64_t>{}}};
+}
+
+// Elementwise op of one input whose output takes the input's type and buffer.
+OpSchema unary(OpKind kind, std::string_view name, OpFamily family, DTypeSet types,
+               InputDomain domain, std::string_view summary, std::vector<AttrSpec> attrs = {},
+               int onnx_since = 6) {
+  return OpSchema{.kind = kind,
+                  .name = name,
+                  .family = family,
+                  .inputs = {{"X", 'T', false, false, domain}},
+                  .outputs = {{"Y", 'T'}},
+                  .type_params = {{'T', types}},
+                  .attrs = std::move(attrs),
+                  .infer = shape_fn::same_as_input0,
+                  .differentiability =
+                      types.contains(DType::F32) ? D::Differentiable : D::NotDifferentiable,
+                  .nan_mode = NanMode::Propagate,
+                  .tie_break = TieBreak::None,
+                  .accumulator = Accumulator::None,
+                  .aliasing = Aliasing::InPlaceInput0,
+                  .onnx_name = name,
+                  .onnx_since = onnx_since,
+                  .summary = summary};
+}
+
+// Elementwise op of two broadcasting inputs of one type.
+OpSchema binary(OpKind kind, std::string_view name, DTypeSet types, InputDomain rhs_domain,
+                std::string_view summary, int onnx_since = 7) {
+  return OpSchema{.kind = kind,
+                  .name = name,
+                  .family = OpFamily::Elementwise,
+                  .inputs = {{"A", 'T'}, {"B", 'T', false, false, rhs_domain}},
+                  .outputs = {{"C", 'T'}},
+                  .type_params = {{'T', types}},
+                  .attrs = {},
+                  .infer = shape_fn::broadcast,
+                  .differentiability = D::Differentiable,
+                  .nan_mode = NanMode::Propagate,
+                  .tie_break = TieBreak::None,
+                  .accumulator = Accumulator::None,
+                  .aliasing = Aliasing::InPlaceInput0,
+                  .onnx_name = name,
+                  .onnx_since = onnx_since,
+                  .summary = summary};
+}
+
+// Variadic broadcasting Min/Max.
+OpSchema extremum(OpKind kind, std::string_view name, std::string_view summary) {
+  OpSchema s = binary(kind, name, kNumericTypes, InputDomain::Any, summary, 8);
+  s.inputs = {{"data", 'T', false, true}};
+  s.outputs = {{"result", 'T'}};
+  return s;
+}
+
+OpSchema logical(OpKind kind, std::string_view name, std::vector<InputSpec> inputs,
+                 DTypeSet types, NanMode nan_mode, std::string_view summary, int onnx_since = 7) {
+  return OpSchema{.kind = kind,
+                  .name = name,
+                  .family = OpFamily::Logical,
+                  .inputs = std::move(inputs),
+                  .outputs = {{"C", 'B'}},
+                  .type_params = {{'T', types}, {'B', kBoolType}},
+                  .attrs = {},
+                  .infer = shape_fn::broadcast_to_bool,
+                  .differentiability = D::NotDifferentiable,
+                  .nan_mode = nan_mode,
+                  .tie_break = TieBreak::None,
+                  .accumulator = Accumulator::None,
+                  .aliasing = Aliasing::None,
+                  .onnx_name = name,
+                  .onnx_since = onnx_since,
+                  .summary = summary};
+}
+
+// Row-wise ops over one axis: Softmax, LogSoftmax.
+OpSchema softmax_like(OpKind kind, std::string_view name, std::string_view summary) {
+  return OpSchema{.kind = kind,
+                  .name = name,
+                  .family = OpFamily::Normalization,
+                  .inputs = {{"input", 'T'}},
+                  .outputs = {{"output", 'T'}},
+                  .type_params = {{'T', kFloatTypes}},
+                  .attrs = {axis_attr(-1)},
+                  .infer = shape_fn::softmax,
+                  .differentiability = D::Differentiable,
+                  .nan_mode = NanMode::Propagate,
+                  .tie_break = TieBreak::None,
+                  .accumulator = Accumulator::InputType,
+                  .aliasing = Aliasing::None,
+                  .onnx_name = name,
+                  .onnx_since = 13,
+                  .summary = summary};
+}
+
+OpSchema reduce(OpKind kind, std::string_view name, DTypeSet types, InputDomain domain,
+                std::string_view summary) {
+  return OpSchema{.kind = kind,
+                  .name = name,
+                  .family = OpFamily::Reduction,
+                  .inputs = {{"data", 'T', false, false, domain}},
+                  .outputs = {{"reduced", 'T'}},
+                  .type_params = {{'T', types}},
+                  .attrs = {ints_attr("axes"), flag("keepdims", 1),
+                            flag("noop_with_empty_axes", 0)},
+                  .infer = shape_fn::reduce,
+                  .differentiability = D::Differentiable,
+                  .nan_mode = NanMode::Propagate,
+                  .tie_break = TieBreak::None,
+                  .accumulator = Accumulator::InputType,
+                  .aliasing = Aliasing::None,
+                  .onnx_name = name,
+                  .onnx_since = 1,
+                  .summary = summary};
+}
+
+OpSchema arg_reduce(OpKind kind, std::string_view name, std::string_view summary) {
+  return OpSchema{.kind = kind,
+                  .name = name,
+                  .family = OpFamily::Reduction,
+                  .inputs = {{"data", 'T'}},
+                  .outputs = {{"reduced", 'I'}},
+                  .type_params = {{'T', kNumericTypes}, {'I', {DType::I64}}},
+                  .attrs = {axis_attr(0), flag("keepdims", 1), flag("select_last_index", 0)},
+                  .infer = shape_fn::arg_reduce,
+                  .differentiability = D::NotDifferentiable,
+                  .nan_mode = NanMode::FirstNanWins,
+                  .tie_break = TieBreak::FirstIndex,
+                  .accumulator = Accumulator::None,
+                  .aliasing = Aliasing::None,
+                  .onnx_name = name,
+                  .onnx_since = 1,
+                  .summary = summary};
+}
+
+// Data movement: bytes are copied or rearranged, never computed on.
+OpSchema movement(OpKind kind, std::string_view name, std::vector<InputSpec> inputs,
+                  std::vector<OutputSpec> outputs, std::vector<AttrSpec> attrs, ShapeFn infer,
+                  Aliasing aliasing, int onnx_since, std::string_view summary) {
+  return OpSchema{.kind = kind,
+                  .name = name,
+                  .family = OpFamily::Movement,
+                  .inputs = std::move(inputs),
+                  .outputs = std::move(outputs),
+                  .type_params = {{'T', kAllTypes}, {'I', kIndexTypes}},
+                  .attrs = std::move(attrs),
+                  .infer = infer,
+                  .differentiability = D::Differentiable,
+                  .nan_mode = NanMode::PassThrough,
+                  .tie_break = TieBreak::None,
+                  .accumulator = Accumulator::None,
+                  .aliasing = aliasing,
+                  .onnx_name = name,
+                  .onnx_since = onnx_since,
+                  .summary = summary};
+}
+
+std::vector<OpSchema> build_table() {
+  using K = OpKind;
+  using F = OpFamily;
+  const InputDomain any = InputDomain::Any;
+  std::vector<OpSchema> t;
+  t.reserve(kOpCount);
+
+  t.push_back(binary(K::Add, "Add", kNumericTypes, any, "A + B"));
+  t.push_back(binary(K::Sub, "Sub", kNumericTypes, any, "A - B"));
+  t.push_back(binary(K::Mul, "Mul", kNumericTypes, any, "A * B"));
+  t.push_back(binary(K::Div, "Div", kNumericTypes, InputDomain::NonZero,
+                     "A / B (integers: truncation toward zero; division by zero is an error)"));
+  OpSchema pow = binary(K::Pow, "Pow", kFloatTypes, any, "A ^ B");
+  pow.inputs[0].domain = InputDomain::Positive;
+  t.push_back(std::move(pow));
+  t.push_back(unary(K::Neg, "Neg", F::Elementwise, kNumericTypes, any, "-X"));
+  t.push_back(unary(K::Abs, "Abs", F::Elementwise, kNumericTypes, any, "|X|"));
+  t.push_back(unary(K::Sqrt, "Sqrt", F::Elementwise, kFloatTypes, InputDomain::Positive,
+                    "square root (NaN below zero)"));
+  t.push_back(unary(K::Reciprocal, "Reciprocal", F::Elementwise, kFloatTypes,
+                    InputDomain::NonZero, "1 / X"));
+  t.push_back(unary(K::Exp, "Exp", F::Elementwise, kFloatTypes, any, "e^X"));
+  t.push_back(unary(K::Log, "Log", F::Elementwise, kFloatTypes, InputDomain::Positive,
+                    "natural logarithm"));
+  t.push_back(unary(K::Erf, "Erf", F::Activation, kFloatTypes, any, "error function", {}, 9));
+  t.push_back(unary(K::Tanh, "Tanh", F::Activation, kFloatTypes, any, "hyperbolic tangent"));
+  t.push_back(unary(K::Sigmoid, "Sigmoid", F::Activation, kFloatTypes, any, "1 / (1 + e^-X)"));
+  t.push_back(unary(K::Relu, "Relu", F::Activation, kNumericTypes, any, "max(X, 0)"));
+  t.push_back(unary(K::LeakyRelu, "LeakyRelu", F::Activation, kFloatTypes, any,
+                    "X if X >= 0 else alpha * X", {{"alpha", AttrType::Float, AttrValue{0.01}}}));
+  t.push_back(unary(K::Gelu, "Gelu", F::Activation, kFloatTypes, any,
+                    "X * Phi(X); approximate=\"tanh\" uses the tanh form",
+                    {{"approximate", AttrType::String, AttrValue{std::string("none")},
+                      std::nullopt, std::nullopt, {"none", "tanh"}}},
+                    20));
+  t.push_back(extremum(K::Min, "Min", "elementwise minimum of one or more broadcasting inputs"));
+  t.push_back(extremum(K::Max, "Max", "elementwise maximum of one or more broadcasting inputs"));
+  t.push_back(OpSchema{.kind = K::Where,
+                       .name = "Where",
+                       .family = F::Elementwise,
+                       .inputs = {{"condition", 'B'}, {"X", 'T'}, {"Y", 'T'}},
+                       .outputs = {{"output", 'T'}},
+                       .type_params = {{'B', kBoolType}, {'T', kAllTypes}},
+                       .attrs = {},
+                       .infer = shape_fn::where,
+                       .differentiability = D::Differentiable,
+                       .nan_mode = NanMode::PassThrough,
+                       .tie_break = TieBreak::None,
+                       .accumulator = Accumulator::None,
+                       .aliasing = Aliasing::None,
+                       .onnx_name = "Where",
+                       .onnx_since = 9,
+                       .summary = "condition ? X : Y, broadcasting all three"});
+  t.push_back(logical(K::Equal, "Equal", {{"A", 'T'}, {"B", 'T'}}, kAllTypes,
+                      NanMode::ComparesFalse, "A == B"));
+  t.push_back(logical(K::Less, "Less", {{"A", 'T'}, {"B", 'T'}}, kNumericTypes,
+                      NanMode::ComparesFalse, "A < B", 9));
+  t.push_back(logical(K::Greater, "Greater", {{"A", 'T'}, {"B", 'T'}}, kNumericTypes,
+                      NanMode::ComparesFalse, "A > B", 9));
+  OpSchema not_op = logical(K::Not, "Not", {{"X", 'B'}}, kBoolType, NanMode::NotApplicable,
+                            "logical not", 1);
+  not_op.infer = shape_fn::same_as_input0;
+  not_op.aliasing = Aliasing::InPlaceInput0;
+  t.push_back(std::move(not_op));
+  t.push_back(logical(K::And, "And", {{"A", 'B'}, {"B", 'B'}}, kBoolType,
+                      NanMode::NotApplicable, "logical and"));
+  t.push_back(logical(K::Or, "Or", {{"A", 'B'}, {"B", 'B'}}, kBoolType, NanMode::NotApplicable,
+                      "logical or"));
+  t.push_back(OpSchema{.kind = K::Cast,
+                       .name = "Cast",
+                       .family = F::Elementwise,
+                       .inputs = {{"input", 'T'}},
+                       .outputs = {{"output", 0}},
+                       .type_params = {{'T', kAllTypes}},
+                       .attrs = {{"to", AttrType::String, std::nullopt, std::nullopt,
+                                  std::nullopt, {"f32", "f64", "i64", "i32", "bool"}}},
+                       .infer = shape_fn::cast,
+                       .differentiability = D::Differentiable,
+                       .nan_mode = NanMode::Propagate,
+                       .tie_break = TieBreak::None,
+                       .accumulator = Accumulator::None,
+                       .aliasing = Aliasing::None,
+                       .onnx_name = "Cast",
+                       .onnx_since = 6,
+                       .summary = "convert dtype (float to int truncates toward zero; "
+                                  "NaN/Inf/out-of-range to int is an error)"});
+  t.push_back(unary(K::Clip, "Clip", F::Elementwise, kNumericTypes, any,
+                    "min(max(X, min), max)",
+                    {{"min", AttrType::Float, AttrValue{-kInf}},
+                     {"max", AttrType::Float, AttrValue{kInf}}},
+                    11));
+  t.push_back(OpSchema{.kind = K::MatMul,
+                       .name = "MatMul",
+                       .family = F::Linalg,
+                       .inputs = {{"A", 'T'}, {"B", 'T'}},
+                       .outputs = {{"Y", 'T'}},
+                       .type_params = {{'T', kFloatTypes}},
+                       .attrs = {},
+                       .infer = shape_fn::matmul,
+                       .differentiability = D::Differentiable,
+                       .nan_mode = NanMode::Propagate,
+                       .tie_break = TieBreak::None,
+                       .accumulator = Accumulator::InputType,
+                       .aliasing = Aliasing::None,
+                       .onnx_name = "MatMul",
+                       .onnx_since = 1,
+                       .summary = "numpy matmul: batched, batch dims broadcast, 1-D promoted"});
+  t.push_back(OpSchema{.kind = K::Gemm,
+                       .name = "Gemm",
+                       .family = F::Linalg,
+                       .inputs = {{"A", 'T'}, {"B", 'T'}, {"C", 'T', true}},
+                       .outputs = {{"Y", 'T'}},
+                       .type_params = {{'T', kFloatTypes}},
+                       .attrs = {{"alpha", AttrType::Float, AttrValue{1.0}},
+                                 {"beta", AttrType::Float, AttrValue{1.0}},
+                                 flag("transA", 0), flag("transB", 0)},
+                       .infer = shape_fn::gemm,
+                       .differentiability = D::Differentiable,
+                       .nan_mode = NanMode::Propagate,
+                       .tie_break = TieBreak::None,
+                       .accumulator = Accumulator::InputType,
+                       .aliasing = Aliasing::None,
+                       .onnx_name = "Gemm",
+                       .onnx_since = 11,
+                       .summary = "alpha * op(A) @ op(B) + beta * C, C broadcast to [M,N]"});
+  t.push_back(softmax_like(K::Softmax, "Softmax", "exp(x - max) / sum along axis"));
+  t.push_back(softmax_like(K::LogSoftmax, "LogSoftmax", "x - max - log(sum exp(x - max))"));
+  t.push_back(OpSchema{.kind = K::LayerNormalization,
+                       .name = "LayerNormalization",
+                       .family = F::Normalization,
+                       .inputs = {{"X", 'T'}, {"Scale", 'T'}, {"B", 'T', true}},
+                       .outputs = {{"Y", 'T'}, {"Mean", 'T', true}, {"InvStdDev", 'T', true}},
+                       .type_params = {{'T', kFloatTypes}},
+                       .attrs = {axis_attr(-1),
+                                 {"epsilon", AttrType::Float, AttrValue{1e-5}, 0.0, kInf}},
+                       .infer = shape_fn::layer_normalization,
+                       .differentiability = D::Differentiable,
+                       .nan_mode = NanMode::Propagate,
+                       .tie_break = TieBreak::None,
+                       .accumulator = Accumulator::InputType,
+                       .aliasing = Aliasing::None,
+                       .onnx_name = "LayerNormalization",
+                       .onnx_since = 17,
+                       .summary = "normalize over axes [axis, rank), then * Scale + B"});
+  t.push_back(reduce(K::ReduceSum, "ReduceSum", kNumericTypes, any, "sum"));
+  t.push_back(reduce(K::ReduceMean, "ReduceMean", kFloatTypes, any, "mean"));
+  OpSchema rmax = reduce(K::ReduceMax, "ReduceMax", kNumericTypes, any, "maximum");
+  OpSchema rmin = reduce(K::ReduceMin, "ReduceMin", kNumericTypes, any, "minimum");
+  rmax.accumulator = rmin.accumulator = Accumulator::None;
+  t.push_back(std::move(rmax));
+  t.push_back(std::move(rmin));
+  t.push_back(reduce(K::ReduceProd, "ReduceProd", kNumericTypes, any, "product"));
+  t.push_back(reduce(K::ReduceSumSquare, "ReduceSumSquare", kNumericTypes, any, "sum of x^2"));
+  t.push_back(reduce(K::ReduceL1, "ReduceL1", kNumericTypes, any, "sum of |x|"));
+  t.push_back(reduce(K::ReduceL2, "ReduceL2", kFloatTypes, any, "sqrt(sum of x^2)"));
+  t.push_back(reduce(K::ReduceLogSumExp, "ReduceLogSumExp", kFloatTypes, any,
+                     "log(sum exp(x)), computed as max + log(sum exp(x - max))"));
+  t.push_back(arg_reduce(K::ArgMax, "ArgMax", "index of the maximum along axis"));
+  t.push_back(arg_reduce(K::ArgMin, "ArgMin", "index of the minimum along axis"));
+  t.push_back(OpSchema{.kind = K::CumSum,
+                       .name = "CumSum",
+                       .family = F::Reduction,
+                       .inputs = {{"x", 'T'}},
+                       .outputs = {{"y", 'T'}},
+                       .type_params = {{'T', kNumericTypes}},
+                       .attrs = {required("axis", AttrType::Int), flag("exclusive", 0),
+                                 flag("reverse", 0)},
+                       .infer = shape_fn::cumsum,
+                       .differentiability = D::Differentiable,
+                       .nan_mode = NanMode::Propagate,
+                       .tie_break = TieBreak::None,
+                       .accumulator = Accumulator::InputType,
+                       .aliasing = Aliasing::None,
+                       .onnx_name = "CumSum",
+                       .onnx_since = 11,
+                       .summary = "running sum along axis (sequential, in index order)"});
+
+  const std::vector<OutputSpec> one_out = {{"output", 'T'}};
+  t.push_back(movement(K::Reshape, "Reshape", {{"data", 'T'}}, one_out,
+                       {required("shape", AttrType::Ints), flag("allowzero", 0)},
+                       shape_fn::reshape, Aliasing::ViewOfInput0, 5,
+                       "same elements, new shape (0 copies a dim, -1 infers one)"));
+  t.push_back(movement(K::Transpose, "Transpose", {{"data", 'T'}}, one_out, {ints_attr("perm")},
+                       shape_fn::transpose, Aliasing::None, 1,
+                       "permute axes (default: reverse them)"));
+  t.push_back(movement(K::Concat, "Concat", {{"inputs", 'T', false, true}}, one_out,
+                       {required("axis", AttrType::Int)}, shape_fn::concat, Aliasing::None, 4,
+                       "join along axis"));
+  t.push_back(movement(K::Split, "Split", {{"input", 'T'}}, {{"outputs", 'T', false, true}},
+                       {axis_attr(0), ints_attr("split")}, shape_fn::split, Aliasing::None, 2,
+                       "split along axis into the given sizes, or evenly"));
+  t.push_back(movement(K::Slice, "Slice", {{"data", 'T'}}, one_out,
+                       {required("starts", AttrType::Ints), required("ends", AttrType::Ints),
+                        ints_attr("axes"), ints_attr("steps")},
+                       shape_fn::slice, Aliasing::None, 10,
+                       "strided slice with ONNX clamping; negative steps allowed"));
+  t.push_back(movement(K::Gather, "Gather",
+                       {{"data", 'T'}, {"indices", 'I', false, false, InputDomain::Index}},
+                       one_out, {axis_attr(0)}, shape_fn::gather, Aliasing::None, 1,
+                       "take slices along axis at indices (negative indices count from the end)"));
+  t.push_back(movement(K::Expand, "Expand", {{"input", 'T'}}, one_out,
+                       {required("shape", AttrType::Ints)}, shape_fn::expand, Aliasing::None, 8,
+                       "broadcast to shape (bidirectional)"));
+  t.push_back(movement(K::Squeeze, "Squeeze", {{"data", 'T'}}, one_out, {ints_attr("axes")},
+                       shape_fn::squeeze, Aliasing::ViewOfInput0, 1,
+                       "drop size-1 axes (all of them when axes is empty)"));
+  t.push_back(movement(K::Unsqueeze, "Unsqueeze", {{"data", 'T'}}, one_out,
+                       {required("axes", AttrType::Ints)}, shape_fn::unsqueeze,
+                       Aliasing::ViewOfInput0, 1, "insert size-1 axes"));
+  t.push_back(movement(K::Flatten, "Flatten", {{"input", 'T'}}, one_out, {axis_attr(1)},
+                       shape_fn::flatten, Aliasing::ViewOfInput0, 1,
+                       "reshape to 2-D: [prod(dims[:axis]), prod(dims[axis:])]"));
+  t.push_back(movement(K::Identity, "Identity", {{"input", 'T'}}, one_out, {},
+                       shape_fn::same_as_input0, Aliasing::ViewOfInput0, 1, "copy"));
+  OpSchema constant = movement(K::Constant, "Constant", {}, one_out,
+                               {required("value", AttrType::Tensor)}, shape_fn::constant,
+                               Aliasing::None, 9, "a tensor given as an attribute");
+  constant.differentiability = D::NotDifferentiable;
+  t.push_back(std::move(constant));
+  return t;
+}
+
+const std::vector<OpSchema>& table() {
+  static const std::vector<OpSchema> kTable = [] {
+    std::vector<OpSchema> t = build_table();
+    // The table must list every op once, in OpKind order: tables indexed by op rely on it.
+    if (t.size() != static_cast<size_t>(kOpCount)) {
+      throw std::logic_error("op table has " + std::to_string(t.size()) + " entries, expected " +
+                             std::to_string(kOpCount));
+    }
+    for (int i = 0; i < kOpCount; ++i) {
+      if (op_index(t[static_cast<size_t>(i)].kind) != i ||
+          t[static_cast<size_t>(i)].name != op_name(static_cast<OpKind>(i))) {
+        throw std::logic_error("op table entry " + std::to_string(i) + " is out of order");
+      }
+    }
+    return t;
+  }();
+  return kTable;
+}
+
+}  // namespace
+
+const OpSchema& op_schema(OpKind op) { return table()[static_cast<size_t>(op_index(op))]; }
+std::span<const OpSchema> all_op_schemas() { return table(); }
+
+}  // namespace volta

@@ -1,0 +1,95 @@
+#include "volta/ir/tensor.h"
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
+namespace volta {
+namespace {
+
+std::byte* allocate_aligned(size_t bytes) {
+  // aligned_alloc needs a size that is a multiple of the alignment (and > 0 here).
+  const size_t rounded = (bytes + kTensorAlignment - 1) / kTensorAlignment * kTensorAlignment;
+  void* p = std::aligned_alloc(kTensorAlignment, rounded == 0 ? kTensorAlignment : rounded);
+  if (p == nullptr) throw std::bad_alloc();
+  std::memset(p, 0, rounded == 0 ? kTensorAlignment : rounded);
+  return static_cast<std::byte*>(p);
+}
+
+}  // namespace
+
+void Tensor::AlignedFree::operator()(std::byte* p) const { std::free(p); }
+
+Tensor::Tensor(DType dtype, Shape shape) : dtype_(dtype), shape_(std::move(shape)) {
+  for (int64_t d : shape_.dims()) {
+    if (d < 0) {
+      fail(ErrorCode::InvalidArgument, "Tensor: negative dimension in shape " + shape_.str());
+    }
+  }
+  storage_.reset(allocate_aligned(nbytes()));
+}
+
+Tensor::Tensor(const Tensor& other) : dtype_(other.dtype_), shape_(other.shape_) {
+  storage_.reset(allocate_aligned(nbytes()));
+  if (nbytes() != 0) std::memcpy(storage_.get(), other.storage_.get(), nbytes());
+}
+
+Tensor& Tensor::operator=(const Tensor& other) {
+  if (this != &other) *this = Tensor(other);
+  return *this;
+}
+
+void Tensor::check_type(DType requested) const {
+  if (requested != dtype_) {
+    fail(ErrorCode::InvalidArgument, "Tensor of dtype " + std::string(dtype_name(dtype_)) +
+                                         " accessed as " + std::string(dtype_name(requested)));
+  }
+}
+
+double Tensor::get_double(int64_t i) const {
+  return visit_dtype(dtype_, [&](auto tag) -> double {
+    using T = typename decltype(tag)::type;
+    return static_cast<double>(reinterpret_cast<const T*>(storage_.get())[i]);
+  });
+}
+
+int64_t Tensor::get_int(int64_t i) const {
+  return visit_dtype(dtype_, [&](auto tag) -> int64_t {
+    using T = typename decltype(tag)::type;
+    return static_cast<int64_t>(reinterpret_cast<const T*>(storage_.get())[i]);
+  });
+}
+
+void Tensor::set_double(int64_t i, double v) {
+  visit_dtype(dtype_, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    T* p = reinterpret_cast<T*>(storage_.get());
+    if constexpr (std::is_same_v<T, uint8_t>) {
+      p[i] = v != 0.0 ? 1 : 0;
+    } else {
+      p[i] = static_cast<T>(v);
+    }
+  });
+}
+
+void Tensor::set_int(int64_t i, int64_t v) {
+  visit_dtype(dtype_, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    T* p = reinterpret_cast<T*>(storage_.get());
+    if constexpr (std::is_same_v<T, uint8_t>) {
+      p[i] = v != 0 ? 1 : 0;
+    } else if constexpr (std::is_same_v<T, int32_t>) {
+      p[i] = static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(v)));
+    } else {
+      p[i] = static_cast<T>(v);
+    }
+  });
+}
+
+bool Tensor::bit_equal(const Tensor& other) const {
+  return dtype_ == other.dtype_ && shape_ == other.shape_ &&
+         (nbytes() == 0 || std::memcmp(storage_.get(), other.storage_.get(), nbytes()) == 0);
+}
+
+}  // namespace volta

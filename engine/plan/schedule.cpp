@@ -1,0 +1,80 @@
+#include "volta/plan/schedule.h"
+
+#include <functional>
+#include <queue>
+
+#include "volta/error.h"
+
+namespace volta {
+
+Schedule schedule_graph(const Graph& graph) {
+  const std::vector<int> producer = producers(graph);
+  const int n = graph.num_nodes();
+  std::vector<int> pending(static_cast<size_t>(n), 0);
+  std::vector<std::vector<int>> consumers(static_cast<size_t>(n));
+  for (int i = 0; i < n; ++i) {
+    for (ValueId v : graph.node(i).inputs) {
+      if (!graph.has_value(v)) continue;
+      const int p = producer[static_cast<size_t>(v.index)];
+      if (p < 0 || p == i) continue;
+      ++pending[static_cast<size_t>(i)];
+      consumers[static_cast<size_t>(p)].push_back(i);
+    }
+  }
+  // Kahn's algorithm; ready nodes leave in index order, so ties break the same way always.
+  std::priority_queue<int, std::vector<int>, std::greater<>> ready;
+  for (int i = 0; i < n; ++i) {
+    if (pending[static_cast<size_t>(i)] == 0) ready.push(i);
+  }
+  Schedule order;
+  order.reserve(static_cast<size_t>(n));
+  while (!ready.empty()) {
+    const int i = ready.top();
+    ready.pop();
+    order.push_back(i);
+    for (int c : consumers[static_cast<size_t>(i)]) {
+      if (--pending[static_cast<size_t>(c)] == 0) ready.push(c);
+    }
+  }
+  if (static_cast<int>(order.size()) != n) {
+    fail(ErrorCode::PlanSchedule, "the graph has a cycle: " + std::to_string(n - order.size()) +
+                                      " of " + std::to_string(n) + " nodes cannot be ordered");
+  }
+  return order;
+}
+
+void verify_schedule(const Graph& graph, const Schedule& schedule) {
+  const int n = graph.num_nodes();
+  if (static_cast<int>(schedule.size()) != n) {
+    fail(ErrorCode::PlanSchedule, "schedule has " + std::to_string(schedule.size()) +
+                                      " steps for " + std::to_string(n) + " nodes");
+  }
+  std::vector<char> defined(static_cast<size_t>(graph.num_values()), 0);
+  for (ValueId v : graph.inputs()) defined[static_cast<size_t>(v.index)] = 1;
+  for (ValueId v : graph.parameters()) defined[static_cast<size_t>(v.index)] = 1;
+  std::vector<char> scheduled(static_cast<size_t>(n), 0);
+  for (size_t step = 0; step < schedule.size(); ++step) {
+    const int i = schedule[step];
+    if (i < 0 || i >= n) {
+      fail(ErrorCode::PlanSchedule, "step " + std::to_string(step) + " names node " +
+                                        std::to_string(i) + " of " + std::to_string(n));
+    }
+    if (scheduled[static_cast<size_t>(i)]++) {
+      fail(ErrorCode::PlanSchedule, "step " + std::to_string(step) + " runs node " +
+                                        std::to_string(i) + " '" + graph.node(i).name +
+                                        "' a second time");
+    }
+    const Node& node = graph.node(i);
+    for (ValueId v : node.inputs) {
+      if (v.valid() && !defined[static_cast<size_t>(v.index)]) {
+        fail(ErrorCode::PlanSchedule, "step " + std::to_string(step) + " runs node '" +
+                                          node.name + "' (" + std::string(op_name(node.op)) +
+                                          ") before its input %" + std::to_string(v.index) +
+                                          " '" + graph.value(v).name + "' is defined");
+      }
+    }
+    for (ValueId v : node.outputs) defined[static_cast<size_t>(v.index)] = 1;
+  }
+}
+
+}  // namespace volta

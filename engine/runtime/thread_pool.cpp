@@ -1,0 +1,96 @@
+#include "volta/runtime/thread_pool.h"
+
+#include "volta/error.h"
+
+namespace volta {
+
+ThreadPool::ThreadPool(int num_threads) : num_threads_(num_threads) {
+  if (num_threads < 1 || num_threads > 1024) {
+    fail(ErrorCode::InvalidArgument,
+         "thread count must be in [1, 1024], got " + std::to_string(num_threads));
+  }
+  // The calling thread takes part in every loop, so n threads need n - 1 workers.
+  for (int i = 1; i < num_threads; ++i) workers_.emplace_back([this] { worker_loop(); });
+}
+
+ThreadPool::~ThreadPool() {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  for (std::thread& t : workers_) t.join();
+}
+
+void ThreadPool::run_tasks() {
+  std::unique_lock lock(mutex_);
+  while (next_task_ < num_tasks_) {
+    const int64_t index = next_task_++;
+    const std::function<void(int64_t)>* task = task_;
+    lock.unlock();
+    std::exception_ptr error;
+    try {
+      (*task)(index);
+    } catch (...) {
+      error = std::current_exception();
+    }
+    lock.lock();
+    if (error && (failed_task_ < 0 || index < failed_task_)) {
+      failed_task_ = index;
+      failure_ = error;
+    }
+    if (++finished_tasks_ == num_tasks_) done_.notify_all();
+  }
+}
+
+void ThreadPool::worker_loop() {
+  uint64_t seen = 0;
+  for (;;) {
+    {
+      std::unique_lock lock(mutex_);
+      wake_.wait(lock, [&] { return stopping_ || generation_ != seen; });
+      if (stopping_) return;
+      seen = generation_;
+    }
+    run_tasks();
+  }
+}
+
+void ThreadPool::parallel_for(int64_t num_tasks, const std::function<void(int64_t)>& task) {
+  if (num_tasks <= 0) return;
+  if (workers_.empty() || num_tasks == 1) {
+    for (int64_t i = 0; i < num_tasks; ++i) task(i);
+    return;
+  }
+  {
+    std::lock_guard lock(mutex_);
+    task_ = &task;
+    num_tasks_ = num_tasks;
+    next_task_ = 0;
+    finished_tasks_ = 0;
+    failed_task_ = -1;
+    failure_ = nullptr;
+    ++generation_;
+  }
+  wake_.notify_all();
+  run_tasks();
+  std::exception_ptr failure;
+  {
+    std::unique_lock lock(mutex_);
+    done_.wait(lock, [&] { return finished_tasks_ == num_tasks_; });
+    task_ = nullptr;
+    num_tasks_ = 0;
+    failure = failure_;
+  }
+  if (failure) std::rethrow_exception(failure);
+}
+
+void ThreadPool::parallel_chunks(int64_t n, int64_t chunk,
+                                 const std::function<void(int64_t, int64_t)>& body) {
+  if (n <= 0) return;
+  if (chunk <= 0) fail(ErrorCode::InvalidArgument, "parallel_chunks: chunk must be positive");
+  const int64_t tasks = (n + chunk - 1) / chunk;
+  parallel_for(tasks, [&](int64_t t) { body(t * chunk, std::min(n, (t + 1) * chunk)); });
+}
+
+}  // namespace volta
