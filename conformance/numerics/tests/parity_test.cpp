@@ -1,0 +1,116 @@
+// Every op of the op table: engine CPU against the reference engine over the parity grids,
+// judged by the one tolerance table. Each op is its own test case, so a failure names the op,
+// and every failing case is reported by its canonical id.
+#define BOOST_TEST_MODULE parity
+#include <boost/test/unit_test.hpp>
+#include <map>
+#include <set>
+
+#include "volta/backends/cpu.h"
+#include "volta/conformance/parity_cases.h"
+#include "volta/conformance/tolerance.h"
+#include "volta/reference/reference.h"
+#include "volta/runtime/runtime.h"
+
+namespace volta::conformance {
+namespace {
+
+const Backend& cpu() {
+  static const std::unique_ptr<Backend> backend = make_cpu_backend();
+  return *backend;
+}
+
+void check_case(const ParityCase& c) {
+  BOOST_TEST_CONTEXT(c.id) {
+    const ExecutionPlan plan = compile(c.graph, cpu(), DeterminismMode::Strict);
+    ExecutionContext one(1), three(3);
+    const std::vector<Tensor> got = execute(plan, cpu(), one, c.inputs);
+    const std::vector<Tensor> again = execute(plan, cpu(), three, c.inputs);
+    const std::vector<Tensor> want = reference::evaluate(c.graph, c.inputs);
+    BOOST_REQUIRE_EQUAL(got.size(), want.size());
+    const OpFamily family = op_schema(c.op).family;
+    for (size_t i = 0; i < got.size(); ++i) {
+      BOOST_CHECK_MESSAGE(got[i].bit_equal(again[i]),
+                          "output " << i << " differs between 1 and 3 threads");
+      const Tolerance tol =
+          ToleranceTable::builtin().lookup(family, want[i].dtype(), "cpu:reference");
+      const Comparison cmp = compare(got[i], want[i], tol);
+      BOOST_CHECK_MESSAGE(cmp.passed(), "output " << i << " " << mismatch_name(cmp.mismatch)
+                                                  << " mismatch: " << cmp.detail);
+    }
+  }
+}
+
+// Every dtype an op's type constraints allow appears in its grid, bound to each parameter.
+void check_dtype_coverage(OpKind op, const std::vector<ParityCase>& cases) {
+  const OpSchema& schema = op_schema(op);
+  std::map<char, std::set<DType>> seen;
+  for (const ParityCase& c : cases) {
+    const Node& node = c.graph.node(0);
+    for (size_t i = 0; i < node.inputs.size(); ++i) {
+      if (!node.inputs[i].valid()) continue;
+      const InputSpec& spec = schema.inputs[std::min(i, schema.inputs.size() - 1)];
+      seen[spec.type_param].insert(c.graph.value(node.inputs[i]).dtype);
+    }
+    for (size_t i = 0; i < node.outputs.size(); ++i) {
+      const OutputSpec& spec = schema.outputs[std::min(i, schema.outputs.size() - 1)];
+      if (spec.type_param != 0) seen[spec.type_param].insert(c.graph.value(node.outputs[i]).dtype);
+    }
+  }
+  for (const TypeParam& p : schema.type_params) {
+    if (!seen.contains(p.name)) continue;  // a parameter no operand of this op uses
+    for (int d = 0; d < kDTypeCount; ++d) {
+      const auto dtype = static_cast<DType>(d);
+      BOOST_CHECK_MESSAGE(!p.allowed.contains(dtype) || seen[p.name].contains(dtype),
+                          schema.name << ": no parity case binds " << p.name << " to "
+                                      << dtype_name(dtype));
+    }
+  }
+}
+
+const std::vector<ParityCase>& all_cases() {
+  static const std::vector<ParityCase> kCases = parity_cases();
+  return kCases;
+}
+
+void check_op(OpKind op) {
+  std::vector<ParityCase> cases;
+  for (const ParityCase& c : all_cases()) {
+    if (c.op == op) cases.push_back(c);
+  }
+  BOOST_REQUIRE_MESSAGE(!cases.empty(), op_name(op) << " has no parity cases");
+  BOOST_REQUIRE_MESSAGE(cpu().capabilities()[static_cast<size_t>(op_index(op))].supported,
+                        op_name(op) << " has no CPU kernel");
+  BOOST_REQUIRE_MESSAGE(reference::reference_kernel(op) != nullptr,
+                        op_name(op) << " has no reference kernel");
+  check_dtype_coverage(op, cases);
+  for (const ParityCase& c : cases) check_case(c);
+}
+
+BOOST_AUTO_TEST_CASE(case_ids_are_unique) {
+  std::set<std::string> ids;
+  for (const ParityCase& c : all_cases()) {
+    BOOST_CHECK_MESSAGE(ids.insert(c.id).second, "duplicate parity case id " << c.id);
+  }
+}
+
+}  // namespace
+
+// One test case per op, named after it: `parity_test -t Softmax` runs one op's grid.
+bool register_op_cases() {
+  auto& suite = boost::unit_test::framework::master_test_suite();
+  for (int i = 0; i < kOpCount; ++i) {
+    const auto op = static_cast<OpKind>(i);
+    suite.add(boost::unit_test::make_test_case([op] { check_op(op); }, std::string(op_name(op)),
+                                               __FILE__, __LINE__));
+  }
+  return true;
+}
+
+}  // namespace volta::conformance
+
+namespace {
+struct RegisterOpCases {
+  RegisterOpCases() { volta::conformance::register_op_cases(); }
+} const register_op_cases_at_startup;
+}  // namespace

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Installs the Debian packages Volta's build needs, only those missing. Idempotent and
+# silent when everything is present. Needs root (or sudo) only when something is missing.
+set -euo pipefail
+
+packages=(
+  cmake ninja-build g++ pkg-config
+  libboost-test-dev     # unit and conformance tests (Boost.Test)
+  librapidcheck-dev     # property-based tests
+  libbenchmark-dev      # perf/ (Google Benchmark)
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+if [ "$(id -u)" -eq 0 ]; then
+  as_root=()
+elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
+  as_root=(sudo -n)
+else
+  echo "bootstrap: missing Debian packages: ${missing[*]}" >&2
+  echo "bootstrap: run as root, or install them: sudo apt-get install ${missing[*]}" >&2
+  exit 1
+fi
+
+echo "bootstrap: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+"${as_root[@]}" apt-get update -qq
+"${as_root[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+echo "bootstrap: done"

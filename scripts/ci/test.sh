@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# One command from a fresh Debian machine to a tested build:
+# install missing packages, configure, build, run the fast test lanes with CTest.
+# Usage: scripts/ci/test.sh [preset]   (default: relassert; also dev, release, tsan)
+# Slow soaks carry the CTest label `slow` and run only with VOLTA_SLOW=1.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+preset="${1:-relassert}"
+
+scripts/ci/bootstrap.sh
+scripts/ci/build.sh "$preset"
+
+exclude=(-LE slow)
+[ "${VOLTA_SLOW:-0}" = "1" ] && exclude=()
+jobs="$(nproc 2>/dev/null || echo 2)"
+ctest --preset "$preset" "${exclude[@]}" -j "$jobs"

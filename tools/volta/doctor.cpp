@@ -1,0 +1,109 @@
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <thread>
+
+#include "commands.h"
+#include "volta/backends/cpu.h"
+#include "volta/ir/random.h"
+#include "volta/model/examples.h"
+#include "volta/runtime/runtime.h"
+
+namespace volta::cli {
+namespace {
+
+std::string cpu_model() {
+  std::ifstream in("/proc/cpuinfo");
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
+  }
+  return "unknown";
+}
+
+std::string cpu_features() {
+  std::string out;
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("sse4.2")) out += "sse4.2 ";
+  if (__builtin_cpu_supports("avx")) out += "avx ";
+  if (__builtin_cpu_supports("avx2")) out += "avx2 ";
+  if (__builtin_cpu_supports("fma")) out += "fma ";
+  if (__builtin_cpu_supports("avx512f")) out += "avx512f ";
+  return out.empty() ? "baseline x86-64" : out;
+}
+
+std::string cuda_toolkit() {
+  namespace fs = std::filesystem;
+  if (fs::exists("/usr/local/cuda/bin/nvcc")) return "found at /usr/local/cuda";
+  if (const char* path = std::getenv("PATH")) {
+    std::string p = path;
+    for (size_t start = 0; start <= p.size();) {
+      const size_t end = std::min(p.find(':', start), p.size());
+      if (fs::exists(fs::path(p.substr(start, end - start)) / "nvcc")) {
+        return "nvcc on PATH in " + p.substr(start, end - start);
+      }
+      start = end + 1;
+    }
+  }
+  return "not found";
+}
+
+std::string cuda_devices() {
+  namespace fs = std::filesystem;
+  const fs::path gpus = "/proc/driver/nvidia/gpus";
+  std::error_code ec;
+  int n = 0;
+  if (fs::is_directory(gpus, ec)) {
+    for ([[maybe_unused]] const auto& entry : fs::directory_iterator(gpus, ec)) ++n;
+  }
+  return n == 0 ? "none" : std::to_string(n) + " NVIDIA device(s)";
+}
+
+// Strict compilation of the example block and bit-identical outputs at 1 and N threads.
+bool determinism_ready(int threads, std::string& why) {
+  const std::unique_ptr<Backend> cpu = make_cpu_backend();
+  const Graph graph = transformer_block_graph({});
+  const ExecutionPlan plan = compile(graph, *cpu, DeterminismMode::Strict);
+  const Value& x = graph.value(graph.inputs()[0]);
+  const std::vector<Tensor> inputs = {random_tensor(x.dtype, x.shape, 7, -1, 1)};
+  ExecutionContext one(1), many(threads);
+  const bool same = execute(plan, *cpu, one, inputs)[0].bit_equal(execute(plan, *cpu, many, inputs)[0]);
+  why = same ? "strict plan compiles; 1 and " + std::to_string(threads) +
+                   " threads give identical bits"
+             : "outputs differ between 1 and " + std::to_string(threads) + " threads";
+  return same;
+}
+
+}  // namespace
+
+int doctor(std::span<const std::string_view> args) {
+  if (!args.empty()) {
+    std::fprintf(stderr, "volta doctor: takes no options, got '%s'\n", std::string(args[0]).c_str());
+    return 2;
+  }
+  const int hw = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  std::printf("compiler:        %s %s\n", "g++", __VERSION__);
+#ifdef NDEBUG
+  std::printf("assertions:      off\n");
+#else
+  std::printf("assertions:      on\n");
+#endif
+  std::printf("cpu:             %s\n", cpu_model().c_str());
+  std::printf("cpu features:    %s\n", cpu_features().c_str());
+  std::printf("threads:         %d hardware threads\n", hw);
+  std::printf("cuda toolkit:    %s\n", cuda_toolkit().c_str());
+  std::printf("cuda devices:    %s\n", cuda_devices().c_str());
+  std::printf("cuda backend:    not built (this build has the CPU backend only)\n");
+  const Capabilities caps = make_cpu_backend()->capabilities();
+  int supported = 0;
+  for (const OpCapability& c : caps) supported += c.supported ? 1 : 0;
+  std::printf("cpu backend:     %d of %d ops have kernels\n", supported, kOpCount);
+  std::string why;
+  const bool ready = supported == kOpCount && determinism_ready(std::max(hw, 4), why);
+  if (supported != kOpCount) why = "the CPU backend lacks kernels for some ops";
+  std::printf("determinism readiness: %s (%s)\n", ready ? "ready" : "NOT READY", why.c_str());
+  return ready ? 0 : 1;
+}
+
+}  // namespace volta::cli
