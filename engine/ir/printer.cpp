@@ -1,6 +1,7 @@
 #include "volta/ir/printer.h"
 
 #include <cstdio>
+#include <ostream>
 
 namespace volta {
 namespace {
@@ -74,6 +75,12 @@ std::string to_text(const Graph& g) {
   out += "return " + outs + "\n";
   return out;
 }
+
+std::ostream& operator<<(std::ostream& os, OpKind op) { return os << op_name(op); }
+std::ostream& operator<<(std::ostream& os, OpFamily family) { return os << op_family_name(family); }
+std::ostream& operator<<(std::ostream& os, DType dtype) { return os << dtype_name(dtype); }
+std::ostream& operator<<(std::ostream& os, ErrorCode code) { return os << error_code_name(code); }
+std::ostream& operator<<(std::ostream& os, const Shape& shape) { return os << shape.str(); }
 
 uint64_t ir_hash(const Graph& graph) {
   StableHasher h;

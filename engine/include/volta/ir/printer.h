@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <iosfwd>
 #include <string>
 
 #include "volta/ir/graph.h"
@@ -28,5 +29,12 @@ class StableHasher {
  private:
   uint64_t state_ = 14695981039346656037ull;
 };
+
+// Stream output of the IR's enums and shapes, for diagnostics and test frameworks.
+std::ostream& operator<<(std::ostream& os, OpKind op);
+std::ostream& operator<<(std::ostream& os, OpFamily family);
+std::ostream& operator<<(std::ostream& os, DType dtype);
+std::ostream& operator<<(std::ostream& os, ErrorCode code);
+std::ostream& operator<<(std::ostream& os, const Shape& shape);
 
 }  // namespace volta
