@@ -25,19 +25,9 @@ RefKernel reference_kernel(OpKind op) { return table()[static_cast<size_t>(op_in
 
 std::vector<Tensor> evaluate(const Graph& graph, std::span<const Tensor> inputs) {
   verify_graph_or_throw(graph);
-  if (inputs.size() != graph.inputs().size()) {
-    fail(ErrorCode::InputMismatch, "the graph takes " + std::to_string(graph.inputs().size()) +
-                                       " inputs, " + std::to_string(inputs.size()) + " given");
-  }
+  check_graph_inputs(graph, inputs);
   std::vector<std::optional<Tensor>> values(static_cast<size_t>(graph.num_values()));
   for (size_t i = 0; i < inputs.size(); ++i) {
-    const Value& v = graph.value(graph.inputs()[i]);
-    if (inputs[i].dtype() != v.dtype || inputs[i].shape() != v.shape) {
-      fail(ErrorCode::InputMismatch,
-           "input " + std::to_string(i) + " '" + v.name + "' expects " +
-               std::string(dtype_name(v.dtype)) + v.shape.str() + ", got " +
-               std::string(dtype_name(inputs[i].dtype())) + inputs[i].shape().str());
-    }
     values[static_cast<size_t>(graph.inputs()[i].index)] = inputs[i];
   }
   for (ValueId p : graph.parameters()) {

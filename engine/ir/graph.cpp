@@ -159,4 +159,22 @@ std::vector<int> use_counts(const Graph& graph) {
   return uses;
 }
 
+void check_graph_inputs(const Graph& graph, std::span<const Tensor> inputs) {
+  if (inputs.size() != graph.inputs().size()) {
+    fail(ErrorCode::InputMismatch,
+         "the graph takes " + std::to_string(graph.inputs().size()) +
+             (graph.inputs().size() == 1 ? " input, " : " inputs, ") +
+             std::to_string(inputs.size()) + " given");
+  }
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const Value& v = graph.value(graph.inputs()[i]);
+    if (inputs[i].dtype() != v.dtype || inputs[i].shape() != v.shape) {
+      fail(ErrorCode::InputMismatch,
+           "input " + std::to_string(i) + " '" + v.name + "' expects " +
+               std::string(dtype_name(v.dtype)) + v.shape.str() + ", got " +
+               std::string(dtype_name(inputs[i].dtype())) + inputs[i].shape().str());
+    }
+  }
+}
+
 }  // namespace volta

@@ -33,15 +33,9 @@ OpSchema unary(OpKind kind, std::string_view name, OpFamily family, DTypeSet typ
                   .type_params = {{'T', types}},
                   .attrs = std::move(attrs),
                   .infer = shape_fn::same_as_input0,
-                  .differentiability =
-                      types.contains(DType::F32) ? D::Differentiable : D::NotDifferentiable,
-                  .nan_mode = NanMode::Propagate,
-                  .tie_break = TieBreak::None,
-                  .accumulator = Accumulator::None,
+                  .summary = summary,
                   .aliasing = Aliasing::InPlaceInput0,
-                  .onnx_name = name,
-                  .onnx_since = onnx_since,
-                  .summary = summary};
+                  .onnx_since = onnx_since};
 }
 
 // Elementwise op of two broadcasting inputs of one type.
@@ -53,16 +47,10 @@ OpSchema binary(OpKind kind, std::string_view name, DTypeSet types, InputDomain 
                   .inputs = {{"A", 'T'}, {"B", 'T', false, false, rhs_domain}},
                   .outputs = {{"C", 'T'}},
                   .type_params = {{'T', types}},
-                  .attrs = {},
                   .infer = shape_fn::broadcast,
-                  .differentiability = D::Differentiable,
-                  .nan_mode = NanMode::Propagate,
-                  .tie_break = TieBreak::None,
-                  .accumulator = Accumulator::None,
+                  .summary = summary,
                   .aliasing = Aliasing::InPlaceInput0,
-                  .onnx_name = name,
-                  .onnx_since = onnx_since,
-                  .summary = summary};
+                  .onnx_since = onnx_since};
 }
 
 // Variadic broadcasting Min/Max.
@@ -81,16 +69,11 @@ OpSchema logical(OpKind kind, std::string_view name, std::vector<InputSpec> inpu
                   .inputs = std::move(inputs),
                   .outputs = {{"C", 'B'}},
                   .type_params = {{'T', types}, {'B', kBoolType}},
-                  .attrs = {},
                   .infer = shape_fn::broadcast_to_bool,
+                  .summary = summary,
                   .differentiability = D::NotDifferentiable,
                   .nan_mode = nan_mode,
-                  .tie_break = TieBreak::None,
-                  .accumulator = Accumulator::None,
-                  .aliasing = Aliasing::None,
-                  .onnx_name = name,
-                  .onnx_since = onnx_since,
-                  .summary = summary};
+                  .onnx_since = onnx_since};
 }
 
 // Row-wise ops over one axis: Softmax, LogSoftmax.
@@ -103,14 +86,9 @@ OpSchema softmax_like(OpKind kind, std::string_view name, std::string_view summa
                   .type_params = {{'T', kFloatTypes}},
                   .attrs = {axis_attr(-1)},
                   .infer = shape_fn::softmax,
-                  .differentiability = D::Differentiable,
-                  .nan_mode = NanMode::Propagate,
-                  .tie_break = TieBreak::None,
+                  .summary = summary,
                   .accumulator = Accumulator::InputType,
-                  .aliasing = Aliasing::None,
-                  .onnx_name = name,
-                  .onnx_since = 13,
-                  .summary = summary};
+                  .onnx_since = 13};
 }
 
 OpSchema reduce(OpKind kind, std::string_view name, DTypeSet types, InputDomain domain,
@@ -124,14 +102,8 @@ OpSchema reduce(OpKind kind, std::string_view name, DTypeSet types, InputDomain 
                   .attrs = {ints_attr("axes"), flag("keepdims", 1),
                             flag("noop_with_empty_axes", 0)},
                   .infer = shape_fn::reduce,
-                  .differentiability = D::Differentiable,
-                  .nan_mode = NanMode::Propagate,
-                  .tie_break = TieBreak::None,
-                  .accumulator = Accumulator::InputType,
-                  .aliasing = Aliasing::None,
-                  .onnx_name = name,
-                  .onnx_since = 1,
-                  .summary = summary};
+                  .summary = summary,
+                  .accumulator = Accumulator::InputType};
 }
 
 OpSchema arg_reduce(OpKind kind, std::string_view name, std::string_view summary) {
@@ -143,14 +115,10 @@ OpSchema arg_reduce(OpKind kind, std::string_view name, std::string_view summary
                   .type_params = {{'T', kNumericTypes}, {'I', {DType::I64}}},
                   .attrs = {axis_attr(0), flag("keepdims", 1), flag("select_last_index", 0)},
                   .infer = shape_fn::arg_reduce,
+                  .summary = summary,
                   .differentiability = D::NotDifferentiable,
                   .nan_mode = NanMode::FirstNanWins,
-                  .tie_break = TieBreak::FirstIndex,
-                  .accumulator = Accumulator::None,
-                  .aliasing = Aliasing::None,
-                  .onnx_name = name,
-                  .onnx_since = 1,
-                  .summary = summary};
+                  .tie_break = TieBreak::FirstIndex};
 }
 
 // Data movement: bytes are copied or rearranged, never computed on.
@@ -165,14 +133,10 @@ OpSchema movement(OpKind kind, std::string_view name, std::vector<InputSpec> inp
                   .type_params = {{'T', kAllTypes}, {'I', kIndexTypes}},
                   .attrs = std::move(attrs),
                   .infer = infer,
-                  .differentiability = D::Differentiable,
+                  .summary = summary,
                   .nan_mode = NanMode::PassThrough,
-                  .tie_break = TieBreak::None,
-                  .accumulator = Accumulator::None,
                   .aliasing = aliasing,
-                  .onnx_name = name,
-                  .onnx_since = onnx_since,
-                  .summary = summary};
+                  .onnx_since = onnx_since};
 }
 
 std::vector<OpSchema> build_table() {
@@ -218,16 +182,10 @@ std::vector<OpSchema> build_table() {
                        .inputs = {{"condition", 'B'}, {"X", 'T'}, {"Y", 'T'}},
                        .outputs = {{"output", 'T'}},
                        .type_params = {{'B', kBoolType}, {'T', kAllTypes}},
-                       .attrs = {},
                        .infer = shape_fn::where,
-                       .differentiability = D::Differentiable,
+                       .summary = "condition ? X : Y, broadcasting all three",
                        .nan_mode = NanMode::PassThrough,
-                       .tie_break = TieBreak::None,
-                       .accumulator = Accumulator::None,
-                       .aliasing = Aliasing::None,
-                       .onnx_name = "Where",
-                       .onnx_since = 9,
-                       .summary = "condition ? X : Y, broadcasting all three"});
+                       .onnx_since = 9});
   t.push_back(logical(K::Equal, "Equal", {{"A", 'T'}, {"B", 'T'}}, kAllTypes,
                       NanMode::ComparesFalse, "A == B"));
   t.push_back(logical(K::Less, "Less", {{"A", 'T'}, {"B", 'T'}}, kNumericTypes,
@@ -252,15 +210,9 @@ std::vector<OpSchema> build_table() {
                        .attrs = {{"to", AttrType::String, std::nullopt, std::nullopt,
                                   std::nullopt, {"f32", "f64", "i64", "i32", "bool"}}},
                        .infer = shape_fn::cast,
-                       .differentiability = D::Differentiable,
-                       .nan_mode = NanMode::Propagate,
-                       .tie_break = TieBreak::None,
-                       .accumulator = Accumulator::None,
-                       .aliasing = Aliasing::None,
-                       .onnx_name = "Cast",
-                       .onnx_since = 6,
                        .summary = "convert dtype (float to int truncates toward zero; "
-                                  "NaN/Inf/out-of-range to int is an error)"});
+                                  "NaN/Inf/out-of-range to int is an error)",
+                       .onnx_since = 6});
   t.push_back(unary(K::Clip, "Clip", F::Elementwise, kNumericTypes, any,
                     "min(max(X, min), max)",
                     {{"min", AttrType::Float, AttrValue{-kInf}},
@@ -272,16 +224,9 @@ std::vector<OpSchema> build_table() {
                        .inputs = {{"A", 'T'}, {"B", 'T'}},
                        .outputs = {{"Y", 'T'}},
                        .type_params = {{'T', kFloatTypes}},
-                       .attrs = {},
                        .infer = shape_fn::matmul,
-                       .differentiability = D::Differentiable,
-                       .nan_mode = NanMode::Propagate,
-                       .tie_break = TieBreak::None,
-                       .accumulator = Accumulator::InputType,
-                       .aliasing = Aliasing::None,
-                       .onnx_name = "MatMul",
-                       .onnx_since = 1,
-                       .summary = "numpy matmul: batched, batch dims broadcast, 1-D promoted"});
+                       .summary = "numpy matmul: batched, batch dims broadcast, 1-D promoted",
+                       .accumulator = Accumulator::InputType});
   t.push_back(OpSchema{.kind = K::Gemm,
                        .name = "Gemm",
                        .family = F::Linalg,
@@ -292,14 +237,9 @@ std::vector<OpSchema> build_table() {
                                  {"beta", AttrType::Float, AttrValue{1.0}},
                                  flag("transA", 0), flag("transB", 0)},
                        .infer = shape_fn::gemm,
-                       .differentiability = D::Differentiable,
-                       .nan_mode = NanMode::Propagate,
-                       .tie_break = TieBreak::None,
+                       .summary = "alpha * op(A) @ op(B) + beta * C, C broadcast to [M,N]",
                        .accumulator = Accumulator::InputType,
-                       .aliasing = Aliasing::None,
-                       .onnx_name = "Gemm",
-                       .onnx_since = 11,
-                       .summary = "alpha * op(A) @ op(B) + beta * C, C broadcast to [M,N]"});
+                       .onnx_since = 11});
   t.push_back(softmax_like(K::Softmax, "Softmax", "exp(x - max) / sum along axis"));
   t.push_back(softmax_like(K::LogSoftmax, "LogSoftmax", "x - max - log(sum exp(x - max))"));
   t.push_back(OpSchema{.kind = K::LayerNormalization,
@@ -311,14 +251,9 @@ std::vector<OpSchema> build_table() {
                        .attrs = {axis_attr(-1),
                                  {"epsilon", AttrType::Float, AttrValue{1e-5}, 0.0, kInf}},
                        .infer = shape_fn::layer_normalization,
-                       .differentiability = D::Differentiable,
-                       .nan_mode = NanMode::Propagate,
-                       .tie_break = TieBreak::None,
+                       .summary = "normalize over axes [axis, rank), then * Scale + B",
                        .accumulator = Accumulator::InputType,
-                       .aliasing = Aliasing::None,
-                       .onnx_name = "LayerNormalization",
-                       .onnx_since = 17,
-                       .summary = "normalize over axes [axis, rank), then * Scale + B"});
+                       .onnx_since = 17});
   t.push_back(reduce(K::ReduceSum, "ReduceSum", kNumericTypes, any, "sum"));
   t.push_back(reduce(K::ReduceMean, "ReduceMean", kFloatTypes, any, "mean"));
   OpSchema rmax = reduce(K::ReduceMax, "ReduceMax", kNumericTypes, any, "maximum");
@@ -343,14 +278,9 @@ std::vector<OpSchema> build_table() {
                        .attrs = {required("axis", AttrType::Int), flag("exclusive", 0),
                                  flag("reverse", 0)},
                        .infer = shape_fn::cumsum,
-                       .differentiability = D::Differentiable,
-                       .nan_mode = NanMode::Propagate,
-                       .tie_break = TieBreak::None,
+                       .summary = "running sum along axis (sequential, in index order)",
                        .accumulator = Accumulator::InputType,
-                       .aliasing = Aliasing::None,
-                       .onnx_name = "CumSum",
-                       .onnx_since = 11,
-                       .summary = "running sum along axis (sequential, in index order)"});
+                       .onnx_since = 11});
 
   const std::vector<OutputSpec> one_out = {{"output", 'T'}};
   t.push_back(movement(K::Reshape, "Reshape", {{"data", 'T'}}, one_out,
@@ -400,6 +330,9 @@ std::vector<OpSchema> build_table() {
 const std::vector<OpSchema>& table() {
   static const std::vector<OpSchema> kTable = [] {
     std::vector<OpSchema> t = build_table();
+    for (OpSchema& s : t) {
+      if (s.onnx_name.empty()) s.onnx_name = s.name;
+    }
     // The table must list every op once, in OpKind order: tables indexed by op rely on it.
     if (t.size() != static_cast<size_t>(kOpCount)) {
       throw std::logic_error("op table has " + std::to_string(t.size()) + " entries, expected " +

@@ -1,7 +1,8 @@
 #include "volta/ir/verify.h"
 
+#include <charconv>
 #include <cmath>
-#include <set>
+#include <map>
 
 namespace volta {
 namespace {
@@ -12,9 +13,28 @@ std::string where(const Node& node) {
 
 std::string type_str(const TypeInfo& t) { return std::string(dtype_name(t.dtype)) + t.shape.str(); }
 
+// Shortest text that reads back as `v` ("2", "-1e-05", "inf"): std::to_string's fixed six
+// decimals would print a small epsilon as "-0.000000".
 std::string num(double v) {
-  if (v == std::floor(v) && std::abs(v) < 1e15) return std::to_string(static_cast<int64_t>(v));
-  return std::to_string(v);
+  char buf[32];
+  const auto end = std::to_chars(buf, buf + sizeof buf, v).ptr;
+  return std::string(buf, end);
+}
+
+// "1 value", "5 values".
+std::string value_count(const Graph& graph) {
+  const int n = graph.num_values();
+  return std::to_string(n) + (n == 1 ? " value" : " values");
+}
+
+// "f32[2,3], f32[3,6]": the operand types a shape rule saw ("_" for an absent input).
+std::string input_types(const Graph& graph, const Node& node) {
+  std::string out;
+  for (ValueId v : node.inputs) {
+    if (!out.empty()) out += ", ";
+    out += v.valid() ? type_str(graph.value(v).type()) : "_";
+  }
+  return out;
 }
 
 struct NodeError {
@@ -23,7 +43,9 @@ struct NodeError {
 };
 
 void check_range(const Node& node, const AttrSpec& spec, double v) {
-  if ((spec.min && v < *spec.min) || (spec.max && v > *spec.max)) {
+  // NaN compares false both ways, so it is named explicitly: a NaN epsilon is never valid.
+  const bool bounded = spec.min || spec.max;
+  if ((bounded && std::isnan(v)) || (spec.min && v < *spec.min) || (spec.max && v > *spec.max)) {
     throw NodeError{ErrorCode::VerifyAttributeRange,
                     where(node) + ": attribute '" + std::string(spec.name) + "' is " + num(v) +
                         ", outside [" + (spec.min ? num(*spec.min) : "-inf") + ", " +
@@ -75,10 +97,12 @@ void check_attributes(const Node& node, const OpSchema& schema) {
   }
 }
 
-std::string arity_text(int lo, int hi) {
-  if (hi < 0) return "at least " + std::to_string(lo);
-  if (lo == hi) return std::to_string(lo);
-  return std::to_string(lo) + " to " + std::to_string(hi);
+// "1 input", "2 to 3 inputs", "at least 1 input".
+std::string arity_text(int lo, int hi, std::string_view noun) {
+  const std::string plural = std::string(noun) + ((hi < 0 ? lo : hi) == 1 ? "" : "s");
+  if (hi < 0) return "at least " + std::to_string(lo) + " " + plural;
+  if (lo == hi) return std::to_string(lo) + " " + plural;
+  return std::to_string(lo) + " to " + std::to_string(hi) + " " + plural;
 }
 
 std::vector<TypeInfo> infer_or_throw(const Graph& graph, const Node& node) {
@@ -86,21 +110,28 @@ std::vector<TypeInfo> infer_or_throw(const Graph& graph, const Node& node) {
   const int n_in = static_cast<int>(node.inputs.size());
   if (n_in < schema.min_inputs() || (schema.max_inputs() >= 0 && n_in > schema.max_inputs())) {
     throw NodeError{ErrorCode::VerifyArity,
-                    where(node) + ": takes " + arity_text(schema.min_inputs(), schema.max_inputs()) +
-                        " inputs, got " + std::to_string(n_in)};
+                    where(node) + ": takes " +
+                        arity_text(schema.min_inputs(), schema.max_inputs(), "input") + ", got " +
+                        std::to_string(n_in)};
   }
   const int n_out = static_cast<int>(node.outputs.size());
   if (n_out < std::max(schema.min_outputs(), 1) ||
       (schema.max_outputs() >= 0 && n_out > schema.max_outputs())) {
-    throw NodeError{ErrorCode::VerifyOutputArity,
-                    where(node) + ": produces " +
-                        arity_text(std::max(schema.min_outputs(), 1), schema.max_outputs()) +
-                        " outputs, got " + std::to_string(n_out)};
+    throw NodeError{ErrorCode::VerifyOutputArity, where(node) + ": produces " +
+                                                      arity_text(std::max(schema.min_outputs(), 1),
+                                                                 schema.max_outputs(), "output") +
+                                                      ", got " + std::to_string(n_out)};
   }
   check_attributes(node, schema);
 
   std::vector<std::optional<TypeInfo>> inputs(node.inputs.size());
-  std::vector<std::pair<char, DType>> bound;  // type parameter bindings, in input order
+  struct Binding {
+    char type_param;
+    int input;
+    std::string_view name;
+    DType dtype;
+  };
+  std::vector<Binding> bound;  // type parameter bindings, in input order
   for (int i = 0; i < n_in; ++i) {
     const InputSpec& spec = schema.inputs[static_cast<size_t>(std::min(i, static_cast<int>(schema.inputs.size()) - 1))];
     const ValueId id = node.inputs[static_cast<size_t>(i)];
@@ -113,8 +144,7 @@ std::vector<TypeInfo> infer_or_throw(const Graph& graph, const Node& node) {
     if (!graph.has_value(id)) {
       throw NodeError{ErrorCode::VerifyUndefinedValue,
                       where(node) + ": input " + std::to_string(i) + " refers to value %" +
-                          std::to_string(id.index) + ", but the graph has " +
-                          std::to_string(graph.num_values()) + " values"};
+                          std::to_string(id.index) + ", but the graph has " + value_count(graph)};
     }
     const Value& v = graph.value(id);
     const TypeParam* param = schema.find_type_param(spec.type_param);
@@ -124,16 +154,18 @@ std::vector<TypeInfo> infer_or_throw(const Graph& graph, const Node& node) {
                           "' has dtype " + std::string(dtype_name(v.dtype)) + ", supported: " +
                           param->allowed.str()};
     }
-    for (const auto& [p, d] : bound) {
-      if (p == spec.type_param && d != v.dtype) {
+    for (const Binding& b : bound) {
+      if (b.type_param == spec.type_param && b.dtype != v.dtype) {
         throw NodeError{ErrorCode::VerifyDType,
                         where(node) + ": input " + std::to_string(i) + " '" +
                             std::string(spec.name) + "' has dtype " +
-                            std::string(dtype_name(v.dtype)) + " but an earlier input of type " +
-                            std::string(1, p) + " has " + std::string(dtype_name(d))};
+                            std::string(dtype_name(v.dtype)) + ", but input " +
+                            std::to_string(b.input) + " '" + std::string(b.name) +
+                            "' of the same type parameter " + std::string(1, b.type_param) +
+                            " has " + std::string(dtype_name(b.dtype))};
       }
     }
-    bound.emplace_back(spec.type_param, v.dtype);
+    bound.push_back({spec.type_param, i, spec.name, v.dtype});
     inputs[static_cast<size_t>(i)] = v.type();
   }
 
@@ -170,12 +202,14 @@ std::vector<Diagnostic> verify_graph(const Graph& graph) {
   };
   const auto ref = [](ValueId v) { return "%" + std::to_string(v.index); };
 
-  std::set<std::string, std::less<>> names;
+  std::map<std::string_view, int> first_with_name;
   for (int i = 0; i < graph.num_values(); ++i) {
     const Value& v = graph.value(ValueId{i});
-    if (!names.insert(v.name).second) {
-      report(ErrorCode::VerifyDuplicateName,
-             "value %" + std::to_string(i) + " reuses the name '" + v.name + "'");
+    const auto [first, added] = first_with_name.emplace(v.name, i);
+    if (!added) {
+      report(ErrorCode::VerifyDuplicateName, "value %" + std::to_string(i) + " reuses the name '" +
+                                                 v.name + "' of value %" +
+                                                 std::to_string(first->second));
     }
   }
 
@@ -191,9 +225,8 @@ std::vector<Diagnostic> verify_graph(const Graph& graph) {
     const Value& value = graph.value(v);
     if (data.dtype() != value.dtype || data.shape() != value.shape) {
       report(ErrorCode::VerifyParameter,
-             "parameter '" + value.name + "' is declared " +
-                 type_str(value.type()) + " but its data is " +
-                 type_str({data.dtype(), data.shape()}));
+             "parameter " + ref(v) + " '" + value.name + "' is declared " + type_str(value.type()) +
+                 ", but its data is " + type_str({data.dtype(), data.shape()}));
     }
   }
 
@@ -231,7 +264,7 @@ std::vector<Diagnostic> verify_graph(const Graph& graph) {
       if (!graph.has_value(v)) {
         report(ErrorCode::VerifyUndefinedValue,
                where(node) + ": output " + std::to_string(i) + " is " +
-                   (v.valid() ? ref(v) + ", but the graph has " + std::to_string(graph.num_values()) + " values"
+                   (v.valid() ? ref(v) + ", but the graph has " + value_count(graph)
                               : std::string("empty")),
                n);
         continue;
@@ -252,8 +285,9 @@ std::vector<Diagnostic> verify_graph(const Graph& graph) {
       defined[static_cast<size_t>(v.index)] = 1;
       if (i < inferred.size() && graph.value(v).type() != inferred[i]) {
         report(ErrorCode::VerifyDeclaredType,
-               where(node) + ": output " + std::to_string(i) + " " + ref(v) + " is declared " +
-                   type_str(graph.value(v).type()) + ", the op gives " + type_str(inferred[i]),
+               where(node) + ": output " + std::to_string(i) + " " + ref(v) + " '" +
+                   graph.value(v).name + "' is " + type_str(inferred[i]) + " for inputs " +
+                   input_types(graph, node) + ", graph declares " + type_str(graph.value(v).type()),
                n);
       }
     }
@@ -264,9 +298,14 @@ std::vector<Diagnostic> verify_graph(const Graph& graph) {
   }
   for (size_t i = 0; i < graph.outputs().size(); ++i) {
     const ValueId v = graph.outputs()[i];
-    if (!graph.has_value(v) || !defined[static_cast<size_t>(v.index)]) {
-      report(ErrorCode::VerifyUndefinedOutput,
-             "graph output " + std::to_string(i) + " (" + ref(v) + ") is never defined");
+    if (!graph.has_value(v)) {
+      report(ErrorCode::VerifyUndefinedOutput, "graph output " + std::to_string(i) +
+                                                   " refers to value " + ref(v) +
+                                                   ", but the graph has " + value_count(graph));
+    } else if (!defined[static_cast<size_t>(v.index)]) {
+      report(ErrorCode::VerifyUndefinedOutput, "graph output " + std::to_string(i) + " " + ref(v) +
+                                                   " '" + graph.value(v).name +
+                                                   "' is never defined");
     }
   }
   return out;

@@ -23,12 +23,68 @@ bool bytes_overlap(const Allocation& a, const Allocation& b) {
   return a.size > 0 && b.size > 0 && a.offset < b.offset + b.size && b.offset < a.offset + a.size;
 }
 
+struct Lifetime {
+  int first = -1;  // the step that writes the value; -1 when no step does
+  int last = -1;   // the last step that reads it (the final step for graph outputs)
+};
+
+// Lifetimes recomputed from the graph and schedule alone: the verifier does not trust the
+// ones the planner recorded, so misrecorded lifetimes cannot hide an overlap.
+std::vector<Lifetime> schedule_lifetimes(const Graph& graph, const Schedule& schedule) {
+  std::vector<Lifetime> life(static_cast<size_t>(graph.num_values()));
+  const int final_step = static_cast<int>(schedule.size()) - 1;
+  for (int step = 0; step <= final_step; ++step) {
+    const Node& node = graph.node(schedule[static_cast<size_t>(step)]);
+    for (ValueId v : node.inputs) {
+      if (v.valid() && life[static_cast<size_t>(v.index)].first >= 0) {
+        life[static_cast<size_t>(v.index)].last = step;
+      }
+    }
+    for (ValueId v : node.outputs) life[static_cast<size_t>(v.index)] = {step, step};
+  }
+  for (ValueId v : graph.outputs()) {
+    if (life[static_cast<size_t>(v.index)].first >= 0) {
+      life[static_cast<size_t>(v.index)].last = final_step;
+    }
+  }
+  return life;
+}
+
 // The value whose buffer `b` took, following chains of aliasing (x -> relu -> reshape).
 ValueId buffer_root(const MemoryPlan& plan, ValueId v) {
   while (plan.allocations[static_cast<size_t>(v.index)]->shares_with.valid()) {
     v = plan.allocations[static_cast<size_t>(v.index)]->shares_with;
   }
   return v;
+}
+
+// A value may take another's buffer only as its op declares: the op's input 0, dying at the
+// step that writes the value.
+void verify_aliasing(const Graph& graph, const Schedule& schedule, const MemoryPlan& plan,
+                     const std::vector<Lifetime>& life, ValueId v) {
+  const Allocation& a = *plan.allocations[static_cast<size_t>(v.index)];
+  const ValueId shared = a.shares_with;
+  const std::string claim = "value %" + std::to_string(v.index) + " '" + graph.value(v).name +
+                            "' claims the buffer of %" + std::to_string(shared.index);
+  if (!graph.has_value(shared) || !plan.allocations[static_cast<size_t>(shared.index)]) {
+    fail(ErrorCode::PlanAllocation, claim + ", which has no buffer in the arena");
+  }
+  const std::string claim_named = claim + " '" + graph.value(shared).name + "'";
+  const Node& node = graph.node(schedule[static_cast<size_t>(a.first_step)]);
+  if (op_schema(node.op).aliasing == Aliasing::None) {
+    fail(ErrorCode::PlanAllocation,
+         claim_named + ", but " + std::string(op_name(node.op)) + " declares no aliasing");
+  }
+  if (node.inputs.empty() || node.inputs[0] != shared) {
+    fail(ErrorCode::PlanAllocation, claim_named + ", which is not input 0 of its node '" +
+                                        node.name + "' (" + std::string(op_name(node.op)) + ")");
+  }
+  if (life[static_cast<size_t>(shared.index)].last != a.first_step) {
+    fail(ErrorCode::PlanAllocation,
+         claim_named + ", which is still read at step " +
+             std::to_string(life[static_cast<size_t>(shared.index)].last) +
+             " after it is written at step " + std::to_string(a.first_step));
+  }
 }
 
 }  // namespace
@@ -79,6 +135,12 @@ MemoryPlan plan_memory(const Graph& graph, const Schedule& schedule, int64_t ali
 
   // Place buffers: largest first (ties: lower id), lowest offset free for their lifetime.
   // An aliasing chain is placed once, at its root, spanning the whole chain's lifetime.
+  std::vector<int> own_last_step(static_cast<size_t>(graph.num_values()), -1);
+  for (int i = 0; i < graph.num_values(); ++i) {
+    if (const auto& a = plan.allocations[static_cast<size_t>(i)]) {
+      own_last_step[static_cast<size_t>(i)] = a->last_step;
+    }
+  }
   std::vector<int> roots;
   for (int i = 0; i < graph.num_values(); ++i) {
     const auto& a = plan.allocations[static_cast<size_t>(i)];
@@ -112,8 +174,7 @@ MemoryPlan plan_memory(const Graph& graph, const Schedule& schedule, int64_t ali
     placed.push_back(&a);
     plan.arena_bytes = std::max(plan.arena_bytes, offset + a.size);
   }
-  // Aliases inherit their root's offset; a root's lifetime was widened above for placement,
-  // restore each value's own lifetime for verification and reporting.
+  // Aliases inherit their root's offset.
   for (int i = 0; i < graph.num_values(); ++i) {
     auto& a = plan.allocations[static_cast<size_t>(i)];
     if (a && a->shares_with.valid()) {
@@ -121,6 +182,7 @@ MemoryPlan plan_memory(const Graph& graph, const Schedule& schedule, int64_t ali
     }
   }
 
+  // A root's lifetime still spans its whole chain here: one buffer, counted once.
   for (int step = 0; step <= last; ++step) {
     int64_t live = 0;
     for (int r : roots) {
@@ -128,6 +190,10 @@ MemoryPlan plan_memory(const Graph& graph, const Schedule& schedule, int64_t ali
       if (a.first_step <= step && step <= a.last_step) live += a.size;
     }
     plan.peak_live_bytes = std::max(plan.peak_live_bytes, live);
+  }
+  // Each value reports its own lifetime again, as verify_allocation and the runtime expect.
+  for (int r : roots) {
+    plan.allocations[static_cast<size_t>(r)]->last_step = own_last_step[static_cast<size_t>(r)];
   }
   return plan;
 }
@@ -144,16 +210,26 @@ void verify_allocation(const Graph& graph, const Schedule& schedule, const Memor
     fail(ErrorCode::PlanAllocation, "memory plan covers " + std::to_string(plan.allocations.size()) +
                                         " values, the graph has " + std::to_string(graph.num_values()));
   }
-  std::vector<char> produced(static_cast<size_t>(graph.num_values()), 0);
-  for (int node : schedule) {
-    for (ValueId v : graph.node(node).outputs) produced[static_cast<size_t>(v.index)] = 1;
-  }
+  const std::vector<Lifetime> life = schedule_lifetimes(graph, schedule);
   for (int i = 0; i < graph.num_values(); ++i) {
     const auto& a = plan.allocations[static_cast<size_t>(i)];
-    if (produced[static_cast<size_t>(i)] && !a) {
+    const Lifetime& l = life[static_cast<size_t>(i)];
+    if (l.first >= 0 && !a) {
       fail(ErrorCode::PlanAllocation, "value " + name(i) + " is produced but has no buffer");
     }
     if (!a) continue;
+    if (l.first < 0) {
+      fail(ErrorCode::PlanAllocation,
+           "value " + name(i) +
+               " is written by no step (inputs and parameters are bound in place), but has a "
+               "buffer");
+    }
+    if (a->first_step != l.first || a->last_step != l.last) {
+      fail(ErrorCode::PlanAllocation,
+           "value " + name(i) + " is recorded live over steps [" + std::to_string(a->first_step) +
+               ", " + std::to_string(a->last_step) + "], but the schedule writes it at step " +
+               std::to_string(l.first) + " and reads it until step " + std::to_string(l.last));
+    }
     const int64_t need = value_bytes(graph.value(ValueId{i}));
     if (a->offset % plan.alignment != 0 || a->offset < 0) {
       fail(ErrorCode::PlanAllocation, "value " + name(i) + " at offset " + std::to_string(a->offset) +
@@ -164,6 +240,10 @@ void verify_allocation(const Graph& graph, const Schedule& schedule, const Memor
                                           " bytes, has " + range(*a) + " in an arena of " +
                                           std::to_string(plan.arena_bytes));
     }
+  }
+  for (int i = 0; i < graph.num_values(); ++i) {
+    const auto& a = plan.allocations[static_cast<size_t>(i)];
+    if (a && a->shares_with.valid()) verify_aliasing(graph, schedule, plan, life, ValueId{i});
   }
   for (int i = 0; i < graph.num_values(); ++i) {
     const auto& a = plan.allocations[static_cast<size_t>(i)];

@@ -57,7 +57,8 @@ void verify_schedule(const Graph& graph, const Schedule& schedule) {
     const int i = schedule[step];
     if (i < 0 || i >= n) {
       fail(ErrorCode::PlanSchedule, "step " + std::to_string(step) + " names node " +
-                                        std::to_string(i) + " of " + std::to_string(n));
+                                        std::to_string(i) + ", but the graph has " +
+                                        std::to_string(n) + " nodes");
     }
     if (scheduled[static_cast<size_t>(i)]++) {
       fail(ErrorCode::PlanSchedule, "step " + std::to_string(step) + " runs node " +

@@ -96,19 +96,9 @@ std::vector<Tensor> execute(const ExecutionPlan& plan, const Backend& backend,
     fail(ErrorCode::BackendMismatch, "plan was compiled for backend '" + plan.backend +
                                          "', not '" + std::string(backend.name()) + "'");
   }
-  if (inputs.size() != g.inputs().size()) {
-    fail(ErrorCode::InputMismatch, "the graph takes " + std::to_string(g.inputs().size()) +
-                                       " inputs, " + std::to_string(inputs.size()) + " given");
-  }
+  check_graph_inputs(g, inputs);
   std::vector<const void*> bound(static_cast<size_t>(g.num_values()), nullptr);
   for (size_t i = 0; i < inputs.size(); ++i) {
-    const Value& v = g.value(g.inputs()[i]);
-    if (inputs[i].dtype() != v.dtype || inputs[i].shape() != v.shape) {
-      fail(ErrorCode::InputMismatch,
-           "input " + std::to_string(i) + " '" + v.name + "' expects " +
-               std::string(dtype_name(v.dtype)) + v.shape.str() + ", got " +
-               std::string(dtype_name(inputs[i].dtype())) + inputs[i].shape().str());
-    }
     bound[static_cast<size_t>(g.inputs()[i].index)] = inputs[i].data();
   }
   for (ValueId p : g.parameters()) bound[static_cast<size_t>(p.index)] = g.parameter_data(p).data();

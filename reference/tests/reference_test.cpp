@@ -871,7 +871,7 @@ BOOST_AUTO_TEST_CASE(evaluate_rejects_inputs_that_do_not_match_the_graph) {
       },
       ErrorCode::InputMismatch, "input 0 'x' expects f32[2], got f32[3]");
   check_fails([&] { evaluate(graph, std::vector<Tensor>{}); }, ErrorCode::InputMismatch,
-              "the graph takes 1 inputs, 0 given");
+              "the graph takes 1 input, 0 given");
 }
 
 BOOST_AUTO_TEST_CASE(kernel_failures_name_the_node) {

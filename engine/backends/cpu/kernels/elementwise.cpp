@@ -1,7 +1,416 @@
-#include "cpu_kernel.h"
+// Arithmetic, math and activation kernels: Add Sub Mul Div Pow, Neg Abs Sqrt Reciprocal Exp
+// Log Erf Tanh Sigmoid Relu LeakyRelu Gelu, and the variadic Min / Max. Also the entry point
+// that registers every elementwise family (see elementwise_common.h for how they run).
+
+#include <cmath>
+#include <numbers>
+#include <type_traits>
+
+#include "elementwise_common.h"
+#include "vector_math.h"
 
 namespace volta::cpu {
+namespace {
 
-void register_elementwise_kernels(KernelTable& table) { (void)table; }
+// ---- Integer arithmetic wraps: it is done in the unsigned type of the same width. ----
+
+template <class T>
+using Unsigned = std::make_unsigned_t<T>;
+
+template <class T>
+T wrapping_add(T a, T b) {
+  return static_cast<T>(static_cast<Unsigned<T>>(a) + static_cast<Unsigned<T>>(b));
+}
+template <class T>
+T wrapping_sub(T a, T b) {
+  return static_cast<T>(static_cast<Unsigned<T>>(a) - static_cast<Unsigned<T>>(b));
+}
+template <class T>
+T wrapping_mul(T a, T b) {
+  return static_cast<T>(static_cast<Unsigned<T>>(a) * static_cast<Unsigned<T>>(b));
+}
+template <class T>
+T wrapping_neg(T a) {
+  return wrapping_sub(T{0}, a);
+}
+
+template <class T>
+constexpr bool kIsF32 = std::is_same_v<T, float>;
+
+// Ops whose f64 form is a loop of libm calls say so in their variant name.
+template <class T>
+constexpr std::string_view kF32VectorF64Libm = kIsF32<T> ? kSimdIsa : std::string_view("libm");
+
+// ---- Binary ops ----
+
+template <class T>
+struct Add {
+  T operator()(T a, T b) const {
+    if constexpr (std::is_integral_v<T>) {
+      return wrapping_add(a, b);
+    } else {
+      return a + b;
+    }
+  }
+};
+template <class T>
+struct Sub {
+  T operator()(T a, T b) const {
+    if constexpr (std::is_integral_v<T>) {
+      return wrapping_sub(a, b);
+    } else {
+      return a - b;
+    }
+  }
+};
+template <class T>
+struct Mul {
+  T operator()(T a, T b) const {
+    if constexpr (std::is_integral_v<T>) {
+      return wrapping_mul(a, b);
+    } else {
+      return a * b;
+    }
+  }
+};
+template <class T>
+struct FloatDiv {
+  T operator()(T a, T b) const { return a / b; }
+};
+// Truncates toward zero; the one overflowing quotient, lowest / -1, wraps to lowest.
+// Divisors are checked for zero before a row is divided (integer_div_kernel).
+template <class T>
+struct IntegerDiv {
+  static constexpr std::string_view kImpl = "scalar";  // no SIMD integer division
+  T operator()(T a, T b) const { return b == -1 ? wrapping_neg(a) : a / b; }
+};
+template <class T>
+struct Pow {
+  static constexpr std::string_view kImpl = "libm";
+  T operator()(T a, T b) const { return std::pow(a, b); }
+};
+
+// NaN if either operand is NaN; otherwise the larger (smaller), the first on ties.
+template <class T>
+struct Maximum {
+  T operator()(T a, T b) const { return a != a ? a : (a >= b ? a : b); }
+};
+template <class T>
+struct Minimum {
+  T operator()(T a, T b) const { return a != a ? a : (a <= b ? a : b); }
+};
+
+// ---- Unary ops ----
+
+template <class T>
+struct Neg {
+  T operator()(T x) const {
+    if constexpr (std::is_integral_v<T>) {
+      return wrapping_neg(x);
+    } else {
+      return -x;
+    }
+  }
+};
+template <class T>
+struct Abs {
+  T operator()(T x) const {
+    if constexpr (std::is_integral_v<T>) {
+      return x < 0 ? wrapping_neg(x) : x;
+    } else {
+      return std::fabs(x);
+    }
+  }
+};
+template <class T>
+struct Sqrt {
+  T operator()(T x) const { return std::sqrt(x); }
+};
+template <class T>
+struct Reciprocal {
+  T operator()(T x) const { return T{1} / x; }
+};
+template <class T>
+struct Exp {
+  static constexpr std::string_view kImpl = kF32VectorF64Libm<T>;
+  T operator()(T x) const {
+    if constexpr (kIsF32<T>) {
+      return vmath::exp_f32(x);
+    } else {
+      return std::exp(x);
+    }
+  }
+};
+template <class T>
+struct Log {
+  static constexpr std::string_view kImpl = kF32VectorF64Libm<T>;
+  T operator()(T x) const {
+    if constexpr (kIsF32<T>) {
+      return vmath::log_f32(x);
+    } else {
+      return std::log(x);
+    }
+  }
+};
+template <class T>
+struct Erf {
+  static constexpr std::string_view kImpl = kF32VectorF64Libm<T>;
+  T operator()(T x) const {
+    if constexpr (kIsF32<T>) {
+      return vmath::erf_f32(x);
+    } else {
+      return std::erf(x);
+    }
+  }
+};
+template <class T>
+struct Tanh {
+  static constexpr std::string_view kImpl = kF32VectorF64Libm<T>;
+  T operator()(T x) const {
+    if constexpr (kIsF32<T>) {
+      return vmath::tanh_f32(x);
+    } else {
+      return std::tanh(x);
+    }
+  }
+};
+
+// f64 sigmoid in the same overflow-free form as vmath::sigmoid_f32.
+double sigmoid_f64(double x) {
+  const double e = std::exp(-std::fabs(x));
+  return (x >= 0.0 ? 1.0 : e) / (1.0 + e);
+}
+
+template <class T>
+struct Sigmoid {
+  static constexpr std::string_view kImpl = kF32VectorF64Libm<T>;
+  T operator()(T x) const {
+    if constexpr (kIsF32<T>) {
+      return vmath::sigmoid_f32(x);
+    } else {
+      return sigmoid_f64(x);
+    }
+  }
+};
+// max(x, 0), keeping NaN (and -0).
+template <class T>
+struct Relu {
+  T operator()(T x) const { return x < T{0} ? T{0} : x; }
+};
+template <class T>
+struct Gelu {
+  static constexpr std::string_view kImpl = kF32VectorF64Libm<T>;
+  T operator()(T x) const {
+    if constexpr (kIsF32<T>) {
+      return vmath::gelu_f32(x);
+    } else {
+      // Below -40, x * Phi(x) underflows to -0; the clamp avoids -inf * 0 at -inf.
+      const double xc = x < -40.0 ? -40.0 : x;
+      return 0.5 * xc * std::erfc(-xc * std::numbers::sqrt2 / 2.0);
+    }
+  }
+};
+template <class T>
+struct GeluTanh {
+  static constexpr std::string_view kImpl = kF32VectorF64Libm<T>;
+  T operator()(T x) const {
+    if constexpr (kIsF32<T>) {
+      return vmath::gelu_tanh_f32(x);
+    } else {
+      // x * sigmoid(2u), as in vmath::gelu_tanh_f32; below -30 the result underflows to -0.
+      const double xc = x < -30.0 ? -30.0 : x;
+      const double two_u = 2.0 * std::sqrt(2.0 / std::numbers::pi) * (xc + 0.044715 * xc * xc * xc);
+      return xc * sigmoid_f64(two_u);
+    }
+  }
+};
+
+// ---- Kernels ----
+
+template <class T, class Op>
+void unary_kernel(const KernelArgs& args) {
+  map_broadcast<T, T>(args, Op{});
+}
+
+template <class T, class Op>
+void binary_kernel(const KernelArgs& args) {
+  map_broadcast<T, T, T>(args, Op{});
+}
+
+template <class T>
+void leaky_relu_kernel(const KernelArgs& args) {
+  const T alpha = static_cast<T>(args.attrs.get_float("alpha"));
+  map_broadcast<T, T>(args, [alpha](T x) { return x >= T{0} ? x : alpha * x; });
+}
+
+// Integer Div: each row's divisors are checked before it is divided, so the error names the
+// first zero divisor (chunks report in order: the lowest failing chunk's error wins).
+template <class T>
+void integer_div_kernel(const KernelArgs& args) {
+  for_each_output_row<T, T, T>(
+      args, [](T* y, int64_t pos, int64_t count, const auto& a, const auto& b) {
+        for (int64_t i = 0; i < count; ++i) {
+          if (b[i] == 0) {
+            fail(ErrorCode::KernelFailure,
+                 "Div: integer division by zero: divisor B is 0 at output element " +
+                     std::to_string(pos + i) + " (integer divisors must be nonzero)");
+          }
+        }
+        map_row(y, count, IntegerDiv<T>{}, a, b);
+      });
+}
+
+// Folds op over the inputs for `width` elements at row position `at`, in a local block:
+// an output sharing input 0's buffer is written only after every input has been read there.
+// Called with width == kLanes (a constant loop, vectorized) and once with the remainder.
+template <class T, class Op>
+inline void fold_block(T* y, int64_t at, int64_t width, std::span<const RowInput<T>> inputs,
+                       const Op& op) {
+  T acc[kLanes];
+  const RowInput<T>& first = inputs[0];
+  if (first.advances) {
+    for (int64_t j = 0; j < width; ++j) acc[j] = first.data[at + j];
+  } else {
+    for (int64_t j = 0; j < width; ++j) acc[j] = *first.data;
+  }
+  for (const RowInput<T>& in : inputs.subspan(1)) {
+    if (in.advances) {
+      const T* x = in.data + at;
+      VOLTA_IVDEP
+      for (int64_t j = 0; j < width; ++j) acc[j] = op(acc[j], x[j]);
+    } else {
+      const T value = *in.data;
+      for (int64_t j = 0; j < width; ++j) acc[j] = op(acc[j], value);
+    }
+  }
+  for (int64_t j = 0; j < width; ++j) y[j] = acc[j];
+}
+
+// Min / Max of one or more broadcasting inputs, folded left to right.
+template <class T, class Op>
+void extremum_kernel(const KernelArgs& args) {
+  const TensorView& out = args.outputs[0];
+  const int64_t n = out.numel();
+  if (n == 0) return;
+  const BroadcastLoop loop(out.shape, args.inputs);
+  T* const y = out.as<T>();
+  const Op op;
+  args.pool.parallel_chunks(n, kElementwiseChunk, [&](int64_t begin, int64_t end) {
+    std::vector<RowInput<T>> inputs(args.inputs.size());
+    loop.for_each_row(begin, end,
+                      [&](int64_t pos, std::span<const int64_t> offsets, int64_t count) {
+                        for (size_t k = 0; k < inputs.size(); ++k) {
+                          inputs[k] = {args.inputs[k].as<T>() + offsets[k], loop.advances(k)};
+                        }
+                        int64_t i = 0;
+                        for (; i + kLanes <= count; i += kLanes)
+                          fold_block<T>(y + pos + i, i, kLanes, inputs, op);
+                        if (i < count) fold_block<T>(y + pos + i, i, count - i, inputs, op);
+                      });
+  });
+}
+
+// ---- Tables ----
+
+template <template <class> class Op, class List>
+DTypeKernels unary_kernels(List types, std::string_view name) {
+  return make_kernels(types, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    return CpuKernel{&unary_kernel<T, Op<T>>,
+                     kernel_variant(dtype_of<T>(), name, impl_of<Op<T>>())};
+  });
+}
+
+template <template <class> class Op, class List>
+DTypeKernels binary_kernels(List types, std::string_view name) {
+  return make_kernels(types, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    return CpuKernel{&binary_kernel<T, Op<T>>,
+                     kernel_variant(dtype_of<T>(), name, impl_of<Op<T>>())};
+  });
+}
+
+template <template <class> class Op>
+DTypeKernels extremum_kernels(std::string_view name) {
+  return make_kernels(NumericTypes{}, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    return CpuKernel{&extremum_kernel<T, Op<T>>, kernel_variant(dtype_of<T>(), name, kSimdIsa)};
+  });
+}
+
+DTypeKernels div_kernels() {
+  return make_kernels(NumericTypes{}, [](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_integral_v<T>) {
+      return CpuKernel{&integer_div_kernel<T>,
+                       kernel_variant(dtype_of<T>(), "div", impl_of<IntegerDiv<T>>())};
+    } else {
+      return CpuKernel{&binary_kernel<T, FloatDiv<T>>,
+                       kernel_variant(dtype_of<T>(), "div", kSimdIsa)};
+    }
+  });
+}
+
+DTypeKernels leaky_relu_kernels() {
+  return make_kernels(FloatTypes{}, [](auto tag) {
+    using T = typename decltype(tag)::type;
+    return CpuKernel{&leaky_relu_kernel<T>, kernel_variant(dtype_of<T>(), "leaky_relu", kSimdIsa)};
+  });
+}
+
+const OpDTypeKernels& arithmetic_kernels() {
+  static const OpDTypeKernels kKernels = [] {
+    using K = OpKind;
+    OpDTypeKernels t{};
+    auto at = [&t](OpKind op) -> DTypeKernels& { return t[static_cast<size_t>(op_index(op))]; };
+    at(K::Add) = binary_kernels<Add>(NumericTypes{}, "add");
+    at(K::Sub) = binary_kernels<Sub>(NumericTypes{}, "sub");
+    at(K::Mul) = binary_kernels<Mul>(NumericTypes{}, "mul");
+    at(K::Div) = div_kernels();
+    at(K::Pow) = binary_kernels<Pow>(FloatTypes{}, "pow");
+    at(K::Neg) = unary_kernels<Neg>(NumericTypes{}, "neg");
+    at(K::Abs) = unary_kernels<Abs>(NumericTypes{}, "abs");
+    at(K::Sqrt) = unary_kernels<Sqrt>(FloatTypes{}, "sqrt");
+    at(K::Reciprocal) = unary_kernels<Reciprocal>(FloatTypes{}, "reciprocal");
+    at(K::Exp) = unary_kernels<Exp>(FloatTypes{}, "exp");
+    at(K::Log) = unary_kernels<Log>(FloatTypes{}, "log");
+    at(K::Erf) = unary_kernels<Erf>(FloatTypes{}, "erf");
+    at(K::Tanh) = unary_kernels<Tanh>(FloatTypes{}, "tanh");
+    at(K::Sigmoid) = unary_kernels<Sigmoid>(FloatTypes{}, "sigmoid");
+    at(K::Relu) = unary_kernels<Relu>(NumericTypes{}, "relu");
+    at(K::LeakyRelu) = leaky_relu_kernels();
+    at(K::Min) = extremum_kernels<Minimum>("min");
+    at(K::Max) = extremum_kernels<Maximum>("max");
+    return t;
+  }();
+  return kKernels;
+}
+
+KernelSelection select_arithmetic(const KernelQuery& query) {
+  return select_by_dtype(arithmetic_kernels()[static_cast<size_t>(op_index(query.node.op))],
+                         query.node, query.inputs[0]->dtype);
+}
+
+// Gelu's kernel depends on its `approximate` attribute: "none" (erf) or "tanh".
+KernelSelection select_gelu(const KernelQuery& query) {
+  static const DTypeKernels kErf = unary_kernels<Gelu>(FloatTypes{}, "gelu_erf");
+  static const DTypeKernels kTanh = unary_kernels<GeluTanh>(FloatTypes{}, "gelu_tanh");
+  const bool tanh = AttrReader(query.node).get_string("approximate") == "tanh";
+  return select_by_dtype(tanh ? kTanh : kErf, query.node, query.inputs[0]->dtype);
+}
+
+}  // namespace
+
+void register_arithmetic_kernels(KernelTable& table) {
+  register_family(table, arithmetic_kernels(), &select_arithmetic);
+  table[static_cast<size_t>(op_index(OpKind::Gelu))] =
+      OpKernels{&select_gelu, kFloatTypes, KernelDeterminism::BitExact};
+}
+
+void register_elementwise_kernels(KernelTable& table) {
+  register_arithmetic_kernels(table);
+  register_logical_kernels(table);
+  register_conversion_kernels(table);
+}
 
 }  // namespace volta::cpu

@@ -101,4 +101,8 @@ std::vector<int> producers(const Graph& graph);
 // Number of nodes and graph outputs reading each value.
 std::vector<int> use_counts(const Graph& graph);
 
+// Checks tensors given for the graph inputs: count, and each dtype and shape in order.
+// Throws R-INPUT-MISMATCH naming the input. Every executor calls this first.
+void check_graph_inputs(const Graph& graph, std::span<const Tensor> inputs);
+
 }  // namespace volta

@@ -143,19 +143,19 @@ struct OpSchema {
   OpKind kind;
   std::string_view name;
   OpFamily family;
-  std::vector<InputSpec> inputs;
-  std::vector<OutputSpec> outputs;
-  std::vector<TypeParam> type_params;
-  std::vector<AttrSpec> attrs;
-  ShapeFn infer;
-  Differentiability differentiability;
-  NanMode nan_mode;
-  TieBreak tie_break;
-  Accumulator accumulator;
-  Aliasing aliasing;
-  std::string_view onnx_name;  // the ONNX op this lowers from
+  std::vector<InputSpec> inputs = {};
+  std::vector<OutputSpec> outputs = {};
+  std::vector<TypeParam> type_params = {};
+  std::vector<AttrSpec> attrs = {};
+  ShapeFn infer = nullptr;
+  std::string_view summary = {};  // one line for the docs matrix
+  Differentiability differentiability = Differentiability::Differentiable;
+  NanMode nan_mode = NanMode::Propagate;
+  TieBreak tie_break = TieBreak::None;
+  Accumulator accumulator = Accumulator::None;
+  Aliasing aliasing = Aliasing::None;
+  std::string_view onnx_name = {};  // the ONNX op this lowers from (defaults to name)
   int onnx_since = 1;          // the oldest ONNX opset version the importer maps onto it
-  std::string_view summary;    // one line for the docs matrix
 
   int min_inputs() const;
   int max_inputs() const;  // -1: unbounded (variadic)

@@ -1,0 +1,196 @@
+// Conversion kernels: Cast between every pair of dtypes, and Clip, whose double bounds are
+// converted to the element type.
+//
+// Cast semantics: float -> int truncates toward zero, and a NaN, an infinity or a value whose
+// truncation does not fit is an error naming it; int -> int wraps; int -> float and
+// f64 -> f32 round to nearest (f64 -> f32 overflows to inf); anything -> bool is x != 0
+// (NaN is true); bool -> numeric is 0 or 1.
+
+#include <cmath>
+#include <iomanip>
+#include <limits>
+#include <sstream>
+#include <type_traits>
+
+#include "elementwise_common.h"
+
+namespace volta::cpu {
+namespace {
+
+using Bool = uint8_t;
+
+template <class From, class To>
+struct Convert {
+  To operator()(From x) const {
+    if constexpr (std::is_same_v<To, Bool>) {
+      return x != From{0};
+    } else if constexpr (std::is_same_v<From, Bool>) {
+      return x != 0 ? To{1} : To{0};
+    } else {
+      return static_cast<To>(x);
+    }
+  }
+};
+
+// Whether a float's truncation toward zero fits the integer type To.
+template <class To>
+bool truncation_fits(double v);
+template <>
+bool truncation_fits<int32_t>(double v) {
+  return v > -2147483649.0 && v < 2147483648.0;
+}
+template <>
+bool truncation_fits<int64_t>(double v) {
+  // -2^63 - 1 is not a double and no double lies between it and -2^63, so the lower bound
+  // is inclusive here.
+  return v >= -9223372036854775808.0 && v < 9223372036854775808.0;
+}
+
+// The first element of the row x[0, count) whose conversion to To is not defined, or -1.
+template <class To, class Source>
+int64_t first_unconvertible(const Source& x, int64_t count) {
+  int64_t i = 0;
+  for (; i + kLanes <= count; i += kLanes) {
+    bool all_fit = true;
+    for (int64_t j = 0; j < kLanes; ++j) all_fit &= truncation_fits<To>(x[i + j]);
+    if (!all_fit) break;
+  }
+  for (; i < count; ++i) {
+    if (!truncation_fits<To>(x[i])) return i;
+  }
+  return -1;
+}
+
+// A value as a user would write it: integral values in full, others to the digits that
+// identify them.
+template <class T>
+std::string format_value(T value) {
+  std::ostringstream out;
+  if (std::isfinite(value) && value == std::trunc(value) && std::abs(value) < T{1e21}) {
+    out << std::fixed << std::setprecision(0);
+  } else {
+    out << std::setprecision(std::numeric_limits<T>::max_digits10);
+  }
+  out << value;
+  return out.str();
+}
+
+template <class From, class To>
+void cast_kernel(const KernelArgs& args) {
+  constexpr bool kChecked =
+      std::is_floating_point_v<From> && std::is_integral_v<To> && !std::is_same_v<To, Bool>;
+  for_each_output_row<To, From>(args, [](To* y, int64_t pos, int64_t count, const auto& x) {
+    if constexpr (kChecked) {
+      const int64_t bad = first_unconvertible<To>(x, count);
+      if (bad >= 0) {
+        fail(ErrorCode::KernelFailure,
+             "Cast: value " + format_value(x[bad]) + " at element " + std::to_string(pos + bad) +
+                 " cannot be converted to " + std::string(dtype_name(dtype_of<To>())) +
+                 ": it must be finite and truncate toward zero into [" +
+                 std::to_string(std::numeric_limits<To>::lowest()) + ", " +
+                 std::to_string(std::numeric_limits<To>::max()) + "]");
+      }
+    }
+    map_row(y, count, Convert<From, To>{}, x);
+  });
+}
+
+// Every (input, output) dtype pair, indexed [from][to].
+using CastKernels = std::array<std::array<CpuKernel, kDTypeCount>, kDTypeCount>;
+
+const CastKernels& cast_kernels() {
+  static const CastKernels kKernels = [] {
+    CastKernels t{};
+    for (int from = 0; from < kDTypeCount; ++from) {
+      for (int to = 0; to < kDTypeCount; ++to) {
+        const auto from_dtype = static_cast<DType>(from);
+        const auto to_dtype = static_cast<DType>(to);
+        visit_dtype(from_dtype, [&](auto from_tag) {
+          visit_dtype(to_dtype, [&](auto to_tag) {
+            using From = typename decltype(from_tag)::type;
+            using To = typename decltype(to_tag)::type;
+            t[dtype_index(from_dtype)][dtype_index(to_dtype)] = CpuKernel{
+                &cast_kernel<From, To>,
+                kernel_variant(from_dtype, "cast_" + std::string(dtype_name(to_dtype)), kSimdIsa)};
+          });
+        });
+      }
+    }
+    return t;
+  }();
+  return kKernels;
+}
+
+KernelSelection select_cast(const KernelQuery& query) {
+  return choice_of(
+      cast_kernels()[dtype_index(query.inputs[0]->dtype)][dtype_index(query.outputs[0].dtype)]);
+}
+
+// Clip's bounds in the element type. Floats round to nearest. Integers take the tightest
+// integer bounds (min rounded up, max rounded down), saturated to the type's range: for an
+// integer x, clipping to those gives the exact clip, saturated.
+template <class T>
+T lower_bound_in(double min) {
+  if constexpr (std::is_floating_point_v<T>) {
+    return static_cast<T>(min);
+  } else {
+    constexpr double kLowest = static_cast<double>(std::numeric_limits<T>::lowest());
+    if (min <= kLowest) return std::numeric_limits<T>::lowest();
+    if (min >= -kLowest) return std::numeric_limits<T>::max();
+    return static_cast<T>(std::ceil(min));
+  }
+}
+template <class T>
+T upper_bound_in(double max) {
+  if constexpr (std::is_floating_point_v<T>) {
+    return static_cast<T>(max);
+  } else {
+    constexpr double kLowest = static_cast<double>(std::numeric_limits<T>::lowest());
+    if (max <= kLowest) return std::numeric_limits<T>::lowest();
+    if (max >= -kLowest) return std::numeric_limits<T>::max();
+    return static_cast<T>(std::floor(max));
+  }
+}
+
+double clip_bound(const KernelArgs& args, std::string_view name) {
+  const double bound = args.attrs.get_float(name);
+  if (std::isnan(bound)) {
+    fail(ErrorCode::KernelFailure,
+         "Clip: " + std::string(name) + " is NaN; a bound must be a number (-inf / inf for none)");
+  }
+  return bound;
+}
+
+// min(max(x, min), max): a NaN x stays NaN, and min > max gives max everywhere.
+template <class T>
+void clip_kernel(const KernelArgs& args) {
+  const T lower = lower_bound_in<T>(clip_bound(args, "min"));
+  const T upper = upper_bound_in<T>(clip_bound(args, "max"));
+  map_broadcast<T, T>(args, [lower, upper](T x) {
+    const T raised = x < lower ? lower : x;
+    return raised > upper ? upper : raised;
+  });
+}
+
+const DTypeKernels& clip_kernels() {
+  static const DTypeKernels kKernels = make_kernels(NumericTypes{}, [](auto tag) {
+    using T = typename decltype(tag)::type;
+    return CpuKernel{&clip_kernel<T>, kernel_variant(dtype_of<T>(), "clip", kSimdIsa)};
+  });
+  return kKernels;
+}
+
+KernelSelection select_clip(const KernelQuery& query) {
+  return select_by_dtype(clip_kernels(), query.node, query.inputs[0]->dtype);
+}
+
+}  // namespace
+
+void register_conversion_kernels(KernelTable& table) {
+  table[static_cast<size_t>(op_index(OpKind::Cast))] =
+      OpKernels{&select_cast, kAllTypes, KernelDeterminism::BitExact};
+  table[static_cast<size_t>(op_index(OpKind::Clip))] =
+      OpKernels{&select_clip, clip_kernels().dtypes, KernelDeterminism::BitExact};
+}
+
+}  // namespace volta::cpu

@@ -1,0 +1,242 @@
+#pragma once
+// Shared machinery of the CPU elementwise kernels (elementwise*.cpp): broadcast iteration,
+// the vectorizable row loops, and the per-op, per-dtype kernel tables.
+//
+// How a kernel runs: the output is split into fixed chunks of kElementwiseChunk elements
+// (never by thread count). Within a chunk, BroadcastLoop walks rows of the innermost merged
+// dim; along a row each input either advances one element at a time (a Run) or repeats one
+// value (a Splat). So a same-shape op is one long row per chunk, a scalar or row-broadcast
+// operand is a Splat or a Run re-read per row, and any other broadcast is the general case
+// of the same walk. Each element's result is a pure function of its operands, computed by
+// the same code in every path, so results do not depend on the chunking or thread count.
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "cpu_kernel.h"
+
+// Tells the vectorizer that a loop's iterations are independent. True for every row loop
+// here: an output may share input 0's buffer (in-place), but then element i of the output
+// is written only after element i of the input is read, and no other element is touched.
+#if defined(__clang__)
+#define VOLTA_IVDEP _Pragma("clang loop vectorize(assume_safety)")
+#elif defined(__GNUC__)
+#define VOLTA_IVDEP _Pragma("GCC ivdep")
+#else
+#define VOLTA_IVDEP
+#endif
+
+namespace volta::cpu {
+
+// The vector instruction set the row loops are compiled for, named in kernel variants.
+inline constexpr std::string_view kSimdIsa =
+#if defined(__AVX512F__)
+    "avx512";
+#elif defined(__AVX2__)
+    "avx2";
+#elif defined(__AVX__)
+    "avx";
+#elif defined(__SSE2__)
+    "sse2";
+#elif defined(__ARM_NEON)
+    "neon";
+#else
+    "scalar";
+#endif
+
+// Row loops run in blocks of this many elements with a constant trip count: that is what
+// GCC's -O2 cost model vectorizes (it does not vectorize loops needing a scalar epilogue).
+// The remainder runs through the same per-element function, so it gives the same bits.
+inline constexpr int64_t kLanes = 16;
+
+// The output's iteration space: size-1 dims dropped, adjacent dims merged wherever every
+// input is laid out across both as one (contiguous or broadcast), walked as rows of the
+// innermost merged dim.
+class BroadcastLoop {
+ public:
+  BroadcastLoop(const Shape& out, std::span<const ConstTensorView> inputs);
+
+  // Whether input k advances one element per output element along a row (else it repeats
+  // one value for the whole row).
+  bool advances(size_t input) const { return stride(dims_.size() - 1, input) != 0; }
+
+  // Calls row(out_offset, input_offsets, count) for consecutive row pieces covering output
+  // elements [begin, end): input k's element for output out_offset + i is at
+  // input_offsets[k] + i when it advances, else at input_offsets[k].
+  template <class RowFn>
+  void for_each_row(int64_t begin, int64_t end, RowFn&& row) const;
+
+ private:
+  int64_t stride(size_t dim, size_t input) const { return strides_[dim * num_inputs_ + input]; }
+
+  size_t num_inputs_;
+  std::vector<int64_t> dims_;     // merged dims, outermost first; back() is a row
+  std::vector<int64_t> strides_;  // [dim][input], in elements
+};
+
+template <class RowFn>
+void BroadcastLoop::for_each_row(int64_t begin, int64_t end, RowFn&& row) const {
+  const size_t rank = dims_.size();
+  std::vector<int64_t> index(rank);
+  std::vector<int64_t> offsets(num_inputs_, 0);
+  int64_t rest = begin;
+  for (size_t d = rank; d-- > 0;) {
+    index[d] = rest % dims_[d];
+    rest /= dims_[d];
+    for (size_t k = 0; k < num_inputs_; ++k) offsets[k] += index[d] * stride(d, k);
+  }
+  const int64_t row_length = dims_.back();
+  for (int64_t pos = begin; pos < end;) {
+    const int64_t count = std::min(row_length - index.back(), end - pos);
+    row(pos, std::span<const int64_t>(offsets), count);
+    pos += count;
+    // Move to the start of the next row: odometer over the outer dims.
+    for (size_t k = 0; k < num_inputs_; ++k) offsets[k] -= index.back() * stride(rank - 1, k);
+    index.back() = 0;
+    for (size_t d = rank - 1; d-- > 0;) {
+      ++index[d];
+      for (size_t k = 0; k < num_inputs_; ++k) offsets[k] += stride(d, k);
+      if (index[d] < dims_[d]) break;
+      for (size_t k = 0; k < num_inputs_; ++k) offsets[k] -= dims_[d] * stride(d, k);
+      index[d] = 0;
+    }
+  }
+}
+
+// Row operands: a Run reads consecutive elements, a Splat one value loaded once per row.
+template <class T>
+struct Run {
+  const T* data;
+  T operator[](int64_t i) const { return data[i]; }
+};
+template <class T>
+struct Splat {
+  T value;
+  T operator[](int64_t) const { return value; }
+};
+
+// y[i] = f(sources[i]...) for i in [0, count).
+template <class Out, class F, class... Sources>
+inline void map_row(Out* y, int64_t count, const F& f, const Sources&... sources) {
+  int64_t i = 0;
+  for (; i + kLanes <= count; i += kLanes) {
+    VOLTA_IVDEP
+    for (int64_t j = 0; j < kLanes; ++j) y[i + j] = f(sources[i + j]...);
+  }
+  for (; i < count; ++i) y[i] = f(sources[i]...);
+}
+
+// One input of a row before it is given its Run or Splat type.
+template <class T>
+struct RowInput {
+  const T* data;
+  bool advances;
+};
+
+// Calls fn(sources...) with each input as a Run or a Splat: every combination is its own
+// instantiation, so each gets a vectorized loop with the splatted values in registers.
+template <class Fn>
+inline void with_sources(Fn&& fn) {
+  fn();
+}
+template <class Fn, class T, class... Rest>
+inline void with_sources(Fn&& fn, RowInput<T> first, RowInput<Rest>... rest) {
+  if (first.advances) {
+    with_sources([&](const auto&... tail) { fn(Run<T>{first.data}, tail...); }, rest...);
+  } else {
+    with_sources([&](const auto&... tail) { fn(Splat<T>{*first.data}, tail...); }, rest...);
+  }
+}
+
+// Runs row(y + out_offset, out_offset, count, sources...) over the broadcast output of
+// args.inputs[0, sizeof...(In)), in parallel fixed chunks. `row` receives the sources as
+// Run/Splat values (a generic lambda).
+template <class Out, class... In, class RowFn>
+void for_each_output_row(const KernelArgs& args, const RowFn& row) {
+  const TensorView& out = args.outputs[0];
+  const int64_t n = out.numel();
+  if (n == 0) return;
+  const BroadcastLoop loop(out.shape, args.inputs.first(sizeof...(In)));
+  Out* const y = out.as<Out>();
+  [&]<size_t... I>(std::index_sequence<I...>) {
+    const std::tuple<const In*...> data{args.inputs[I].template as<In>()...};
+    const std::array<bool, sizeof...(In)> advances{loop.advances(I)...};
+    args.pool.parallel_chunks(n, kElementwiseChunk, [&](int64_t begin, int64_t end) {
+      loop.for_each_row(
+          begin, end, [&](int64_t pos, std::span<const int64_t> offsets, int64_t count) {
+            with_sources([&](const auto&... sources) { row(y + pos, pos, count, sources...); },
+                         RowInput<In>{std::get<I>(data) + offsets[I], advances[I]}...);
+          });
+    });
+  }
+  (std::index_sequence_for<In...>{});
+}
+
+// out = f(inputs...) elementwise with broadcasting.
+template <class Out, class... In, class F>
+void map_broadcast(const KernelArgs& args, const F& f) {
+  for_each_output_row<Out, In...>(args,
+                                  [&](Out* y, int64_t, int64_t count, const auto&... sources) {
+                                    map_row(y, count, f, sources...);
+                                  });
+}
+
+// The kernels of one op, by dtype (of input 0; of X for Where), and the set they cover.
+struct DTypeKernels {
+  std::array<CpuKernel, kDTypeCount> by_dtype;  // fn == nullptr: not covered
+  DTypeSet dtypes;
+};
+// A family file's kernels, indexed by op_index.
+using OpDTypeKernels = std::array<DTypeKernels, kOpCount>;
+
+constexpr size_t dtype_index(DType dtype) { return static_cast<size_t>(dtype); }
+
+template <class... Ts>
+struct TypeList {};
+using FloatTypes = TypeList<float, double>;
+using NumericTypes = TypeList<float, double, int32_t, int64_t>;
+using AllTypes = TypeList<float, double, int32_t, int64_t, uint8_t>;
+
+// How an op functor is computed, for its variant name: the ISA its loop is vectorized for,
+// unless the functor says otherwise (Op::kImpl, e.g. "libm" for a loop of libm calls).
+template <class Op>
+constexpr std::string_view impl_of() {
+  if constexpr (requires { Op::kImpl; }) {
+    return Op::kImpl;
+  } else {
+    return kSimdIsa;
+  }
+}
+
+// The kernels make(TypeTag<T>{}) for each T of the list.
+template <class... Ts, class Make>
+DTypeKernels make_kernels(TypeList<Ts...>, const Make& make) {
+  DTypeKernels kernels;
+  ((kernels.by_dtype[dtype_index(dtype_of<Ts>())] = make(TypeTag<Ts>{})), ...);
+  kernels.dtypes = DTypeSet{dtype_of<Ts>()...};
+  return kernels;
+}
+
+// "f32_add_sse2": dtype, op, and how it is computed: the ISA its loop is vectorized for, or
+// "scalar" / "libm" where it is not.
+std::string kernel_variant(DType dtype, std::string_view op, std::string_view impl);
+
+// The kernel of `kernels` for `dtype`, or an answer naming the dtypes that are covered.
+KernelSelection select_by_dtype(const DTypeKernels& kernels, const Node& node, DType dtype);
+
+// Points the backend table at `select` for every op that has a kernel in `kernels`.
+void register_family(KernelTable& table, const OpDTypeKernels& kernels, KernelSelector select);
+
+// The family files; register_elementwise_kernels (elementwise.cpp) calls all three.
+void register_arithmetic_kernels(KernelTable& table);  // elementwise.cpp
+void register_logical_kernels(KernelTable& table);     // elementwise_logical.cpp
+void register_conversion_kernels(KernelTable& table);  // elementwise_cast.cpp
+
+}  // namespace volta::cpu

@@ -1,0 +1,92 @@
+#pragma once
+// The CPU backend's GEMM core, Y = alpha * op(A) @ op(B) + beta * C, built the BLIS/GotoBLAS
+// way: K is cut into kc-deep slices; for each slice an output tile packs its block of op(A)
+// into MR-row panels and its block of op(B) into NR-column panels, and a register-blocked
+// micro-kernel computes MR x NR pieces of the tile from them.
+//
+// Determinism: the output is cut into tiles of at most mc x nc elements, set by the problem's
+// shape and the micro-kernel, never by the thread count, and each tile is one task. An element's
+// value is its micro-kernel's in-register sum over each K slice, slices folded into Y in order, so
+// it does not depend on the tile it falls in, the thread that runs it or the number of threads.
+// Tiles at the matrix edge run the same micro-kernel on zero-padded panels, never a separate scalar
+// loop.
+
+#include <cstdint>
+#include <span>
+#include <string_view>
+
+#include "volta/runtime/thread_pool.h"
+
+namespace volta::cpu {
+
+// Instruction sets with a GEMM micro-kernel, best last.
+enum class GemmIsa : uint8_t { Generic, Avx2Fma };
+
+// What a micro-kernel does with its accumulated sums before storing them.
+template <class T>
+struct GemmEpilogue {
+  T alpha;
+  T beta;
+  bool load_c;  // true: c = alpha * sum + beta * c; false: c = alpha * sum, c is not read
+};
+
+// Multiplies a packed mr x kc panel of op(A) by a packed kc x nr panel of op(B) and applies
+// the epilogue to the full mr x nr tile at c (row stride ldc, unit column stride).
+template <class T>
+using GemmMicroKernelFn = void (*)(int64_t kc, const T* a_panel, const T* b_panel, T* c,
+                                   int64_t ldc, GemmEpilogue<T> epilogue);
+
+template <class T>
+struct GemmMicroKernel {
+  std::string_view name;  // the kernel variant: dtype, ISA and register tile
+  GemmIsa isa;
+  int mr;      // register tile rows: op(A) panel height
+  int nr;      // register tile columns: op(B) panel width
+  int64_t kc;  // K slice depth: an op(B) panel (kc x nr) stays in L1
+  int64_t mc;  // output tile rows, a multiple of mr: the packed op(A) block stays in L2
+  int64_t nc;  // output tile columns, a multiple of nr
+  GemmMicroKernelFn<T> fn;
+};
+
+// One row-major GEMM over strided operands. Element (i, p) of op(A) is
+// a[i * a_row_stride + p * a_col_stride] and element (p, j) of op(B) is
+// b[p * b_row_stride + j * b_col_stride], so transposes are just swapped strides.
+// C is optional (nullptr: no beta * C term, Y is only written); its strides may be 0 to
+// broadcast a row or column, and it may be Y itself (same strides) to accumulate in place.
+template <class T>
+struct GemmProblem {
+  int64_t m = 0;
+  int64_t n = 0;
+  int64_t k = 0;
+  const T* a = nullptr;
+  int64_t a_row_stride = 0;
+  int64_t a_col_stride = 0;
+  const T* b = nullptr;
+  int64_t b_row_stride = 0;
+  int64_t b_col_stride = 0;
+  const T* c = nullptr;
+  int64_t c_row_stride = 0;
+  int64_t c_col_stride = 0;
+  T* y = nullptr;
+  int64_t y_row_stride = 0;  // Y's column stride is 1
+  T alpha = 1;
+  T beta = 0;
+};
+
+// Whether this build has the ISA's micro-kernels and this CPU runs them.
+bool gemm_isa_supported(GemmIsa isa);
+// The fastest supported ISA: what the backend's MatMul and Gemm kernels are built on.
+GemmIsa best_gemm_isa();
+
+// The micro-kernel for dtype T (float or double) on `isa`; a KernelFailure VoltaError when
+// the ISA is not supported, since running it would fault.
+template <class T>
+const GemmMicroKernel<T>& gemm_micro_kernel(GemmIsa isa);
+
+// Solves independent problems (e.g. the batches of a MatMul) as one parallel loop over
+// their output tiles. Problems must not write overlapping parts of Y.
+template <class T>
+void gemm(const GemmMicroKernel<T>& kernel, std::span<const GemmProblem<T>> problems,
+          ThreadPool& pool);
+
+}  // namespace volta::cpu

@@ -1,0 +1,293 @@
+// The runtime gateway: compile() and execute() errors (R-INPUT-MISMATCH, R-BACKEND-MISMATCH,
+// R-MISSING-KERNEL, R-KERNEL-FAILURE), the Strict / Relaxed determinism contract, and
+// end-to-end execution on the CPU backend.
+
+#define BOOST_TEST_MODULE runtime_test
+#include "volta/runtime/runtime.h"
+
+#include <atomic>
+#include <boost/test/unit_test.hpp>
+#include <cmath>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "expect_error.h"
+#include "test_util.h"
+#include "volta/backends/cpu.h"
+#include "volta/ir/random.h"
+
+namespace volta {
+namespace {
+
+using test::expect_error;
+
+// Picks a placeholder kernel for every node; running one fails like a kernel that rejects
+// its data. Plans compile on it whichever CPU kernels exist.
+class PlaceholderBackend final : public Backend {
+ public:
+  explicit PlaceholderBackend(std::string name) : name_(std::move(name)) {}
+  std::string_view name() const override { return name_; }
+  Capabilities capabilities() const override { return {}; }
+  KernelSelection select_kernel(const Graph&, const Node& node) const override {
+    return KernelChoice{"placeholder_" + std::string(op_name(node.op)), KernelDeterminism::BitExact,
+                        nullptr};
+  }
+  void run_kernel(const KernelChoice&, const Node&, std::span<const ConstTensorView>,
+                  std::span<const TensorView>, ExecutionContext&) const override {
+    fail(ErrorCode::KernelFailure, "placeholder kernels reject every input");
+  }
+
+ private:
+  std::string name_;
+};
+
+// Implements no op at all.
+class EmptyBackend final : public Backend {
+ public:
+  std::string_view name() const override { return "empty"; }
+  Capabilities capabilities() const override { return {}; }
+  KernelSelection select_kernel(const Graph&, const Node&) const override {
+    return KernelUnsupported{"the empty backend implements no ops"};
+  }
+  void run_kernel(const KernelChoice& kernel, const Node&, std::span<const ConstTensorView>,
+                  std::span<const TensorView>, ExecutionContext&) const override {
+    fail(ErrorCode::InvalidArgument, "the empty backend was asked to run " + kernel.variant);
+  }
+};
+
+// The CPU backend, except that a full f32 ReduceSum runs "f32_reduce_sum_atomic": chunks
+// of the input are summed on the pool's threads and added into the output with relaxed
+// atomic float adds, in whatever order the threads finish. The rounding therefore depends
+// on scheduling, and the kernel says so: KernelDeterminism::NonDeterministic.
+class AtomicReduceSumBackend final : public Backend {
+ public:
+  std::string_view name() const override { return "cpu-atomic-reduce"; }
+
+  Capabilities capabilities() const override {
+    Capabilities caps = cpu_->capabilities();
+    caps[static_cast<size_t>(op_index(OpKind::ReduceSum))].determinism =
+        KernelDeterminism::NonDeterministic;
+    return caps;
+  }
+
+  KernelSelection select_kernel(const Graph& graph, const Node& node) const override {
+    if (node.op == OpKind::ReduceSum && graph.value(node.inputs[0]).dtype == DType::F32 &&
+        graph.value(node.outputs[0]).shape.numel() == 1) {
+      return KernelChoice{"f32_reduce_sum_atomic", KernelDeterminism::NonDeterministic, this};
+    }
+    return cpu_->select_kernel(graph, node);
+  }
+
+  void run_kernel(const KernelChoice& kernel, const Node& node,
+                  std::span<const ConstTensorView> inputs, std::span<const TensorView> outputs,
+                  ExecutionContext& ctx) const override {
+    if (kernel.impl != this) {
+      cpu_->run_kernel(kernel, node, inputs, outputs, ctx);
+      return;
+    }
+    const float* x = inputs[0].as<float>();
+    float& total = *outputs[0].as<float>();
+    total = 0.0f;
+    std::atomic_ref<float> sum(total);
+    constexpr int64_t kChunk = 256;
+    ctx.pool().parallel_chunks(inputs[0].numel(), kChunk, [&](int64_t begin, int64_t end) {
+      float partial = 0.0f;
+      for (int64_t i = begin; i < end; ++i) partial += x[i];
+      sum.fetch_add(partial, std::memory_order_relaxed);
+    });
+  }
+
+ private:
+  std::unique_ptr<Backend> cpu_ = make_cpu_backend();
+};
+
+// x[2,3] -> Relu, named "relu".
+Graph relu_graph() {
+  Graph g;
+  const ValueId x = g.add_input("x", DType::F32, Shape{2, 3});
+  g.set_outputs({g.add(OpKind::Relu, {x}, {}, "relu")});
+  return g;
+}
+
+BOOST_AUTO_TEST_CASE(inputs_must_match_the_graph) {
+  const PlaceholderBackend backend("placeholder");
+  const ExecutionPlan plan = compile(relu_graph(), backend, DeterminismMode::Strict);
+  ExecutionContext ctx;
+  const auto rejected = [&](std::vector<Tensor> inputs, const std::string& message) {
+    expect_error([&] { execute(plan, backend, ctx, inputs); }, ErrorCode::InputMismatch, message);
+  };
+  rejected({}, "the graph takes 1 input, 0 given");
+  rejected({Tensor(DType::F32, Shape{2, 3}), Tensor(DType::F32, Shape{2, 3})},
+           "the graph takes 1 input, 2 given");
+  rejected({Tensor(DType::F64, Shape{2, 3})}, "input 0 'x' expects f32[2,3], got f64[2,3]");
+  rejected({Tensor(DType::F32, Shape{3, 2})}, "input 0 'x' expects f32[2,3], got f32[3,2]");
+  rejected({Tensor(DType::F32, Shape{6})}, "input 0 'x' expects f32[2,3], got f32[6]");
+}
+
+BOOST_AUTO_TEST_CASE(plan_runs_only_on_its_backend) {
+  const PlaceholderBackend backend("placeholder");
+  const PlaceholderBackend other("other");
+  const ExecutionPlan plan = compile(relu_graph(), backend, DeterminismMode::Strict);
+  BOOST_CHECK_EQUAL(plan.backend, "placeholder");
+  ExecutionContext ctx;
+  const std::vector<Tensor> inputs = {Tensor(DType::F32, Shape{2, 3})};
+  expect_error([&] { execute(plan, other, ctx, inputs); }, ErrorCode::BackendMismatch,
+               "plan was compiled for backend 'placeholder', not 'other'");
+}
+
+BOOST_AUTO_TEST_CASE(kernel_failures_name_the_node) {
+  const PlaceholderBackend backend("placeholder");
+  const ExecutionPlan plan = compile(relu_graph(), backend, DeterminismMode::Strict);
+  ExecutionContext ctx;
+  const std::vector<Tensor> inputs = {Tensor(DType::F32, Shape{2, 3})};
+  expect_error([&] { execute(plan, backend, ctx, inputs); }, ErrorCode::KernelFailure,
+               "node 'relu' (Relu) on backend 'placeholder': placeholder kernels reject every "
+               "input");
+}
+
+BOOST_AUTO_TEST_CASE(missing_kernel_is_an_error_never_a_fallback) {
+  const EmptyBackend empty;
+  expect_error([&] { compile(relu_graph(), empty, DeterminismMode::Relaxed); },
+               ErrorCode::MissingKernel,
+               "node 'relu' (Relu) on backend 'empty' has no kernel: the empty backend "
+               "implements no ops. Volta never falls back to another backend.");
+  // Constant folding evaluates on the same backend, so it fails the same way.
+  Graph g;
+  const ValueId w = g.add_parameter("w", Tensor(DType::F32, Shape{3}));
+  g.set_outputs({g.add(OpKind::Neg, {w}, {}, "folded")});
+  expect_error([&] { compile(g, empty, DeterminismMode::Relaxed); }, ErrorCode::MissingKernel,
+               "node 'folded' (Neg) on backend 'empty' has no kernel: the empty backend "
+               "implements no ops. Volta never falls back to another backend.");
+}
+
+// x[n] -> Relu "relu" -> ReduceSum "total" (to a scalar).
+Graph relu_sum_graph(int64_t n) {
+  Graph g;
+  const ValueId x = g.add_input("x", DType::F32, Shape{n});
+  const ValueId r = g.add(OpKind::Relu, {x}, {}, "relu");
+  g.set_outputs({g.add(OpKind::ReduceSum, {r}, {{"keepdims", int64_t{0}}}, "total")});
+  return g;
+}
+
+BOOST_AUTO_TEST_CASE(strict_mode_rejects_a_non_deterministic_kernel) {
+  const AtomicReduceSumBackend backend;
+  BOOST_CHECK(
+      backend.capabilities()[static_cast<size_t>(op_index(OpKind::ReduceSum))].determinism ==
+      KernelDeterminism::NonDeterministic);
+  Graph g;
+  const ValueId x = g.add_input("x", DType::F32, Shape{8});
+  g.set_outputs({g.add(OpKind::ReduceSum, {x}, {}, "total")});
+  expect_error([&] { compile(g, backend, DeterminismMode::Strict); },
+               ErrorCode::NonDeterministicKernel,
+               "node 'total' (ReduceSum) on backend 'cpu-atomic-reduce': kernel "
+               "'f32_reduce_sum_atomic' is non-deterministic, but DeterminismMode::Strict "
+               "requires bit-exact kernels (compile with DeterminismMode::Relaxed to accept it)");
+}
+
+BOOST_AUTO_TEST_CASE(relaxed_mode_runs_it_and_records_the_variant) {
+  constexpr int64_t n = 10000;
+  const AtomicReduceSumBackend backend;
+  const ExecutionPlan plan = compile(relu_sum_graph(n), backend, DeterminismMode::Relaxed);
+  BOOST_CHECK(plan.mode == DeterminismMode::Relaxed);
+  BOOST_REQUIRE_EQUAL(plan.steps.size(), 2u);
+  const KernelChoice& reduce = plan.steps[1].kernel;
+  BOOST_CHECK_EQUAL(reduce.variant, "f32_reduce_sum_atomic");
+  BOOST_CHECK(reduce.determinism == KernelDeterminism::NonDeterministic);
+  BOOST_CHECK(describe_plan(plan).find("kernel=f32_reduce_sum_atomic (non-deterministic)") !=
+              std::string::npos);
+
+  const Tensor x = random_tensor(DType::F32, Shape{n}, 3, -1.0, 1.0);
+  double want = 0;
+  for (int64_t i = 0; i < n; ++i) want += std::max(x.get_double(i), 0.0);
+  ExecutionContext ctx(4);
+  const std::vector<Tensor> out = execute(plan, backend, ctx, std::vector<Tensor>{x});
+  BOOST_REQUIRE_EQUAL(out.size(), 1u);
+  BOOST_CHECK_EQUAL(out[0].shape().str(), "[]");
+  test::check_close(out[0], Tensor::from<float>(Shape{}, {static_cast<float>(want)}), 1e-2, 1e-4);
+}
+
+// The outputs of `plan` for `inputs`, run with `threads` threads.
+std::vector<Tensor> run_plan(const ExecutionPlan& plan, const Backend& backend,
+                             const std::vector<Tensor>& inputs, int threads) {
+  ExecutionContext ctx(threads);
+  return execute(plan, backend, ctx, inputs);
+}
+
+BOOST_AUTO_TEST_CASE(cpu_add_relu_sum_executes_bit_identically) {
+  const std::unique_ptr<Backend> cpu = make_cpu_backend();
+  Graph g;
+  const ValueId x = g.add_input("x", DType::F32, Shape{2, 3});
+  const ValueId b = g.add_parameter("b", Tensor::from<float>(Shape{3}, {0.5f, -1.0f, 2.0f}));
+  const ValueId r = g.add(OpKind::Relu, {g.add(OpKind::Add, {x, b}, {}, "add")}, {}, "relu");
+  g.set_outputs({r, g.add(OpKind::ReduceSum, {r}, {{"axes", std::vector<int64_t>{1}}}, "sum")});
+  const ExecutionPlan plan = compile(g, *cpu, DeterminismMode::Strict);
+  for (const PlannedStep& step : plan.steps) {
+    BOOST_CHECK(step.kernel.determinism == KernelDeterminism::BitExact);
+  }
+
+  const std::vector<Tensor> inputs = {
+      Tensor::from<float>(Shape{2, 3}, {1.0f, 2.0f, -3.0f, -1.0f, 0.5f, 0.25f})};
+  const std::vector<Tensor> out = run_plan(plan, *cpu, inputs, 1);
+  BOOST_REQUIRE_EQUAL(out.size(), 2u);
+  // x + b = [[1.5, 1, -1], [-0.5, -0.5, 2.25]]; Relu; row sums 2.5 and 2.25 (keepdims).
+  test::check_close(out[0], Tensor::from<float>(Shape{2, 3}, {1.5f, 1.0f, 0.0f, 0.0f, 0.0f, 2.25f}),
+                    0, 0);
+  test::check_close(out[1], Tensor::from<float>(Shape{2, 1}, {2.5f, 2.25f}), 0, 0);
+
+  // Same plan, again and on other thread counts, one arena reused: the same bits.
+  ExecutionContext reused(3);
+  for (int threads : {1, 2, 3, 4, 8}) {
+    const std::vector<Tensor> again = run_plan(plan, *cpu, inputs, threads);
+    const std::vector<Tensor> reused_out = execute(plan, *cpu, reused, inputs);
+    for (size_t i = 0; i < out.size(); ++i) {
+      BOOST_CHECK(again[i].bit_equal(out[i]));
+      BOOST_CHECK(reused_out[i].bit_equal(out[i]));
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(cpu_in_place_chain_computes_through_one_buffer) {
+  const std::unique_ptr<Backend> cpu = make_cpu_backend();
+  constexpr int64_t n = 40000;  // several elementwise chunks
+  Graph g;
+  ValueId v = g.add_input("x", DType::F32, Shape{n});
+  for (int i = 0; i < 6; ++i) {
+    v = g.add(i % 2 == 0 ? OpKind::Neg : OpKind::Relu, {v}, {}, "step" + std::to_string(i));
+  }
+  g.set_outputs({v});
+  const ExecutionPlan plan = compile(g, *cpu, DeterminismMode::Strict);
+  BOOST_CHECK_EQUAL(plan.memory.arena_bytes, n * 4);  // every step after the first in place
+
+  const Tensor x = random_tensor(DType::F32, Shape{n}, 11, -1.0, 1.0);
+  Tensor want(DType::F32, Shape{n});
+  for (int64_t i = 0; i < n; ++i) {
+    double e = x.get_double(i);
+    for (int s = 0; s < 6; ++s) e = s % 2 == 0 ? -e : std::max(e, 0.0);
+    want.set_double(i, e);
+  }
+  const std::vector<Tensor> out = run_plan(plan, *cpu, {x}, 4);
+  test::check_close(out[0], want, 0, 0);
+}
+
+BOOST_AUTO_TEST_CASE(cpu_outputs_may_be_inputs_folded_parameters_or_empty) {
+  const std::unique_ptr<Backend> cpu = make_cpu_backend();
+  Graph g;
+  const ValueId x = g.add_input("x", DType::F32, Shape{0, 3});
+  const ValueId p = g.add_parameter("p", Tensor::from<float>(Shape{3}, {1.0f, -2.0f, 3.0f}));
+  const ValueId folded = g.add(OpKind::Neg, {p}, {}, "folded");
+  g.set_outputs({x, folded, g.add(OpKind::Add, {x, folded}, {}, "empty_sum")});
+  const ExecutionPlan plan = compile(g, *cpu, DeterminismMode::Strict);
+  BOOST_REQUIRE_EQUAL(plan.passes.size(), 2u);
+  BOOST_CHECK(plan.passes[0].changed);       // Neg(p) folded into a parameter
+  BOOST_CHECK_EQUAL(plan.steps.size(), 1u);  // only the Add runs
+
+  const std::vector<Tensor> out = run_plan(plan, *cpu, {Tensor(DType::F32, Shape{0, 3})}, 2);
+  BOOST_REQUIRE_EQUAL(out.size(), 3u);
+  BOOST_CHECK_EQUAL(out[0].shape().str(), "[0,3]");
+  test::check_close(out[1], Tensor::from<float>(Shape{3}, {-1.0f, 2.0f, -3.0f}), 0, 0);
+  BOOST_CHECK_EQUAL(out[2].shape().str(), "[0,3]");
+}
+
+}  // namespace
+}  // namespace volta
