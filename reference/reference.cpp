@@ -37,9 +37,8 @@ std::vector<Tensor> evaluate(const Graph& graph, std::span<const Tensor> inputs)
   for (const Node& node : graph.nodes()) {
     const RefKernel kernel = reference_kernel(node.op);
     if (kernel == nullptr) {
-      fail(ErrorCode::MissingKernel,
-           "node '" + node.name + "' (" + std::string(op_name(node.op)) +
-               ") has no reference kernel");
+      fail(ErrorCode::MissingKernel, "node '" + node.name + "' (" + std::string(op_name(node.op)) +
+                                         ") has no reference kernel");
     }
     std::vector<const Tensor*> args;
     for (ValueId v : node.inputs) {

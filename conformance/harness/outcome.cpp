@@ -6,10 +6,10 @@ namespace volta::conformance {
 namespace {
 
 constexpr std::array<std::string_view, kOutcomeCount> kOutcomes = {
-    "PASS",        "FAIL_NUMERIC", "FAIL_SHAPE", "FAIL_DTYPE", "UNSUPPORTED",
-    "SKIPPED",     "ERROR",        "CRASH",      "TIMEOUT",    "MISSING"};
-constexpr std::array<std::string_view, 4> kVerdicts = {"expected", "unexpected",
-                                                       "unexpected-pass", "expired"};
+    "PASS",    "FAIL_NUMERIC", "FAIL_SHAPE", "FAIL_DTYPE", "UNSUPPORTED",
+    "SKIPPED", "ERROR",        "CRASH",      "TIMEOUT",    "MISSING"};
+constexpr std::array<std::string_view, 4> kVerdicts = {"expected", "unexpected", "unexpected-pass",
+                                                       "expired"};
 
 }  // namespace
 

@@ -125,7 +125,9 @@ std::string now_utc() {
   return buf;
 }
 
-bool process_alive(int64_t pid) { return pid > 0 && (kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM); }
+bool process_alive(int64_t pid) {
+  return pid > 0 && (kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM);
+}
 
 std::string host_name() {
   char buf[256] = {};
@@ -196,7 +198,8 @@ void ResultStore::migrate() {
 }
 
 void ResultStore::mark_dead_runs_incomplete() {
-  Statement running = db_.prepare("SELECT id, pid FROM run WHERE status = 'running' AND machine = ?");
+  Statement running =
+      db_.prepare("SELECT id, pid FROM run WHERE status = 'running' AND machine = ?");
   running.bind(1, host_name());
   std::vector<int64_t> dead;
   while (running.step()) {
@@ -231,7 +234,8 @@ int64_t ResultStore::begin_run(const RunInfo& info) {
 void ResultStore::record(int64_t run_id, std::span<const ResultRow> rows) {
   Transaction tx(db_);
   Statement add_case = db_.prepare(
-      "INSERT INTO test_case (suite, family, op, backend, case_id, params) VALUES (?, ?, ?, ?, ?, ?) "
+      "INSERT INTO test_case (suite, family, op, backend, case_id, params) VALUES (?, ?, ?, ?, ?, "
+      "?) "
       "ON CONFLICT (suite, backend, case_id) DO UPDATE SET family = excluded.family, "
       "op = excluded.op, params = excluded.params RETURNING id");
   Statement add_result = db_.prepare(
@@ -293,7 +297,8 @@ void ResultStore::merge(std::span<const std::string> shards, const std::string& 
     if (source.schema_version() != kSchemaVersion) {
       throw StoreError("shard '" + shard + "' has schema version " +
                        std::to_string(source.schema_version()) + ", expected " +
-                       std::to_string(kSchemaVersion) + ": open it once with this build to migrate");
+                       std::to_string(kSchemaVersion) +
+                       ": open it once with this build to migrate");
     }
     Database& db = target.db();
     db.prepare("ATTACH DATABASE ? AS shard").bind(1, shard).run();
@@ -317,7 +322,10 @@ void ResultStore::merge(std::span<const std::string> shards, const std::string& 
             .bind(1, shard)
             .bind(2, old)
             .run();
-        db.prepare("INSERT INTO run_map VALUES (?, ?)").bind(1, old).bind(2, db.last_insert_id()).run();
+        db.prepare("INSERT INTO run_map VALUES (?, ?)")
+            .bind(1, old)
+            .bind(2, db.last_insert_id())
+            .run();
       }
       db.exec(
           "INSERT INTO main.test_case (suite, family, op, backend, case_id, params) "

@@ -37,7 +37,9 @@ std::string number_text(double v) {
 
 }  // namespace
 
-Tolerance Tolerance::exact(std::string key) { return {0, 0, 0, "exact comparison", std::move(key)}; }
+Tolerance Tolerance::exact(std::string key) {
+  return {0, 0, 0, "exact comparison", std::move(key)};
+}
 
 std::string Tolerance::str() const {
   return "abs=" + number_text(abs) + " rel=" + number_text(rel) + " ulp=" + number_text(ulp);
@@ -53,16 +55,18 @@ ToleranceTable ToleranceTable::parse(std::string_view tsv) {
     if (line.empty() || line[0] == '#') continue;
     const std::vector<std::string> f = split_tabs(line);
     if (f.size() != 7 || f[6].empty()) {
-      fail(ErrorCode::InvalidArgument,
-           "tolerances.tsv line " + std::to_string(number) +
-               ": expected 7 tab-separated fields (family, dtype, backends, abs, rel, ulp, reason)");
+      fail(
+          ErrorCode::InvalidArgument,
+          "tolerances.tsv line " + std::to_string(number) +
+              ": expected 7 tab-separated fields (family, dtype, backends, abs, rel, ulp, reason)");
     }
     if (!parse_op_family(f[0]) || !parse_dtype(f[1])) {
       fail(ErrorCode::InvalidArgument, "tolerances.tsv line " + std::to_string(number) +
-                                           ": unknown family '" + f[0] + "' or dtype '" + f[1] + "'");
+                                           ": unknown family '" + f[0] + "' or dtype '" + f[1] +
+                                           "'");
     }
-    Tolerance t{parse_number(f[3], number), parse_number(f[4], number),
-                parse_number(f[5], number), f[6], f[0] + "/" + f[1] + "/" + f[2]};
+    Tolerance t{parse_number(f[3], number), parse_number(f[4], number), parse_number(f[5], number),
+                f[6], f[0] + "/" + f[1] + "/" + f[2]};
     table.rows_.push_back({f[0], f[1], f[2], std::move(t)});
   }
   return table;
@@ -85,18 +89,25 @@ Tolerance ToleranceTable::lookup(OpFamily family, DType dtype, std::string_view 
       return row.tolerance;
     }
   }
-  fail(ErrorCode::InvalidArgument, "no tolerance for " + key +
-                                       ": add a row with its reason to conformance/harness/tolerances.tsv");
+  fail(ErrorCode::InvalidArgument,
+       "no tolerance for " + key +
+           ": add a row with its reason to conformance/harness/tolerances.tsv");
 }
 
 std::string_view mismatch_name(Mismatch m) {
   switch (m) {
-    case Mismatch::None: return "none";
-    case Mismatch::DType: return "dtype";
-    case Mismatch::Shape: return "shape";
-    case Mismatch::Nan: return "nan";
-    case Mismatch::Inf: return "inf";
-    case Mismatch::Numeric: return "numeric";
+    case Mismatch::None:
+      return "none";
+    case Mismatch::DType:
+      return "dtype";
+    case Mismatch::Shape:
+      return "shape";
+    case Mismatch::Nan:
+      return "nan";
+    case Mismatch::Inf:
+      return "inf";
+    case Mismatch::Numeric:
+      return "numeric";
   }
   return "?";
 }
@@ -143,7 +154,8 @@ Comparison compare(const Tensor& got, const Tensor& want, const Tolerance& tol) 
                    ", expected " + std::to_string(want.get_int(i));
       }
       if (got.get_int(i) != want.get_int(i)) {
-        c.max_abs = std::max(c.max_abs, std::abs(static_cast<double>(got.get_int(i) - want.get_int(i))));
+        c.max_abs =
+            std::max(c.max_abs, std::abs(static_cast<double>(got.get_int(i) - want.get_int(i))));
       }
       continue;
     }
@@ -178,8 +190,8 @@ Comparison compare(const Tensor& got, const Tensor& want, const Tolerance& tol) 
         c.mismatch = Mismatch::Numeric;
         c.worst_index = i;
         c.detail = "element " + std::to_string(i) + " is " + number_text(g) + ", expected " +
-                   number_text(w) + " (abs " + number_text(abs_err) + ", " +
-                   number_text(ulp) + " ulp; allowed " + tol.str() + ")";
+                   number_text(w) + " (abs " + number_text(abs_err) + ", " + number_text(ulp) +
+                   " ulp; allowed " + tol.str() + ")";
       }
     }
   }

@@ -50,19 +50,25 @@ Tensor domain_tensor(const TypeInfo& type, InputDomain domain, uint64_t seed, ui
   const bool integer = is_integer(type.dtype);
   switch (domain) {
     case InputDomain::Positive:
-      return random_tensor(type.dtype, type.shape, seed, integer ? 1 : 0.05, integer ? 20 : 3, stream);
+      return random_tensor(type.dtype, type.shape, seed, integer ? 1 : 0.05, integer ? 20 : 3,
+                           stream);
     case InputDomain::NonZero: {
-      Tensor t = random_tensor(type.dtype, type.shape, seed, integer ? 1 : 0.25, integer ? 20 : 3, stream);
+      Tensor t =
+          random_tensor(type.dtype, type.shape, seed, integer ? 1 : 0.25, integer ? 20 : 3, stream);
       for (int64_t i = 0; i < t.numel(); ++i) {
         if (counter_uniform(seed, stream + 1000, static_cast<uint64_t>(i)) < 0.5) {
-          if (integer) t.set_int(i, -t.get_int(i)); else t.set_double(i, -t.get_double(i));
+          if (integer)
+            t.set_int(i, -t.get_int(i));
+          else
+            t.set_double(i, -t.get_double(i));
         }
       }
       return t;
     }
     case InputDomain::Any:
     case InputDomain::Index:
-      return random_tensor(type.dtype, type.shape, seed, integer ? -20 : -3, integer ? 20 : 3, stream);
+      return random_tensor(type.dtype, type.shape, seed, integer ? -20 : -3, integer ? 20 : 3,
+                           stream);
   }
   return Tensor(type.dtype, type.shape);
 }
@@ -116,10 +122,17 @@ void unary_cases(CaseList& cases, OpKind op) {
 void binary_cases(CaseList& cases, OpKind op) {
   const DTypeSet types = op_schema(op).type_params.front().allowed;
   const DType main = types.contains(DType::F32) ? DType::F32 : DType::Bool;
-  const std::vector<std::pair<Shape, Shape>> pairs = {
-      {{3, 5}, {3, 5}}, {{3, 5}, {}},     {{}, {3, 5}},         {{3, 5}, {5}},
-      {{3, 5}, {3, 1}}, {{3, 1}, {1, 4}}, {{0, 5}, {5}},        {{2, 1, 3, 4}, {5, 1, 4}},
-      {{1}, {1}},       {{kChunk + 1}, {kChunk + 1}},           {{2, kChunk + 3}, {kChunk + 3}}};
+  const std::vector<std::pair<Shape, Shape>> pairs = {{{3, 5}, {3, 5}},
+                                                      {{3, 5}, {}},
+                                                      {{}, {3, 5}},
+                                                      {{3, 5}, {5}},
+                                                      {{3, 5}, {3, 1}},
+                                                      {{3, 1}, {1, 4}},
+                                                      {{0, 5}, {5}},
+                                                      {{2, 1, 3, 4}, {5, 1, 4}},
+                                                      {{1}, {1}},
+                                                      {{kChunk + 1}, {kChunk + 1}},
+                                                      {{2, kChunk + 3}, {kChunk + 3}}};
   for (const auto& [a, b] : pairs) cases.add(op, {of(main, a), of(main, b)});
   for (DType d : {DType::F64, DType::I32, DType::I64, DType::Bool}) {
     if (d != main && types.contains(d)) {
@@ -130,8 +143,8 @@ void binary_cases(CaseList& cases, OpKind op) {
 }
 
 void elementwise_grid(CaseList& cases) {
-  for (OpKind op : {K::Add, K::Sub, K::Mul, K::Div, K::Pow, K::Equal, K::Less, K::Greater,
-                    K::And, K::Or}) {
+  for (OpKind op :
+       {K::Add, K::Sub, K::Mul, K::Div, K::Pow, K::Equal, K::Less, K::Greater, K::And, K::Or}) {
     binary_cases(cases, op);
   }
   for (OpKind op : {K::Neg, K::Abs, K::Sqrt, K::Reciprocal, K::Exp, K::Log, K::Erf, K::Tanh,
@@ -155,9 +168,12 @@ void elementwise_grid(CaseList& cases) {
   for (Shape shape : {Shape{}, Shape{0}, Shape{3, 5}, Shape{kChunk + 1}}) {
     cases.add(K::Not, {of(DType::Bool, shape)});
   }
-  for (const auto& [c, x, y] : std::vector<std::tuple<Shape, Shape, Shape>>{
-           {{3, 5}, {3, 5}, {3, 5}}, {{3, 1}, {1, 4}, {}}, {{5}, {3, 5}, {3, 1}},
-           {{0, 2}, {2}, {2}}, {{kChunk + 1}, {kChunk + 1}, {}}}) {
+  for (const auto& [c, x, y] :
+       std::vector<std::tuple<Shape, Shape, Shape>>{{{3, 5}, {3, 5}, {3, 5}},
+                                                    {{3, 1}, {1, 4}, {}},
+                                                    {{5}, {3, 5}, {3, 1}},
+                                                    {{0, 2}, {2}, {2}},
+                                                    {{kChunk + 1}, {kChunk + 1}, {}}}) {
     cases.add(K::Where, {of(DType::Bool, c), f32(x), f32(y)});
   }
   cases.add(K::Where, {of(DType::Bool, {3, 5}), of(DType::I64, {3, 5}), of(DType::I64, {5})});
@@ -176,9 +192,9 @@ void elementwise_grid(CaseList& cases) {
 void linalg_grid(CaseList& cases) {
   // Edges of common micro tiles (4, 6, 8, 16) and cache blocks, plus degenerate sizes.
   const std::vector<std::array<int64_t, 3>> mnk = {
-      {1, 1, 1},    {5, 7, 3},     {6, 16, 8},   {7, 17, 9},    {4, 8, 16},
-      {12, 32, 64}, {13, 33, 65},  {65, 31, 129}, {96, 80, 300}, {1, 64, 512},
-      {64, 1, 33},  {0, 4, 3},     {3, 0, 4},     {3, 4, 0}};
+      {1, 1, 1},    {5, 7, 3},    {6, 16, 8},    {7, 17, 9},    {4, 8, 16},
+      {12, 32, 64}, {13, 33, 65}, {65, 31, 129}, {96, 80, 300}, {1, 64, 512},
+      {64, 1, 33},  {0, 4, 3},    {3, 0, 4},     {3, 4, 0}};
   for (const auto& [m, n, k] : mnk) cases.add(K::MatMul, {f32({m, k}), f32({k, n})});
   cases.add(K::MatMul, {of(DType::F64, {7, 9}), of(DType::F64, {9, 5})});
   cases.add(K::MatMul, {of(DType::F64, {13, 33}), of(DType::F64, {33, 17})});
@@ -209,10 +225,19 @@ void linalg_grid(CaseList& cases) {
 
 void normalization_grid(CaseList& cases) {
   for (OpKind op : {K::Softmax, K::LogSoftmax}) {
-    for (const auto& [shape, axis] : std::vector<std::pair<Shape, int64_t>>{
-             {{3, 5}, -1}, {{3, 5}, 0}, {{2, 3, 4}, 1}, {{2, 3, 4}, -1}, {{1, 1}, -1},
-             {{0, 5}, -1}, {{5, 0}, -1}, {{7}, 0}, {{2, kLeaf - 1}, -1}, {{2, kLeaf}, -1},
-             {{2, kLeaf + 1}, -1}, {{3 * kLeaf + 5}, 0}, {{64, 33}, -1}}) {
+    for (const auto& [shape, axis] : std::vector<std::pair<Shape, int64_t>>{{{3, 5}, -1},
+                                                                            {{3, 5}, 0},
+                                                                            {{2, 3, 4}, 1},
+                                                                            {{2, 3, 4}, -1},
+                                                                            {{1, 1}, -1},
+                                                                            {{0, 5}, -1},
+                                                                            {{5, 0}, -1},
+                                                                            {{7}, 0},
+                                                                            {{2, kLeaf - 1}, -1},
+                                                                            {{2, kLeaf}, -1},
+                                                                            {{2, kLeaf + 1}, -1},
+                                                                            {{3 * kLeaf + 5}, 0},
+                                                                            {{64, 33}, -1}}) {
       cases.add(op, {f32(shape)}, {{"axis", axis}});
     }
     cases.add(op, {of(DType::F64, {3, 5})}, {{"axis", int64_t{-1}}});
@@ -248,9 +273,9 @@ void reduction_grid(CaseList& cases) {
     // only for factors near 1.
     auto long_input = [op](const Shape& shape) {
       const bool product = op == K::ReduceProd;
-      return std::vector<std::optional<Tensor>>{random_tensor(
-          DType::F32, shape, static_cast<uint64_t>(shape.numel()), product ? 0.95 : 0.0,
-          product ? 1.05 : 3.0)};
+      return std::vector<std::optional<Tensor>>{
+          random_tensor(DType::F32, shape, static_cast<uint64_t>(shape.numel()),
+                        product ? 0.95 : 0.0, product ? 1.05 : 3.0)};
     };
     for (int64_t n : {kLeaf - 1, kLeaf, kLeaf + 1, 3 * kLeaf + 5}) {
       cases.add(op, {f32({n})}, {}, 1, long_input(Shape{n}));
@@ -291,7 +316,8 @@ void reduction_grid(CaseList& cases) {
   // indexing across chunk edges, not rounding.
   Tensor steps(DType::F32, Shape{kLeaf + 1});
   const Tensor ints = random_tensor(DType::I64, Shape{kLeaf + 1}, 9, -3, 4);
-  for (int64_t i = 0; i < steps.numel(); ++i) steps.set_double(i, static_cast<double>(ints.get_int(i)));
+  for (int64_t i = 0; i < steps.numel(); ++i)
+    steps.set_double(i, static_cast<double>(ints.get_int(i)));
   cases.add(K::CumSum, {f32({kLeaf + 1})}, {{"axis", int64_t{0}}}, 1, {steps});
   cases.add(K::CumSum, {f32({0, 3})}, {{"axis", int64_t{0}}});
 }
@@ -304,7 +330,8 @@ void movement_grid(CaseList& cases) {
     cases.add(K::Transpose, {of(d, {2, 3, 4})}, {});
     cases.add(K::Concat, {of(d, {2, 3}), of(d, {2, 5})}, {{"axis", int64_t{1}}});
     cases.add(K::Split, {of(d, {6, 2})}, {}, 3);
-    cases.add(K::Slice, {of(d, {5, 6})}, {{"starts", Ints{1, 0}}, {"ends", Ints{4, 6}}, {"steps", Ints{1, 2}}});
+    cases.add(K::Slice, {of(d, {5, 6})},
+              {{"starts", Ints{1, 0}}, {"ends", Ints{4, 6}}, {"steps", Ints{1, 2}}});
     cases.add(K::Expand, {of(d, {3, 1})}, {{"shape", Ints{2, 3, 4}}});
     cases.add(K::Squeeze, {of(d, {1, 3, 1})}, {});
     cases.add(K::Unsqueeze, {of(d, {3})}, {{"axes", Ints{0, 2}}});
@@ -326,10 +353,16 @@ void movement_grid(CaseList& cases) {
   cases.add(K::Concat, {f32({4})}, {{"axis", int64_t{0}}});
   cases.add(K::Split, {f32({2, 7})}, {{"axis", int64_t{1}}, {"split", Ints{2, 0, 5}}}, 3);
   cases.add(K::Split, {f32({4, 6})}, {{"axis", int64_t{-1}}}, 2);
-  cases.add(K::Slice, {f32({5, 6})}, {{"starts", Ints{-1}}, {"ends", Ints{-100}}, {"axes", Ints{1}}, {"steps", Ints{-2}}});
-  cases.add(K::Slice, {f32({5, 6})}, {{"starts", Ints{-3, 1}}, {"ends", Ints{1000, 9223372036854775807}}});
+  cases.add(K::Slice, {f32({5, 6})},
+            {{"starts", Ints{-1}}, {"ends", Ints{-100}}, {"axes", Ints{1}}, {"steps", Ints{-2}}});
+  cases.add(K::Slice, {f32({5, 6})},
+            {{"starts", Ints{-3, 1}}, {"ends", Ints{1000, 9223372036854775807}}});
   cases.add(K::Slice, {f32({5, 6})}, {{"starts", Ints{4}}, {"ends", Ints{1}}, {"axes", Ints{0}}});
-  cases.add(K::Slice, {f32({3, 4, 5})}, {{"starts", Ints{0, 3}}, {"ends", Ints{-1, 0}}, {"axes", Ints{2, 1}}, {"steps", Ints{2, -1}}});
+  cases.add(K::Slice, {f32({3, 4, 5})},
+            {{"starts", Ints{0, 3}},
+             {"ends", Ints{-1, 0}},
+             {"axes", Ints{2, 1}},
+             {"steps", Ints{2, -1}}});
   cases.add(K::Expand, {f32({})}, {{"shape", Ints{2, 3}}});
   cases.add(K::Expand, {f32({2, 1, 3})}, {{"shape", Ints{3, 2, 4, 1}}});
   cases.add(K::Expand, {f32({3})}, {{"shape", Ints{0, 3}}});
@@ -342,22 +375,27 @@ void movement_grid(CaseList& cases) {
 
   // Gather: indices stay within [-n, n) of the gathered axis, negative ones included.
   auto indices = [](DType d, Shape shape, int64_t n, uint64_t seed) {
-    Tensor t = random_tensor(DType::I64, shape, seed, static_cast<double>(-n), static_cast<double>(n));
+    Tensor t =
+        random_tensor(DType::I64, shape, seed, static_cast<double>(-n), static_cast<double>(n));
     Tensor out(d, shape);
     for (int64_t i = 0; i < t.numel(); ++i) out.set_int(i, t.get_int(i));
     return out;
   };
   for (DType idx : {DType::I64, DType::I32}) {
-    cases.add(K::Gather, {f32({5, 4}), of(idx, {3})}, {}, 1, {std::nullopt, indices(idx, {3}, 5, 1)});
+    cases.add(K::Gather, {f32({5, 4}), of(idx, {3})}, {}, 1,
+              {std::nullopt, indices(idx, {3}, 5, 1)});
     cases.add(K::Gather, {f32({5, 4}), of(idx, {2, 3})}, {{"axis", int64_t{1}}}, 1,
               {std::nullopt, indices(idx, {2, 3}, 4, 2)});
   }
-  cases.add(K::Gather, {f32({5, 4}), of(DType::I64, {})}, {}, 1, {std::nullopt, indices(DType::I64, {}, 5, 3)});
+  cases.add(K::Gather, {f32({5, 4}), of(DType::I64, {})}, {}, 1,
+            {std::nullopt, indices(DType::I64, {}, 5, 3)});
   cases.add(K::Gather, {f32({2, 5, 3}), of(DType::I64, {4})}, {{"axis", int64_t{-2}}}, 1,
             {std::nullopt, indices(DType::I64, {4}, 5, 4)});
-  cases.add(K::Gather, {f32({5, 4}), of(DType::I64, {0})}, {}, 1, {std::nullopt, indices(DType::I64, {0}, 5, 5)});
+  cases.add(K::Gather, {f32({5, 4}), of(DType::I64, {0})}, {}, 1,
+            {std::nullopt, indices(DType::I64, {0}, 5, 5)});
   for (DType d : all) {
-    cases.add(K::Gather, {of(d, {6, 3}), of(DType::I64, {4})}, {}, 1, {std::nullopt, indices(DType::I64, {4}, 6, 6)});
+    cases.add(K::Gather, {of(d, {6, 3}), of(DType::I64, {4})}, {}, 1,
+              {std::nullopt, indices(DType::I64, {4}, 6, 6)});
   }
   for (DType d : all) {
     cases.add(K::Constant, {}, {{"value", random_tensor(d, Shape{2, 3}, 7, -5, 5)}});

@@ -18,21 +18,30 @@ std::string float_text(double v) {
 
 std::string_view attr_type_name(AttrType type) {
   switch (type) {
-    case AttrType::Int: return "int";
-    case AttrType::Float: return "float";
-    case AttrType::String: return "string";
-    case AttrType::Ints: return "ints";
-    case AttrType::Floats: return "floats";
-    case AttrType::Tensor: return "tensor";
+    case AttrType::Int:
+      return "int";
+    case AttrType::Float:
+      return "float";
+    case AttrType::String:
+      return "string";
+    case AttrType::Ints:
+      return "ints";
+    case AttrType::Floats:
+      return "floats";
+    case AttrType::Tensor:
+      return "tensor";
   }
   return "?";
 }
 
 std::string attr_value_str(const AttrValue& v) {
   switch (attr_type_of(v)) {
-    case AttrType::Int: return std::to_string(std::get<int64_t>(v));
-    case AttrType::Float: return float_text(std::get<double>(v));
-    case AttrType::String: return "\"" + std::get<std::string>(v) + "\"";
+    case AttrType::Int:
+      return std::to_string(std::get<int64_t>(v));
+    case AttrType::Float:
+      return float_text(std::get<double>(v));
+    case AttrType::String:
+      return "\"" + std::get<std::string>(v) + "\"";
     case AttrType::Ints: {
       std::string out = "[";
       for (int64_t x : std::get<std::vector<int64_t>>(v)) {

@@ -30,15 +30,17 @@ void Graph::append_node(Node node) { nodes_.push_back(std::move(node)); }
 
 std::vector<ValueId> Graph::add_node(OpKind op, std::vector<ValueId> inputs, Attributes attrs,
                                      std::string name, int num_outputs) {
-  Node node{op, name.empty() ? unique_name(op_name(op)) : std::move(name), std::move(inputs),
-            {}, std::move(attrs)};
+  Node node{op,
+            name.empty() ? unique_name(op_name(op)) : std::move(name),
+            std::move(inputs),
+            {},
+            std::move(attrs)};
   // Placeholder outputs let the shape function see how many outputs the node declares.
   node.outputs.assign(static_cast<size_t>(num_outputs), kNoValue);
   const std::vector<TypeInfo> types = infer_node(*this, node);
   for (size_t i = 0; i < node.outputs.size(); ++i) {
-    const std::string out_name = node.outputs.size() == 1
-                                     ? node.name
-                                     : node.name + ":" + std::to_string(i);
+    const std::string out_name =
+        node.outputs.size() == 1 ? node.name : node.name + ":" + std::to_string(i);
     node.outputs[i] = add_value(out_name, types[i].dtype, types[i].shape);
   }
   std::vector<ValueId> outs = node.outputs;
@@ -161,18 +163,17 @@ std::vector<int> use_counts(const Graph& graph) {
 
 void check_graph_inputs(const Graph& graph, std::span<const Tensor> inputs) {
   if (inputs.size() != graph.inputs().size()) {
-    fail(ErrorCode::InputMismatch,
-         "the graph takes " + std::to_string(graph.inputs().size()) +
-             (graph.inputs().size() == 1 ? " input, " : " inputs, ") +
-             std::to_string(inputs.size()) + " given");
+    fail(ErrorCode::InputMismatch, "the graph takes " + std::to_string(graph.inputs().size()) +
+                                       (graph.inputs().size() == 1 ? " input, " : " inputs, ") +
+                                       std::to_string(inputs.size()) + " given");
   }
   for (size_t i = 0; i < inputs.size(); ++i) {
     const Value& v = graph.value(graph.inputs()[i]);
     if (inputs[i].dtype() != v.dtype || inputs[i].shape() != v.shape) {
-      fail(ErrorCode::InputMismatch,
-           "input " + std::to_string(i) + " '" + v.name + "' expects " +
-               std::string(dtype_name(v.dtype)) + v.shape.str() + ", got " +
-               std::string(dtype_name(inputs[i].dtype())) + inputs[i].shape().str());
+      fail(ErrorCode::InputMismatch, "input " + std::to_string(i) + " '" + v.name + "' expects " +
+                                         std::string(dtype_name(v.dtype)) + v.shape.str() +
+                                         ", got " + std::string(dtype_name(inputs[i].dtype())) +
+                                         inputs[i].shape().str());
     }
   }
 }

@@ -25,13 +25,20 @@ std::optional<OpKind> parse_op(std::string_view name) {
 
 std::string_view op_family_name(OpFamily family) {
   switch (family) {
-    case OpFamily::Elementwise: return "elementwise";
-    case OpFamily::Activation: return "activation";
-    case OpFamily::Logical: return "logical";
-    case OpFamily::Linalg: return "linalg";
-    case OpFamily::Normalization: return "normalization";
-    case OpFamily::Reduction: return "reduction";
-    case OpFamily::Movement: return "movement";
+    case OpFamily::Elementwise:
+      return "elementwise";
+    case OpFamily::Activation:
+      return "activation";
+    case OpFamily::Logical:
+      return "logical";
+    case OpFamily::Linalg:
+      return "linalg";
+    case OpFamily::Normalization:
+      return "normalization";
+    case OpFamily::Reduction:
+      return "reduction";
+    case OpFamily::Movement:
+      return "movement";
   }
   return "?";
 }
@@ -45,11 +52,16 @@ std::optional<OpFamily> parse_op_family(std::string_view name) {
 
 std::string_view nan_mode_name(NanMode mode) {
   switch (mode) {
-    case NanMode::Propagate: return "propagate";
-    case NanMode::ComparesFalse: return "compares-false";
-    case NanMode::FirstNanWins: return "first-nan-wins";
-    case NanMode::PassThrough: return "pass-through";
-    case NanMode::NotApplicable: return "n/a";
+    case NanMode::Propagate:
+      return "propagate";
+    case NanMode::ComparesFalse:
+      return "compares-false";
+    case NanMode::FirstNanWins:
+      return "first-nan-wins";
+    case NanMode::PassThrough:
+      return "pass-through";
+    case NanMode::NotApplicable:
+      return "n/a";
   }
   return "?";
 }
@@ -103,10 +115,9 @@ const AttrValue& AttrReader::lookup(std::string_view name) const {
          std::string(schema.name) + " has no attribute '" + std::string(name) + "'");
   }
   if (!spec->default_value) {
-    fail(ErrorCode::VerifyMissingAttribute, "Node '" + node_.name + "' (" +
-                                                std::string(schema.name) +
-                                                "): required attribute '" + std::string(name) +
-                                                "' is missing");
+    fail(ErrorCode::VerifyMissingAttribute,
+         "Node '" + node_.name + "' (" + std::string(schema.name) + "): required attribute '" +
+             std::string(name) + "' is missing");
   }
   return *spec->default_value;
 }

@@ -61,8 +61,8 @@ OpSchema extremum(OpKind kind, std::string_view name, std::string_view summary) 
   return s;
 }
 
-OpSchema logical(OpKind kind, std::string_view name, std::vector<InputSpec> inputs,
-                 DTypeSet types, NanMode nan_mode, std::string_view summary, int onnx_since = 7) {
+OpSchema logical(OpKind kind, std::string_view name, std::vector<InputSpec> inputs, DTypeSet types,
+                 NanMode nan_mode, std::string_view summary, int onnx_since = 7) {
   return OpSchema{.kind = kind,
                   .name = name,
                   .family = OpFamily::Logical,
@@ -93,17 +93,17 @@ OpSchema softmax_like(OpKind kind, std::string_view name, std::string_view summa
 
 OpSchema reduce(OpKind kind, std::string_view name, DTypeSet types, InputDomain domain,
                 std::string_view summary) {
-  return OpSchema{.kind = kind,
-                  .name = name,
-                  .family = OpFamily::Reduction,
-                  .inputs = {{"data", 'T', false, false, domain}},
-                  .outputs = {{"reduced", 'T'}},
-                  .type_params = {{'T', types}},
-                  .attrs = {ints_attr("axes"), flag("keepdims", 1),
-                            flag("noop_with_empty_axes", 0)},
-                  .infer = shape_fn::reduce,
-                  .summary = summary,
-                  .accumulator = Accumulator::InputType};
+  return OpSchema{
+      .kind = kind,
+      .name = name,
+      .family = OpFamily::Reduction,
+      .inputs = {{"data", 'T', false, false, domain}},
+      .outputs = {{"reduced", 'T'}},
+      .type_params = {{'T', types}},
+      .attrs = {ints_attr("axes"), flag("keepdims", 1), flag("noop_with_empty_axes", 0)},
+      .infer = shape_fn::reduce,
+      .summary = summary,
+      .accumulator = Accumulator::InputType};
 }
 
 OpSchema arg_reduce(OpKind kind, std::string_view name, std::string_view summary) {
@@ -158,8 +158,8 @@ std::vector<OpSchema> build_table() {
   t.push_back(unary(K::Abs, "Abs", F::Elementwise, kNumericTypes, any, "|X|"));
   t.push_back(unary(K::Sqrt, "Sqrt", F::Elementwise, kFloatTypes, InputDomain::Positive,
                     "square root (NaN below zero)"));
-  t.push_back(unary(K::Reciprocal, "Reciprocal", F::Elementwise, kFloatTypes,
-                    InputDomain::NonZero, "1 / X"));
+  t.push_back(unary(K::Reciprocal, "Reciprocal", F::Elementwise, kFloatTypes, InputDomain::NonZero,
+                    "1 / X"));
   t.push_back(unary(K::Exp, "Exp", F::Elementwise, kFloatTypes, any, "e^X"));
   t.push_back(unary(K::Log, "Log", F::Elementwise, kFloatTypes, InputDomain::Positive,
                     "natural logarithm"));
@@ -171,8 +171,12 @@ std::vector<OpSchema> build_table() {
                     "X if X >= 0 else alpha * X", {{"alpha", AttrType::Float, AttrValue{0.01}}}));
   t.push_back(unary(K::Gelu, "Gelu", F::Activation, kFloatTypes, any,
                     "X * Phi(X); approximate=\"tanh\" uses the tanh form",
-                    {{"approximate", AttrType::String, AttrValue{std::string("none")},
-                      std::nullopt, std::nullopt, {"none", "tanh"}}},
+                    {{"approximate",
+                      AttrType::String,
+                      AttrValue{std::string("none")},
+                      std::nullopt,
+                      std::nullopt,
+                      {"none", "tanh"}}},
                     20));
   t.push_back(extremum(K::Min, "Min", "elementwise minimum of one or more broadcasting inputs"));
   t.push_back(extremum(K::Max, "Max", "elementwise maximum of one or more broadcasting inputs"));
@@ -192,13 +196,13 @@ std::vector<OpSchema> build_table() {
                       NanMode::ComparesFalse, "A < B", 9));
   t.push_back(logical(K::Greater, "Greater", {{"A", 'T'}, {"B", 'T'}}, kNumericTypes,
                       NanMode::ComparesFalse, "A > B", 9));
-  OpSchema not_op = logical(K::Not, "Not", {{"X", 'B'}}, kBoolType, NanMode::NotApplicable,
-                            "logical not", 1);
+  OpSchema not_op =
+      logical(K::Not, "Not", {{"X", 'B'}}, kBoolType, NanMode::NotApplicable, "logical not", 1);
   not_op.infer = shape_fn::same_as_input0;
   not_op.aliasing = Aliasing::InPlaceInput0;
   t.push_back(std::move(not_op));
-  t.push_back(logical(K::And, "And", {{"A", 'B'}, {"B", 'B'}}, kBoolType,
-                      NanMode::NotApplicable, "logical and"));
+  t.push_back(logical(K::And, "And", {{"A", 'B'}, {"B", 'B'}}, kBoolType, NanMode::NotApplicable,
+                      "logical and"));
   t.push_back(logical(K::Or, "Or", {{"A", 'B'}, {"B", 'B'}}, kBoolType, NanMode::NotApplicable,
                       "logical or"));
   t.push_back(OpSchema{.kind = K::Cast,
@@ -207,17 +211,19 @@ std::vector<OpSchema> build_table() {
                        .inputs = {{"input", 'T'}},
                        .outputs = {{"output", 0}},
                        .type_params = {{'T', kAllTypes}},
-                       .attrs = {{"to", AttrType::String, std::nullopt, std::nullopt,
-                                  std::nullopt, {"f32", "f64", "i64", "i32", "bool"}}},
+                       .attrs = {{"to",
+                                  AttrType::String,
+                                  std::nullopt,
+                                  std::nullopt,
+                                  std::nullopt,
+                                  {"f32", "f64", "i64", "i32", "bool"}}},
                        .infer = shape_fn::cast,
                        .summary = "convert dtype (float to int truncates toward zero; "
                                   "NaN/Inf/out-of-range to int is an error)",
                        .onnx_since = 6});
-  t.push_back(unary(K::Clip, "Clip", F::Elementwise, kNumericTypes, any,
-                    "min(max(X, min), max)",
-                    {{"min", AttrType::Float, AttrValue{-kInf}},
-                     {"max", AttrType::Float, AttrValue{kInf}}},
-                    11));
+  t.push_back(unary(
+      K::Clip, "Clip", F::Elementwise, kNumericTypes, any, "min(max(X, min), max)",
+      {{"min", AttrType::Float, AttrValue{-kInf}}, {"max", AttrType::Float, AttrValue{kInf}}}, 11));
   t.push_back(OpSchema{.kind = K::MatMul,
                        .name = "MatMul",
                        .family = F::Linalg,
@@ -235,25 +241,26 @@ std::vector<OpSchema> build_table() {
                        .type_params = {{'T', kFloatTypes}},
                        .attrs = {{"alpha", AttrType::Float, AttrValue{1.0}},
                                  {"beta", AttrType::Float, AttrValue{1.0}},
-                                 flag("transA", 0), flag("transB", 0)},
+                                 flag("transA", 0),
+                                 flag("transB", 0)},
                        .infer = shape_fn::gemm,
                        .summary = "alpha * op(A) @ op(B) + beta * C, C broadcast to [M,N]",
                        .accumulator = Accumulator::InputType,
                        .onnx_since = 11});
   t.push_back(softmax_like(K::Softmax, "Softmax", "exp(x - max) / sum along axis"));
   t.push_back(softmax_like(K::LogSoftmax, "LogSoftmax", "x - max - log(sum exp(x - max))"));
-  t.push_back(OpSchema{.kind = K::LayerNormalization,
-                       .name = "LayerNormalization",
-                       .family = F::Normalization,
-                       .inputs = {{"X", 'T'}, {"Scale", 'T'}, {"B", 'T', true}},
-                       .outputs = {{"Y", 'T'}, {"Mean", 'T', true}, {"InvStdDev", 'T', true}},
-                       .type_params = {{'T', kFloatTypes}},
-                       .attrs = {axis_attr(-1),
-                                 {"epsilon", AttrType::Float, AttrValue{1e-5}, 0.0, kInf}},
-                       .infer = shape_fn::layer_normalization,
-                       .summary = "normalize over axes [axis, rank), then * Scale + B",
-                       .accumulator = Accumulator::InputType,
-                       .onnx_since = 17});
+  t.push_back(
+      OpSchema{.kind = K::LayerNormalization,
+               .name = "LayerNormalization",
+               .family = F::Normalization,
+               .inputs = {{"X", 'T'}, {"Scale", 'T'}, {"B", 'T', true}},
+               .outputs = {{"Y", 'T'}, {"Mean", 'T', true}, {"InvStdDev", 'T', true}},
+               .type_params = {{'T', kFloatTypes}},
+               .attrs = {axis_attr(-1), {"epsilon", AttrType::Float, AttrValue{1e-5}, 0.0, kInf}},
+               .infer = shape_fn::layer_normalization,
+               .summary = "normalize over axes [axis, rank), then * Scale + B",
+               .accumulator = Accumulator::InputType,
+               .onnx_since = 17});
   t.push_back(reduce(K::ReduceSum, "ReduceSum", kNumericTypes, any, "sum"));
   t.push_back(reduce(K::ReduceMean, "ReduceMean", kFloatTypes, any, "mean"));
   OpSchema rmax = reduce(K::ReduceMax, "ReduceMax", kNumericTypes, any, "maximum");
@@ -269,23 +276,23 @@ std::vector<OpSchema> build_table() {
                      "log(sum exp(x)), computed as max + log(sum exp(x - max))"));
   t.push_back(arg_reduce(K::ArgMax, "ArgMax", "index of the maximum along axis"));
   t.push_back(arg_reduce(K::ArgMin, "ArgMin", "index of the minimum along axis"));
-  t.push_back(OpSchema{.kind = K::CumSum,
-                       .name = "CumSum",
-                       .family = F::Reduction,
-                       .inputs = {{"x", 'T'}},
-                       .outputs = {{"y", 'T'}},
-                       .type_params = {{'T', kNumericTypes}},
-                       .attrs = {required("axis", AttrType::Int), flag("exclusive", 0),
-                                 flag("reverse", 0)},
-                       .infer = shape_fn::cumsum,
-                       .summary = "running sum along axis (sequential, in index order)",
-                       .accumulator = Accumulator::InputType,
-                       .onnx_since = 11});
+  t.push_back(
+      OpSchema{.kind = K::CumSum,
+               .name = "CumSum",
+               .family = F::Reduction,
+               .inputs = {{"x", 'T'}},
+               .outputs = {{"y", 'T'}},
+               .type_params = {{'T', kNumericTypes}},
+               .attrs = {required("axis", AttrType::Int), flag("exclusive", 0), flag("reverse", 0)},
+               .infer = shape_fn::cumsum,
+               .summary = "running sum along axis (sequential, in index order)",
+               .accumulator = Accumulator::InputType,
+               .onnx_since = 11});
 
   const std::vector<OutputSpec> one_out = {{"output", 'T'}};
   t.push_back(movement(K::Reshape, "Reshape", {{"data", 'T'}}, one_out,
-                       {required("shape", AttrType::Ints), flag("allowzero", 0)},
-                       shape_fn::reshape, Aliasing::ViewOfInput0, 5,
+                       {required("shape", AttrType::Ints), flag("allowzero", 0)}, shape_fn::reshape,
+                       Aliasing::ViewOfInput0, 5,
                        "same elements, new shape (0 copies a dim, -1 infers one)"));
   t.push_back(movement(K::Transpose, "Transpose", {{"data", 'T'}}, one_out, {ints_attr("perm")},
                        shape_fn::transpose, Aliasing::None, 1,
@@ -302,8 +309,8 @@ std::vector<OpSchema> build_table() {
                        shape_fn::slice, Aliasing::None, 10,
                        "strided slice with ONNX clamping; negative steps allowed"));
   t.push_back(movement(K::Gather, "Gather",
-                       {{"data", 'T'}, {"indices", 'I', false, false, InputDomain::Index}},
-                       one_out, {axis_attr(0)}, shape_fn::gather, Aliasing::None, 1,
+                       {{"data", 'T'}, {"indices", 'I', false, false, InputDomain::Index}}, one_out,
+                       {axis_attr(0)}, shape_fn::gather, Aliasing::None, 1,
                        "take slices along axis at indices (negative indices count from the end)"));
   t.push_back(movement(K::Expand, "Expand", {{"input", 'T'}}, one_out,
                        {required("shape", AttrType::Ints)}, shape_fn::expand, Aliasing::None, 8,
@@ -319,9 +326,9 @@ std::vector<OpSchema> build_table() {
                        "reshape to 2-D: [prod(dims[:axis]), prod(dims[axis:])]"));
   t.push_back(movement(K::Identity, "Identity", {{"input", 'T'}}, one_out, {},
                        shape_fn::same_as_input0, Aliasing::ViewOfInput0, 1, "copy"));
-  OpSchema constant = movement(K::Constant, "Constant", {}, one_out,
-                               {required("value", AttrType::Tensor)}, shape_fn::constant,
-                               Aliasing::None, 9, "a tensor given as an attribute");
+  OpSchema constant =
+      movement(K::Constant, "Constant", {}, one_out, {required("value", AttrType::Tensor)},
+               shape_fn::constant, Aliasing::None, 9, "a tensor given as an attribute");
   constant.differentiability = D::NotDifferentiable;
   t.push_back(std::move(constant));
   return t;

@@ -6,9 +6,7 @@
 namespace volta {
 namespace {
 
-std::string type_text(const Value& v) {
-  return std::string(dtype_name(v.dtype)) + v.shape.str();
-}
+std::string type_text(const Value& v) { return std::string(dtype_name(v.dtype)) + v.shape.str(); }
 
 std::string ref(const Graph& g, ValueId id) {
   if (!id.valid()) return "_";
@@ -50,8 +48,8 @@ std::string to_text(const Graph& g) {
     const Tensor& t = g.parameter_data(v);
     StableHasher h;
     h.bytes(t.data(), t.nbytes());
-    out += "param " + ref(g, v) + " \"" + g.value(v).name + "\": " + type_text(g.value(v)) +
-           " #" + hash_hex(h.digest()) + "\n";
+    out += "param " + ref(g, v) + " \"" + g.value(v).name + "\": " + type_text(g.value(v)) + " #" +
+           hash_hex(h.digest()) + "\n";
   }
   for (const Node& n : g.nodes()) {
     std::string outs;
@@ -67,8 +65,8 @@ std::string to_text(const Graph& g) {
       attrs += (attrs.empty() ? " {" : ", ") + name + "=" + attr_value_str(value);
     }
     if (!attrs.empty()) attrs += "}";
-    out += outs + " = " + std::string(op_name(n.op)) + "(" + ins + ")" + attrs + "  # " +
-           n.name + "\n";
+    out += outs + " = " + std::string(op_name(n.op)) + "(" + ins + ")" + attrs + "  # " + n.name +
+           "\n";
   }
   std::string outs;
   for (ValueId v : g.outputs()) outs += (outs.empty() ? "" : ", ") + ref(g, v);

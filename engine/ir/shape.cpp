@@ -13,7 +13,8 @@ int64_t Shape::numel() const {
 std::vector<int64_t> Shape::strides() const {
   std::vector<int64_t> s(dims_.size(), 1);
   for (int i = rank() - 2; i >= 0; --i) {
-    s[static_cast<size_t>(i)] = s[static_cast<size_t>(i) + 1] * std::max<int64_t>(dims_[static_cast<size_t>(i) + 1], 1);
+    s[static_cast<size_t>(i)] =
+        s[static_cast<size_t>(i) + 1] * std::max<int64_t>(dims_[static_cast<size_t>(i) + 1], 1);
   }
   return s;
 }

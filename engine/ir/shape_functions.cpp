@@ -83,7 +83,8 @@ std::vector<SliceRange> resolve_slice(const AttrReader& attrs, const Shape& inpu
   std::vector<char> seen(static_cast<size_t>(input.rank()), 0);
   for (size_t k = 0; k < starts.size(); ++k) {
     const int axis = axis_in(axes[k], input.rank(), "slice axis");
-    if (seen[static_cast<size_t>(axis)]++) shape_fail("slice axes repeat axis " + std::to_string(axis));
+    if (seen[static_cast<size_t>(axis)]++)
+      shape_fail("slice axes repeat axis " + std::to_string(axis));
     const int64_t dim = input[axis];
     const int64_t step = steps[k];
     if (step == 0) shape_fail("slice step must not be 0 (axis " + std::to_string(axis) + ")");
@@ -124,7 +125,8 @@ std::vector<int> resolve_perm(const AttrReader& attrs, int rank) {
   std::vector<char> seen(static_cast<size_t>(rank), 0);
   for (int i = 0; i < rank; ++i) {
     const int a = axis_in(given[static_cast<size_t>(i)], rank, "perm entry");
-    if (seen[static_cast<size_t>(a)]++) shape_fail("perm " + ints_str(given) + " is not a permutation");
+    if (seen[static_cast<size_t>(a)]++)
+      shape_fail("perm " + ints_str(given) + " is not a permutation");
     perm[static_cast<size_t>(i)] = a;
   }
   return perm;
@@ -140,8 +142,8 @@ std::vector<int64_t> resolve_split(const AttrReader& attrs, int64_t dim, int num
     return std::vector<int64_t>(static_cast<size_t>(num_outputs), dim / num_outputs);
   }
   if (static_cast<int>(sizes.size()) != num_outputs) {
-    shape_fail("split " + ints_str(sizes) + " has " + std::to_string(sizes.size()) +
-               " sizes for " + std::to_string(num_outputs) + " outputs");
+    shape_fail("split " + ints_str(sizes) + " has " + std::to_string(sizes.size()) + " sizes for " +
+               std::to_string(num_outputs) + " outputs");
   }
   int64_t total = 0;
   for (int64_t s : sizes) {
@@ -215,15 +217,14 @@ std::vector<TypeInfo> gemm(const InferContext& ctx) {
   const int64_t kb = tb ? b[1] : b[0], n = tb ? b[0] : b[1];
   if (ka != kb) {
     shape_fail("inner dimensions differ: op(A) is [" + std::to_string(m) + "," +
-               std::to_string(ka) + "], op(B) is [" + std::to_string(kb) + "," +
-               std::to_string(n) + "]");
+               std::to_string(ka) + "], op(B) is [" + std::to_string(kb) + "," + std::to_string(n) +
+               "]");
   }
   const Shape out{m, n};
   if (ctx.has_input(2)) {
     std::optional<Shape> c = broadcast_shapes(ctx.input(2).shape, out);
     if (!c || *c != out) {
-      shape_fail("C of shape " + ctx.input(2).shape.str() + " does not broadcast to " +
-                 out.str());
+      shape_fail("C of shape " + ctx.input(2).shape.str() + " does not broadcast to " + out.str());
     }
   }
   return {{ctx.input(0).dtype, out}};
@@ -316,7 +317,8 @@ std::vector<TypeInfo> reshape(const InferContext& ctx) {
     known *= d;
   }
   if (infer_at >= 0) {
-    if (allow_zero && known == 0) shape_fail("shape " + ints_str(target) + " mixes 0 and -1 with allowzero");
+    if (allow_zero && known == 0)
+      shape_fail("shape " + ints_str(target) + " mixes 0 and -1 with allowzero");
     if (known == 0 || x.numel() % known != 0) {
       shape_fail("cannot infer the -1 in " + ints_str(target) + " for " +
                  std::to_string(x.numel()) + " elements");
@@ -426,7 +428,8 @@ std::vector<TypeInfo> unsqueeze(const InferContext& ctx) {
   for (int64_t a : given) {
     const int axis = axis_in(a, rank, "unsqueeze axis");
     if (inserted[static_cast<size_t>(axis)]++) {
-      shape_fail("unsqueeze axes " + ints_str(given) + " name axis " + std::to_string(axis) + " twice");
+      shape_fail("unsqueeze axes " + ints_str(given) + " name axis " + std::to_string(axis) +
+                 " twice");
     }
   }
   std::vector<int64_t> dims;

@@ -58,10 +58,11 @@ void check_attributes(const Node& node, const OpSchema& schema) {
     const AttrSpec* spec = schema.find_attr(name);
     if (spec == nullptr) {
       std::string known;
-      for (const AttrSpec& s : schema.attrs) known += (known.empty() ? "" : ", ") + std::string(s.name);
+      for (const AttrSpec& s : schema.attrs)
+        known += (known.empty() ? "" : ", ") + std::string(s.name);
       throw NodeError{ErrorCode::VerifyUnknownAttribute,
-                      where(node) + ": unknown attribute '" + name + "' (supported: " +
-                          (known.empty() ? "none" : known) + ")"};
+                      where(node) + ": unknown attribute '" + name +
+                          "' (supported: " + (known.empty() ? "none" : known) + ")"};
     }
     if (attr_type_of(value) != spec->type) {
       throw NodeError{ErrorCode::VerifyAttributeType,
@@ -69,7 +70,8 @@ void check_attributes(const Node& node, const OpSchema& schema) {
                           std::string(attr_type_name(attr_type_of(value))) + ", expected " +
                           std::string(attr_type_name(spec->type))};
     }
-    if (const auto* i = std::get_if<int64_t>(&value)) check_range(node, *spec, static_cast<double>(*i));
+    if (const auto* i = std::get_if<int64_t>(&value))
+      check_range(node, *spec, static_cast<double>(*i));
     if (const auto* f = std::get_if<double>(&value)) check_range(node, *spec, *f);
     if (const auto* is = std::get_if<std::vector<int64_t>>(&value)) {
       for (int64_t x : *is) check_range(node, *spec, static_cast<double>(x));
@@ -82,17 +84,17 @@ void check_attributes(const Node& node, const OpSchema& schema) {
         allowed += (allowed.empty() ? "\"" : ", \"") + std::string(a) + "\"";
       }
       if (!ok) {
-        throw NodeError{ErrorCode::VerifyAttributeRange,
-                        where(node) + ": attribute '" + name + "' is \"" + *s +
-                            "\", supported: " + allowed};
+        throw NodeError{
+            ErrorCode::VerifyAttributeRange,
+            where(node) + ": attribute '" + name + "' is \"" + *s + "\", supported: " + allowed};
       }
     }
   }
   for (const AttrSpec& spec : schema.attrs) {
     if (!spec.default_value && !node.attrs.contains(spec.name)) {
-      throw NodeError{ErrorCode::VerifyMissingAttribute,
-                      where(node) + ": required attribute '" + std::string(spec.name) +
-                          "' is missing"};
+      throw NodeError{
+          ErrorCode::VerifyMissingAttribute,
+          where(node) + ": required attribute '" + std::string(spec.name) + "' is missing"};
     }
   }
 }
@@ -133,13 +135,14 @@ std::vector<TypeInfo> infer_or_throw(const Graph& graph, const Node& node) {
   };
   std::vector<Binding> bound;  // type parameter bindings, in input order
   for (int i = 0; i < n_in; ++i) {
-    const InputSpec& spec = schema.inputs[static_cast<size_t>(std::min(i, static_cast<int>(schema.inputs.size()) - 1))];
+    const InputSpec& spec =
+        schema.inputs[static_cast<size_t>(std::min(i, static_cast<int>(schema.inputs.size()) - 1))];
     const ValueId id = node.inputs[static_cast<size_t>(i)];
     if (!id.valid()) {
       if (spec.optional) continue;
-      throw NodeError{ErrorCode::VerifyMissingInput,
-                      where(node) + ": required input " + std::to_string(i) + " '" +
-                          std::string(spec.name) + "' is empty"};
+      throw NodeError{ErrorCode::VerifyMissingInput, where(node) + ": required input " +
+                                                         std::to_string(i) + " '" +
+                                                         std::string(spec.name) + "' is empty"};
     }
     if (!graph.has_value(id)) {
       throw NodeError{ErrorCode::VerifyUndefinedValue,
@@ -149,10 +152,10 @@ std::vector<TypeInfo> infer_or_throw(const Graph& graph, const Node& node) {
     const Value& v = graph.value(id);
     const TypeParam* param = schema.find_type_param(spec.type_param);
     if (param && !param->allowed.contains(v.dtype)) {
-      throw NodeError{ErrorCode::VerifyDType,
-                      where(node) + ": input " + std::to_string(i) + " '" + std::string(spec.name) +
-                          "' has dtype " + std::string(dtype_name(v.dtype)) + ", supported: " +
-                          param->allowed.str()};
+      throw NodeError{ErrorCode::VerifyDType, where(node) + ": input " + std::to_string(i) + " '" +
+                                                  std::string(spec.name) + "' has dtype " +
+                                                  std::string(dtype_name(v.dtype)) +
+                                                  ", supported: " + param->allowed.str()};
     }
     for (const Binding& b : bound) {
       if (b.type_param == spec.type_param && b.dtype != v.dtype) {
@@ -179,8 +182,8 @@ std::vector<TypeInfo> infer_or_throw(const Graph& graph, const Node& node) {
   }
   if (static_cast<int>(out.size()) != n_out) {
     throw NodeError{ErrorCode::VerifyOutputArity,
-                    where(node) + ": declares " + std::to_string(n_out) + " outputs, the op gives " +
-                        std::to_string(out.size())};
+                    where(node) + ": declares " + std::to_string(n_out) +
+                        " outputs, the op gives " + std::to_string(out.size())};
   }
   return out;
 }
@@ -272,10 +275,11 @@ std::vector<Diagnostic> verify_graph(const Graph& graph) {
       if (defined[static_cast<size_t>(v.index)]) {
         const Value& value = graph.value(v);
         const std::string first =
-            value.kind == ValueKind::Input       ? "it is a graph input"
-            : value.kind == ValueKind::Parameter ? "it is a parameter"
-                                                 : "node " + std::to_string(producer[static_cast<size_t>(v.index)]) + " '" +
-                                                       graph.node(producer[static_cast<size_t>(v.index)]).name + "' defines it";
+            value.kind == ValueKind::Input ? "it is a graph input"
+            : value.kind == ValueKind::Parameter
+                ? "it is a parameter"
+                : "node " + std::to_string(producer[static_cast<size_t>(v.index)]) + " '" +
+                      graph.node(producer[static_cast<size_t>(v.index)]).name + "' defines it";
         report(ErrorCode::VerifyRedefinedValue,
                where(node) + ": output " + std::to_string(i) + " redefines " + ref(v) + " '" +
                    value.name + "' (" + first + ")",

@@ -64,8 +64,8 @@ Graph transformer_block_graph(const TransformerBlockConfig& c) {
                  {}, "attn.masked_scores");
   const ValueId probs = g.add(OpKind::Softmax, {scores}, {{"axis", int64_t{-1}}}, "attn.probs");
   ValueId attn = g.add(OpKind::MatMul, {probs, v}, {}, "attn.context");
-  attn = g.add(OpKind::Transpose, {attn}, {{"perm", std::vector<int64_t>{0, 2, 1, 3}}},
-               "attn.merge");
+  attn =
+      g.add(OpKind::Transpose, {attn}, {{"perm", std::vector<int64_t>{0, 2, 1, 3}}}, "attn.merge");
   attn = g.add(OpKind::Reshape, {attn},
                {{"shape", std::vector<int64_t>{c.batch, c.seq, c.d_model}}}, "attn.merged");
   attn = linear(attn, "attn.out", c.d_model, c.d_model);

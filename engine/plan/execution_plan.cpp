@@ -37,7 +37,8 @@ std::string describe_plan(const ExecutionPlan& plan) {
                     " arena_bytes=" + std::to_string(plan.memory.arena_bytes) +
                     " peak_live_bytes=" + std::to_string(plan.memory.peak_live_bytes) + "\n";
   out += "hashes: ir=" + hash_hex(plan.ir_hash) + " schedule=" + hash_hex(plan.schedule_hash) +
-         " allocation=" + hash_hex(plan.allocation_hash) + " plan=" + hash_hex(plan.plan_hash) + "\n";
+         " allocation=" + hash_hex(plan.allocation_hash) + " plan=" + hash_hex(plan.plan_hash) +
+         "\n";
   for (const PassRecord& p : plan.passes) {
     out += "pass " + p.pass + (p.changed ? " changed" : " unchanged") +
            " nodes=" + std::to_string(p.nodes_after) + " ir=" + hash_hex(p.ir_hash) + "\n";

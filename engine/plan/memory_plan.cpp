@@ -178,7 +178,8 @@ MemoryPlan plan_memory(const Graph& graph, const Schedule& schedule, int64_t ali
   for (int i = 0; i < graph.num_values(); ++i) {
     auto& a = plan.allocations[static_cast<size_t>(i)];
     if (a && a->shares_with.valid()) {
-      a->offset = plan.allocations[static_cast<size_t>(buffer_root(plan, ValueId{i}).index)]->offset;
+      a->offset =
+          plan.allocations[static_cast<size_t>(buffer_root(plan, ValueId{i}).index)]->offset;
     }
   }
 
@@ -207,8 +208,9 @@ void verify_allocation(const Graph& graph, const Schedule& schedule, const Memor
            ") steps [" + std::to_string(a.first_step) + ", " + std::to_string(a.last_step) + "]";
   };
   if (static_cast<int>(plan.allocations.size()) != graph.num_values()) {
-    fail(ErrorCode::PlanAllocation, "memory plan covers " + std::to_string(plan.allocations.size()) +
-                                        " values, the graph has " + std::to_string(graph.num_values()));
+    fail(ErrorCode::PlanAllocation,
+         "memory plan covers " + std::to_string(plan.allocations.size()) +
+             " values, the graph has " + std::to_string(graph.num_values()));
   }
   const std::vector<Lifetime> life = schedule_lifetimes(graph, schedule);
   for (int i = 0; i < graph.num_values(); ++i) {
@@ -232,8 +234,9 @@ void verify_allocation(const Graph& graph, const Schedule& schedule, const Memor
     }
     const int64_t need = value_bytes(graph.value(ValueId{i}));
     if (a->offset % plan.alignment != 0 || a->offset < 0) {
-      fail(ErrorCode::PlanAllocation, "value " + name(i) + " at offset " + std::to_string(a->offset) +
-                                          " is not aligned to " + std::to_string(plan.alignment));
+      fail(ErrorCode::PlanAllocation, "value " + name(i) + " at offset " +
+                                          std::to_string(a->offset) + " is not aligned to " +
+                                          std::to_string(plan.alignment));
     }
     if (a->size < need || a->offset + a->size > plan.arena_bytes) {
       fail(ErrorCode::PlanAllocation, "value " + name(i) + " needs " + std::to_string(need) +

@@ -68,10 +68,10 @@ void verify_schedule(const Graph& graph, const Schedule& schedule) {
     const Node& node = graph.node(i);
     for (ValueId v : node.inputs) {
       if (v.valid() && !defined[static_cast<size_t>(v.index)]) {
-        fail(ErrorCode::PlanSchedule, "step " + std::to_string(step) + " runs node '" +
-                                          node.name + "' (" + std::string(op_name(node.op)) +
-                                          ") before its input %" + std::to_string(v.index) +
-                                          " '" + graph.value(v).name + "' is defined");
+        fail(ErrorCode::PlanSchedule, "step " + std::to_string(step) + " runs node '" + node.name +
+                                          "' (" + std::string(op_name(node.op)) +
+                                          ") before its input %" + std::to_string(v.index) + " '" +
+                                          graph.value(v).name + "' is defined");
       }
     }
     for (ValueId v : node.outputs) defined[static_cast<size_t>(v.index)] = 1;

@@ -4,8 +4,10 @@ namespace volta {
 
 std::string_view determinism_mode_name(DeterminismMode mode) {
   switch (mode) {
-    case DeterminismMode::Strict: return "strict";
-    case DeterminismMode::Relaxed: return "relaxed";
+    case DeterminismMode::Strict:
+      return "strict";
+    case DeterminismMode::Relaxed:
+      return "relaxed";
   }
   return "?";
 }
@@ -18,9 +20,12 @@ std::optional<DeterminismMode> parse_determinism_mode(std::string_view name) {
 
 std::string_view kernel_determinism_name(KernelDeterminism d) {
   switch (d) {
-    case KernelDeterminism::BitExact: return "bit-exact";
-    case KernelDeterminism::RunToRun: return "run-to-run";
-    case KernelDeterminism::NonDeterministic: return "non-deterministic";
+    case KernelDeterminism::BitExact:
+      return "bit-exact";
+    case KernelDeterminism::RunToRun:
+      return "run-to-run";
+    case KernelDeterminism::NonDeterministic:
+      return "non-deterministic";
   }
   return "?";
 }

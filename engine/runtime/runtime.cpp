@@ -52,9 +52,9 @@ ExecutionPlan compile(Graph graph, const Backend& backend, DeterminismMode mode,
     const Node& node = g.node(node_index);
     KernelSelection selection = backend.select_kernel(g, node);
     if (auto* missing = std::get_if<KernelUnsupported>(&selection)) {
-      fail(ErrorCode::MissingKernel,
-           node_ref(node, backend) + " has no kernel: " + missing->reason +
-               ". Volta never falls back to another backend.");
+      fail(ErrorCode::MissingKernel, node_ref(node, backend) +
+                                         " has no kernel: " + missing->reason +
+                                         ". Volta never falls back to another backend.");
     }
     KernelChoice& kernel = std::get<KernelChoice>(selection);
     if (mode == DeterminismMode::Strict && kernel.determinism != KernelDeterminism::BitExact) {
@@ -93,8 +93,8 @@ std::vector<Tensor> execute(const ExecutionPlan& plan, const Backend& backend,
                             ExecutionContext& ctx, std::span<const Tensor> inputs) {
   const Graph& g = plan.graph;
   if (backend.name() != plan.backend) {
-    fail(ErrorCode::BackendMismatch, "plan was compiled for backend '" + plan.backend +
-                                         "', not '" + std::string(backend.name()) + "'");
+    fail(ErrorCode::BackendMismatch, "plan was compiled for backend '" + plan.backend + "', not '" +
+                                         std::string(backend.name()) + "'");
   }
   check_graph_inputs(g, inputs);
   std::vector<const void*> bound(static_cast<size_t>(g.num_values()), nullptr);

@@ -2,7 +2,6 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
-#include <random>
 
 #include "test_util.h"
 
@@ -11,23 +10,6 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-
-Tensor filled(DType dtype, Shape shape, const std::vector<double>& values) {
-  Tensor t(dtype, std::move(shape));
-  BOOST_REQUIRE_EQUAL(static_cast<int64_t>(values.size()), t.numel());
-  for (int64_t i = 0; i < t.numel(); ++i) t.set_double(i, values[static_cast<size_t>(i)]);
-  return t;
-}
-
-// Uniform values in [lo, hi) from a seeded 64-bit Mersenne Twister (portable bits).
-Tensor random_tensor(DType dtype, Shape shape, uint64_t seed, double lo = -3.0, double hi = 3.0) {
-  Tensor t(dtype, std::move(shape));
-  std::mt19937_64 gen(seed);
-  for (int64_t i = 0; i < t.numel(); ++i) {
-    t.set_double(i, lo + (hi - lo) * static_cast<double>(gen() >> 11) * 0x1.0p-53);
-  }
-  return t;
-}
 
 // Visits the rows along `axis`: f(offsets of the row's elements, in axis order).
 template <class F>
@@ -92,7 +74,7 @@ BOOST_AUTO_TEST_CASE(by_hand) {
 
 BOOST_AUTO_TEST_CASE(matches_the_double_formula_on_every_axis) {
   for (DType dtype : {DType::F32, DType::F64}) {
-    const Tensor x = random_tensor(dtype, {3, 4, 5}, 1);
+    const Tensor x = uniform(dtype, {3, 4, 5}, 1);
     const double tol = dtype == DType::F32 ? 1e-6 : 1e-14;
     for (int64_t axis : {0, 1, 2, -1, -3}) {
       const int a = static_cast<int>(axis < 0 ? axis + 3 : axis);
@@ -134,7 +116,7 @@ BOOST_AUTO_TEST_CASE(empty_and_size_one_axes) {
     BOOST_TEST(softmax(op, Tensor(DType::F32, {0, 5}), -1).numel() == 0);
     BOOST_TEST(softmax(op, Tensor(DType::F64, {5, 0}), 0).numel() == 0);
   }
-  const Tensor column = random_tensor(DType::F32, {4, 1}, 2);
+  const Tensor column = uniform(DType::F32, {4, 1}, 2);
   check_close(softmax(OpKind::Softmax, column, 1), filled(DType::F32, {4, 1}, {1, 1, 1, 1}), 0, 0);
   check_close(softmax(OpKind::LogSoftmax, column, -1), filled(DType::F32, {4, 1}, {0, 0, 0, 0}), 0,
               0);
@@ -145,7 +127,7 @@ BOOST_AUTO_TEST_CASE(empty_and_size_one_axes) {
 
 BOOST_AUTO_TEST_CASE(rows_around_the_leaf_size) {
   for (int64_t n : {4095, 4096, 4097, 3 * 4096 + 5}) {
-    const Tensor x = random_tensor(DType::F32, {2, n}, static_cast<uint64_t>(n));
+    const Tensor x = uniform(DType::F32, {2, n}, static_cast<uint64_t>(n));
     BOOST_TEST_CONTEXT("n = " << n) {
       const Tensor y = softmax(OpKind::Softmax, x, 1);
       check_close(y, expected_softmax(x, 1, false), 1e-9, 2e-6);
@@ -160,14 +142,14 @@ BOOST_AUTO_TEST_CASE(rows_around_the_leaf_size) {
 // A row is computed the same way wherever it lies: a softmax along axis 0 gives the same bits
 // as the softmax of the transposed tensor along its last axis.
 BOOST_AUTO_TEST_CASE(strided_rows_match_contiguous_rows_bit_for_bit) {
-  const Tensor x = random_tensor(DType::F32, {4097, 37}, 3);
+  const Tensor x = uniform(DType::F32, {4097, 37}, 3);
   for (OpKind op : {OpKind::Softmax, OpKind::LogSoftmax}) {
     BOOST_TEST(transposed(softmax(op, x, 0)).bit_equal(softmax(op, transposed(x), 1)));
   }
 }
 
 BOOST_AUTO_TEST_CASE(results_do_not_depend_on_the_thread_count) {
-  const Tensor x = random_tensor(DType::F32, {64, 5000}, 4);
+  const Tensor x = uniform(DType::F32, {64, 5000}, 4);
   for (OpKind op : {OpKind::Softmax, OpKind::LogSoftmax}) {
     for (int64_t axis : {0, 1}) {
       const Tensor one = softmax(op, x, axis, 1);
@@ -256,15 +238,15 @@ BOOST_AUTO_TEST_CASE(by_hand) {
 BOOST_AUTO_TEST_CASE(matches_the_double_definition_for_each_axis_and_broadcast) {
   for (DType dtype : {DType::F32, DType::F64}) {
     const double tol = dtype == DType::F32 ? 5e-6 : 1e-13;
-    const Tensor x = random_tensor(dtype, {2, 3, 4}, 5);
+    const Tensor x = uniform(dtype, {2, 3, 4}, 5);
     struct Case {
       int64_t axis;
       Shape scale, bias;
     };
     for (const Case& c : {Case{-1, {4}, {4}}, Case{2, {4}, {1}}, Case{1, {3, 4}, {4}},
                           Case{-2, {1, 4}, {3, 1}}, Case{0, {2, 3, 4}, {1, 1, 4}}}) {
-      const Tensor scale = random_tensor(dtype, c.scale, 6, 0.5, 2);
-      const Tensor bias = random_tensor(dtype, c.bias, 7);
+      const Tensor scale = uniform(dtype, c.scale, 6, 0.5, 2);
+      const Tensor bias = uniform(dtype, c.bias, 7);
       const int a = static_cast<int>(c.axis < 0 ? c.axis + 3 : c.axis);
       BOOST_TEST_CONTEXT(dtype_name(dtype) << " axis " << c.axis << " scale " << c.scale.str()
                                            << " bias " << c.bias.str()) {
@@ -285,8 +267,8 @@ BOOST_AUTO_TEST_CASE(matches_the_double_definition_for_each_axis_and_broadcast) 
 }
 
 BOOST_AUTO_TEST_CASE(fewer_declared_outputs_give_the_same_values) {
-  const Tensor x = random_tensor(DType::F32, {3, 8}, 8);
-  const Tensor scale = random_tensor(DType::F32, {8}, 9);
+  const Tensor x = uniform(DType::F32, {3, 8}, 8);
+  const Tensor scale = uniform(DType::F32, {8}, 9);
   const LayerNormResult all = layer_norm(x, scale, std::nullopt, 1, 1e-5);
   const std::vector<std::optional<TypeInfo>> types = {TypeInfo{DType::F32, {3, 8}},
                                                       TypeInfo{DType::F32, {8}}};
@@ -322,9 +304,9 @@ BOOST_AUTO_TEST_CASE(constant_rows_nan_and_empty) {
 
 BOOST_AUTO_TEST_CASE(rows_around_the_leaf_size) {
   for (int64_t n : {4095, 4096, 4097, 3 * 4096 + 5}) {
-    const Tensor x = random_tensor(DType::F32, {2, n}, static_cast<uint64_t>(n), 10, 12);
-    const Tensor scale = random_tensor(DType::F32, {n}, 10, 0.5, 2);
-    const Tensor bias = random_tensor(DType::F32, {n}, 11);
+    const Tensor x = uniform(DType::F32, {2, n}, static_cast<uint64_t>(n), 10, 12);
+    const Tensor scale = uniform(DType::F32, {n}, 10, 0.5, 2);
+    const Tensor bias = uniform(DType::F32, {n}, 11);
     BOOST_TEST_CONTEXT("n = " << n) {
       check_layer_norm(layer_norm(x, scale, bias, 1, 1e-5),
                        expected_layer_norm(x, scale, bias, 1, 1e-5), 2e-5);
@@ -333,9 +315,9 @@ BOOST_AUTO_TEST_CASE(rows_around_the_leaf_size) {
 }
 
 BOOST_AUTO_TEST_CASE(results_do_not_depend_on_the_thread_count) {
-  const Tensor x = random_tensor(DType::F32, {64, 5000}, 12);
-  const Tensor scale = random_tensor(DType::F32, {5000}, 13);
-  const Tensor bias = random_tensor(DType::F32, {5000}, 14);
+  const Tensor x = uniform(DType::F32, {64, 5000}, 12);
+  const Tensor scale = uniform(DType::F32, {5000}, 13);
+  const Tensor bias = uniform(DType::F32, {5000}, 14);
   const LayerNormResult one = layer_norm(x, scale, bias, 1, 1e-5, 1);
   for (int threads : {2, 3, 4, 8}) {
     BOOST_TEST_CONTEXT("threads " << threads) {

@@ -3,7 +3,6 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
-#include <random>
 
 #include "test_util.h"
 
@@ -13,23 +12,6 @@ namespace {
 using Ints = std::vector<int64_t>;
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-
-Tensor filled(DType dtype, Shape shape, const std::vector<double>& values) {
-  Tensor t(dtype, std::move(shape));
-  BOOST_REQUIRE_EQUAL(static_cast<int64_t>(values.size()), t.numel());
-  for (int64_t i = 0; i < t.numel(); ++i) t.set_double(i, values[static_cast<size_t>(i)]);
-  return t;
-}
-
-// Uniform values in [lo, hi) from a seeded 64-bit Mersenne Twister (portable bits).
-Tensor random_tensor(DType dtype, Shape shape, uint64_t seed, double lo = -2.0, double hi = 2.0) {
-  Tensor t(dtype, std::move(shape));
-  std::mt19937_64 gen(seed);
-  for (int64_t i = 0; i < t.numel(); ++i) {
-    t.set_double(i, lo + (hi - lo) * static_cast<double>(gen() >> 11) * 0x1.0p-53);
-  }
-  return t;
-}
 
 Attributes reduce_attrs(const Ints& axes, int64_t keepdims) {
   return {{"axes", axes}, {"keepdims", keepdims}};
@@ -171,7 +153,7 @@ BOOST_AUTO_TEST_CASE(every_op_matches_the_double_formula_on_many_axis_sets) {
   const std::vector<Ints> axis_sets = {{0},  {2},      {1},    {0, 2},   {},
                                        {-1}, {-3, -1}, {1, 2}, {0, 1, 2}};
   for (DType dtype : {DType::F32, DType::F64}) {
-    const Tensor x = random_tensor(dtype, {3, 4, 5}, 7, 0.5, 1.5);  // positive: Prod stays tame
+    const Tensor x = uniform(dtype, {3, 4, 5}, 7, 0.5, 1.5);  // positive: Prod stays tame
     const double tol = dtype == DType::F32 ? 2e-6 : 1e-13;
     for (OpKind op : kFloatReduceOps) {
       for (const Ints& axes : axis_sets) {
@@ -265,7 +247,7 @@ BOOST_AUTO_TEST_CASE(nan_and_infinity) {
   check_close(run1(OpKind::ReduceLogSumExp, x, rows), want(kNaN, kInf, -kInf));
   check_close(run1(OpKind::ReduceL2, x, rows), want(kNaN, kInf, kInf));
   // A NaN anywhere in a long row reaches the result through every level of the tree.
-  Tensor long_row = random_tensor(DType::F32, {3 * 4096 + 5}, 3);
+  Tensor long_row = uniform(DType::F32, {3 * 4096 + 5}, 3);
   long_row.set_double(9000, kNaN);
   BOOST_TEST(std::isnan(run1(OpKind::ReduceMax, long_row, reduce_attrs({}, 0)).get_double(0)));
   BOOST_TEST(std::isnan(run1(OpKind::ReduceMin, long_row, reduce_attrs({}, 0)).get_double(0)));
@@ -286,7 +268,7 @@ BOOST_AUTO_TEST_CASE(rows_around_the_leaf_size_are_exact) {
                   filled(DType::F32, {2}, {want_sum[0], want_sum[1]}), 0, 0);
       check_close(run1(OpKind::ReduceMax, x, reduce_attrs({1}, 0)), filled(DType::F32, {2}, {9, 9}),
                   0, 0);
-      const Tensor r = random_tensor(DType::F32, {n}, static_cast<uint64_t>(n));
+      const Tensor r = uniform(DType::F32, {n}, static_cast<uint64_t>(n));
       check_close(run1(OpKind::ReduceL2, r, reduce_attrs({}, 0)),
                   expected_reduce(OpKind::ReduceL2, r, {}, false), 1e-5, 1e-5);
     }
@@ -297,7 +279,7 @@ BOOST_AUTO_TEST_CASE(rows_around_the_leaf_size_are_exact) {
 // reducing the same rows laid out contiguously.
 BOOST_AUTO_TEST_CASE(strided_rows_match_contiguous_rows_bit_for_bit) {
   for (int64_t n : {4097, 3 * 4096 + 5}) {
-    const Tensor x = random_tensor(DType::F32, {2, n, 3}, 11);
+    const Tensor x = uniform(DType::F32, {2, n, 3}, 11);
     Tensor moved(DType::F32, {2, 3, n});  // x with its middle axis moved last
     for (int64_t a = 0; a < 2; ++a) {
       for (int64_t r = 0; r < n; ++r) {
@@ -319,8 +301,8 @@ BOOST_AUTO_TEST_CASE(strided_rows_match_contiguous_rows_bit_for_bit) {
 }
 
 BOOST_AUTO_TEST_CASE(results_do_not_depend_on_the_thread_count) {
-  const Tensor big = random_tensor(DType::F32, {1000 * 1000}, 5);
-  const Tensor strided = random_tensor(DType::F64, {5000, 37}, 6);
+  const Tensor big = uniform(DType::F32, {1000 * 1000}, 5);
+  const Tensor strided = uniform(DType::F64, {5000, 37}, 6);
   for (OpKind op : {OpKind::ReduceSum, OpKind::ReduceMean, OpKind::ReduceLogSumExp}) {
     const Tensor all_1 = run1(op, big, reduce_attrs({}, 0), 1);
     const Tensor cols_1 = run1(op, strided, reduce_attrs({0}, 0), 1);
@@ -382,7 +364,7 @@ BOOST_AUTO_TEST_CASE(nan_counts_as_the_extreme_and_the_first_wins) {
 
 BOOST_AUTO_TEST_CASE(matches_a_plain_scan_on_every_axis_and_dtype) {
   for (DType dtype : {DType::F32, DType::F64, DType::I32, DType::I64}) {
-    const Tensor x = random_tensor(dtype, {4, 5, 6}, 21, -4, 4);  // ints: many ties
+    const Tensor x = uniform(dtype, {4, 5, 6}, 21, -4, 4);  // ints: many ties
     for (int64_t axis : {0, 1, 2, -1}) {
       const int a = static_cast<int>(axis < 0 ? axis + 3 : axis);
       for (OpKind op : {OpKind::ArgMax, OpKind::ArgMin}) {
@@ -415,9 +397,9 @@ BOOST_AUTO_TEST_CASE(matches_a_plain_scan_on_every_axis_and_dtype) {
 }
 
 BOOST_AUTO_TEST_CASE(size_one_axis_and_thread_invariance) {
-  const Tensor column = random_tensor(DType::F32, {5, 1}, 4);
+  const Tensor column = uniform(DType::F32, {5, 1}, 4);
   BOOST_TEST(arg(OpKind::ArgMax, column, 1, 0).bit_equal(Tensor(DType::I64, {5})));
-  const Tensor big = random_tensor(DType::F32, {300, 4001}, 8);
+  const Tensor big = uniform(DType::F32, {300, 4001}, 8);
   const Tensor one = run1(OpKind::ArgMax, big, {{"axis", int64_t{0}}}, 1);
   for (int threads : {2, 3, 4, 8}) {
     BOOST_TEST(run1(OpKind::ArgMax, big, {{"axis", int64_t{0}}}, threads).bit_equal(one));
@@ -459,7 +441,7 @@ BOOST_AUTO_TEST_CASE(integers_wrap_and_nan_propagates_forward) {
 // Sequential in index order: the running sum of f64 values is reproduced exactly by a plain
 // loop adding in the same order.
 BOOST_AUTO_TEST_CASE(middle_axis_matches_a_sequential_loop_for_any_thread_count) {
-  const Tensor x = random_tensor(DType::F64, {3, 777, 41}, 12);
+  const Tensor x = uniform(DType::F64, {3, 777, 41}, 12);
   for (int64_t exclusive : {0, 1}) {
     for (int64_t reverse : {0, 1}) {
       Tensor want(DType::F64, x.shape());

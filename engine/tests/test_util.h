@@ -8,6 +8,7 @@
 
 #include "volta/backends/cpu.h"
 #include "volta/ir/graph.h"
+#include "volta/ir/random.h"
 #include "volta/ir/verify.h"
 #include "volta/runtime/runtime.h"
 
@@ -20,9 +21,9 @@ inline Graph single_op_graph(OpKind op, const std::vector<std::optional<TypeInfo
   Graph g;
   std::vector<ValueId> ids;
   for (size_t i = 0; i < inputs.size(); ++i) {
-    ids.push_back(inputs[i] ? g.add_input("in" + std::to_string(i), inputs[i]->dtype,
-                                          inputs[i]->shape)
-                            : kNoValue);
+    ids.push_back(inputs[i]
+                      ? g.add_input("in" + std::to_string(i), inputs[i]->dtype, inputs[i]->shape)
+                      : kNoValue);
   }
   g.set_outputs(g.add_node(op, ids, std::move(attrs), "op", num_outputs));
   return g;
@@ -43,6 +44,19 @@ inline std::vector<Tensor> run_op(OpKind op, const std::vector<Tensor>& inputs,
   std::vector<std::optional<TypeInfo>> types;
   for (const Tensor& t : inputs) types.push_back(TypeInfo{t.dtype(), t.shape()});
   return run_cpu(single_op_graph(op, types, std::move(attrs), num_outputs), inputs, threads);
+}
+
+// A tensor holding `values` (converted to the dtype) in row-major order.
+inline Tensor filled(DType dtype, Shape shape, const std::vector<double>& values) {
+  Tensor t(dtype, std::move(shape));
+  BOOST_REQUIRE_EQUAL(static_cast<int64_t>(values.size()), t.numel());
+  for (int64_t i = 0; i < t.numel(); ++i) t.set_double(i, values[static_cast<size_t>(i)]);
+  return t;
+}
+
+// Uniform values in [lo, hi) under `seed`: counter-based, so the same on every machine.
+inline Tensor uniform(DType dtype, Shape shape, uint64_t seed, double lo = -3.0, double hi = 3.0) {
+  return random_tensor(dtype, shape, seed, lo, hi);
 }
 
 // Element-wise |got - want| <= atol + rtol * |want|, NaN where NaN, same infinities.

@@ -9,10 +9,10 @@ namespace volta::reference {
 
 using RefTable = std::array<RefKernel, kOpCount>;
 
-void register_elementwise(RefTable& table);   // ops/elementwise.cpp
-void register_linalg(RefTable& table);        // ops/linalg.cpp
-void register_normalization(RefTable& table); // ops/normalization.cpp
-void register_reduction(RefTable& table);     // ops/reduction.cpp
-void register_movement(RefTable& table);      // ops/movement.cpp
+void register_elementwise(RefTable& table);    // ops/elementwise.cpp
+void register_linalg(RefTable& table);         // ops/linalg.cpp
+void register_normalization(RefTable& table);  // ops/normalization.cpp
+void register_reduction(RefTable& table);      // ops/reduction.cpp
+void register_movement(RefTable& table);       // ops/movement.cpp
 
 }  // namespace volta::reference

@@ -68,7 +68,8 @@ bool determinism_ready(int threads, std::string& why) {
   const Value& x = graph.value(graph.inputs()[0]);
   const std::vector<Tensor> inputs = {random_tensor(x.dtype, x.shape, 7, -1, 1)};
   ExecutionContext one(1), many(threads);
-  const bool same = execute(plan, *cpu, one, inputs)[0].bit_equal(execute(plan, *cpu, many, inputs)[0]);
+  const bool same =
+      execute(plan, *cpu, one, inputs)[0].bit_equal(execute(plan, *cpu, many, inputs)[0]);
   why = same ? "strict plan compiles; 1 and " + std::to_string(threads) +
                    " threads give identical bits"
              : "outputs differ between 1 and " + std::to_string(threads) + " threads";
@@ -79,7 +80,8 @@ bool determinism_ready(int threads, std::string& why) {
 
 int doctor(std::span<const std::string_view> args) {
   if (!args.empty()) {
-    std::fprintf(stderr, "volta doctor: takes no options, got '%s'\n", std::string(args[0]).c_str());
+    std::fprintf(stderr, "volta doctor: takes no options, got '%s'\n",
+                 std::string(args[0]).c_str());
     return 2;
   }
   const int hw = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));

@@ -28,10 +28,11 @@ int info(std::span<const std::string_view> args) {
   // Until ONNX import lands, `info` describes the built-in transformer block.
   const TransformerBlockConfig config;
   const Graph graph = transformer_block_graph(config);
-  std::printf("graph: built-in transformer block (batch=%lld seq=%lld d_model=%lld heads=%lld d_ff=%lld)\n",
-              static_cast<long long>(config.batch), static_cast<long long>(config.seq),
-              static_cast<long long>(config.d_model), static_cast<long long>(config.heads),
-              static_cast<long long>(config.d_ff));
+  std::printf(
+      "graph: built-in transformer block (batch=%lld seq=%lld d_model=%lld heads=%lld d_ff=%lld)\n",
+      static_cast<long long>(config.batch), static_cast<long long>(config.seq),
+      static_cast<long long>(config.d_model), static_cast<long long>(config.heads),
+      static_cast<long long>(config.d_ff));
   std::printf("nodes=%d values=%d parameters=%zu ir_hash=%s\n\n%s\n", graph.num_nodes(),
               graph.num_values(), graph.parameters().size(), hash_hex(ir_hash(graph)).c_str(),
               to_text(graph).c_str());

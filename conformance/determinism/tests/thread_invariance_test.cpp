@@ -28,9 +28,9 @@ void check_thread_invariance(const TransformerBlockConfig& config) {
     ExecutionContext ctx(threads);
     for (int repeat = 0; repeat < 3; ++repeat) {
       const std::vector<Tensor> out = execute(plan, *cpu, ctx, inputs);
-      BOOST_CHECK_MESSAGE(out[0].bit_equal(baseline[0]),
-                          threads << " threads (repeat " << repeat
-                                  << ") differ from 1 thread in at least one bit");
+      BOOST_CHECK_MESSAGE(
+          out[0].bit_equal(baseline[0]),
+          threads << " threads (repeat " << repeat << ") differ from 1 thread in at least one bit");
     }
   }
 }
@@ -43,8 +43,8 @@ BOOST_AUTO_TEST_CASE(wide_transformer_block) {
 }
 
 BOOST_AUTO_TEST_CASE(f64_transformer_block) {
-  check_thread_invariance({.batch = 1, .seq = 16, .d_model = 64, .heads = 4, .d_ff = 128,
-                           .dtype = DType::F64});
+  check_thread_invariance(
+      {.batch = 1, .seq = 16, .d_model = 64, .heads = 4, .d_ff = 128, .dtype = DType::F64});
 }
 
 }  // namespace

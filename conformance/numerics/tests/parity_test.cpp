@@ -61,9 +61,9 @@ void check_dtype_coverage(OpKind op, const std::vector<ParityCase>& cases) {
     if (!seen.contains(p.name)) continue;  // a parameter no operand of this op uses
     for (int d = 0; d < kDTypeCount; ++d) {
       const auto dtype = static_cast<DType>(d);
-      BOOST_CHECK_MESSAGE(!p.allowed.contains(dtype) || seen[p.name].contains(dtype),
-                          schema.name << ": no parity case binds " << p.name << " to "
-                                      << dtype_name(dtype));
+      BOOST_CHECK_MESSAGE(
+          !p.allowed.contains(dtype) || seen[p.name].contains(dtype),
+          schema.name << ": no parity case binds " << p.name << " to " << dtype_name(dtype));
     }
   }
 }

@@ -1,9 +1,9 @@
 #define BOOST_TEST_MODULE tolerance
+#include "volta/conformance/tolerance.h"
+
 #include <boost/test/unit_test.hpp>
 #include <cmath>
 #include <limits>
-
-#include "volta/conformance/tolerance.h"
 
 namespace volta::conformance {
 

@@ -1,6 +1,5 @@
-#include "volta/backends/cpu.h"
-
 #include "cpu_kernel.h"
+#include "volta/backends/cpu.h"
 #include "volta/runtime/runtime.h"
 
 namespace volta {

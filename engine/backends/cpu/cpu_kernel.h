@@ -49,11 +49,11 @@ struct OpKernels {
 using KernelTable = std::array<OpKernels, kOpCount>;
 
 // One function per family file; cpu_backend.cpp calls them all.
-void register_elementwise_kernels(KernelTable& table);   // kernels/elementwise.cpp
-void register_linalg_kernels(KernelTable& table);        // kernels/linalg.cpp
-void register_normalization_kernels(KernelTable& table); // kernels/normalization.cpp
-void register_reduction_kernels(KernelTable& table);     // kernels/reduction.cpp
-void register_movement_kernels(KernelTable& table);      // kernels/movement.cpp
+void register_elementwise_kernels(KernelTable& table);    // kernels/elementwise.cpp
+void register_linalg_kernels(KernelTable& table);         // kernels/linalg.cpp
+void register_normalization_kernels(KernelTable& table);  // kernels/normalization.cpp
+void register_reduction_kernels(KernelTable& table);      // kernels/reduction.cpp
+void register_movement_kernels(KernelTable& table);       // kernels/movement.cpp
 
 // Builds a KernelChoice pointing at a kernel with static storage duration.
 inline KernelChoice choice_of(const CpuKernel& k) {

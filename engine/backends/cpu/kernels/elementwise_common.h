@@ -20,7 +20,7 @@
 #include <utility>
 #include <vector>
 
-#include "cpu_kernel.h"
+#include "dtype_kernels.h"
 
 // Tells the vectorizer that a loop's iterations are independent. True for every row loop
 // here: an output may share input 0's buffer (in-place), but then element i of the output
@@ -188,22 +188,6 @@ void map_broadcast(const KernelArgs& args, const F& f) {
                                   });
 }
 
-// The kernels of one op, by dtype (of input 0; of X for Where), and the set they cover.
-struct DTypeKernels {
-  std::array<CpuKernel, kDTypeCount> by_dtype;  // fn == nullptr: not covered
-  DTypeSet dtypes;
-};
-// A family file's kernels, indexed by op_index.
-using OpDTypeKernels = std::array<DTypeKernels, kOpCount>;
-
-constexpr size_t dtype_index(DType dtype) { return static_cast<size_t>(dtype); }
-
-template <class... Ts>
-struct TypeList {};
-using FloatTypes = TypeList<float, double>;
-using NumericTypes = TypeList<float, double, int32_t, int64_t>;
-using AllTypes = TypeList<float, double, int32_t, int64_t, uint8_t>;
-
 // How an op functor is computed, for its variant name: the ISA its loop is vectorized for,
 // unless the functor says otherwise (Op::kImpl, e.g. "libm" for a loop of libm calls).
 template <class Op>
@@ -214,25 +198,6 @@ constexpr std::string_view impl_of() {
     return kSimdIsa;
   }
 }
-
-// The kernels make(TypeTag<T>{}) for each T of the list.
-template <class... Ts, class Make>
-DTypeKernels make_kernels(TypeList<Ts...>, const Make& make) {
-  DTypeKernels kernels;
-  ((kernels.by_dtype[dtype_index(dtype_of<Ts>())] = make(TypeTag<Ts>{})), ...);
-  kernels.dtypes = DTypeSet{dtype_of<Ts>()...};
-  return kernels;
-}
-
-// "f32_add_sse2": dtype, op, and how it is computed: the ISA its loop is vectorized for, or
-// "scalar" / "libm" where it is not.
-std::string kernel_variant(DType dtype, std::string_view op, std::string_view impl);
-
-// The kernel of `kernels` for `dtype`, or an answer naming the dtypes that are covered.
-KernelSelection select_by_dtype(const DTypeKernels& kernels, const Node& node, DType dtype);
-
-// Points the backend table at `select` for every op that has a kernel in `kernels`.
-void register_family(KernelTable& table, const OpDTypeKernels& kernels, KernelSelector select);
 
 // The family files; register_elementwise_kernels (elementwise.cpp) calls all three.
 void register_arithmetic_kernels(KernelTable& table);  // elementwise.cpp

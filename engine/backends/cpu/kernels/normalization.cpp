@@ -13,10 +13,12 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <type_traits>
 #include <vector>
 
-#include "reduce_kernel_table.h"
+#include "dtype_kernels.h"
 #include "reduce_tree.h"
+#include "vector_math.h"
 
 namespace volta::cpu {
 namespace {
@@ -24,6 +26,16 @@ namespace {
 // Lambdas rather than function pointers, so that the tree's lane loops inline them.
 constexpr auto plus = [](auto a, auto b) { return a + b; };
 constexpr auto max_of = [](auto a, auto b) { return max_propagating_nan(a, b); };
+
+// f32 rows use the vectorizable exp of vector_math.h (<= 1 ULP); f64 rows use libm.
+template <class T>
+T exp_of(T v) {
+  if constexpr (std::is_same_v<T, float>) {
+    return vmath::exp_f32(v);
+  } else {
+    return std::exp(v);
+  }
+}
 
 // Rows of length n per task: about kElementwiseChunk elements each.
 int64_t rows_per_task(int64_t n) {
@@ -37,11 +49,11 @@ void softmax_row(const T* x, T* y, int64_t n) {
       n, lowest_value<T>(), [x](int64_t i) { return x[i]; }, max_of);
   if constexpr (kLog) {
     const T sum = reduce_row(
-        n, T{0}, [x, max](int64_t i) { return std::exp(x[i] - max); }, plus);
+        n, T{0}, [x, max](int64_t i) { return exp_of(x[i] - max); }, plus);
     const T log_sum = std::log(sum);
     for_each_index_blocked(n, [=](int64_t i) { y[i] = (x[i] - max) - log_sum; });
   } else {
-    for (int64_t i = 0; i < n; ++i) y[i] = std::exp(x[i] - max);
+    for_each_index_blocked(n, [=](int64_t i) { y[i] = exp_of(x[i] - max); });
     const T sum = reduce_row(
         n, T{0}, [y](int64_t i) { return y[i]; }, plus);
     for_each_index_blocked(n, [=](int64_t i) { y[i] = y[i] / sum; });
@@ -193,28 +205,28 @@ struct LayerNormKernel {
   }
 };
 
-const KernelsByOp& normalization_kernels() {
-  static const KernelsByOp kKernels = [] {
-    KernelsByOp f{};
-    auto at = [&f](OpKind op) -> KernelsByDType& { return f[static_cast<size_t>(op_index(op))]; };
-    at(OpKind::Softmax) = float_kernels<SoftmaxOf>("softmax_rows_tree4096x8");
-    at(OpKind::LogSoftmax) = float_kernels<LogSoftmaxOf>("log_softmax_rows_tree4096x8");
-    at(OpKind::LayerNormalization) = float_kernels<LayerNormKernel>("layernorm_rows_tree4096x8");
+const OpDTypeKernels& normalization_kernels() {
+  static const OpDTypeKernels kKernels = [] {
+    OpDTypeKernels f{};
+    auto at = [&f](OpKind op) -> DTypeKernels& { return f[static_cast<size_t>(op_index(op))]; };
+    at(OpKind::Softmax) = kernels_for<SoftmaxOf>(FloatTypes{}, "softmax_rows_tree4096x8");
+    at(OpKind::LogSoftmax) = kernels_for<LogSoftmaxOf>(FloatTypes{}, "log_softmax_rows_tree4096x8");
+    at(OpKind::LayerNormalization) =
+        kernels_for<LayerNormKernel>(FloatTypes{}, "layernorm_rows_tree4096x8");
     return f;
   }();
   return kKernels;
 }
 
 KernelSelection select_normalization_kernel(const KernelQuery& query) {
-  return select_by_input_dtype(normalization_kernels(), query);
+  return select_by_dtype(normalization_kernels()[static_cast<size_t>(op_index(query.node.op))],
+                         query.node, query.inputs[0]->dtype);
 }
 
 }  // namespace
 
 void register_normalization_kernels(KernelTable& table) {
-  register_ops(table, normalization_kernels(),
-               {OpKind::Softmax, OpKind::LogSoftmax, OpKind::LayerNormalization},
-               select_normalization_kernel);
+  register_family(table, normalization_kernels(), select_normalization_kernel);
 }
 
 }  // namespace volta::cpu

@@ -15,7 +15,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "reduce_kernel_table.h"
+#include "dtype_kernels.h"
 #include "reduce_tree.h"
 #include "volta/ir/op_helpers.h"
 
@@ -482,43 +482,44 @@ struct CumSumKernel {
 
 // ---------------------------------------------------------------------------------------
 
-const KernelsByOp& reduction_kernels() {
-  static const KernelsByOp kKernels = [] {
+const OpDTypeKernels& reduction_kernels() {
+  static const OpDTypeKernels kKernels = [] {
     using K = OpKind;
-    KernelsByOp f{};
-    auto at = [&f](K op) -> KernelsByDType& { return f[static_cast<size_t>(op_index(op))]; };
-    at(K::ReduceSum) = numeric_kernels<ReduceKernel<SumOp>::Of>("reduce_sum_tree4096x8");
-    at(K::ReduceMean) = float_kernels<ReduceKernel<MeanOp>::Of>("reduce_mean_tree4096x8");
-    at(K::ReduceMax) = numeric_kernels<ReduceKernel<MaxOp>::Of>("reduce_max_tree4096x8");
-    at(K::ReduceMin) = numeric_kernels<ReduceKernel<MinOp>::Of>("reduce_min_tree4096x8");
-    at(K::ReduceProd) = numeric_kernels<ReduceKernel<ProdOp>::Of>("reduce_prod_tree4096x8");
+    OpDTypeKernels f{};
+    auto at = [&f](K op) -> DTypeKernels& { return f[static_cast<size_t>(op_index(op))]; };
+    at(K::ReduceSum) =
+        kernels_for<ReduceKernel<SumOp>::Of>(NumericTypes{}, "reduce_sum_tree4096x8");
+    at(K::ReduceMean) =
+        kernels_for<ReduceKernel<MeanOp>::Of>(FloatTypes{}, "reduce_mean_tree4096x8");
+    at(K::ReduceMax) =
+        kernels_for<ReduceKernel<MaxOp>::Of>(NumericTypes{}, "reduce_max_tree4096x8");
+    at(K::ReduceMin) =
+        kernels_for<ReduceKernel<MinOp>::Of>(NumericTypes{}, "reduce_min_tree4096x8");
+    at(K::ReduceProd) =
+        kernels_for<ReduceKernel<ProdOp>::Of>(NumericTypes{}, "reduce_prod_tree4096x8");
     at(K::ReduceSumSquare) =
-        numeric_kernels<ReduceKernel<SumSquareOp>::Of>("reduce_sum_square_tree4096x8");
-    at(K::ReduceL1) = numeric_kernels<ReduceKernel<L1Op>::Of>("reduce_l1_tree4096x8");
-    at(K::ReduceL2) = float_kernels<ReduceKernel<L2Op>::Of>("reduce_l2_tree4096x8");
+        kernels_for<ReduceKernel<SumSquareOp>::Of>(NumericTypes{}, "reduce_sum_square_tree4096x8");
+    at(K::ReduceL1) = kernels_for<ReduceKernel<L1Op>::Of>(NumericTypes{}, "reduce_l1_tree4096x8");
+    at(K::ReduceL2) = kernels_for<ReduceKernel<L2Op>::Of>(FloatTypes{}, "reduce_l2_tree4096x8");
     at(K::ReduceLogSumExp) =
-        float_kernels<ReduceLogSumExpKernel>("reduce_log_sum_exp_2pass_tree4096x8");
-    at(K::ArgMax) = numeric_kernels<ArgExtremeKernel<true>::Of>("argmax_scan");
-    at(K::ArgMin) = numeric_kernels<ArgExtremeKernel<false>::Of>("argmin_scan");
-    at(K::CumSum) = numeric_kernels<CumSumKernel>("cumsum_sequential");
+        kernels_for<ReduceLogSumExpKernel>(FloatTypes{}, "reduce_log_sum_exp_2pass_tree4096x8");
+    at(K::ArgMax) = kernels_for<ArgExtremeKernel<true>::Of>(NumericTypes{}, "argmax_scan");
+    at(K::ArgMin) = kernels_for<ArgExtremeKernel<false>::Of>(NumericTypes{}, "argmin_scan");
+    at(K::CumSum) = kernels_for<CumSumKernel>(NumericTypes{}, "cumsum_sequential");
     return f;
   }();
   return kKernels;
 }
 
 KernelSelection select_reduction_kernel(const KernelQuery& query) {
-  return select_by_input_dtype(reduction_kernels(), query);
+  return select_by_dtype(reduction_kernels()[static_cast<size_t>(op_index(query.node.op))],
+                         query.node, query.inputs[0]->dtype);
 }
 
 }  // namespace
 
 void register_reduction_kernels(KernelTable& table) {
-  using K = OpKind;
-  register_ops(
-      table, reduction_kernels(),
-      {K::ReduceSum, K::ReduceMean, K::ReduceMax, K::ReduceMin, K::ReduceProd, K::ReduceSumSquare,
-       K::ReduceL1, K::ReduceL2, K::ReduceLogSumExp, K::ArgMax, K::ArgMin, K::CumSum},
-      select_reduction_kernel);
+  register_family(table, reduction_kernels(), select_reduction_kernel);
 }
 
 }  // namespace volta::cpu

@@ -5,7 +5,7 @@
 // tables), so the compiler vectorizes the loops that call it. A lane gives the same bits in a
 // vector as in a scalar tail: it is the same IEEE operations in the same order. That holds
 // because the files that include this are built without -ffast-math and with
-// -ffp-contract=off (engine/CMakeLists.txt), so no multiply-add is fused in one path and not
+// -ffp-contract=off (the top-level CMakeLists.txt), so no multiply-add is fused in one path and not
 // the other, and results are the same on CPUs with and without FMA. For the loops to
 // vectorize they also need -fno-math-errno and -fno-trapping-math (results do not change).
 //

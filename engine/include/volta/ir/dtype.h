@@ -43,25 +43,50 @@ inline constexpr DTypeSet kAllTypes{DType::F32, DType::F64, DType::I32, DType::I
 inline constexpr DTypeSet kBoolType{DType::Bool};
 
 // C++ storage type of each dtype. Bool is one byte holding 0 or 1.
-template <DType D> struct DTypeTraits;
-template <> struct DTypeTraits<DType::F32> { using type = float; };
-template <> struct DTypeTraits<DType::F64> { using type = double; };
-template <> struct DTypeTraits<DType::I64> { using type = int64_t; };
-template <> struct DTypeTraits<DType::I32> { using type = int32_t; };
-template <> struct DTypeTraits<DType::Bool> { using type = uint8_t; };
-template <DType D> using dtype_t = typename DTypeTraits<D>::type;
+template <DType D>
+struct DTypeTraits;
+template <>
+struct DTypeTraits<DType::F32> {
+  using type = float;
+};
+template <>
+struct DTypeTraits<DType::F64> {
+  using type = double;
+};
+template <>
+struct DTypeTraits<DType::I64> {
+  using type = int64_t;
+};
+template <>
+struct DTypeTraits<DType::I32> {
+  using type = int32_t;
+};
+template <>
+struct DTypeTraits<DType::Bool> {
+  using type = uint8_t;
+};
+template <DType D>
+using dtype_t = typename DTypeTraits<D>::type;
 
-template <class T> struct TypeTag { using type = T; };
+template <class T>
+struct TypeTag {
+  using type = T;
+};
 
 // Calls f(TypeTag<T>{}) with T the storage type of `dtype`.
 template <class F>
 decltype(auto) visit_dtype(DType dtype, F&& f) {
   switch (dtype) {
-    case DType::F32: return f(TypeTag<float>{});
-    case DType::F64: return f(TypeTag<double>{});
-    case DType::I64: return f(TypeTag<int64_t>{});
-    case DType::I32: return f(TypeTag<int32_t>{});
-    case DType::Bool: return f(TypeTag<uint8_t>{});
+    case DType::F32:
+      return f(TypeTag<float>{});
+    case DType::F64:
+      return f(TypeTag<double>{});
+    case DType::I64:
+      return f(TypeTag<int64_t>{});
+    case DType::I32:
+      return f(TypeTag<int32_t>{});
+    case DType::Bool:
+      return f(TypeTag<uint8_t>{});
   }
   return f(TypeTag<float>{});  // unreachable: the switch is exhaustive
 }

@@ -8,14 +8,22 @@ namespace volta {
 
 // The one list of ops. Each is described once in engine/ir/op_table.cpp; every table
 // indexed by OpKind (kernels, reference, docs) is sized by kOpCount and checked against it.
-#define VOLTA_OP_LIST(X)                                                                     \
-  X(Add) X(Sub) X(Mul) X(Div) X(Pow) X(Neg) X(Abs) X(Sqrt) X(Reciprocal) X(Exp) X(Log)        \
-  X(Erf) X(Tanh) X(Sigmoid) X(Relu) X(LeakyRelu) X(Gelu) X(Min) X(Max) X(Where) X(Equal)     \
-  X(Less) X(Greater) X(Not) X(And) X(Or) X(Cast) X(Clip) X(MatMul) X(Gemm) X(Softmax)        \
-  X(LogSoftmax) X(LayerNormalization) X(ReduceSum) X(ReduceMean) X(ReduceMax) X(ReduceMin)   \
-  X(ReduceProd) X(ReduceSumSquare) X(ReduceL1) X(ReduceL2) X(ReduceLogSumExp) X(ArgMax)      \
-  X(ArgMin) X(CumSum) X(Reshape) X(Transpose) X(Concat) X(Split) X(Slice) X(Gather) X(Expand) \
-  X(Squeeze) X(Unsqueeze) X(Flatten) X(Identity) X(Constant)
+// clang-format off
+#define VOLTA_OP_LIST(X)                                                                      \
+  /* elementwise */ X(Add) X(Sub) X(Mul) X(Div) X(Pow) X(Neg) X(Abs) X(Sqrt) X(Reciprocal)    \
+                    X(Exp) X(Log)                                                             \
+  /* activation  */ X(Erf) X(Tanh) X(Sigmoid) X(Relu) X(LeakyRelu) X(Gelu)                     \
+  /* elementwise */ X(Min) X(Max) X(Where)                                                    \
+  /* logical     */ X(Equal) X(Less) X(Greater) X(Not) X(And) X(Or)                           \
+  /* elementwise */ X(Cast) X(Clip)                                                           \
+  /* linalg      */ X(MatMul) X(Gemm)                                                         \
+  /* normalize   */ X(Softmax) X(LogSoftmax) X(LayerNormalization)                            \
+  /* reduction   */ X(ReduceSum) X(ReduceMean) X(ReduceMax) X(ReduceMin) X(ReduceProd)         \
+                    X(ReduceSumSquare) X(ReduceL1) X(ReduceL2) X(ReduceLogSumExp) X(ArgMax)    \
+                    X(ArgMin) X(CumSum)                                                       \
+  /* movement    */ X(Reshape) X(Transpose) X(Concat) X(Split) X(Slice) X(Gather) X(Expand)    \
+                    X(Squeeze) X(Unsqueeze) X(Flatten) X(Identity) X(Constant)
+// clang-format on
 
 enum class OpKind : uint16_t {
 #define VOLTA_OP_ENUM(name) name,

@@ -57,7 +57,7 @@ enum class Aliasing : uint8_t {
 };
 
 enum class Differentiability : uint8_t {
-  Differentiable,  // VJP defined for float inputs
+  Differentiable,     // VJP defined for float inputs
   NotDifferentiable,  // integer/bool outputs, or piecewise constant (ArgMax, comparisons)
 };
 
@@ -67,7 +67,7 @@ enum class InputDomain : uint8_t { Any, Positive, NonZero, Index };
 struct AttrSpec {
   std::string_view name;
   AttrType type;
-  std::optional<AttrValue> default_value;  // nullopt: the attribute is required
+  std::optional<AttrValue> default_value;    // nullopt: the attribute is required
   std::optional<double> min = std::nullopt;  // inclusive range for Int/Float/Ints elements
   std::optional<double> max = std::nullopt;
   std::vector<std::string_view> allowed_strings = {};  // String: the accepted values
@@ -155,7 +155,7 @@ struct OpSchema {
   Accumulator accumulator = Accumulator::None;
   Aliasing aliasing = Aliasing::None;
   std::string_view onnx_name = {};  // the ONNX op this lowers from (defaults to name)
-  int onnx_since = 1;          // the oldest ONNX opset version the importer maps onto it
+  int onnx_since = 1;               // the oldest ONNX opset version the importer maps onto it
 
   int min_inputs() const;
   int max_inputs() const;  // -1: unbounded (variadic)

@@ -21,7 +21,10 @@ struct TensorView {
   Shape shape;
   void* data = nullptr;
 
-  template <class T> T* as() const { return static_cast<T*>(data); }
+  template <class T>
+  T* as() const {
+    return static_cast<T*>(data);
+  }
   int64_t numel() const { return shape.numel(); }
 };
 
@@ -34,7 +37,10 @@ struct ConstTensorView {
   ConstTensorView(DType d, Shape s, const void* p) : dtype(d), shape(std::move(s)), data(p) {}
   ConstTensorView(const TensorView& v) : dtype(v.dtype), shape(v.shape), data(v.data) {}  // NOLINT
 
-  template <class T> const T* as() const { return static_cast<const T*>(data); }
+  template <class T>
+  const T* as() const {
+    return static_cast<const T*>(data);
+  }
   int64_t numel() const { return shape.numel(); }
   bool present() const { return data != nullptr || shape.numel() == 0; }
 };
@@ -66,8 +72,10 @@ class Tensor {
   void* data() { return storage_.get(); }
   const void* data() const { return storage_.get(); }
   // Typed access; throws InvalidArgument when T is not the storage type of dtype().
-  template <class T> T* data_as();
-  template <class T> const T* data_as() const;
+  template <class T>
+  T* data_as();
+  template <class T>
+  const T* data_as() const;
 
   TensorView view() { return {dtype_, shape_, data()}; }
   ConstTensorView view() const { return {dtype_, shape_, data()}; }
@@ -92,12 +100,28 @@ class Tensor {
   std::unique_ptr<std::byte[], AlignedFree> storage_;
 };
 
-template <class T> constexpr DType dtype_of();
-template <> constexpr DType dtype_of<float>() { return DType::F32; }
-template <> constexpr DType dtype_of<double>() { return DType::F64; }
-template <> constexpr DType dtype_of<int64_t>() { return DType::I64; }
-template <> constexpr DType dtype_of<int32_t>() { return DType::I32; }
-template <> constexpr DType dtype_of<uint8_t>() { return DType::Bool; }
+template <class T>
+constexpr DType dtype_of();
+template <>
+constexpr DType dtype_of<float>() {
+  return DType::F32;
+}
+template <>
+constexpr DType dtype_of<double>() {
+  return DType::F64;
+}
+template <>
+constexpr DType dtype_of<int64_t>() {
+  return DType::I64;
+}
+template <>
+constexpr DType dtype_of<int32_t>() {
+  return DType::I32;
+}
+template <>
+constexpr DType dtype_of<uint8_t>() {
+  return DType::Bool;
+}
 
 template <class T>
 Tensor Tensor::from(Shape shape, std::span<const T> values) {
@@ -111,11 +135,13 @@ Tensor Tensor::from(Shape shape, std::span<const T> values) {
   return t;
 }
 
-template <class T> T* Tensor::data_as() {
+template <class T>
+T* Tensor::data_as() {
   check_type(dtype_of<T>());
   return reinterpret_cast<T*>(storage_.get());
 }
-template <class T> const T* Tensor::data_as() const {
+template <class T>
+const T* Tensor::data_as() const {
   check_type(dtype_of<T>());
   return reinterpret_cast<const T*>(storage_.get());
 }

@@ -12,9 +12,9 @@ namespace volta {
 // Where a value lives in the plan's arena and during which steps it must stay intact.
 struct Allocation {
   int64_t offset = 0;
-  int64_t size = 0;     // bytes, rounded up to the alignment
-  int first_step = 0;   // step that writes it
-  int last_step = 0;    // last step that reads it (the final step for graph outputs)
+  int64_t size = 0;                // bytes, rounded up to the alignment
+  int first_step = 0;              // step that writes it
+  int last_step = 0;               // last step that reads it (the final step for graph outputs)
   ValueId shares_with = kNoValue;  // the input whose buffer it took (declared aliasing)
 };
 
@@ -22,8 +22,8 @@ struct Allocation {
 // bound in place and take no arena space.
 struct MemoryPlan {
   std::vector<std::optional<Allocation>> allocations;  // indexed by ValueId
-  int64_t arena_bytes = 0;       // arena size the runtime allocates
-  int64_t peak_live_bytes = 0;   // max over steps of the bytes live at once (lower bound)
+  int64_t arena_bytes = 0;                             // arena size the runtime allocates
+  int64_t peak_live_bytes = 0;  // max over steps of the bytes live at once (lower bound)
   int64_t alignment = 64;
 };
 

@@ -14,9 +14,9 @@ enum class DeterminismMode : uint8_t {
 
 // A kernel's guarantee on its backend.
 enum class KernelDeterminism : uint8_t {
-  BitExact,         // identical bits for any run, process and thread count
-  RunToRun,         // identical bits for a fixed thread count only
-  NonDeterministic, // may differ between runs (e.g. float atomics)
+  BitExact,          // identical bits for any run, process and thread count
+  RunToRun,          // identical bits for a fixed thread count only
+  NonDeterministic,  // may differ between runs (e.g. float atomics)
 };
 
 std::string_view determinism_mode_name(DeterminismMode mode);

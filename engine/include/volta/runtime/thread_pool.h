@@ -28,8 +28,7 @@ class ThreadPool {
 
   // Splits [0, n) into chunks of `chunk` elements (the last may be short) and runs
   // body(begin, end) for each chunk.
-  void parallel_chunks(int64_t n, int64_t chunk,
-                       const std::function<void(int64_t, int64_t)>& body);
+  void parallel_chunks(int64_t n, int64_t chunk, const std::function<void(int64_t, int64_t)>& body);
 
  private:
   void worker_loop();

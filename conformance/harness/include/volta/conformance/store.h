@@ -28,9 +28,9 @@ struct RunInfo {
   std::string cpu_model;
   int threads = 1;
   std::string backend;
-  std::string machine;     // host fingerprint: hostname + CPU model
-  std::string suites;      // comma-separated suite names
-  std::string command;     // the command line that produced the run
+  std::string machine;  // host fingerprint: hostname + CPU model
+  std::string suites;   // comma-separated suite names
+  std::string command;  // the command line that produced the run
 };
 
 struct ResultRow {

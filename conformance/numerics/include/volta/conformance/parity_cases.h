@@ -13,11 +13,11 @@ namespace volta::conformance {
 struct ParityCase {
   std::string id;  // canonical: "Softmax(axis=-1,shape=[3,5],dtype=f32)"
   OpKind op;
-  Graph graph;     // one node; its operands are graph inputs
+  Graph graph;  // one node; its operands are graph inputs
   std::vector<Tensor> inputs;
 };
 
-std::vector<ParityCase> parity_cases();            // all ops, in op-table order
-std::vector<ParityCase> parity_cases(OpKind op);   // one op's grid
+std::vector<ParityCase> parity_cases();           // all ops, in op-table order
+std::vector<ParityCase> parity_cases(OpKind op);  // one op's grid
 
 }  // namespace volta::conformance
