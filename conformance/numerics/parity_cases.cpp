@@ -110,8 +110,8 @@ class CaseList {
 void unary_cases(CaseList& cases, OpKind op) {
   const OpSchema& s = op_schema(op);
   const DTypeSet types = s.type_params.front().allowed;
-  for (Shape shape : {Shape{}, Shape{0}, Shape{1}, Shape{7}, Shape{3, 5}, Shape{2, 3, 4},
-                      Shape{kChunk - 1}, Shape{kChunk + 1}, Shape{3 * kChunk + 5}}) {
+  for (const Shape& shape : {Shape{}, Shape{0}, Shape{1}, Shape{7}, Shape{3, 5}, Shape{2, 3, 4},
+                             Shape{kChunk - 1}, Shape{kChunk + 1}, Shape{3 * kChunk + 5}}) {
     cases.add(op, {f32(shape)});
   }
   for (DType d : {DType::F64, DType::I32, DType::I64}) {
@@ -165,7 +165,7 @@ void elementwise_grid(CaseList& cases) {
   cases.add(K::Clip, {f32({3, 5})}, {{"min", 0.0}});
   cases.add(K::Clip, {of(DType::I32, {3, 5})}, {{"min", -5.5}, {"max", 5.5}});
   cases.add(K::Clip, {of(DType::I64, {3, 5})}, {{"max", 2.0}});
-  for (Shape shape : {Shape{}, Shape{0}, Shape{3, 5}, Shape{kChunk + 1}}) {
+  for (const Shape& shape : {Shape{}, Shape{0}, Shape{3, 5}, Shape{kChunk + 1}}) {
     cases.add(K::Not, {of(DType::Bool, shape)});
   }
   for (const auto& [c, x, y] :
@@ -374,7 +374,7 @@ void movement_grid(CaseList& cases) {
   cases.add(K::Identity, {f32({0, 2})}, {});
 
   // Gather: indices stay within [-n, n) of the gathered axis, negative ones included.
-  auto indices = [](DType d, Shape shape, int64_t n, uint64_t seed) {
+  auto indices = [](DType d, const Shape& shape, int64_t n, uint64_t seed) {
     Tensor t =
         random_tensor(DType::I64, shape, seed, static_cast<double>(-n), static_cast<double>(n));
     Tensor out(d, shape);

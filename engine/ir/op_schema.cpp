@@ -7,14 +7,7 @@
 
 namespace volta {
 
-std::string_view op_name(OpKind op) {
-  static constexpr std::array<std::string_view, kOpCount> kNames = {
-#define VOLTA_OP_NAME(name) #name,
-      VOLTA_OP_LIST(VOLTA_OP_NAME)
-#undef VOLTA_OP_NAME
-  };
-  return kNames.at(static_cast<size_t>(op_index(op)));
-}
+std::string_view op_name(OpKind op) { return detail::kOpNames[static_cast<size_t>(op_index(op))]; }
 
 std::optional<OpKind> parse_op(std::string_view name) {
   for (int i = 0; i < kOpCount; ++i) {

@@ -9,6 +9,7 @@ preset="${1:-relassert}"
 
 scripts/ci/bootstrap.sh
 scripts/ci/build.sh "$preset"
+scripts/ci/lint.sh "$preset"
 
 exclude=(-LE slow)
 [ "${VOLTA_SLOW:-0}" = "1" ] && exclude=()

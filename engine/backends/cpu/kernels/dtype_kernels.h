@@ -43,7 +43,8 @@ std::string kernel_variant(DType dtype, std::string_view op, std::string_view im
 template <template <class> class Kernel, class... Ts>
 DTypeKernels kernels_for(TypeList<Ts...> types, std::string_view what) {
   return make_kernels(types, [what]<class T>(TypeTag<T>) {
-    return CpuKernel{&Kernel<T>::run, std::string(dtype_name(dtype_of<T>())) + "_" + std::string(what)};
+    return CpuKernel{&Kernel<T>::run,
+                     std::string(dtype_name(dtype_of<T>())) + "_" + std::string(what)};
   });
 }
 

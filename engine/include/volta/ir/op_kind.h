@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <iterator>
 #include <optional>
 #include <string_view>
 
@@ -31,9 +32,15 @@ enum class OpKind : uint16_t {
 #undef VOLTA_OP_ENUM
 };
 
-#define VOLTA_OP_COUNT(name) +1
-inline constexpr int kOpCount = 0 VOLTA_OP_LIST(VOLTA_OP_COUNT);
-#undef VOLTA_OP_COUNT
+namespace detail {
+inline constexpr std::string_view kOpNames[] = {
+#define VOLTA_OP_NAME(name) #name,
+    VOLTA_OP_LIST(VOLTA_OP_NAME)
+#undef VOLTA_OP_NAME
+};
+}  // namespace detail
+
+inline constexpr int kOpCount = static_cast<int>(std::size(detail::kOpNames));
 
 constexpr int op_index(OpKind op) { return static_cast<int>(op); }
 std::string_view op_name(OpKind op);
