@@ -2,57 +2,103 @@
 
 #include <sqlite3.h>
 
+#include <cmath>
 #include <utility>
 
 namespace volta::conformance {
 namespace {
 
-[[noreturn]] void fail_sqlite(sqlite3* db, const std::string& what) {
-  throw StoreError(what + ": " + (db ? sqlite3_errmsg(db) : "out of memory"));
+std::string describe(std::string_view path) {
+  return "results database '" + std::string(path) + "'";
+}
+
+std::string sqlite_message(sqlite3* db) { return db ? sqlite3_errmsg(db) : "out of memory"; }
+
+// SQL as quoted in messages: enough to recognise the statement, not a page of it.
+std::string excerpt(std::string_view sql) {
+  constexpr size_t kMaxChars = 100;
+  return sql.size() <= kMaxChars ? std::string(sql) : std::string(sql.substr(0, kMaxChars)) + "...";
+}
+
+bool is_unreserved_uri_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
+         c == '.' || c == '_' || c == '~' || c == '/';
 }
 
 }  // namespace
 
-Statement::Statement(sqlite3* db, std::string_view sql) : db_(db) {
-  if (sqlite3_prepare_v2(db, sql.data(), static_cast<int>(sql.size()), &stmt_, nullptr) !=
+Statement::Statement(sqlite3* db, std::string path, std::string_view sql)
+    : db_(db), path_(std::move(path)) {
+  const char* tail = nullptr;
+  if (sqlite3_prepare_v2(db, sql.data(), static_cast<int>(sql.size()), &stmt_, &tail) !=
       SQLITE_OK) {
-    fail_sqlite(db, "preparing SQL `" + std::string(sql.substr(0, 120)) + "`");
+    fail("cannot prepare `" + excerpt(sql) + "`");
+  }
+  if (stmt_ == nullptr) {
+    throw StoreError(describe(path_) + ": no SQL statement in `" + excerpt(sql) + "`");
+  }
+  // What follows the first statement must be empty: whitespace, comments or a semicolon.
+  const std::string_view rest = sql.substr(static_cast<size_t>(tail - sql.data()));
+  sqlite3_stmt* second = nullptr;
+  const int rc =
+      sqlite3_prepare_v2(db, rest.data(), static_cast<int>(rest.size()), &second, nullptr);
+  sqlite3_finalize(second);
+  if (rc != SQLITE_OK || second != nullptr) {
+    sqlite3_finalize(std::exchange(stmt_, nullptr));
+    throw StoreError(describe(path_) + ": `" + excerpt(sql) +
+                     "` holds more than one statement; prepare them one at a time");
   }
 }
 
 Statement::~Statement() { sqlite3_finalize(stmt_); }
 
 Statement::Statement(Statement&& other) noexcept
-    : db_(other.db_), stmt_(std::exchange(other.stmt_, nullptr)) {}
+    : db_(other.db_), path_(std::move(other.path_)), stmt_(std::exchange(other.stmt_, nullptr)) {}
+
+void Statement::fail(std::string_view what) const {
+  const std::string cause = sqlite_message(db_);
+  throw StoreError(describe(path_) + ": " + std::string(what) + ": " + cause, cause);
+}
 
 Statement& Statement::bind(int index, int64_t value) {
-  if (sqlite3_bind_int64(stmt_, index, value) != SQLITE_OK) fail_sqlite(db_, "binding");
+  if (sqlite3_bind_int64(stmt_, index, value) != SQLITE_OK) fail("binding parameter");
   return *this;
 }
 Statement& Statement::bind(int index, double value) {
-  if (sqlite3_bind_double(stmt_, index, value) != SQLITE_OK) fail_sqlite(db_, "binding");
+  if (std::isnan(value)) {
+    throw StoreError(describe(path_) + ": parameter " + std::to_string(index) + " of `" +
+                     excerpt(sqlite3_sql(stmt_)) +
+                     "` is NaN, which SQLite would store as NULL (no value)");
+  }
+  if (sqlite3_bind_double(stmt_, index, value) != SQLITE_OK) fail("binding parameter");
   return *this;
 }
 Statement& Statement::bind(int index, std::string_view value) {
   if (sqlite3_bind_text(stmt_, index, value.data(), static_cast<int>(value.size()),
                         SQLITE_TRANSIENT) != SQLITE_OK) {
-    fail_sqlite(db_, "binding");
+    fail("binding parameter");
   }
   return *this;
 }
 Statement& Statement::bind(int index, std::nullopt_t) {
-  if (sqlite3_bind_null(stmt_, index) != SQLITE_OK) fail_sqlite(db_, "binding");
+  if (sqlite3_bind_null(stmt_, index) != SQLITE_OK) fail("binding parameter");
   return *this;
 }
 Statement& Statement::bind(int index, const std::optional<double>& value) {
   return value ? bind(index, *value) : bind(index, std::nullopt);
 }
 
+int Statement::parameter_index(std::string_view name) const {
+  return sqlite3_bind_parameter_index(stmt_, std::string(name).c_str());
+}
+
+bool Statement::read_only() const { return sqlite3_stmt_readonly(stmt_) != 0; }
+
 bool Statement::step() {
   const int rc = sqlite3_step(stmt_);
   if (rc == SQLITE_ROW) return true;
   if (rc == SQLITE_DONE) return false;
-  fail_sqlite(db_, "executing `" + std::string(sqlite3_sql(stmt_)).substr(0, 120) + "`");
+  fail("executing `" + excerpt(sqlite3_sql(stmt_)) + "`");
 }
 
 void Statement::run() {
@@ -75,16 +121,46 @@ bool Statement::column_is_null(int index) const {
   return sqlite3_column_type(stmt_, index) == SQLITE_NULL;
 }
 int Statement::column_count() const { return sqlite3_column_count(stmt_); }
-std::string Statement::column_name(int index) const { return sqlite3_column_name(stmt_, index); }
+std::string Statement::column_name(int index) const {
+  const char* name = sqlite3_column_name(stmt_, index);
+  return name ? name : "";
+}
+
+std::string sqlite_file_uri(std::string_view path, bool read_only) {
+  // "file:" + a relative path, or "file://" + an absolute one (an empty authority), so that a
+  // path starting with "//" is not read as a host name.
+  std::string uri = path.starts_with('/') ? "file://" : "file:";
+  constexpr char kHex[] = "0123456789ABCDEF";
+  for (const char c : path) {
+    if (is_unreserved_uri_char(c)) {
+      uri += c;
+    } else {
+      const auto byte = static_cast<unsigned char>(c);
+      uri += '%';
+      uri += kHex[byte >> 4];
+      uri += kHex[byte & 0xF];
+    }
+  }
+  if (read_only) uri += "?mode=ro";
+  return uri;
+}
 
 Database::Database(const std::string& path, Mode mode) : path_(path) {
-  const int flags =
-      mode == Mode::ReadOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
-  if (sqlite3_open_v2(path.c_str(), &db_, flags, nullptr) != SQLITE_OK) {
-    const std::string message = db_ ? sqlite3_errmsg(db_) : "out of memory";
-    sqlite3_close(db_);
-    db_ = nullptr;
-    throw StoreError("cannot open results database '" + path + "': " + message);
+  const bool read_only = mode == Mode::ReadOnly;
+  // URI names let ATTACH open shards read-only (see sqlite_file_uri).
+  const int flags = SQLITE_OPEN_URI |
+                    (read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+  if (sqlite3_open_v2(sqlite_file_uri(path, read_only).c_str(), &db_, flags, nullptr) !=
+      SQLITE_OK) {
+    const std::string cause = sqlite_message(db_);
+    sqlite3_close(std::exchange(db_, nullptr));
+    throw StoreError("cannot open " + describe(path) + ": " + cause, cause);
+  }
+  if (!read_only && sqlite3_db_readonly(db_, "main") == 1) {
+    sqlite3_close(std::exchange(db_, nullptr));
+    throw StoreError(describe(path) +
+                     " can be read but not written (file permissions): results cannot be "
+                     "recorded into it; pass another --db");
   }
   sqlite3_busy_timeout(db_, 10000);  // concurrent writers (CI shards on one disk) wait, not fail
   sqlite3_extended_result_codes(db_, 1);
@@ -98,25 +174,27 @@ Database::Database(Database&& other) noexcept
 void Database::exec(std::string_view sql) {
   char* error = nullptr;
   if (sqlite3_exec(db_, std::string(sql).c_str(), nullptr, nullptr, &error) != SQLITE_OK) {
-    const std::string message = error ? error : sqlite3_errmsg(db_);
+    const std::string cause = error ? error : sqlite_message(db_);
     sqlite3_free(error);
-    throw StoreError("results database '" + path_ + "': " + message);
+    throw StoreError(describe(path_) + ": " + cause, cause);
   }
 }
 
-Statement Database::prepare(std::string_view sql) const { return Statement(db_, sql); }
+Statement Database::prepare(std::string_view sql) const { return Statement(db_, path_, sql); }
 
 int64_t Database::last_insert_id() const { return sqlite3_last_insert_rowid(db_); }
+
+int64_t Database::changes() const { return sqlite3_changes64(db_); }
 
 Transaction::Transaction(Database& db) : db_(db) { db_.exec("BEGIN IMMEDIATE"); }
 
 Transaction::~Transaction() {
-  if (!done_) {
-    try {
-      db_.exec("ROLLBACK");
-    } catch (const StoreError&) {
-      // The connection is already failing; the original exception is the one to report.
-    }
+  if (done_) return;
+  try {
+    db_.exec("ROLLBACK");
+  } catch (const StoreError&) {
+    // SQLite has already rolled back (it does after an I/O error or a full disk); the error
+    // that got us here is the one to report.
   }
 }
 

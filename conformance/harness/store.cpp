@@ -3,10 +3,14 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
+#include <cerrno>
 #include <chrono>
 #include <ctime>
 #include <filesystem>
+#include <string>
+#include <vector>
 
 namespace volta::conformance {
 namespace {
@@ -15,14 +19,15 @@ namespace {
 // Never edit a shipped entry; append a new one and bump kSchemaVersion.
 constexpr std::array<std::string_view, kSchemaVersion> kMigrations = {
     R"sql(
+PRAGMA application_id = 1450142836;  -- kApplicationId, "Volt"
 CREATE TABLE run (
   id          INTEGER PRIMARY KEY,
   commit_sha  TEXT NOT NULL,
-  dirty       INTEGER NOT NULL,
+  dirty       INTEGER NOT NULL CHECK (dirty IN (0, 1)),
   build_type  TEXT NOT NULL,
   compiler    TEXT NOT NULL,
   cpu_model   TEXT NOT NULL,
-  threads     INTEGER NOT NULL,
+  threads     INTEGER NOT NULL CHECK (threads >= 1),
   backend     TEXT NOT NULL,
   machine     TEXT NOT NULL,
   suites      TEXT NOT NULL,
@@ -30,16 +35,17 @@ CREATE TABLE run (
   started_at  TEXT NOT NULL,
   ended_at    TEXT,
   status      TEXT NOT NULL CHECK (status IN ('running', 'complete', 'incomplete')),
+  host        TEXT NOT NULL,  -- with pid: how a later writer tells a dead run from a live one
   pid         INTEGER,
-  origin      TEXT NOT NULL DEFAULT ''
+  origin      TEXT NOT NULL DEFAULT ''  -- the shard file a merged run came from
 );
 CREATE TABLE test_case (
   id       INTEGER PRIMARY KEY,
-  suite    TEXT NOT NULL,
+  suite    TEXT NOT NULL CHECK (suite <> ''),
   family   TEXT NOT NULL,
   op       TEXT NOT NULL,
-  backend  TEXT NOT NULL,
-  case_id  TEXT NOT NULL,
+  backend  TEXT NOT NULL CHECK (backend <> ''),
+  case_id  TEXT NOT NULL CHECK (case_id <> ''),
   params   TEXT NOT NULL DEFAULT '',
   UNIQUE (suite, backend, case_id)
 );
@@ -52,13 +58,13 @@ CREATE TABLE result (
   verdict        TEXT NOT NULL CHECK (verdict IN ('expected', 'unexpected', 'unexpected-pass',
                    'expired')),
   expectation    TEXT NOT NULL DEFAULT '',
-  max_abs        REAL,
-  max_rel        REAL,
-  max_ulp        REAL,
+  max_abs        REAL CHECK (max_abs >= 0),
+  max_rel        REAL CHECK (max_rel >= 0),
+  max_ulp        REAL CHECK (max_ulp >= 0),
   tolerance_key  TEXT NOT NULL DEFAULT '',
   tolerance      TEXT NOT NULL DEFAULT '',
   output_hash    TEXT NOT NULL DEFAULT '',
-  duration_ms    REAL NOT NULL,
+  duration_ms    REAL NOT NULL CHECK (duration_ms >= 0),
   kernel         TEXT NOT NULL DEFAULT '',
   message        TEXT NOT NULL DEFAULT '',
   UNIQUE (run_id, case_ref)
@@ -74,6 +80,7 @@ CREATE TABLE expectation (
   issue    TEXT NOT NULL,
   expires  TEXT NOT NULL
 );
+CREATE INDEX expectation_by_run ON expectation(run_id);
 CREATE TABLE perf_sample (
   id          INTEGER PRIMARY KEY,
   run_id      INTEGER NOT NULL REFERENCES run(id),
@@ -83,6 +90,7 @@ CREATE TABLE perf_sample (
   value       REAL NOT NULL,
   unit        TEXT NOT NULL
 );
+CREATE INDEX perf_sample_by_run ON perf_sample(run_id);
 CREATE TABLE perf_baseline (
   id          INTEGER PRIMARY KEY,
   machine     TEXT NOT NULL,
@@ -116,6 +124,25 @@ CREATE TABLE gate_result (
 )sql",
 };
 
+std::string describe(std::string_view path) {
+  return "results database '" + std::string(path) + "'";
+}
+
+// A refused file: says why, and that nothing was written to it.
+[[noreturn]] void refuse(std::string_view path, const std::string& why) {
+  throw StoreError(describe(path) + " " + why + "; the file was left untouched");
+}
+
+int64_t query_int(const Database& db, std::string_view sql) {
+  Statement s = db.prepare(sql);
+  s.step();
+  return s.column_int(0);
+}
+
+int read_user_version(const Database& db) {
+  return static_cast<int>(query_int(db, "PRAGMA user_version"));
+}
+
 std::string now_utc() {
   const std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
   std::tm tm{};
@@ -126,151 +153,375 @@ std::string now_utc() {
 }
 
 bool process_alive(int64_t pid) {
+  // EPERM: the process exists but belongs to another user.
   return pid > 0 && (kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM);
 }
 
 std::string host_name() {
-  char buf[256] = {};
-  gethostname(buf, sizeof buf - 1);
-  return buf;
+  std::array<char, 256> buf{};
+  gethostname(buf.data(), buf.size() - 1);
+  return buf.data();
+}
+
+// What the header of an opened file says about whose it is.
+struct SchemaState {
+  int64_t application_id = 0;
+  int version = 0;
+  int64_t objects = 0;  // tables, indexes, views, triggers
+};
+
+SchemaState read_schema_state(const Database& db) {
+  try {
+    return SchemaState{query_int(db, "PRAGMA application_id"), read_user_version(db),
+                       query_int(db, "SELECT count(*) FROM sqlite_master")};
+  } catch (const StoreError& e) {
+    // The first reads of the file: random bytes, and a header that no longer matches the
+    // file (a truncated one), show up here.
+    refuse(db.path(), "is corrupt or not a SQLite database (" + e.cause() +
+                          "): restore it from a copy, or pass another --db");
+  }
+}
+
+// The shard attached to the output's connection as schema "shard", for as long as it lives.
+class AttachedShard {
+ public:
+  AttachedShard(Database& db, const std::string& path) : db_(db) {
+    // Read-only: merging must never write to its inputs (not even a WAL checkpoint).
+    db_.prepare("ATTACH DATABASE ? AS shard").bind(1, sqlite_file_uri(path, true)).run();
+  }
+  ~AttachedShard() {
+    try {
+      db_.exec("DETACH DATABASE shard");
+    } catch (const StoreError&) {
+      // Only fails while a statement is still open on the shard, after another error; that
+      // error is the one being reported, and the connection is closed right after.
+    }
+  }
+  AttachedShard(const AttachedShard&) = delete;
+  AttachedShard& operator=(const AttachedShard&) = delete;
+
+ private:
+  Database& db_;
+};
+
+int64_t exec_counting(Database& db, std::string_view sql) {
+  db.exec(sql);
+  return db.changes();
+}
+
+// Copies the attached shard's runs into main with fresh ids, recording old -> new in
+// temp.run_map. A run still 'running' in a shard has no writer any more: it is incomplete.
+int64_t fold_runs(Database& db, const std::string& shard) {
+  std::vector<int64_t> old_ids;
+  for (Statement runs = db.prepare("SELECT id FROM shard.run ORDER BY id"); runs.step();) {
+    old_ids.push_back(runs.column_int(0));
+  }
+  Statement copy = db.prepare(
+      "INSERT INTO main.run (commit_sha, dirty, build_type, compiler, cpu_model, threads, "
+      "backend, machine, suites, command, started_at, ended_at, status, host, pid, origin) "
+      "SELECT commit_sha, dirty, build_type, compiler, cpu_model, threads, backend, machine, "
+      "suites, command, started_at, ended_at, "
+      "CASE status WHEN 'running' THEN 'incomplete' ELSE status END, host, pid, "
+      "CASE origin WHEN '' THEN ?1 ELSE origin END FROM shard.run WHERE id = ?2");
+  Statement map = db.prepare("INSERT INTO temp.run_map (old, new) VALUES (?, ?)");
+  for (const int64_t old : old_ids) {
+    copy.reset();
+    copy.bind(1, shard).bind(2, old).run();
+    map.reset();
+    map.bind(1, old).bind(2, db.last_insert_id()).run();
+  }
+  return static_cast<int64_t>(old_ids.size());
+}
+
+// Folds the attached shard into main in one transaction.
+MergeSummary fold_shard(Database& db, const std::string& shard) {
+  AttachedShard attached(db, shard);
+  Transaction tx(db);
+  MergeSummary summary;
+  summary.shards = 1;
+  db.exec(
+      "CREATE TEMP TABLE run_map (old INTEGER PRIMARY KEY, new INTEGER NOT NULL);"
+      "CREATE TEMP TABLE case_map (old INTEGER PRIMARY KEY, new INTEGER NOT NULL);");
+  summary.runs = fold_runs(db, shard);
+  summary.new_cases = exec_counting(
+      db,
+      "INSERT INTO main.test_case (suite, family, op, backend, case_id, params) "
+      "SELECT suite, family, op, backend, case_id, params FROM shard.test_case WHERE true "
+      "ON CONFLICT (suite, backend, case_id) DO NOTHING");
+  db.exec(
+      "INSERT INTO temp.case_map (old, new) SELECT s.id, m.id FROM shard.test_case s "
+      "JOIN main.test_case m USING (suite, backend, case_id)");
+  summary.results = exec_counting(
+      db,
+      "INSERT INTO main.result (run_id, case_ref, outcome, verdict, expectation, max_abs, "
+      "max_rel, max_ulp, tolerance_key, tolerance, output_hash, duration_ms, kernel, message) "
+      "SELECT r.new, c.new, outcome, verdict, expectation, max_abs, max_rel, max_ulp, "
+      "tolerance_key, tolerance, output_hash, duration_ms, kernel, message FROM shard.result "
+      "JOIN temp.run_map r ON r.old = run_id JOIN temp.case_map c ON c.old = case_ref");
+  summary.expectations = exec_counting(
+      db,
+      "INSERT INTO main.expectation (run_id, suite, pattern, outcome, reason, issue, expires) "
+      "SELECT r.new, suite, pattern, outcome, reason, issue, expires FROM shard.expectation "
+      "JOIN temp.run_map r ON r.old = run_id");
+  summary.perf_samples = exec_counting(
+      db,
+      "INSERT INTO main.perf_sample (run_id, benchmark, pass, repetition, value, unit) "
+      "SELECT r.new, benchmark, pass, repetition, value, unit FROM shard.perf_sample "
+      "JOIN temp.run_map r ON r.old = run_id");
+  // Rows not keyed by a run are facts, not events: one already in the output is not repeated.
+  db.exec(
+      "INSERT INTO main.perf_baseline (machine, benchmark, value, unit, commit_sha, reason, "
+      "created_at) SELECT machine, benchmark, value, unit, commit_sha, reason, created_at "
+      "FROM shard.perf_baseline EXCEPT SELECT machine, benchmark, value, unit, commit_sha, "
+      "reason, created_at FROM main.perf_baseline;"
+      "INSERT INTO main.doc_claim (commit_sha, claim, file, line, evidence, status, detail, "
+      "checked_at) SELECT commit_sha, claim, file, line, evidence, status, detail, checked_at "
+      "FROM shard.doc_claim EXCEPT SELECT commit_sha, claim, file, line, evidence, status, "
+      "detail, checked_at FROM main.doc_claim;"
+      "INSERT INTO main.gate_result (commit_sha, gate, blocker, status, reason, evaluated_at) "
+      "SELECT commit_sha, gate, blocker, status, reason, evaluated_at FROM shard.gate_result "
+      "EXCEPT SELECT commit_sha, gate, blocker, status, reason, evaluated_at "
+      "FROM main.gate_result;"
+      "DROP TABLE temp.run_map; DROP TABLE temp.case_map;");
+  tx.commit();
+  return summary;
+}
+
+[[noreturn]] void refuse_merge_into_shard(const std::string& out, const std::string& shard) {
+  throw StoreError("refusing to merge into '" + out + "': it is also listed as shard '" + shard +
+                   "'; name a new file with -o");
+}
+
+void refuse_output_among_shards(std::span<const std::string> shards, const std::string& out) {
+  for (const std::string& shard : shards) {
+    std::error_code missing;  // either file missing: they cannot be the same file
+    if (std::filesystem::equivalent(shard, out, missing)) refuse_merge_into_shard(out, shard);
+  }
+}
+
+[[noreturn]] void fail_fold(const StoreError& error, const std::string& shard,
+                            const std::string& out, int64_t shards_folded) {
+  throw StoreError(std::string(error.what()) + " (folding shard '" + shard + "' into '" + out +
+                       "': rolled back; the " + std::to_string(shards_folded) +
+                       " shard(s) before it are in the output)",
+                   error.cause());
+}
+
+void add(MergeSummary& total, const MergeSummary& part) {
+  total.shards += part.shards;
+  total.runs += part.runs;
+  total.results += part.results;
+  total.new_cases += part.new_cases;
+  total.expectations += part.expectations;
+  total.perf_samples += part.perf_samples;
 }
 
 }  // namespace
 
-ResultStore::ResultStore(const std::string& path, Database::Mode mode)
-    : db_([&] {
-        if (mode == Database::Mode::ReadOnly && !std::filesystem::exists(path)) {
-          throw StoreError("results database '" + path +
-                           "' does not exist: run `volta-audit run` first, or pass --db PATH");
-        }
-        return Database(path, mode);
-      }()) {
-  int version = 0;
-  try {
-    Statement s = db_.prepare("PRAGMA user_version");
-    s.step();
-    version = static_cast<int>(s.column_int(0));
-    // A file SQLite cannot read fails here, before anything could write to it.
-    db_.prepare("SELECT count(*) FROM sqlite_master").step();
-  } catch (const StoreError& e) {
-    throw StoreError("'" + path + "' is not a readable Volta results database (" + e.what() +
-                     "); it was left untouched");
-  }
-  check_version(version);
-  if (mode == Database::Mode::ReadWrite) {
-    db_.exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;");
-    migrate();
-    mark_dead_runs_incomplete();
-  }
-}
-
-void ResultStore::check_version(int version) const {
-  if (version > kSchemaVersion) {
-    throw StoreError("results database '" + db_.path() + "' has schema version " +
-                     std::to_string(version) + ", newer than this build understands (" +
-                     std::to_string(kSchemaVersion) +
-                     "): use a newer volta-audit, or another --db; the file was left untouched");
-  }
-  if (version == 0) {
-    Statement s = db_.prepare("SELECT count(*) FROM sqlite_master");
-    s.step();
-    if (s.column_int(0) != 0) {
-      throw StoreError("'" + db_.path() +
-                       "' is a SQLite database but not a Volta results database (it has tables "
-                       "and no Volta schema version); it was left untouched");
+void apply_migrations(Database& db, std::span<const std::string_view> migrations) {
+  const int target = static_cast<int>(migrations.size());
+  while (read_user_version(db) < target) {
+    Transaction tx(db);
+    const int version = read_user_version(db);  // under the write lock now
+    if (version >= target) return;
+    try {
+      db.exec(migrations[static_cast<size_t>(version)]);
+    } catch (const StoreError& e) {
+      throw StoreError(std::string(e.what()) + " (migrating from schema version " +
+                           std::to_string(version) + " to " + std::to_string(version + 1) +
+                           "; rolled back, the file is still at version " +
+                           std::to_string(version) + ")",
+                       e.cause());
     }
-  }
-}
-
-int ResultStore::schema_version() const {
-  Statement s = db_.prepare("PRAGMA user_version");
-  s.step();
-  return static_cast<int>(s.column_int(0));
-}
-
-void ResultStore::migrate() {
-  for (int v = schema_version(); v < kSchemaVersion; ++v) {
-    Transaction tx(db_);
-    db_.exec(kMigrations[static_cast<size_t>(v)]);
-    db_.exec("PRAGMA user_version = " + std::to_string(v + 1));
+    db.exec("PRAGMA user_version = " + std::to_string(version + 1));
     tx.commit();
   }
 }
 
+ResultStore::ResultStore(const std::string& path, Database::Mode mode)
+    : db_([&] {
+        if (mode == Database::Mode::ReadOnly && !std::filesystem::exists(path)) {
+          throw StoreError(describe(path) +
+                           " does not exist: run `volta-audit run` first, or pass --db PATH");
+        }
+        return Database(path, mode);
+      }()) {
+  check_schema(mode);
+  if (mode == Database::Mode::ReadWrite) {
+    check_integrity();
+    enable_wal();
+    apply_migrations(db_, kMigrations);
+    mark_dead_runs_incomplete();
+  }
+}
+
+void ResultStore::check_schema(Database::Mode mode) const {
+  const SchemaState state = read_schema_state(db_);
+  const bool empty = state.application_id == 0 && state.version == 0 && state.objects == 0;
+  if (empty) {
+    if (mode == Database::Mode::ReadOnly) {
+      throw StoreError(describe(db_.path()) +
+                       " is empty: record a run into it first (volta-audit run)");
+    }
+    return;
+  }
+  if (state.application_id != kApplicationId) {
+    refuse(db_.path(), "is a SQLite database of another application (application_id " +
+                           std::to_string(state.application_id) + ", user_version " +
+                           std::to_string(state.version) + ", " + std::to_string(state.objects) +
+                           " schema objects), not a Volta results database");
+  }
+  if (state.version > kSchemaVersion) {
+    refuse(db_.path(), "has schema version " + std::to_string(state.version) +
+                           ", newer than this build understands (" +
+                           std::to_string(kSchemaVersion) +
+                           "): use a newer volta-audit, or another --db");
+  }
+  if (mode == Database::Mode::ReadOnly && state.version < kSchemaVersion) {
+    throw StoreError(describe(db_.path()) + " has schema version " + std::to_string(state.version) +
+                     ", older than this build's (" + std::to_string(kSchemaVersion) +
+                     "): open it for writing once (volta-audit run) to migrate it");
+  }
+}
+
+void ResultStore::check_integrity() const {
+  // quick_check reads every page: a truncated or scribbled-over file is caught here, before
+  // this connection writes anything to it.
+  std::string problems;
+  try {
+    Statement check = db_.prepare("PRAGMA quick_check(3)");
+    while (check.step()) {
+      std::string finding = check.column_text(0);
+      if (finding == "ok") continue;
+      std::replace(finding.begin(), finding.end(), '\n', ' ');  // messages are one line
+      problems += (problems.empty() ? "" : "; ") + finding;
+    }
+  } catch (const StoreError& e) {
+    problems = e.cause();
+  }
+  if (!problems.empty()) {
+    refuse(db_.path(),
+           "is corrupt (" + problems + "): restore it from a copy, or pass another --db");
+  }
+}
+
+void ResultStore::enable_wal() {
+  Statement mode = db_.prepare("PRAGMA journal_mode = WAL");
+  mode.step();
+  // SQLite keeps the old mode, silently, where WAL cannot work (no shared memory).
+  if (const std::string got = mode.column_text(0); got != "wal") {
+    throw StoreError(describe(db_.path()) + " cannot use WAL journaling (journal_mode stays '" +
+                     got + "'): put it on a local file system");
+  }
+  db_.exec("PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;");
+}
+
+int ResultStore::schema_version() const { return read_user_version(db_); }
+
 void ResultStore::mark_dead_runs_incomplete() {
-  Statement running =
-      db_.prepare("SELECT id, pid FROM run WHERE status = 'running' AND machine = ?");
-  running.bind(1, host_name());
+  // Only runs started on this host: a pid means nothing on another machine.
   std::vector<int64_t> dead;
+  Statement running = db_.prepare("SELECT id, pid FROM run WHERE status = 'running' AND host = ?");
+  running.bind(1, host_name());
   while (running.step()) {
     if (!process_alive(running.column_int(1))) dead.push_back(running.column_int(0));
   }
-  for (int64_t id : dead) {
-    db_.prepare("UPDATE run SET status = 'incomplete' WHERE id = ?").bind(1, id).run();
+  if (dead.empty()) return;
+  Transaction tx(db_);
+  Statement mark =
+      db_.prepare("UPDATE run SET status = 'incomplete' WHERE id = ? AND status = 'running'");
+  for (const int64_t id : dead) {
+    mark.reset();
+    mark.bind(1, id).run();
+  }
+  tx.commit();
+}
+
+void ResultStore::require_running(int64_t run_id, std::string_view action) const {
+  Statement s = db_.prepare("SELECT status FROM run WHERE id = ?");
+  s.bind(1, run_id);
+  const std::string prefix =
+      describe(db_.path()) + ": cannot " + std::string(action) + " run " + std::to_string(run_id);
+  if (!s.step()) throw StoreError(prefix + ": there is no such run");
+  if (const std::string status = s.column_text(0); status != "running") {
+    throw StoreError(prefix + ": it is '" + status + "', and only a 'running' run takes rows");
   }
 }
 
 int64_t ResultStore::begin_run(const RunInfo& info) {
+  const std::string host = host_name();
   Statement s = db_.prepare(
       "INSERT INTO run (commit_sha, dirty, build_type, compiler, cpu_model, threads, backend, "
-      "machine, suites, command, started_at, status, pid) "
-      "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'running', ?)");
+      "machine, suites, command, started_at, status, host, pid) "
+      "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'running', ?, ?)");
   s.bind(1, info.commit)
       .bind(2, int64_t{info.dirty})
       .bind(3, info.build_type)
       .bind(4, info.compiler)
       .bind(5, info.cpu_model)
-      .bind(6, int64_t{info.threads})
+      .bind(6, info.threads)
       .bind(7, info.backend)
-      .bind(8, host_name())
+      .bind(8, info.machine.empty() ? host + " / " + info.cpu_model : info.machine)
       .bind(9, info.suites)
       .bind(10, info.command)
       .bind(11, now_utc())
-      .bind(12, static_cast<int64_t>(getpid()));
+      .bind(12, host)
+      .bind(13, static_cast<int64_t>(getpid()));
   s.run();
   return db_.last_insert_id();
 }
 
 void ResultStore::record(int64_t run_id, std::span<const ResultRow> rows) {
   Transaction tx(db_);
+  require_running(run_id, "record results into");
   Statement add_case = db_.prepare(
-      "INSERT INTO test_case (suite, family, op, backend, case_id, params) VALUES (?, ?, ?, ?, ?, "
-      "?) "
+      "INSERT INTO test_case (suite, family, op, backend, case_id, params) "
+      "VALUES (?, ?, ?, ?, ?, ?) "
       "ON CONFLICT (suite, backend, case_id) DO UPDATE SET family = excluded.family, "
       "op = excluded.op, params = excluded.params RETURNING id");
   Statement add_result = db_.prepare(
       "INSERT INTO result (run_id, case_ref, outcome, verdict, expectation, max_abs, max_rel, "
       "max_ulp, tolerance_key, tolerance, output_hash, duration_ms, kernel, message) "
       "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
-  for (const ResultRow& r : rows) {
-    add_case.reset();
-    add_case.bind(1, r.suite).bind(2, r.family).bind(3, r.op).bind(4, r.backend).bind(5, r.case_id);
-    add_case.bind(6, r.params);
-    add_case.step();
-    const int64_t case_ref = add_case.column_int(0);
-    add_case.run();
-    add_result.reset();
-    add_result.bind(1, run_id)
-        .bind(2, case_ref)
-        .bind(3, outcome_name(r.outcome))
-        .bind(4, verdict_name(r.verdict))
-        .bind(5, r.expectation)
-        .bind(6, r.max_abs)
-        .bind(7, r.max_rel)
-        .bind(8, r.max_ulp)
-        .bind(9, r.tolerance_key)
-        .bind(10, r.tolerance)
-        .bind(11, r.output_hash)
-        .bind(12, r.duration_ms)
-        .bind(13, r.kernel)
-        .bind(14, r.message);
-    add_result.run();
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const ResultRow& r = rows[i];
+    try {
+      add_case.reset();
+      add_case.bind(1, r.suite).bind(2, r.family).bind(3, r.op).bind(4, r.backend);
+      add_case.bind(5, r.case_id).bind(6, r.params);
+      add_case.step();
+      const int64_t case_ref = add_case.column_int(0);
+      add_case.run();
+      add_result.reset();
+      add_result.bind(1, run_id)
+          .bind(2, case_ref)
+          .bind(3, outcome_name(r.outcome))
+          .bind(4, verdict_name(r.verdict))
+          .bind(5, r.expectation)
+          .bind(6, r.max_abs)
+          .bind(7, r.max_rel)
+          .bind(8, r.max_ulp)
+          .bind(9, r.tolerance_key)
+          .bind(10, r.tolerance)
+          .bind(11, r.output_hash)
+          .bind(12, r.duration_ms)
+          .bind(13, r.kernel)
+          .bind(14, r.message);
+      add_result.run();
+    } catch (const StoreError& e) {
+      throw StoreError(std::string(e.what()) + " (result " + std::to_string(i + 1) + " of " +
+                           std::to_string(rows.size()) + ": case '" + r.case_id + "' of suite '" +
+                           r.suite + "', backend '" + r.backend +
+                           "'; the batch was rolled back, the run keeps its earlier batches)",
+                       e.cause());
+    }
   }
   tx.commit();
 }
 
 void ResultStore::record_expectations(int64_t run_id, std::span<const ExpectationRow> rows) {
   Transaction tx(db_);
+  require_running(run_id, "record expectations into");
   Statement s = db_.prepare(
       "INSERT INTO expectation (run_id, suite, pattern, outcome, reason, issue, expires) "
       "VALUES (?, ?, ?, ?, ?, ?, ?)");
@@ -284,82 +535,35 @@ void ResultStore::record_expectations(int64_t run_id, std::span<const Expectatio
 }
 
 void ResultStore::finish_run(int64_t run_id) {
+  Transaction tx(db_);
+  require_running(run_id, "finish");
   db_.prepare("UPDATE run SET status = 'complete', ended_at = ? WHERE id = ?")
       .bind(1, now_utc())
       .bind(2, run_id)
       .run();
+  tx.commit();
 }
 
-void ResultStore::merge(std::span<const std::string> shards, const std::string& out) {
-  ResultStore target(out);
+MergeSummary ResultStore::merge(std::span<const std::string> shards, const std::string& out) {
+  if (shards.empty()) throw StoreError("merge needs at least one shard database");
   for (const std::string& shard : shards) {
-    ResultStore source(shard, Database::Mode::ReadOnly);  // validates the shard's schema
-    if (source.schema_version() != kSchemaVersion) {
-      throw StoreError("shard '" + shard + "' has schema version " +
-                       std::to_string(source.schema_version()) + ", expected " +
-                       std::to_string(kSchemaVersion) +
-                       ": open it once with this build to migrate");
-    }
-    Database& db = target.db();
-    db.prepare("ATTACH DATABASE ? AS shard").bind(1, shard).run();
-    try {
-      Transaction tx(db);
-      // Runs get fresh ids; run_map remembers old -> new for every table keyed by run.
-      db.exec(
-          "CREATE TEMP TABLE run_map (old INTEGER PRIMARY KEY, new INTEGER NOT NULL);"
-          "CREATE TEMP TABLE case_map (old INTEGER PRIMARY KEY, new INTEGER NOT NULL);");
-      Statement runs = db.prepare("SELECT id FROM shard.run ORDER BY id");
-      std::vector<int64_t> old_ids;
-      while (runs.step()) old_ids.push_back(runs.column_int(0));
-      for (int64_t old : old_ids) {
-        db.prepare(
-              "INSERT INTO main.run (commit_sha, dirty, build_type, compiler, cpu_model, threads, "
-              "backend, machine, suites, command, started_at, ended_at, status, pid, origin) "
-              "SELECT commit_sha, dirty, build_type, compiler, cpu_model, threads, backend, "
-              "machine, suites, command, started_at, ended_at, "
-              "CASE status WHEN 'running' THEN 'incomplete' ELSE status END, pid, "
-              "CASE origin WHEN '' THEN ? ELSE origin END FROM shard.run WHERE id = ?")
-            .bind(1, shard)
-            .bind(2, old)
-            .run();
-        db.prepare("INSERT INTO run_map VALUES (?, ?)")
-            .bind(1, old)
-            .bind(2, db.last_insert_id())
-            .run();
-      }
-      db.exec(
-          "INSERT INTO main.test_case (suite, family, op, backend, case_id, params) "
-          "SELECT suite, family, op, backend, case_id, params FROM shard.test_case WHERE true "
-          "ON CONFLICT (suite, backend, case_id) DO NOTHING;"
-          "INSERT INTO case_map SELECT s.id, m.id FROM shard.test_case s JOIN main.test_case m "
-          "USING (suite, backend, case_id);"
-          "INSERT INTO main.result (run_id, case_ref, outcome, verdict, expectation, max_abs, "
-          "max_rel, max_ulp, tolerance_key, tolerance, output_hash, duration_ms, kernel, message) "
-          "SELECT r.new, c.new, outcome, verdict, expectation, max_abs, max_rel, max_ulp, "
-          "tolerance_key, tolerance, output_hash, duration_ms, kernel, message "
-          "FROM shard.result JOIN run_map r ON r.old = run_id JOIN case_map c ON c.old = case_ref;"
-          "INSERT INTO main.expectation (run_id, suite, pattern, outcome, reason, issue, expires) "
-          "SELECT r.new, suite, pattern, outcome, reason, issue, expires "
-          "FROM shard.expectation JOIN run_map r ON r.old = run_id;"
-          "INSERT INTO main.perf_sample (run_id, benchmark, pass, repetition, value, unit) "
-          "SELECT r.new, benchmark, pass, repetition, value, unit "
-          "FROM shard.perf_sample JOIN run_map r ON r.old = run_id;"
-          "INSERT INTO main.perf_baseline (machine, benchmark, value, unit, commit_sha, reason, "
-          "created_at) SELECT machine, benchmark, value, unit, commit_sha, reason, created_at "
-          "FROM shard.perf_baseline;"
-          "INSERT INTO main.doc_claim (commit_sha, claim, file, line, evidence, status, detail, "
-          "checked_at) SELECT commit_sha, claim, file, line, evidence, status, detail, checked_at "
-          "FROM shard.doc_claim;"
-          "INSERT INTO main.gate_result (commit_sha, gate, blocker, status, reason, evaluated_at) "
-          "SELECT commit_sha, gate, blocker, status, reason, evaluated_at FROM shard.gate_result;"
-          "DROP TABLE run_map; DROP TABLE case_map;");
-      tx.commit();
-    } catch (...) {
-      db.exec("DETACH DATABASE shard");
-      throw;
-    }
-    db.exec("DETACH DATABASE shard");
+    if (!std::filesystem::exists(shard)) throw StoreError("shard '" + shard + "' does not exist");
   }
+  refuse_output_among_shards(shards, out);
+  // Every shard must be readable, current and sound before the output is created or touched.
+  for (const std::string& shard : shards) {
+    ResultStore(shard, Database::Mode::ReadOnly).check_integrity();
+  }
+  ResultStore target(out);
+  MergeSummary total;
+  for (const std::string& shard : shards) {
+    try {
+      add(total, fold_shard(target.db_, shard));
+    } catch (const StoreError& e) {
+      fail_fold(e, shard, out, total.shards);
+    }
+  }
+  return total;
 }
 
 }  // namespace volta::conformance

@@ -8,6 +8,7 @@ packages=(
   libboost-test-dev     # unit and conformance tests (Boost.Test)
   librapidcheck-dev     # property-based tests
   libbenchmark-dev      # perf/ (Google Benchmark)
+  libsqlite3-dev        # the results store
   clang-format clang-tidy  # scripts/ci/lint.sh
 )
 

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -32,6 +33,10 @@ class ExecutionContext {
   int num_threads() const { return pool_.num_threads(); }
   // An aligned arena of at least `bytes`, reused across runs.
   std::byte* arena(int64_t bytes);
+  // Fill the arena with `pattern` before every run, so an element a kernel never writes
+  // shows up in its output (the conformance harness runs each case with two patterns).
+  void set_poison(std::optional<std::byte> pattern) { poison_ = pattern; }
+  std::optional<std::byte> poison() const { return poison_; }
 
  private:
   ThreadPool pool_;
@@ -40,6 +45,7 @@ class ExecutionContext {
   };
   std::unique_ptr<std::byte[], Free> arena_;
   int64_t arena_bytes_ = 0;
+  std::optional<std::byte> poison_;
 };
 
 // Runs a plan. Inputs must match the graph inputs in order, dtype and shape

@@ -2,13 +2,14 @@
 // The results store: one SQLite file (default volta-results.db), WAL mode, a versioned schema
 // with forward migrations, one transaction per batch. A run is inserted as 'running' before
 // its first result; a run whose process died is marked 'incomplete' the next time the file is
-// opened for writing, and readers never count it. Files from a newer schema, and files that
-// are not Volta databases, are refused and left untouched.
+// opened for writing on the same host, and readers never count it. Files from a newer schema,
+// files that are not Volta databases and corrupt files are refused and left untouched.
 
 #include <cstdint>
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "volta/conformance/outcome.h"
@@ -18,6 +19,9 @@ namespace volta::conformance {
 
 inline constexpr int kSchemaVersion = 1;
 inline constexpr const char* kDefaultDatabase = "volta-results.db";
+// PRAGMA application_id of every Volta results database ("Volt"): what tells our file apart
+// from another application's SQLite file that happens to have a user_version.
+inline constexpr int64_t kApplicationId = 0x566F6C74;
 
 // Provenance of one run: everything needed to say where a row came from.
 struct RunInfo {
@@ -28,7 +32,7 @@ struct RunInfo {
   std::string cpu_model;
   int threads = 1;
   std::string backend;
-  std::string machine;  // host fingerprint: hostname + CPU model
+  std::string machine;  // host fingerprint; empty: "HOSTNAME / CPU MODEL"
   std::string suites;   // comma-separated suite names
   std::string command;  // the command line that produced the run
 };
@@ -50,27 +54,51 @@ struct ExpectationRow {
   std::string suite, pattern, outcome, reason, issue, expires;
 };
 
+// What ResultStore::merge folded into its output.
+struct MergeSummary {
+  int64_t shards = 0;
+  int64_t runs = 0;
+  int64_t results = 0;
+  int64_t new_cases = 0;  // cases the output did not have yet
+  int64_t expectations = 0;
+  int64_t perf_samples = 0;
+};
+
+// Takes `db` from its user_version up to migrations.size(): migrations[v] moves version v to
+// v + 1, each step in its own transaction, so a step that fails leaves the file at the version
+// before it. Another process that migrated meanwhile is noticed under the write lock.
+void apply_migrations(Database& db, std::span<const std::string_view> migrations);
+
 class ResultStore {
  public:
-  // ReadWrite creates and migrates; ReadOnly refuses a missing file. Throws StoreError.
+  // ReadWrite creates the file, checks its integrity, migrates it and marks dead runs
+  // incomplete. ReadOnly refuses a missing file and one not at kSchemaVersion. Throws
+  // StoreError, leaving a refused file untouched.
   explicit ResultStore(const std::string& path, Database::Mode mode = Database::Mode::ReadWrite);
 
   int schema_version() const;
   int64_t begin_run(const RunInfo& info);
-  void record(int64_t run_id, std::span<const ResultRow> rows);  // one transaction
+  // One transaction: the whole batch or nothing. The run must be 'running'.
+  void record(int64_t run_id, std::span<const ResultRow> rows);
   void record_expectations(int64_t run_id, std::span<const ExpectationRow> rows);
-  void finish_run(int64_t run_id);  // status 'complete'
+  void finish_run(int64_t run_id);  // status 'complete'; the run must be 'running'
 
-  // Folds shard databases into `out` (created if missing): runs keep their provenance and
-  // gain the shard's path as origin; cases are shared by (suite, backend, case id).
-  static void merge(std::span<const std::string> shards, const std::string& out);
+  // Folds shard databases into `out` (created if missing). Runs get fresh ids and keep their
+  // provenance, with the shard's path as origin ('running' ones become 'incomplete'); cases
+  // are shared by (suite, backend, case id); rows keyed by run follow their run. Every shard
+  // is validated before `out` is touched, and each is folded in one transaction; merging a
+  // shard twice gives its runs twice. Refuses an `out` that is one of the shards.
+  static MergeSummary merge(std::span<const std::string> shards, const std::string& out);
 
   Database& db() { return db_; }
+  const Database& db() const { return db_; }
 
  private:
-  void migrate();
-  void check_version(int version) const;
+  void check_schema(Database::Mode mode) const;
+  void check_integrity() const;
+  void enable_wal();
   void mark_dead_runs_incomplete();
+  void require_running(int64_t run_id, std::string_view action) const;
 
   Database db_;
 };

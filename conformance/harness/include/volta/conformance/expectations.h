@@ -1,0 +1,43 @@
+#pragma once
+// Expectations: a checked-in file per suite (conformance/expectations/SUITE.tsv) naming the
+// cases known not to pass, each with its reason, issue and expiry date. Verdicts compare a
+// case's raw outcome with the expectation that matches its id.
+
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "volta/conformance/outcome.h"
+
+namespace volta::conformance {
+
+struct Expectation {
+  std::string pattern;  // case id, '*' matches any run of characters
+  Outcome outcome;      // the outcome the case is expected to have
+  std::string reason;
+  std::string issue;    // where the fix is tracked, e.g. "#4"
+  std::string expires;  // YYYY-MM-DD: after this date the expectation fails the gate
+  int line = 0;         // in the file, for messages
+};
+
+// Parses the TSV text (columns: pattern, outcome, reason, issue, expires; '#' comments).
+// Throws VoltaError(InvalidArgument) naming the file, line and what is wrong.
+std::vector<Expectation> parse_expectations(std::string_view tsv, std::string_view file);
+// Reads DIR/SUITE.tsv; a missing file means no expectations.
+std::vector<Expectation> load_expectations(const std::string& dir, std::string_view suite);
+
+bool glob_match(std::string_view pattern, std::string_view text);
+// The first expectation whose pattern matches `case_id`.
+const Expectation* match_expectation(std::span<const Expectation> expectations,
+                                     std::string_view case_id);
+
+// today: YYYY-MM-DD. No expectation: PASS and SKIPPED are expected, anything else is
+// unexpected. An expired expectation gives Expired whatever the outcome. Otherwise the
+// named outcome is expected, a PASS instead is an unexpected pass, anything else unexpected.
+Verdict verdict_for(Outcome outcome, const Expectation* expectation, std::string_view today);
+
+std::string today_utc();  // YYYY-MM-DD
+
+}  // namespace volta::conformance

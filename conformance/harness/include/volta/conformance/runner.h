@@ -1,0 +1,39 @@
+#pragma once
+// The suite runner every suite shares: filter the suite's cases, run each isolated, judge it
+// against the suite's expectations, record rows in batches, and report progress.
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "volta/conformance/expectations.h"
+#include "volta/conformance/isolation.h"
+#include "volta/conformance/store.h"
+
+namespace volta::conformance {
+
+struct SuiteCase {
+  std::string family, op, backend, case_id, params;
+  CaseBody body;
+};
+
+struct RunOptions {
+  std::string family;  // empty: every family
+  std::string filter;  // glob over case ids; empty: every case
+  IsolationOptions isolation;
+  std::string expectations_dir;  // where SUITE.tsv files live
+  int batch_size = 64;           // results per transaction
+  bool interactive = false;      // progress bar instead of plain lines
+};
+
+struct SuiteSummary {
+  int64_t cases = 0;
+  int64_t unexpected = 0;  // unexpected, unexpected-pass and expired verdicts
+};
+
+// Runs the cases of `suite` that pass the filters into run `run_id`. Expectations naming a
+// case id (no '*') that the suite did not produce are recorded as MISSING.
+SuiteSummary run_suite(ResultStore& store, int64_t run_id, const std::string& suite,
+                       const std::vector<SuiteCase>& cases, const RunOptions& options);
+
+}  // namespace volta::conformance

@@ -1,0 +1,99 @@
+#include "volta/conformance/runner.h"
+
+#include <algorithm>
+
+#include "volta/conformance/progress.h"
+
+namespace volta::conformance {
+namespace {
+
+bool selected(const SuiteCase& c, const RunOptions& options) {
+  return (options.family.empty() || c.family == options.family) &&
+         (options.filter.empty() || glob_match(options.filter, c.case_id));
+}
+
+bool has_wildcard(std::string_view pattern) { return pattern.find('*') != std::string_view::npos; }
+
+ResultRow row_for(const std::string& suite, const SuiteCase& c, const CaseOutcome& o,
+                  const Expectation* expectation, std::string_view today) {
+  ResultRow row;
+  row.suite = suite;
+  row.family = c.family;
+  row.op = c.op;
+  row.backend = c.backend;
+  row.case_id = c.case_id;
+  row.params = c.params;
+  row.outcome = o.outcome;
+  row.verdict = verdict_for(o.outcome, expectation, today);
+  row.expectation = expectation ? expectation->pattern : "";
+  row.max_abs = o.max_abs;
+  row.max_rel = o.max_rel;
+  row.max_ulp = o.max_ulp;
+  row.tolerance_key = o.tolerance_key;
+  row.tolerance = o.tolerance;
+  row.output_hash = o.output_hash;
+  row.duration_ms = o.duration_ms;
+  row.kernel = o.kernel;
+  row.message = o.message;
+  return row;
+}
+
+}  // namespace
+
+SuiteSummary run_suite(ResultStore& store, int64_t run_id, const std::string& suite,
+                       const std::vector<SuiteCase>& cases, const RunOptions& options) {
+  const std::vector<Expectation> expectations = load_expectations(options.expectations_dir, suite);
+  std::vector<ExpectationRow> recorded;
+  for (const Expectation& e : expectations) {
+    recorded.push_back(
+        {suite, e.pattern, std::string(outcome_name(e.outcome)), e.reason, e.issue, e.expires});
+  }
+  store.record_expectations(run_id, recorded);
+
+  std::vector<const SuiteCase*> chosen;
+  for (const SuiteCase& c : cases) {
+    if (selected(c, options)) chosen.push_back(&c);
+  }
+  const std::string today = today_utc();
+  SuiteSummary summary;
+  Progress progress(suite, static_cast<int64_t>(chosen.size()), options.interactive);
+  std::vector<ResultRow> batch;
+  auto flush = [&] {
+    store.record(run_id, batch);
+    batch.clear();
+  };
+  auto add = [&](ResultRow row) {
+    ++summary.cases;
+    if (row.verdict != Verdict::Expected) ++summary.unexpected;
+    progress.add(row.outcome, row.case_id);
+    batch.push_back(std::move(row));
+    if (static_cast<int>(batch.size()) >= options.batch_size) flush();
+  };
+
+  std::vector<std::string> seen;
+  for (const SuiteCase* c : chosen) {
+    const CaseOutcome outcome = run_case(c->body, options.isolation);
+    add(row_for(suite, *c, outcome, match_expectation(expectations, c->case_id), today));
+    seen.push_back(c->case_id);
+  }
+  // An expectation that names one exact case the suite no longer produces is MISSING: the
+  // case was renamed or dropped, and the expectation would otherwise rot unnoticed.
+  if (options.family.empty() && options.filter.empty()) {
+    for (const Expectation& e : expectations) {
+      if (has_wildcard(e.pattern) || std::find(seen.begin(), seen.end(), e.pattern) != seen.end()) {
+        continue;
+      }
+      SuiteCase missing{"", "", cases.empty() ? "" : cases.front().backend, e.pattern, "", {}};
+      CaseOutcome o;
+      o.outcome = Outcome::Missing;
+      o.message = "expectation at line " + std::to_string(e.line) +
+                  " names a case the suite did not produce";
+      add(row_for(suite, missing, o, &e, today));
+    }
+  }
+  flush();
+  progress.finish();
+  return summary;
+}
+
+}  // namespace volta::conformance

@@ -1,0 +1,154 @@
+#include "volta/conformance/parity_suite.h"
+
+#include <memory>
+#include <set>
+
+#include "volta/backends/cpu.h"
+#include "volta/conformance/tolerance.h"
+#include "volta/ir/printer.h"
+#include "volta/reference/reference.h"
+#include "volta/runtime/runtime.h"
+
+namespace volta::conformance {
+namespace {
+
+Outcome outcome_of(Mismatch m) {
+  switch (m) {
+    case Mismatch::None:
+      return Outcome::Pass;
+    case Mismatch::DType:
+      return Outcome::FailDType;
+    case Mismatch::Shape:
+      return Outcome::FailShape;
+    case Mismatch::Nan:
+    case Mismatch::Inf:
+    case Mismatch::Numeric:
+      return Outcome::FailNumeric;
+  }
+  return Outcome::Error;
+}
+
+std::vector<Tensor> run_poisoned(const ExecutionPlan& plan, const Backend& backend,
+                                 const std::vector<Tensor>& inputs, int threads, std::byte poison) {
+  ExecutionContext ctx(threads);
+  ctx.set_poison(poison);
+  return execute(plan, backend, ctx, inputs);
+}
+
+// The kernel variants a plan runs, each once, in step order.
+std::string kernels_of(const ExecutionPlan& plan) {
+  std::string out;
+  std::set<std::string> seen;
+  for (const PlannedStep& step : plan.steps) {
+    if (!seen.insert(step.kernel.variant).second) continue;
+    out += (out.empty() ? "" : ",") + step.kernel.variant;
+  }
+  return out;
+}
+
+std::string hash_outputs(const std::vector<Tensor>& outputs) {
+  StableHasher h;
+  for (const Tensor& t : outputs) {
+    h.text(dtype_name(t.dtype()));
+    h.text(t.shape().str());
+    h.bytes(t.data(), t.nbytes());
+  }
+  return hash_hex(h.digest());
+}
+
+// The first element where two runs of the same plan differ, for the failure message.
+std::string first_difference(const std::vector<Tensor>& a, const std::vector<Tensor>& b) {
+  for (size_t i = 0; i < a.size(); ++i) {
+    const size_t width = dtype_size(a[i].dtype());
+    const auto* pa = static_cast<const unsigned char*>(a[i].data());
+    const auto* pb = static_cast<const unsigned char*>(b[i].data());
+    for (size_t byte = 0; byte < a[i].nbytes(); ++byte) {
+      if (pa[byte] != pb[byte]) {
+        return "output " + std::to_string(i) + " element " + std::to_string(byte / width);
+      }
+    }
+  }
+  return "no element";
+}
+
+}  // namespace
+
+CaseOutcome run_cpu_parity_case(const ParityCase& c, int threads) {
+  const std::unique_ptr<Backend> cpu = make_cpu_backend();
+  CaseOutcome out;
+  ExecutionPlan plan;
+  try {
+    plan = compile(c.graph, *cpu, DeterminismMode::Strict);
+  } catch (const VoltaError& e) {
+    out.outcome = e.code() == ErrorCode::MissingKernel ? Outcome::Unsupported : Outcome::Error;
+    out.message = e.what();
+    return out;
+  }
+  out.kernel = kernels_of(plan);
+  const std::vector<Tensor> got = run_poisoned(plan, *cpu, c.inputs, 1, std::byte{0xff});
+  const std::vector<Tensor> again = run_poisoned(plan, *cpu, c.inputs, threads, std::byte{0x00});
+  out.output_hash = hash_outputs(got);
+  if (hash_outputs(again) != out.output_hash) {
+    out.outcome = Outcome::FailNumeric;
+    out.message = "runs poisoned with 0xff on 1 thread and 0x00 on " + std::to_string(threads) +
+                  " threads differ at " + first_difference(got, again) +
+                  ": an element is left unwritten or depends on the thread count";
+    return out;
+  }
+  const std::vector<Tensor> want = reference::evaluate(c.graph, c.inputs);
+  const OpFamily family = op_schema(c.op).family;
+  out.outcome = Outcome::Pass;
+  out.max_abs = out.max_rel = out.max_ulp = 0.0;
+  for (size_t i = 0; i < want.size(); ++i) {
+    const Tolerance tol =
+        ToleranceTable::builtin().lookup(family, want[i].dtype(), "cpu:reference");
+    const Comparison cmp = compare(got[i], want[i], tol);
+    out.max_abs = std::max(*out.max_abs, cmp.max_abs);
+    out.max_rel = std::max(*out.max_rel, cmp.max_rel);
+    out.max_ulp = std::max(*out.max_ulp, cmp.max_ulp);
+    // The row names the tolerance of output 0, or of the first output that failed.
+    const bool first_failure = !cmp.passed() && out.outcome == Outcome::Pass;
+    if (i == 0 || first_failure) {
+      out.tolerance_key = tol.key;
+      out.tolerance = tol.str();
+    }
+    if (first_failure) {
+      out.outcome = outcome_of(cmp.mismatch);
+      out.message = "output " + std::to_string(i) + ": " + cmp.detail;
+    }
+  }
+  return out;
+}
+
+std::vector<SuiteCase> parity_suite(std::string_view backend, int threads) {
+  if (backend != "cpu" && backend != "cuda") {
+    fail(ErrorCode::InvalidArgument, "the parity suite has no backend '" + std::string(backend) +
+                                         "' (supported: " + std::string(kParityBackends) + ")");
+  }
+  std::vector<SuiteCase> out;
+  for (ParityCase& c : parity_cases()) {
+    SuiteCase s;
+    s.family = std::string(op_family_name(op_schema(c.op).family));
+    s.op = std::string(op_name(c.op));
+    s.backend = std::string(backend);
+    s.case_id = c.id;
+    if (backend == "cuda") {
+      s.body = [] {
+        CaseOutcome o;
+        o.outcome = Outcome::Skipped;
+        o.message =
+            "no CUDA backend in this build: CUDA-vs-CPU parity needs the CUDA backend "
+            "and a CUDA device";
+        return o;
+      };
+    } else {
+      s.body = [c = std::make_shared<ParityCase>(std::move(c)), threads] {
+        return run_cpu_parity_case(*c, threads);
+      };
+    }
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+}  // namespace volta::conformance

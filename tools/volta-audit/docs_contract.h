@@ -1,0 +1,76 @@
+#pragma once
+// The docs contract. Generated sections of README.md and governance/*.md sit between
+//   <!-- BEGIN GENERATED: NAME (volta-audit docs sync; do not edit) -->
+//   <!-- END GENERATED: NAME -->
+// (each marker alone on its line) and `sync` rewrites them; `check` fails on any difference.
+// Prose claims carry a marker
+//   <!-- claim: ID gate=GATE-NAME -->   or   <!-- claim: ID query=QUERY-NAME -->
+// naming the evidence: a gate that must PASS, or a canned query that must return no rows.
+// `check` also fails when a step under .github/workflows/ calls a scripts/ci script that
+// does not exist. Markers inside code (fenced blocks, `inline spans`) are text, so docs can
+// show the syntax without being parsed as markers.
+
+#include <filesystem>
+#include <functional>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "gates.h"
+#include "volta/conformance/sqlite.h"
+
+namespace volta::audit {
+
+// A docs tree that cannot be read or synced: unreadable files, broken markers.
+class DocsError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct DocFinding {
+  std::string claim;  // claim id, "section:NAME" or "workflow:FILE:SCRIPT"
+  std::string file;   // relative to the root
+  int line = 0;
+  std::string evidence;  // "gate=...", "query=...", "docs sync", "file exists"
+  GateStatus status = GateStatus::NotVerified;
+  std::string detail;  // why, in one line
+};
+
+// Resolves a claim's evidence: kind is "gate" or "query", name a gate or canned query that
+// exists (check_docs rejects unknown names before asking).
+using EvidenceFn =
+    std::function<std::pair<GateStatus, std::string>(std::string_view kind, std::string_view name)>;
+
+// Every finding under `root`, file by file (README.md, then governance/*.md by name), then the
+// workflows. With no evidence function, claims are checked for form only (a known gate or
+// query, a well-formed marker, a unique id) and reported NOT VERIFIED. Throws DocsError when
+// the root holds neither README.md nor governance/*.md, or a file cannot be read.
+std::vector<DocFinding> check_docs(const std::filesystem::path& root, const EvidenceFn* evidence);
+// FAIL findings always fail; NOT VERIFIED ones fail only when evidence is required.
+bool docs_ok(const std::vector<DocFinding>& findings, bool evidence_required);
+
+// Appends the findings to doc_claim for `commit` in one transaction, all with one check time,
+// so the docs-contract gate reads them as one check.
+void record_doc_findings(conformance::Database& db, std::string_view commit,
+                         std::span<const DocFinding> findings);
+
+// Rewrites every generated section under `root`; returns the files it changed, relative to
+// the root. Throws DocsError, writing nothing, when any file has a broken or unknown marker.
+std::vector<std::string> sync_docs(const std::filesystem::path& root);
+
+// The generators, by section name.
+struct GeneratedSection {
+  std::string_view name;  // "op-backend-matrix"
+  std::string (*render)();
+};
+std::span<const GeneratedSection> generated_sections();
+
+// The op x backend support matrix, from the op table, the CPU backend's capabilities() and the
+// reference kernel table. Machine-independent: capabilities name dtypes and determinism
+// classes, never the ISA-specific kernel variant a machine would pick.
+std::string render_op_backend_matrix();
+
+}  // namespace volta::audit

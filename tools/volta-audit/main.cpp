@@ -1,0 +1,74 @@
+// volta-audit: the release-gate CLI. Suites write rows into a SQLite results store; gates,
+// reports and docs checks read them.
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "commands.h"
+#include "volta/conformance/sqlite.h"
+#include "volta/error.h"
+
+namespace {
+
+struct Command {
+  std::string_view name;
+  int (*run)(volta::audit::Args&);
+  std::string_view usage;
+};
+
+constexpr Command kCommands[] = {
+    {"run", volta::audit::run_command,
+     "run SUITE... [--family F] [--backend cpu|cuda] [--filter PATTERN] [--threads N]\n"
+     "              [--timeout SECONDS] [--no-isolate] [--db PATH]\n"
+     "      run suites (today: parity) and record one row per case"},
+    {"gate", volta::audit::gate_command,
+     "gate [--release] [--commit SHA] [--db PATH]\n"
+     "      evaluate every gate for the commit; exit 0 only when every blocker passes"},
+    {"report", volta::audit::report_command,
+     "report [--format md|html] [--db PATH] [-o FILE]\n"
+     "      human report of the latest run: suites, families, worst errors, failures, gates"},
+    {"query", volta::audit::query_command,
+     "query NAME | --sql \"SELECT ...\" [--db PATH]\n"
+     "      canned questions (query --list) or any read-only SQL"},
+    {"merge", volta::audit::merge_command,
+     "merge SHARD.db... -o OUT.db\n"
+     "      fold shard databases into one, keeping each run's provenance"},
+    {"docs", volta::audit::docs_command,
+     "docs check|sync [--no-evidence] [--root DIR] [--db PATH] [--commit SHA]\n"
+     "      check or regenerate the generated doc sections and prose claims"},
+};
+
+void print_usage(std::FILE* to) {
+  std::fputs("usage: volta-audit <command> [options]\n\ncommands:\n", to);
+  for (const Command& c : kCommands) std::fprintf(to, "  %s\n", std::string(c.usage).c_str());
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::vector<std::string_view> all(argv + 1, argv + argc);
+  if (all.empty() || all[0] == "--help" || all[0] == "-h" || all[0] == "help") {
+    print_usage(all.empty() ? stderr : stdout);
+    return all.empty() ? 2 : 0;
+  }
+  for (const Command& c : kCommands) {
+    if (c.name != all[0]) continue;
+    volta::audit::Args args{std::span(all).subspan(1)};
+    try {
+      return c.run(args);
+    } catch (const volta::audit::UsageError& e) {
+      std::fprintf(stderr, "volta-audit %s: %s\nusage: volta-audit %s\n", argv[1], e.what(),
+                   std::string(c.usage).c_str());
+      return 2;
+    } catch (const volta::conformance::StoreError& e) {
+      std::fprintf(stderr, "volta-audit %s: %s\n", argv[1], e.what());
+      return 1;
+    } catch (const volta::VoltaError& e) {
+      std::fprintf(stderr, "volta-audit %s: %s\n", argv[1], e.what());
+      return 1;
+    }
+  }
+  std::fprintf(stderr, "volta-audit: unknown command '%s'\n", argv[1]);
+  print_usage(stderr);
+  return 2;
+}

@@ -1,0 +1,166 @@
+#pragma once
+// Hand-built results databases for the gate, query and report tests: runs with chosen
+// provenance and status, result rows, perf samples and baselines, doc claims. Each store lives
+// in its own temporary directory, removed with it.
+
+#include <stdlib.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <initializer_list>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "volta/conformance/store.h"
+
+namespace volta::audit::testing {
+
+using conformance::Outcome;
+using conformance::ResultRow;
+using conformance::Verdict;
+
+inline const std::string kCommit = "0123456789abcdef0123456789abcdef01234567";
+inline const std::string kOtherCommit = "fedcba9876543210fedcba9876543210fedcba98";
+inline const std::string kMachine = "ci-box / Test CPU";
+
+// Where a case lives: suite, backend and family.
+struct Where {
+  std::string suite = "parity";
+  std::string backend = "cpu";
+  std::string family = "elementwise";
+};
+
+inline ResultRow result(std::string case_id, Outcome outcome, Verdict verdict = Verdict::Expected,
+                        std::string message = "", const Where& where = {}) {
+  ResultRow row;
+  row.suite = where.suite;
+  row.backend = where.backend;
+  row.family = where.family;
+  row.op = case_id.substr(0, case_id.find('('));
+  row.case_id = std::move(case_id);
+  row.outcome = outcome;
+  row.verdict = verdict;
+  row.message = std::move(message);
+  row.tolerance = "abs=1e-05 rel=0.0001 ulp=16";
+  row.duration_ms = 1.0;
+  return row;
+}
+
+enum class RunEnd { Complete, Running, Incomplete };
+
+struct RunSpec {
+  std::string commit = kCommit;
+  bool dirty = false;
+  RunEnd end = RunEnd::Complete;
+  std::string started_at = {};  // empty: now, as begin_run records it
+  std::vector<conformance::ExpectationRow> expectations = {};
+};
+
+class TempStore {
+ public:
+  TempStore() {
+    std::string pattern =
+        (std::filesystem::temp_directory_path() / "volta-audit-test-XXXXXX").string();
+    if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
+    dir_ = pattern;
+    path_ = (dir_ / "results.db").string();
+    store_.emplace(path_);
+  }
+  ~TempStore() {
+    store_.reset();
+    std::error_code ignored;
+    std::filesystem::remove_all(dir_, ignored);
+  }
+  TempStore(const TempStore&) = delete;
+  TempStore& operator=(const TempStore&) = delete;
+
+  conformance::ResultStore& store() { return *store_; }
+  conformance::Database& db() { return store_->db(); }
+  const std::string& path() const { return path_; }
+  const std::filesystem::path& dir() const { return dir_; }
+
+  int64_t add_run(const std::vector<ResultRow>& rows, const RunSpec& spec = {}) {
+    conformance::RunInfo info;
+    info.commit = spec.commit;
+    info.dirty = spec.dirty;
+    info.build_type = "RelWithDebInfo";
+    info.compiler = "GNU 12.2.0";
+    info.cpu_model = "Test CPU";
+    info.threads = 4;
+    info.backend = "cpu";
+    info.machine = kMachine;
+    info.suites = "parity";
+    info.command = "volta-audit run parity";
+    const int64_t run = store_->begin_run(info);
+    if (!rows.empty()) store_->record(run, rows);
+    if (!spec.expectations.empty()) store_->record_expectations(run, spec.expectations);
+    if (spec.end == RunEnd::Complete) store_->finish_run(run);
+    if (spec.end == RunEnd::Incomplete) {
+      db().prepare("UPDATE run SET status = 'incomplete' WHERE id = ?").bind(1, run).run();
+    }
+    if (!spec.started_at.empty()) {
+      db().prepare("UPDATE run SET started_at = ? WHERE id = ?")
+          .bind(1, spec.started_at)
+          .bind(2, run)
+          .run();
+    }
+    return run;
+  }
+
+  void add_perf_samples(int64_t run, std::string_view benchmark, int pass,
+                        std::initializer_list<double> values, std::string_view unit = "ns") {
+    int repetition = 0;
+    for (double value : values) {
+      db().prepare(
+              "INSERT INTO perf_sample (run_id, benchmark, pass, repetition, value, unit) "
+              "VALUES (?, ?, ?, ?, ?, ?)")
+          .bind(1, run)
+          .bind(2, benchmark)
+          .bind(3, int64_t{pass})
+          .bind(4, int64_t{repetition++})
+          .bind(5, value)
+          .bind(6, unit)
+          .run();
+    }
+  }
+
+  void add_baseline(std::string_view benchmark, double value, std::string_view created_at,
+                    std::string_view machine = kMachine, std::string_view unit = "ns") {
+    db().prepare(
+            "INSERT INTO perf_baseline (machine, benchmark, value, unit, commit_sha, reason, "
+            "created_at) VALUES (?, ?, ?, ?, ?, 'first measurement', ?)")
+        .bind(1, machine)
+        .bind(2, benchmark)
+        .bind(3, value)
+        .bind(4, unit)
+        .bind(5, kOtherCommit)
+        .bind(6, created_at)
+        .run();
+  }
+
+  void add_claim(std::string_view claim, std::string_view file, int line, std::string_view status,
+                 std::string_view detail, std::string_view checked_at,
+                 std::string_view commit = kCommit) {
+    db().prepare(
+            "INSERT INTO doc_claim (commit_sha, claim, file, line, evidence, status, detail, "
+            "checked_at) VALUES (?, ?, ?, ?, 'gate=parity-cpu-reference', ?, ?, ?)")
+        .bind(1, commit)
+        .bind(2, claim)
+        .bind(3, file)
+        .bind(4, int64_t{line})
+        .bind(5, status)
+        .bind(6, detail)
+        .bind(7, checked_at)
+        .run();
+  }
+
+ private:
+  std::filesystem::path dir_;
+  std::string path_;
+  std::optional<conformance::ResultStore> store_;
+};
+
+}  // namespace volta::audit::testing
