@@ -44,6 +44,7 @@ SuiteSummary run_suite(ResultStore& store, int64_t run_id, const std::string& su
                        const std::vector<SuiteCase>& cases, const RunOptions& options) {
   const std::vector<Expectation> expectations = load_expectations(options.expectations_dir, suite);
   std::vector<ExpectationRow> recorded;
+  recorded.reserve(expectations.size());
   for (const Expectation& e : expectations) {
     recorded.push_back(
         {suite, e.pattern, std::string(outcome_name(e.outcome)), e.reason, e.issue, e.expires});

@@ -4,12 +4,10 @@ namespace volta {
 
 size_t dtype_size(DType dtype) {
   switch (dtype) {
-    case DType::F32:
-      return 4;
     case DType::F64:
-      return 8;
     case DType::I64:
       return 8;
+    case DType::F32:
     case DType::I32:
       return 4;
     case DType::Bool:

@@ -62,11 +62,18 @@ std::string to_text(const Graph& g) {
     for (ValueId v : n.inputs) ins += (ins.empty() ? "" : ", ") + ref(g, v);
     std::string attrs;
     for (const auto& [name, value] : n.attrs) {
-      attrs += (attrs.empty() ? " {" : ", ") + name + "=" + attr_value_str(value);
+      attrs += attrs.empty() ? " {" : ", ";
+      attrs += name;
+      attrs += '=';
+      attrs += attr_value_str(value);
     }
     if (!attrs.empty()) attrs += "}";
-    out += outs + " = " + std::string(op_name(n.op)) + "(" + ins + ")" + attrs + "  # " + n.name +
-           "\n";
+    out += outs;
+    out += " = ";
+    out += op_name(n.op);
+    out += "(" + ins + ")";
+    out += attrs;
+    out += "  # " + n.name + "\n";
   }
   std::string outs;
   for (ValueId v : g.outputs()) outs += (outs.empty() ? "" : ", ") + ref(g, v);

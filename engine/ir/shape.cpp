@@ -57,7 +57,8 @@ std::vector<int64_t> broadcast_strides(const Shape& from, const Shape& to) {
   const std::vector<int64_t> own = from.strides();
   const int offset = to.rank() - from.rank();
   for (int i = 0; i < from.rank(); ++i) {
-    out[static_cast<size_t>(i + offset)] = from[i] == 1 ? 0 : own[static_cast<size_t>(i)];
+    out[static_cast<size_t>(offset) + static_cast<size_t>(i)] =
+        from[i] == 1 ? 0 : own[static_cast<size_t>(i)];
   }
   return out;
 }

@@ -79,6 +79,7 @@ std::vector<SliceRange> resolve_slice(const AttrReader& attrs, const Shape& inpu
                std::to_string(axes.size()) + ", " + std::to_string(steps.size()) + ")");
   }
   std::vector<SliceRange> out;
+  out.reserve(static_cast<size_t>(input.rank()));
   for (int i = 0; i < input.rank(); ++i) out.push_back({0, 1, input[i]});
   std::vector<char> seen(static_cast<size_t>(input.rank()), 0);
   for (size_t k = 0; k < starts.size(); ++k) {
@@ -433,6 +434,7 @@ std::vector<TypeInfo> unsqueeze(const InferContext& ctx) {
     }
   }
   std::vector<int64_t> dims;
+  dims.reserve(static_cast<size_t>(rank));
   int next = 0;
   for (int i = 0; i < rank; ++i) dims.push_back(inserted[static_cast<size_t>(i)] ? 1 : x[next++]);
   return {{ctx.input(0).dtype, Shape(dims)}};

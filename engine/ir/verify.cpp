@@ -84,9 +84,11 @@ void check_attributes(const Node& node, const OpSchema& schema) {
         allowed += (allowed.empty() ? "\"" : ", \"") + std::string(a) + "\"";
       }
       if (!ok) {
-        throw NodeError{
-            ErrorCode::VerifyAttributeRange,
-            where(node) + ": attribute '" + name + "' is \"" + *s + "\", supported: " + allowed};
+        std::string message = where(node) + ": attribute '" + name + "' is \"";
+        message += *s;
+        message += "\", supported: ";
+        message += allowed;
+        throw NodeError{ErrorCode::VerifyAttributeRange, message};
       }
     }
   }

@@ -15,7 +15,7 @@ Graph transformer_block_graph(const TransformerBlockConfig& c) {
   const int64_t head_dim = c.d_model / c.heads;
   Graph g;
   uint64_t stream = 0;
-  auto param = [&](const std::string& name, Shape shape, double scale) {
+  auto param = [&](const std::string& name, const Shape& shape, double scale) {
     return g.add_parameter(name, random_tensor(c.dtype, shape, c.seed, -scale, scale, ++stream));
   };
   auto ones = [&](const std::string& name, int64_t n, double value) {

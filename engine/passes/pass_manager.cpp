@@ -21,10 +21,12 @@ std::vector<PassRecord> PassManager::run(Graph& graph) const {
     const std::vector<Diagnostic> diags = verify_graph(graph);
     if (!diags.empty()) {
       // A reproducer: the pipeline up to the failing pass and the IR it was given.
-      fail(ErrorCode::PassFailed,
-           "pass '" + std::string(pass->name()) + "' left the IR invalid: [" +
-               std::string(error_code_name(diags.front().code)) + "] " + diags.front().message +
-               "\n--- reproducer: passes " + pipeline + " on ---\n" + before);
+      std::string message = "pass '" + std::string(pass->name()) + "' left the IR invalid: [";
+      message += error_code_name(diags.front().code);
+      message += "] " + diags.front().message;
+      message += "\n--- reproducer: passes " + pipeline + " on ---\n";
+      message += before;
+      fail(ErrorCode::PassFailed, message);
     }
     records.push_back({std::string(pass->name()), changed, graph.num_nodes(), ir_hash(graph)});
   }

@@ -42,6 +42,7 @@ inline std::vector<Tensor> run_cpu(const Graph& graph, const std::vector<Tensor>
 inline std::vector<Tensor> run_op(OpKind op, const std::vector<Tensor>& inputs,
                                   Attributes attrs = {}, int num_outputs = 1, int threads = 1) {
   std::vector<std::optional<TypeInfo>> types;
+  types.reserve(inputs.size());
   for (const Tensor& t : inputs) types.push_back(TypeInfo{t.dtype(), t.shape()});
   return run_cpu(single_op_graph(op, types, std::move(attrs), num_outputs), inputs, threads);
 }
@@ -55,7 +56,8 @@ inline Tensor filled(DType dtype, Shape shape, const std::vector<double>& values
 }
 
 // Uniform values in [lo, hi) under `seed`: counter-based, so the same on every machine.
-inline Tensor uniform(DType dtype, Shape shape, uint64_t seed, double lo = -3.0, double hi = 3.0) {
+inline Tensor uniform(DType dtype, const Shape& shape, uint64_t seed, double lo = -3.0,
+                      double hi = 3.0) {
   return random_tensor(dtype, shape, seed, lo, hi);
 }
 
