@@ -5,18 +5,11 @@
 #include <fstream>
 #include <sstream>
 
+#include "tsv.h"
 #include "volta/error.h"
 
 namespace volta::conformance {
 namespace {
-
-std::vector<std::string> split_tabs(const std::string& line) {
-  std::vector<std::string> fields;
-  std::string field;
-  std::istringstream in(line);
-  while (std::getline(in, field, '\t')) fields.push_back(field);
-  return fields;
-}
 
 bool is_date(std::string_view s) {
   if (s.size() != 10 || s[4] != '-' || s[7] != '-') return false;

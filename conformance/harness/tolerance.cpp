@@ -6,17 +6,10 @@
 #include <sstream>
 
 #include "tolerances_tsv.h"  // generated: kTolerancesTsv
+#include "tsv.h"
 
 namespace volta::conformance {
 namespace {
-
-std::vector<std::string> split_tabs(const std::string& line) {
-  std::vector<std::string> fields;
-  std::string field;
-  std::istringstream in(line);
-  while (std::getline(in, field, '\t')) fields.push_back(field);
-  return fields;
-}
 
 double parse_number(const std::string& text, int line) {
   try {

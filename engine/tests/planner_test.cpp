@@ -483,7 +483,7 @@ BOOST_AUTO_TEST_CASE(aliasing_never_takes_a_buffer_still_needed) {
 // ---------------------------------------------------------------------------------------
 // Plan-hash stability across processes.
 
-// Chooses a placeholder kernel for every node and runs none: compile() then builds complete
+// Chooses a plan-only kernel for every node and runs none: compile() then builds complete
 // plans, plan hash included, whichever CPU kernels exist.
 class PlanOnlyBackend final : public Backend {
  public:

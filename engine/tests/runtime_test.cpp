@@ -22,20 +22,20 @@ namespace {
 
 using test::expect_error;
 
-// Picks a placeholder kernel for every node; running one fails like a kernel that rejects
+// Picks a plan-only kernel for every node; running one fails like a kernel that rejects
 // its data. Plans compile on it whichever CPU kernels exist.
-class PlaceholderBackend final : public Backend {
+class PlanOnlyBackend final : public Backend {
  public:
-  explicit PlaceholderBackend(std::string name) : name_(std::move(name)) {}
+  explicit PlanOnlyBackend(std::string name) : name_(std::move(name)) {}
   std::string_view name() const override { return name_; }
   Capabilities capabilities() const override { return {}; }
   KernelSelection select_kernel(const Graph&, const Node& node) const override {
-    return KernelChoice{"placeholder_" + std::string(op_name(node.op)), KernelDeterminism::BitExact,
+    return KernelChoice{"plan_only_" + std::string(op_name(node.op)), KernelDeterminism::BitExact,
                         nullptr};
   }
   void run_kernel(const KernelChoice&, const Node&, std::span<const ConstTensorView>,
                   std::span<const TensorView>, ExecutionContext&) const override {
-    fail(ErrorCode::KernelFailure, "placeholder kernels reject every input");
+    fail(ErrorCode::KernelFailure, "plan-only kernels reject every input");
   }
 
  private:
@@ -111,7 +111,7 @@ Graph relu_graph() {
 }
 
 BOOST_AUTO_TEST_CASE(inputs_must_match_the_graph) {
-  const PlaceholderBackend backend("placeholder");
+  const PlanOnlyBackend backend("plan-only");
   const ExecutionPlan plan = compile(relu_graph(), backend, DeterminismMode::Strict);
   ExecutionContext ctx;
   const auto rejected = [&](std::vector<Tensor> inputs, const std::string& message) {
@@ -126,23 +126,23 @@ BOOST_AUTO_TEST_CASE(inputs_must_match_the_graph) {
 }
 
 BOOST_AUTO_TEST_CASE(plan_runs_only_on_its_backend) {
-  const PlaceholderBackend backend("placeholder");
-  const PlaceholderBackend other("other");
+  const PlanOnlyBackend backend("plan-only");
+  const PlanOnlyBackend other("other");
   const ExecutionPlan plan = compile(relu_graph(), backend, DeterminismMode::Strict);
-  BOOST_CHECK_EQUAL(plan.backend, "placeholder");
+  BOOST_CHECK_EQUAL(plan.backend, "plan-only");
   ExecutionContext ctx;
   const std::vector<Tensor> inputs = {Tensor(DType::F32, Shape{2, 3})};
   expect_error([&] { execute(plan, other, ctx, inputs); }, ErrorCode::BackendMismatch,
-               "plan was compiled for backend 'placeholder', not 'other'");
+               "plan was compiled for backend 'plan-only', not 'other'");
 }
 
 BOOST_AUTO_TEST_CASE(kernel_failures_name_the_node) {
-  const PlaceholderBackend backend("placeholder");
+  const PlanOnlyBackend backend("plan-only");
   const ExecutionPlan plan = compile(relu_graph(), backend, DeterminismMode::Strict);
   ExecutionContext ctx;
   const std::vector<Tensor> inputs = {Tensor(DType::F32, Shape{2, 3})};
   expect_error([&] { execute(plan, backend, ctx, inputs); }, ErrorCode::KernelFailure,
-               "node 'relu' (Relu) on backend 'placeholder': placeholder kernels reject every "
+               "node 'relu' (Relu) on backend 'plan-only': plan-only kernels reject every "
                "input");
 }
 
