@@ -28,7 +28,7 @@ constexpr Command kCommands[] = {
      "report [--format md|html] [--db PATH] [-o FILE]\n"
      "      human report of the latest run: suites, families, worst errors, failures, gates"},
     {"query", volta::audit::query_command,
-     "query NAME | --sql \"SELECT ...\" [--db PATH]\n"
+     "query NAME | --sql \"SELECT ...\" [--commit SHA] [--db PATH]\n"
      "      canned questions (query --list) or any read-only SQL"},
     {"merge", volta::audit::merge_command,
      "merge SHARD.db... -o OUT.db\n"

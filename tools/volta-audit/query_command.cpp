@@ -11,7 +11,8 @@
 namespace volta::audit {
 namespace {
 
-constexpr std::string_view kSupported = "NAME, --list, --sql \"SELECT ...\", --db PATH";
+constexpr std::string_view kSupported =
+    "NAME, --list, --sql \"SELECT ...\", --commit SHA, --db PATH";
 
 std::string known_queries() {
   std::string names;
@@ -50,17 +51,30 @@ std::string chosen_sql(const std::vector<std::string>& names,
 int query_command(Args& args) {
   const bool list = args.flag("--list");
   const std::optional<std::string> sql = args.option("--sql");
+  const std::optional<std::string> commit = args.option("--commit");
   const std::string path = database_path(args);
   const std::vector<std::string> names = args.positionals(kSupported);
   if (list) {
-    if (sql || !names.empty()) throw UsageError("--list takes no query NAME and no --sql");
+    if (sql || commit || !names.empty()) {
+      throw UsageError("--list takes no query NAME, --sql or --commit");
+    }
     print_query_list();
     return 0;
   }
   const std::string statement = chosen_sql(names, sql);
   // Two locks on writing: the file is opened read-only, and run_read_only refuses writes.
   const conformance::ResultStore store(path, conformance::Database::Mode::ReadOnly);
-  const QueryResult result = run_read_only(store.db(), statement, latest_commit(store.db()));
+  // :commit is the newest complete run's commit unless --commit names another.
+  const std::string bound = commit.value_or(latest_commit(store.db()));
+  if (commit && run_read_only(store.db(),
+                              "SELECT count(*) FROM run WHERE commit_sha = :commit AND "
+                              "status = 'complete'",
+                              bound)
+                        .rows[0][0] == "0") {
+    throw UsageError("no complete run for commit " + bound + " in '" + path +
+                     "' (`volta-audit query runs` lists the runs)");
+  }
+  const QueryResult result = run_read_only(store.db(), statement, bound);
   std::printf("%s(%zu row%s)\n", format_table(result).c_str(), result.rows.size(),
               result.rows.size() == 1 ? "" : "s");
   return 0;

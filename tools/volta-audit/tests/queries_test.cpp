@@ -214,6 +214,26 @@ BOOST_AUTO_TEST_CASE(query_command_opens_the_store_read_only) {
   BOOST_CHECK_THROW(query({}), UsageError);
 }
 
+BOOST_AUTO_TEST_CASE(query_command_binds_the_commit_it_is_given) {
+  TempStore t;
+  t.add_run({result("Add(shape=[2])", Outcome::Pass)});
+  t.add_run({result("Add(shape=[2])", Outcome::Pass)}, {.commit = kOtherCommit});
+  const auto query = [&t](std::vector<std::string_view> words) {
+    words.insert(words.end(), {"--db", t.path()});
+    Args args(words);
+    return query_command(args);
+  };
+  BOOST_TEST(query({"runs", "--commit", kCommit}) == 0);
+  try {
+    query({"runs", "--commit", "feedface"});
+    BOOST_FAIL("an unknown commit was accepted");
+  } catch (const UsageError& e) {
+    BOOST_TEST(std::string(e.what()) == "no complete run for commit feedface in '" + t.path() +
+                                            "' (`volta-audit query runs` lists the runs)");
+  }
+  BOOST_CHECK_THROW(query({"--list", "--commit", kCommit}), UsageError);
+}
+
 BOOST_AUTO_TEST_CASE(a_second_statement_is_refused_not_ignored) {
   TempStore t;
   BOOST_CHECK_THROW(run_read_only(t.db(), "SELECT 1; DELETE FROM run"), conformance::StoreError);
