@@ -31,13 +31,7 @@ bool is_date(std::string_view s) {
 
 std::vector<Expectation> parse_expectations(std::string_view tsv, std::string_view file) {
   std::vector<Expectation> out;
-  std::istringstream in{std::string(tsv)};
-  std::string line;
-  int number = 0;
-  while (std::getline(in, line)) {
-    ++number;
-    if (line.empty() || line[0] == '#') continue;
-    const std::vector<std::string> f = split_tabs(line);
+  for_each_tsv_row(tsv, [&](const std::vector<std::string>& f, int number) {
     if (f.size() != 5) {
       bad_line(file, number, "expected 5 tab-separated fields, found " + std::to_string(f.size()));
     }
@@ -53,7 +47,7 @@ std::vector<Expectation> parse_expectations(std::string_view tsv, std::string_vi
     }
     if (!is_date(f[4])) bad_line(file, number, "expiry '" + f[4] + "' is not a YYYY-MM-DD date");
     out.push_back({f[0], *outcome, f[2], f[3], f[4], number});
-  }
+  });
   return out;
 }
 

@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "volta/runtime/host.h"
+
 namespace volta::conformance {
 namespace {
 
@@ -155,12 +157,6 @@ std::string now_utc() {
 bool process_alive(int64_t pid) {
   // EPERM: the process exists but belongs to another user.
   return pid > 0 && (kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM);
-}
-
-std::string host_name() {
-  std::array<char, 256> buf{};
-  gethostname(buf.data(), buf.size() - 1);
-  return buf.data();
 }
 
 // What the header of an opened file says about whose it is.

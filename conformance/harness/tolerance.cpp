@@ -40,13 +40,7 @@ std::string Tolerance::str() const {
 
 ToleranceTable ToleranceTable::parse(std::string_view tsv) {
   ToleranceTable table;
-  std::istringstream in{std::string(tsv)};
-  std::string line;
-  int number = 0;
-  while (std::getline(in, line)) {
-    ++number;
-    if (line.empty() || line[0] == '#') continue;
-    const std::vector<std::string> f = split_tabs(line);
+  for_each_tsv_row(tsv, [&](const std::vector<std::string>& f, int number) {
     if (f.size() != 7 || f[6].empty()) {
       fail(
           ErrorCode::InvalidArgument,
@@ -61,7 +55,7 @@ ToleranceTable ToleranceTable::parse(std::string_view tsv) {
     Tolerance t{parse_number(f[3], number), parse_number(f[4], number), parse_number(f[5], number),
                 f[6], f[0] + "/" + f[1] + "/" + f[2]};
     table.rows_.push_back({f[0], f[1], f[2], std::move(t)});
-  }
+  });
   return table;
 }
 

@@ -1,6 +1,5 @@
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <set>
 #include <thread>
 
@@ -10,6 +9,7 @@
 #include "volta/conformance/progress.h"
 #include "volta/conformance/runner.h"
 #include "volta/conformance/store.h"
+#include "volta/runtime/host.h"
 
 namespace volta::audit {
 namespace {
@@ -20,14 +20,6 @@ constexpr std::string_view kSuites = "parity";
 constexpr std::string_view kRunOptions =
     "--family F, --backend cpu|cuda, --filter PATTERN, --threads N, --timeout SECONDS, "
     "--no-isolate, --expectations DIR, --db PATH";
-
-std::string cpu_model() {
-  std::ifstream in("/proc/cpuinfo");
-  for (std::string line; std::getline(in, line);) {
-    if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
-  }
-  return "unknown";
-}
 
 int positive_int(const std::string& text, std::string_view option) {
   try {
@@ -91,7 +83,7 @@ int run_command(Args& args) {
   info.dirty = build::kDirty;
   info.build_type = build::kBuildType;
   info.compiler = std::string("g++ ") + __VERSION__;
-  info.cpu_model = cpu_model();
+  info.cpu_model = host_cpu_model();
   info.threads = threads;
   info.backend = backend;
   for (const std::string& suite : suites) info.suites += (info.suites.empty() ? "" : ",") + suite;

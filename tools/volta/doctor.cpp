@@ -1,7 +1,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <string>
 #include <thread>
 
@@ -9,18 +8,11 @@
 #include "volta/backends/cpu.h"
 #include "volta/ir/random.h"
 #include "volta/model/examples.h"
+#include "volta/runtime/host.h"
 #include "volta/runtime/runtime.h"
 
 namespace volta::cli {
 namespace {
-
-std::string cpu_model() {
-  std::ifstream in("/proc/cpuinfo");
-  for (std::string line; std::getline(in, line);) {
-    if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
-  }
-  return "unknown";
-}
 
 std::string cpu_features() {
   std::string out;
@@ -91,7 +83,7 @@ int doctor(std::span<const std::string_view> args) {
 #else
   std::printf("assertions:      on\n");
 #endif
-  std::printf("cpu:             %s\n", cpu_model().c_str());
+  std::printf("cpu:             %s\n", host_cpu_model().c_str());
   std::printf("cpu features:    %s\n", cpu_features().c_str());
   std::printf("threads:         %d hardware threads\n", hw);
   std::printf("cuda toolkit:    %s\n", cuda_toolkit().c_str());
