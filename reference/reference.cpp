@@ -14,6 +14,11 @@ const RefTable& table() {
     register_normalization(t);
     register_reduction(t);
     register_movement(t);
+    register_math(t);
+    register_spatial(t);
+    register_loss(t);
+    register_indexing(t);
+    register_resize(t);
     return t;
   }();
   return kTable;

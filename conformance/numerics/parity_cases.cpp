@@ -3,22 +3,12 @@
 #include <algorithm>
 #include <cmath>
 
+#include "case_list.h"
 #include "volta/ir/printer.h"
 #include "volta/ir/random.h"
 
-namespace volta::conformance {
+namespace volta::conformance::cases {
 namespace {
-
-using Types = std::vector<std::optional<TypeInfo>>;
-using K = OpKind;
-
-// Element counts around the CPU kernels' fixed chunk sizes (elementwise 16384,
-// reduction leaves 4096), so chunk edges are covered.
-constexpr int64_t kChunk = 16384;
-constexpr int64_t kLeaf = 4096;
-
-TypeInfo f32(Shape s) { return {DType::F32, std::move(s)}; }
-TypeInfo of(DType d, Shape s) { return {d, std::move(s)}; }
 
 std::string case_id(OpKind op, const Types& types, const Attributes& attrs, int num_outputs) {
   std::string id = std::string(op_name(op)) + "(";
@@ -73,39 +63,32 @@ Tensor domain_tensor(const TypeInfo& type, InputDomain domain, uint64_t seed, ui
   return Tensor(type.dtype, type.shape);
 }
 
-class CaseList {
- public:
-  explicit CaseList(std::vector<ParityCase>& out) : out_(out) {}
+}  // namespace
 
-  // One case; inputs not given in `fixed` are drawn from the operand domains.
-  void add(OpKind op, Types types, Attributes attrs = {}, int num_outputs = 1,
-           std::vector<std::optional<Tensor>> fixed = {}) {
-    const OpSchema& schema = op_schema(op);
-    ParityCase c{case_id(op, types, attrs, num_outputs), op, Graph{}, {}};
-    StableHasher h;
-    h.text(c.id);
-    const uint64_t seed = h.digest();
-    std::vector<ValueId> ids;
-    for (size_t i = 0; i < types.size(); ++i) {
-      if (!types[i]) {
-        ids.push_back(kNoValue);
-        continue;
-      }
-      ids.push_back(c.graph.add_input("in" + std::to_string(i), types[i]->dtype, types[i]->shape));
-      if (i < fixed.size() && fixed[i]) {
-        c.inputs.push_back(*fixed[i]);
-      } else {
-        const InputSpec& spec = schema.inputs[std::min(i, schema.inputs.size() - 1)];
-        c.inputs.push_back(domain_tensor(*types[i], spec.domain, seed, i));
-      }
+void CaseList::add(OpKind op, Types types, Attributes attrs, int num_outputs,
+                   std::vector<std::optional<Tensor>> fixed) {
+  const OpSchema& schema = op_schema(op);
+  ParityCase c{case_id(op, types, attrs, num_outputs), op, Graph{}, {}};
+  StableHasher h;
+  h.text(c.id);
+  const uint64_t seed = h.digest();
+  std::vector<ValueId> ids;
+  for (size_t i = 0; i < types.size(); ++i) {
+    if (!types[i]) {
+      ids.push_back(kNoValue);
+      continue;
     }
-    c.graph.set_outputs(c.graph.add_node(op, ids, std::move(attrs), "op", num_outputs));
-    out_.push_back(std::move(c));
+    ids.push_back(c.graph.add_input("in" + std::to_string(i), types[i]->dtype, types[i]->shape));
+    if (i < fixed.size() && fixed[i]) {
+      c.inputs.push_back(*fixed[i]);
+    } else {
+      const InputSpec& spec = schema.inputs[std::min(i, schema.inputs.size() - 1)];
+      c.inputs.push_back(domain_tensor(*types[i], spec.domain, seed, i));
+    }
   }
-
- private:
-  std::vector<ParityCase>& out_;
-};
+  c.graph.set_outputs(c.graph.add_node(op, ids, std::move(attrs), "op", num_outputs));
+  out_.push_back(std::move(c));
+}
 
 void unary_cases(CaseList& cases, OpKind op) {
   const OpSchema& s = op_schema(op);
@@ -141,6 +124,8 @@ void binary_cases(CaseList& cases, OpKind op) {
     }
   }
 }
+
+namespace {
 
 void elementwise_grid(CaseList& cases) {
   for (OpKind op :
@@ -404,8 +389,12 @@ void movement_grid(CaseList& cases) {
 }
 
 }  // namespace
+}  // namespace volta::conformance::cases
+
+namespace volta::conformance {
 
 std::vector<ParityCase> parity_cases() {
+  using namespace cases;
   std::vector<ParityCase> out;
   CaseList cases(out);
   elementwise_grid(cases);
@@ -413,6 +402,11 @@ std::vector<ParityCase> parity_cases() {
   normalization_grid(cases);
   reduction_grid(cases);
   movement_grid(cases);
+  math_cases(cases);
+  spatial_cases(cases);
+  normalization_cases(cases);
+  indexing_cases(cases);
+  resize_cases(cases);
   std::stable_sort(out.begin(), out.end(), [](const ParityCase& a, const ParityCase& b) {
     return op_index(a.op) < op_index(b.op);
   });

@@ -32,6 +32,16 @@ std::string_view op_family_name(OpFamily family) {
       return "reduction";
     case OpFamily::Movement:
       return "movement";
+    case OpFamily::Convolution:
+      return "convolution";
+    case OpFamily::Pooling:
+      return "pooling";
+    case OpFamily::Indexing:
+      return "indexing";
+    case OpFamily::Loss:
+      return "loss";
+    case OpFamily::Resampling:
+      return "resampling";
   }
   return "?";
 }

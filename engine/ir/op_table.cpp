@@ -1,150 +1,16 @@
-// The op table. Each op is described exactly once, here.
+// The op table. Each op is described exactly once: the core ops here, the rest in the
+// family parts declared in op_table_builders.h.
 
-#include <array>
-#include <limits>
+#include <string>
 
-#include "shape_functions.h"
-#include "volta/ir/op_schema.h"
+#include "op_table_builders.h"
 
-namespace volta {
-namespace {
+namespace volta::op_table {
 
-using D = Differentiability;
-constexpr double kInf = std::numeric_limits<double>::infinity();
-
-AttrSpec flag(std::string_view name, int64_t def) {
-  return {name, AttrType::Int, AttrValue{def}, 0.0, 1.0};
-}
-AttrSpec axis_attr(int64_t def) { return {"axis", AttrType::Int, AttrValue{def}}; }
-AttrSpec required(std::string_view name, AttrType type) { return {name, type, std::nullopt}; }
-AttrSpec ints_attr(std::string_view name) {
-  return {name, AttrType::Ints, AttrValue{std::vector<int64_t>{}}};
-}
-
-// Elementwise op of one input whose output takes the input's type and buffer.
-OpSchema unary(OpKind kind, std::string_view name, OpFamily family, DTypeSet types,
-               InputDomain domain, std::string_view summary, std::vector<AttrSpec> attrs = {},
-               int onnx_since = 6) {
-  return OpSchema{.kind = kind,
-                  .name = name,
-                  .family = family,
-                  .inputs = {{"X", 'T', false, false, domain}},
-                  .outputs = {{"Y", 'T'}},
-                  .type_params = {{'T', types}},
-                  .attrs = std::move(attrs),
-                  .infer = shape_fn::same_as_input0,
-                  .summary = summary,
-                  .aliasing = Aliasing::InPlaceInput0,
-                  .onnx_since = onnx_since};
-}
-
-// Elementwise op of two broadcasting inputs of one type.
-OpSchema binary(OpKind kind, std::string_view name, DTypeSet types, InputDomain rhs_domain,
-                std::string_view summary, int onnx_since = 7) {
-  return OpSchema{.kind = kind,
-                  .name = name,
-                  .family = OpFamily::Elementwise,
-                  .inputs = {{"A", 'T'}, {"B", 'T', false, false, rhs_domain}},
-                  .outputs = {{"C", 'T'}},
-                  .type_params = {{'T', types}},
-                  .infer = shape_fn::broadcast,
-                  .summary = summary,
-                  .aliasing = Aliasing::InPlaceInput0,
-                  .onnx_since = onnx_since};
-}
-
-// Variadic broadcasting Min/Max.
-OpSchema extremum(OpKind kind, std::string_view name, std::string_view summary) {
-  OpSchema s = binary(kind, name, kNumericTypes, InputDomain::Any, summary, 8);
-  s.inputs = {{"data", 'T', false, true}};
-  s.outputs = {{"result", 'T'}};
-  return s;
-}
-
-OpSchema logical(OpKind kind, std::string_view name, std::vector<InputSpec> inputs, DTypeSet types,
-                 NanMode nan_mode, std::string_view summary, int onnx_since = 7) {
-  return OpSchema{.kind = kind,
-                  .name = name,
-                  .family = OpFamily::Logical,
-                  .inputs = std::move(inputs),
-                  .outputs = {{"C", 'B'}},
-                  .type_params = {{'T', types}, {'B', kBoolType}},
-                  .infer = shape_fn::broadcast_to_bool,
-                  .summary = summary,
-                  .differentiability = D::NotDifferentiable,
-                  .nan_mode = nan_mode,
-                  .onnx_since = onnx_since};
-}
-
-// Row-wise ops over one axis: Softmax, LogSoftmax.
-OpSchema softmax_like(OpKind kind, std::string_view name, std::string_view summary) {
-  return OpSchema{.kind = kind,
-                  .name = name,
-                  .family = OpFamily::Normalization,
-                  .inputs = {{"input", 'T'}},
-                  .outputs = {{"output", 'T'}},
-                  .type_params = {{'T', kFloatTypes}},
-                  .attrs = {axis_attr(-1)},
-                  .infer = shape_fn::softmax,
-                  .summary = summary,
-                  .accumulator = Accumulator::InputType,
-                  .onnx_since = 13};
-}
-
-OpSchema reduce(OpKind kind, std::string_view name, DTypeSet types, InputDomain domain,
-                std::string_view summary) {
-  return OpSchema{
-      .kind = kind,
-      .name = name,
-      .family = OpFamily::Reduction,
-      .inputs = {{"data", 'T', false, false, domain}},
-      .outputs = {{"reduced", 'T'}},
-      .type_params = {{'T', types}},
-      .attrs = {ints_attr("axes"), flag("keepdims", 1), flag("noop_with_empty_axes", 0)},
-      .infer = shape_fn::reduce,
-      .summary = summary,
-      .accumulator = Accumulator::InputType};
-}
-
-OpSchema arg_reduce(OpKind kind, std::string_view name, std::string_view summary) {
-  return OpSchema{.kind = kind,
-                  .name = name,
-                  .family = OpFamily::Reduction,
-                  .inputs = {{"data", 'T'}},
-                  .outputs = {{"reduced", 'I'}},
-                  .type_params = {{'T', kNumericTypes}, {'I', {DType::I64}}},
-                  .attrs = {axis_attr(0), flag("keepdims", 1), flag("select_last_index", 0)},
-                  .infer = shape_fn::arg_reduce,
-                  .summary = summary,
-                  .differentiability = D::NotDifferentiable,
-                  .nan_mode = NanMode::FirstNanWins,
-                  .tie_break = TieBreak::FirstIndex};
-}
-
-// Data movement: bytes are copied or rearranged, never computed on.
-OpSchema movement(OpKind kind, std::string_view name, std::vector<InputSpec> inputs,
-                  std::vector<OutputSpec> outputs, std::vector<AttrSpec> attrs, ShapeFn infer,
-                  Aliasing aliasing, int onnx_since, std::string_view summary) {
-  return OpSchema{.kind = kind,
-                  .name = name,
-                  .family = OpFamily::Movement,
-                  .inputs = std::move(inputs),
-                  .outputs = std::move(outputs),
-                  .type_params = {{'T', kAllTypes}, {'I', kIndexTypes}},
-                  .attrs = std::move(attrs),
-                  .infer = infer,
-                  .summary = summary,
-                  .nan_mode = NanMode::PassThrough,
-                  .aliasing = aliasing,
-                  .onnx_since = onnx_since};
-}
-
-std::vector<OpSchema> build_table() {
+void add_core_schemas(std::vector<OpSchema>& t) {
   using K = OpKind;
   using F = OpFamily;
   const InputDomain any = InputDomain::Any;
-  std::vector<OpSchema> t;
-  t.reserve(kOpCount);
 
   t.push_back(binary(K::Add, "Add", kNumericTypes, any, "A + B"));
   t.push_back(binary(K::Sub, "Sub", kNumericTypes, any, "A - B"));
@@ -331,34 +197,55 @@ std::vector<OpSchema> build_table() {
                shape_fn::constant, Aliasing::None, 9, "a tensor given as an attribute");
   constant.differentiability = D::NotDifferentiable;
   t.push_back(std::move(constant));
+}
+
+namespace {
+
+std::vector<OpSchema> build_table() {
+  std::vector<OpSchema> parts;
+  add_core_schemas(parts);
+  add_math_schemas(parts);
+  add_spatial_schemas(parts);
+  add_normalization_schemas(parts);
+  add_indexing_schemas(parts);
+  add_resize_schemas(parts);
+  // Put the schemas in OpKind order: tables indexed by op rely on it. An op no part
+  // describes keeps a bare entry (no shape function), which the verifier rejects and the
+  // op-table tests report.
+  std::vector<OpSchema> t(static_cast<size_t>(kOpCount));
+  std::vector<bool> described(static_cast<size_t>(kOpCount), false);
+  for (int i = 0; i < kOpCount; ++i) {
+    t[static_cast<size_t>(i)].kind = static_cast<OpKind>(i);
+    t[static_cast<size_t>(i)].name = op_name(static_cast<OpKind>(i));
+  }
+  for (OpSchema& s : parts) {
+    const auto i = static_cast<size_t>(op_index(s.kind));
+    if (described[i] || s.name != op_name(s.kind)) {
+      throw std::logic_error("op table: " + std::string(op_name(s.kind)) +
+                             " is described twice or under another name");
+    }
+    described[i] = true;
+    t[i] = std::move(s);
+  }
+  for (OpSchema& s : t) {
+    if (s.onnx_name.empty()) s.onnx_name = s.name;
+  }
   return t;
 }
 
 const std::vector<OpSchema>& table() {
-  static const std::vector<OpSchema> kTable = [] {
-    std::vector<OpSchema> t = build_table();
-    for (OpSchema& s : t) {
-      if (s.onnx_name.empty()) s.onnx_name = s.name;
-    }
-    // The table must list every op once, in OpKind order: tables indexed by op rely on it.
-    if (t.size() != static_cast<size_t>(kOpCount)) {
-      throw std::logic_error("op table has " + std::to_string(t.size()) + " entries, expected " +
-                             std::to_string(kOpCount));
-    }
-    for (int i = 0; i < kOpCount; ++i) {
-      if (op_index(t[static_cast<size_t>(i)].kind) != i ||
-          t[static_cast<size_t>(i)].name != op_name(static_cast<OpKind>(i))) {
-        throw std::logic_error("op table entry " + std::to_string(i) + " is out of order");
-      }
-    }
-    return t;
-  }();
+  static const std::vector<OpSchema> kTable = build_table();
   return kTable;
 }
 
 }  // namespace
+}  // namespace volta::op_table
 
-const OpSchema& op_schema(OpKind op) { return table()[static_cast<size_t>(op_index(op))]; }
-std::span<const OpSchema> all_op_schemas() { return table(); }
+namespace volta {
+
+const OpSchema& op_schema(OpKind op) {
+  return op_table::table()[static_cast<size_t>(op_index(op))];
+}
+std::span<const OpSchema> all_op_schemas() { return op_table::table(); }
 
 }  // namespace volta

@@ -9,6 +9,8 @@ packages=(
   librapidcheck-dev     # property-based tests
   libbenchmark-dev      # perf/ (Google Benchmark)
   libsqlite3-dev        # the results store
+  libonnx-dev libprotobuf-dev  # engine/onnx: ONNX import via the ONNX library's protobuf types
+  libonnx-testdata      # conformance/onnx: the ONNX backend test data (1,072 model tests)
   clang-format clang-tidy  # scripts/ci/lint.sh
 )
 

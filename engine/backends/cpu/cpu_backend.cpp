@@ -14,6 +14,15 @@ const KernelTable& kernel_table() {
     register_normalization_kernels(t);
     register_reduction_kernels(t);
     register_movement_kernels(t);
+    register_math_kernels(t);
+    register_conv_kernels(t);
+    register_pooling_kernels(t);
+    register_loss_kernels(t);
+    register_einsum_kernels(t);
+    register_indexing_kernels(t);
+    register_layout_kernels(t);
+    register_resize_kernels(t);
+    register_det_kernels(t);
     return t;
   }();
   return kTable;

@@ -9,32 +9,35 @@
 namespace volta {
 
 // Stable diagnostic codes. Append only: the names are part of the public contract.
-#define VOLTA_ERROR_CODES(X)                                                                \
-  X(InvalidArgument, "E-INVALID-ARGUMENT")                                                  \
-  X(VerifyUndefinedValue, "V-UNDEFINED-VALUE")   /* an id that names no value */            \
-  X(VerifyUseBeforeDef, "V-USE-BEFORE-DEF")      /* read before the node that defines it */ \
-  X(VerifyRedefinedValue, "V-REDEFINED-VALUE")   /* SSA: a value defined twice */           \
-  X(VerifyUndefinedOutput, "V-UNDEFINED-OUTPUT") /* graph output never defined */           \
-  X(VerifyArity, "V-ARITY")                      /* input count */                          \
-  X(VerifyOutputArity, "V-OUTPUT-ARITY")         /* output count */                         \
-  X(VerifyMissingInput, "V-MISSING-INPUT")       /* required input left empty */            \
-  X(VerifyUnknownAttribute, "V-UNKNOWN-ATTRIBUTE")                                          \
-  X(VerifyMissingAttribute, "V-MISSING-ATTRIBUTE")                                          \
-  X(VerifyAttributeType, "V-ATTRIBUTE-TYPE")                                                \
-  X(VerifyAttributeRange, "V-ATTRIBUTE-RANGE")                                              \
-  X(VerifyDType, "V-DTYPE")                /* dtype outside the op's constraint */          \
-  X(VerifyShape, "V-SHAPE")                /* shapes the op cannot accept */                \
-  X(VerifyDeclaredType, "V-DECLARED-TYPE") /* declared output != inferred */                \
-  X(VerifyParameter, "V-PARAMETER")        /* initializer data != declared type */          \
-  X(VerifyDuplicateName, "V-DUPLICATE-NAME")                                                \
-  X(PassFailed, "P-PASS-FAILED")       /* a pass left the IR invalid */                     \
-  X(PlanSchedule, "L-SCHEDULE")        /* verify_schedule */                                \
-  X(PlanAllocation, "L-ALLOCATION")    /* verify_allocation */                              \
-  X(MissingKernel, "R-MISSING-KERNEL") /* backend has no kernel: never a fallback */        \
-  X(NonDeterministicKernel, "R-STRICT-NONDETERMINISTIC")                                    \
-  X(InputMismatch, "R-INPUT-MISMATCH")     /* execute() given wrong inputs */               \
-  X(BackendMismatch, "R-BACKEND-MISMATCH") /* plan compiled for another backend */          \
-  X(KernelFailure, "R-KERNEL-FAILURE")     /* a kernel rejected its data at run time */
+#define VOLTA_ERROR_CODES(X)                                                                  \
+  X(InvalidArgument, "E-INVALID-ARGUMENT")                                                    \
+  X(VerifyUndefinedValue, "V-UNDEFINED-VALUE")   /* an id that names no value */              \
+  X(VerifyUseBeforeDef, "V-USE-BEFORE-DEF")      /* read before the node that defines it */   \
+  X(VerifyRedefinedValue, "V-REDEFINED-VALUE")   /* SSA: a value defined twice */             \
+  X(VerifyUndefinedOutput, "V-UNDEFINED-OUTPUT") /* graph output never defined */             \
+  X(VerifyArity, "V-ARITY")                      /* input count */                            \
+  X(VerifyOutputArity, "V-OUTPUT-ARITY")         /* output count */                           \
+  X(VerifyMissingInput, "V-MISSING-INPUT")       /* required input left empty */              \
+  X(VerifyUnknownAttribute, "V-UNKNOWN-ATTRIBUTE")                                            \
+  X(VerifyMissingAttribute, "V-MISSING-ATTRIBUTE")                                            \
+  X(VerifyAttributeType, "V-ATTRIBUTE-TYPE")                                                  \
+  X(VerifyAttributeRange, "V-ATTRIBUTE-RANGE")                                                \
+  X(VerifyDType, "V-DTYPE")                /* dtype outside the op's constraint */            \
+  X(VerifyShape, "V-SHAPE")                /* shapes the op cannot accept */                  \
+  X(VerifyDeclaredType, "V-DECLARED-TYPE") /* declared output != inferred */                  \
+  X(VerifyParameter, "V-PARAMETER")        /* initializer data != declared type */            \
+  X(VerifyDuplicateName, "V-DUPLICATE-NAME")                                                  \
+  X(PassFailed, "P-PASS-FAILED")       /* a pass left the IR invalid */                       \
+  X(PlanSchedule, "L-SCHEDULE")        /* verify_schedule */                                  \
+  X(PlanAllocation, "L-ALLOCATION")    /* verify_allocation */                                \
+  X(MissingKernel, "R-MISSING-KERNEL") /* backend has no kernel: never a fallback */          \
+  X(NonDeterministicKernel, "R-STRICT-NONDETERMINISTIC")                                      \
+  X(InputMismatch, "R-INPUT-MISMATCH")     /* execute() given wrong inputs */                 \
+  X(BackendMismatch, "R-BACKEND-MISMATCH") /* plan compiled for another backend */            \
+  X(KernelFailure, "R-KERNEL-FAILURE")     /* a kernel rejected its data at run time */       \
+  X(ImportInvalidModel, "I-INVALID-MODEL") /* not a valid ONNX model (parse, checker) */      \
+  X(ImportUnsupported, "I-UNSUPPORTED")    /* op, attribute, dtype or domain not supported */ \
+  X(ImportNotStatic, "I-NOT-STATIC")       /* a shape or attribute value unknown at import */
 
 enum class ErrorCode {
 #define VOLTA_ERROR_ENUM(name, text) name,

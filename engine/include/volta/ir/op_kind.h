@@ -23,7 +23,26 @@ namespace volta {
                     X(ReduceSumSquare) X(ReduceL1) X(ReduceL2) X(ReduceLogSumExp) X(ArgMax)    \
                     X(ArgMin) X(CumSum)                                                       \
   /* movement    */ X(Reshape) X(Transpose) X(Concat) X(Split) X(Slice) X(Gather) X(Expand)    \
-                    X(Squeeze) X(Unsqueeze) X(Flatten) X(Identity) X(Constant)
+                    X(Squeeze) X(Unsqueeze) X(Flatten) X(Identity) X(Constant)                 \
+  /* math, activations and logic added for ONNX import (engine/ir/op_table_math.cpp) */     \
+                    X(Sin) X(Cos) X(Tan) X(Asin) X(Acos) X(Atan) X(Sinh) X(Cosh) X(Asinh)      \
+                    X(Acosh) X(Atanh) X(Floor) X(Ceil) X(Round) X(Sign) X(Mod) X(Elu) X(Selu)  \
+                    X(Celu) X(HardSigmoid) X(HardSwish) X(Softplus) X(Softsign) X(PRelu)       \
+                    X(ThresholdedRelu) X(Shrink) X(IsNaN) X(IsInf) X(Xor) X(LessOrEqual)      \
+                    X(GreaterOrEqual)                                                         \
+  /* convolution and pooling (engine/ir/op_table_spatial.cpp) */                             \
+                    X(Conv) X(ConvTranspose) X(MaxPool) X(AveragePool) X(LpPool)              \
+                    X(GlobalAveragePool) X(GlobalMaxPool) X(GlobalLpPool)                     \
+  /* normalization, softmax family, losses, Einsum (engine/ir/op_table_normalization.cpp) */ \
+                    X(BatchNormalization) X(InstanceNormalization)                            \
+                    X(MeanVarianceNormalization) X(LRN) X(Hardmax)                            \
+                    X(SoftmaxCrossEntropyLoss) X(NegativeLogLikelihoodLoss) X(Einsum)         \
+  /* indexing and layout (engine/ir/op_table_indexing.cpp) */                                \
+                    X(GatherElements) X(GatherND) X(ScatterElements) X(ScatterND) X(TopK)     \
+                    X(OneHot) X(Trilu) X(Tile) X(Pad) X(DepthToSpace) X(SpaceToDepth)         \
+                    X(ReverseSequence)                                                        \
+  /* resampling and the rest (engine/ir/op_table_resize.cpp) */                              \
+                    X(Resize) X(Det)
 // clang-format on
 
 enum class OpKind : uint16_t {

@@ -27,8 +27,13 @@ enum class OpFamily : uint8_t {
   Normalization,  // Softmax, LogSoftmax, LayerNormalization (row-wise)
   Reduction,      // Reduce*, ArgMax/ArgMin, CumSum
   Movement,       // reshapes, copies, gathers: no arithmetic
+  Convolution,    // Conv, ConvTranspose
+  Pooling,        // windowed and global pooling
+  Indexing,       // element gathers and scatters, TopK, OneHot, Trilu
+  Loss,           // SoftmaxCrossEntropyLoss, NegativeLogLikelihoodLoss
+  Resampling,     // Resize
 };
-inline constexpr int kOpFamilyCount = 7;
+inline constexpr int kOpFamilyCount = 12;
 std::string_view op_family_name(OpFamily family);  // "elementwise", ...
 std::optional<OpFamily> parse_op_family(std::string_view name);
 

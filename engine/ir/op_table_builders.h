@@ -1,0 +1,155 @@
+#pragma once
+// Internal: builders shared by the op table's parts (engine/ir/op_table*.cpp), and the
+// functions each part defines. Every part appends the schemas of its ops; op_table.cpp puts
+// them in OpKind order and checks that every op is described exactly once.
+
+#include <limits>
+#include <vector>
+
+#include "shape_functions.h"
+#include "volta/ir/op_schema.h"
+
+namespace volta::op_table {
+
+void add_core_schemas(std::vector<OpSchema>& t);           // op_table.cpp
+void add_math_schemas(std::vector<OpSchema>& t);           // op_table_math.cpp
+void add_spatial_schemas(std::vector<OpSchema>& t);        // op_table_spatial.cpp
+void add_normalization_schemas(std::vector<OpSchema>& t);  // op_table_normalization.cpp
+void add_indexing_schemas(std::vector<OpSchema>& t);       // op_table_indexing.cpp
+void add_resize_schemas(std::vector<OpSchema>& t);         // op_table_resize.cpp
+
+using D = Differentiability;
+inline constexpr double kInf = std::numeric_limits<double>::infinity();
+
+inline AttrSpec flag(std::string_view name, int64_t def) {
+  return {name, AttrType::Int, AttrValue{def}, 0.0, 1.0};
+}
+inline AttrSpec axis_attr(int64_t def) { return {"axis", AttrType::Int, AttrValue{def}}; }
+inline AttrSpec required(std::string_view name, AttrType type) {
+  return {name, type, std::nullopt};
+}
+inline AttrSpec ints_attr(std::string_view name) {
+  return {name, AttrType::Ints, AttrValue{std::vector<int64_t>{}}};
+}
+
+// Elementwise op of one input whose output takes the input's type and buffer.
+inline OpSchema unary(OpKind kind, std::string_view name, OpFamily family, DTypeSet types,
+                      InputDomain domain, std::string_view summary,
+                      std::vector<AttrSpec> attrs = {}, int onnx_since = 6) {
+  return OpSchema{.kind = kind,
+                  .name = name,
+                  .family = family,
+                  .inputs = {{"X", 'T', false, false, domain}},
+                  .outputs = {{"Y", 'T'}},
+                  .type_params = {{'T', types}},
+                  .attrs = std::move(attrs),
+                  .infer = shape_fn::same_as_input0,
+                  .summary = summary,
+                  .aliasing = Aliasing::InPlaceInput0,
+                  .onnx_since = onnx_since};
+}
+
+// Elementwise op of two broadcasting inputs of one type.
+inline OpSchema binary(OpKind kind, std::string_view name, DTypeSet types, InputDomain rhs_domain,
+                       std::string_view summary, int onnx_since = 7) {
+  return OpSchema{.kind = kind,
+                  .name = name,
+                  .family = OpFamily::Elementwise,
+                  .inputs = {{"A", 'T'}, {"B", 'T', false, false, rhs_domain}},
+                  .outputs = {{"C", 'T'}},
+                  .type_params = {{'T', types}},
+                  .infer = shape_fn::broadcast,
+                  .summary = summary,
+                  .aliasing = Aliasing::InPlaceInput0,
+                  .onnx_since = onnx_since};
+}
+
+// Variadic broadcasting Min/Max.
+inline OpSchema extremum(OpKind kind, std::string_view name, std::string_view summary) {
+  OpSchema s = binary(kind, name, kNumericTypes, InputDomain::Any, summary, 8);
+  s.inputs = {{"data", 'T', false, true}};
+  s.outputs = {{"result", 'T'}};
+  return s;
+}
+
+inline OpSchema logical(OpKind kind, std::string_view name, std::vector<InputSpec> inputs,
+                        DTypeSet types, NanMode nan_mode, std::string_view summary,
+                        int onnx_since = 7) {
+  return OpSchema{.kind = kind,
+                  .name = name,
+                  .family = OpFamily::Logical,
+                  .inputs = std::move(inputs),
+                  .outputs = {{"C", 'B'}},
+                  .type_params = {{'T', types}, {'B', kBoolType}},
+                  .infer = shape_fn::broadcast_to_bool,
+                  .summary = summary,
+                  .differentiability = D::NotDifferentiable,
+                  .nan_mode = nan_mode,
+                  .onnx_since = onnx_since};
+}
+
+// Row-wise ops over one axis: Softmax, LogSoftmax.
+inline OpSchema softmax_like(OpKind kind, std::string_view name, std::string_view summary) {
+  return OpSchema{.kind = kind,
+                  .name = name,
+                  .family = OpFamily::Normalization,
+                  .inputs = {{"input", 'T'}},
+                  .outputs = {{"output", 'T'}},
+                  .type_params = {{'T', kFloatTypes}},
+                  .attrs = {axis_attr(-1)},
+                  .infer = shape_fn::softmax,
+                  .summary = summary,
+                  .accumulator = Accumulator::InputType,
+                  .onnx_since = 13};
+}
+
+inline OpSchema reduce(OpKind kind, std::string_view name, DTypeSet types, InputDomain domain,
+                       std::string_view summary) {
+  return OpSchema{
+      .kind = kind,
+      .name = name,
+      .family = OpFamily::Reduction,
+      .inputs = {{"data", 'T', false, false, domain}},
+      .outputs = {{"reduced", 'T'}},
+      .type_params = {{'T', types}},
+      .attrs = {ints_attr("axes"), flag("keepdims", 1), flag("noop_with_empty_axes", 0)},
+      .infer = shape_fn::reduce,
+      .summary = summary,
+      .accumulator = Accumulator::InputType};
+}
+
+inline OpSchema arg_reduce(OpKind kind, std::string_view name, std::string_view summary) {
+  return OpSchema{.kind = kind,
+                  .name = name,
+                  .family = OpFamily::Reduction,
+                  .inputs = {{"data", 'T'}},
+                  .outputs = {{"reduced", 'I'}},
+                  .type_params = {{'T', kNumericTypes}, {'I', {DType::I64}}},
+                  .attrs = {axis_attr(0), flag("keepdims", 1), flag("select_last_index", 0)},
+                  .infer = shape_fn::arg_reduce,
+                  .summary = summary,
+                  .differentiability = D::NotDifferentiable,
+                  .nan_mode = NanMode::FirstNanWins,
+                  .tie_break = TieBreak::FirstIndex};
+}
+
+// Data movement: bytes are copied or rearranged, never computed on.
+inline OpSchema movement(OpKind kind, std::string_view name, std::vector<InputSpec> inputs,
+                         std::vector<OutputSpec> outputs, std::vector<AttrSpec> attrs,
+                         ShapeFn infer, Aliasing aliasing, int onnx_since,
+                         std::string_view summary) {
+  return OpSchema{.kind = kind,
+                  .name = name,
+                  .family = OpFamily::Movement,
+                  .inputs = std::move(inputs),
+                  .outputs = std::move(outputs),
+                  .type_params = {{'T', kAllTypes}, {'I', kIndexTypes}},
+                  .attrs = std::move(attrs),
+                  .infer = infer,
+                  .summary = summary,
+                  .nan_mode = NanMode::PassThrough,
+                  .aliasing = aliasing,
+                  .onnx_since = onnx_since};
+}
+
+}  // namespace volta::op_table

@@ -1,0 +1,112 @@
+#include "lowering.h"
+
+#include <onnx/onnx_pb.h>
+
+#include <stdexcept>
+
+#include "volta/error.h"
+
+namespace volta::onnx {
+
+std::vector<int64_t> LoweringContext::constant_ints(int i, std::string_view what) {
+  const Tensor& t = constant_input(i, what);
+  if (!is_integer(t.dtype()) || t.shape().rank() > 1) {
+    invalid(std::string(what) + " must be a 1-D integer tensor; got " +
+            std::string(dtype_name(t.dtype())) + " of shape " + t.shape().str());
+  }
+  std::vector<int64_t> out(static_cast<size_t>(t.numel()));
+  for (int64_t k = 0; k < t.numel(); ++k) out[static_cast<size_t>(k)] = t.get_int(k);
+  return out;
+}
+
+double LoweringContext::constant_scalar(int i, std::string_view what) {
+  const Tensor& t = constant_input(i, what);
+  if (t.numel() != 1) {
+    invalid(std::string(what) + " must hold one value; got shape " + t.shape().str());
+  }
+  return t.get_double(0);
+}
+
+void LoweringContext::unsupported(const std::string& what) const {
+  fail(ErrorCode::ImportUnsupported, "node '" + node_name() + "' (" + op_type() + ", version " +
+                                         std::to_string(since_version()) + "): " + what);
+}
+
+void LoweringContext::invalid(const std::string& what) const {
+  fail(ErrorCode::ImportInvalidModel, "node '" + node_name() + "' (" + op_type() + ", version " +
+                                          std::to_string(since_version()) + "): " + what);
+}
+
+std::optional<DType> dtype_from_onnx(int64_t elem_type) {
+  switch (elem_type) {
+    case ::onnx::TensorProto::FLOAT:
+      return DType::F32;
+    case ::onnx::TensorProto::DOUBLE:
+      return DType::F64;
+    case ::onnx::TensorProto::INT64:
+      return DType::I64;
+    case ::onnx::TensorProto::INT32:
+      return DType::I32;
+    case ::onnx::TensorProto::BOOL:
+      return DType::Bool;
+    default:
+      return std::nullopt;
+  }
+}
+
+int64_t onnx_from_dtype(DType dtype) {
+  switch (dtype) {
+    case DType::F32:
+      return ::onnx::TensorProto::FLOAT;
+    case DType::F64:
+      return ::onnx::TensorProto::DOUBLE;
+    case DType::I64:
+      return ::onnx::TensorProto::INT64;
+    case DType::I32:
+      return ::onnx::TensorProto::INT32;
+    case DType::Bool:
+      return ::onnx::TensorProto::BOOL;
+  }
+  return ::onnx::TensorProto::UNDEFINED;
+}
+
+std::string onnx_type_name(int64_t elem_type) {
+  if (::onnx::TensorProto_DataType_IsValid(static_cast<int>(elem_type))) {
+    return ::onnx::TensorProto_DataType_Name(static_cast<::onnx::TensorProto_DataType>(elem_type));
+  }
+  return "element type " + std::to_string(elem_type);
+}
+
+DType attr_dtype(const LoweringContext& ctx, int64_t elem_type, std::string_view what) {
+  if (const std::optional<DType> d = dtype_from_onnx(elem_type)) return *d;
+  ctx.unsupported(std::string(what) + " is " + onnx_type_name(elem_type) +
+                  "; supported: FLOAT, DOUBLE, INT64, INT32, BOOL");
+}
+
+void LoweringTable::add(Lowering lowering) {
+  if (!table_.emplace(std::string(lowering.op_type), lowering).second) {
+    throw std::logic_error("ONNX lowering for " + std::string(lowering.op_type) +
+                           " registered twice");
+  }
+}
+
+const Lowering* LoweringTable::find(std::string_view op_type) const {
+  const auto it = table_.find(op_type);
+  return it == table_.end() ? nullptr : &it->second;
+}
+
+const LoweringTable& lowering_table() {
+  static const LoweringTable kTable = [] {
+    LoweringTable t;
+    register_core_lowerings(t);
+    register_math_lowerings(t);
+    register_spatial_lowerings(t);
+    register_normalization_lowerings(t);
+    register_indexing_lowerings(t);
+    register_resize_lowerings(t);
+    return t;
+  }();
+  return kTable;
+}
+
+}  // namespace volta::onnx

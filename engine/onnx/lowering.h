@@ -1,0 +1,128 @@
+#pragma once
+// Internal to the ONNX importer: how one ONNX node is lowered onto internal ops. Each
+// lower_<family>.cpp registers the ONNX ops it handles; the importer calls the lowerings in
+// node order. Backends never see ONNX opset numbers: a lowering reads since_version() and
+// maps every version it accepts onto the stable internal ops.
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "volta/ir/graph.h"
+#include "volta/ir/op_schema.h"
+
+namespace volta::onnx {
+
+class LoweringContext {
+ public:
+  virtual ~LoweringContext() = default;
+
+  // ---- The ONNX node ---------------------------------------------------------------------
+  virtual const std::string& op_type() const = 0;
+  // The node's name, or "<op_type>_<index>" when the model leaves it unnamed.
+  virtual const std::string& node_name() const = 0;
+  // The version of the op's ONNX schema in force for the model's opset: Softmax in an
+  // opset-15 model is version 13. Lowerings branch on this, never on the model opset.
+  virtual int since_version() const = 0;
+
+  // ---- Inputs, in ONNX order (an empty name is an absent optional input) ------------------
+  virtual int num_inputs() const = 0;
+  virtual bool has_input(int i) const = 0;
+  // The internal value of input i; I-INVALID-MODEL when a required input is absent.
+  virtual ValueId input(int i) = 0;
+  virtual const TypeInfo& input_type(int i) = 0;
+  // The value of input i when it must be known at import time (Reshape's shape, Slice's
+  // starts, Clip's bounds, TopK's k, ...). Known when it comes from initializers, Constant
+  // nodes and shapes, or from graph inputs whose values were given: the plan is then
+  // specialized on those inputs' values. Otherwise I-NOT-STATIC naming the input and `what`.
+  virtual const Tensor& constant_input(int i, std::string_view what) = 0;
+  // constant_input as integers (any integer dtype, scalar or 1-D) or as one number.
+  std::vector<int64_t> constant_ints(int i, std::string_view what);
+  double constant_scalar(int i, std::string_view what);
+  // Whether input i's value is known at import time without specializing on a graph input.
+  virtual bool is_constant(int i) = 0;
+
+  // ---- Attributes ---------------------------------------------------------------------
+  // Every attribute on the node must be read by its lowering: an attribute left unread is
+  // reported as unsupported, so no attribute is ever silently ignored. A default of nullopt
+  // makes the attribute required.
+  virtual bool has_attr(std::string_view name) const = 0;
+  virtual int64_t attr_int(std::string_view name, std::optional<int64_t> def) = 0;
+  virtual double attr_float(std::string_view name, std::optional<double> def) = 0;
+  virtual std::string attr_string(std::string_view name, std::optional<std::string> def) = 0;
+  virtual std::vector<int64_t> attr_ints(std::string_view name,
+                                         std::optional<std::vector<int64_t>> def) = 0;
+  virtual std::vector<double> attr_floats(std::string_view name,
+                                          std::optional<std::vector<double>> def) = 0;
+  virtual Tensor attr_tensor(std::string_view name) = 0;
+  // Marks an attribute as read when its only accepted value was checked by hand.
+  virtual void consume_attr(std::string_view name) = 0;
+
+  // ---- Outputs ------------------------------------------------------------------------
+  virtual int num_outputs() const = 0;
+  // Output i is declared with a non-empty name (optional outputs are often left out).
+  virtual bool has_output(int i) const = 0;
+  virtual void set_output(int i, ValueId value) = 0;
+  // An output fully known at import time (Shape, Size, Range, ConstantOfShape, ...): it
+  // becomes a Constant node and can feed other nodes' shape arguments.
+  virtual void set_output_constant(int i, Tensor value) = 0;
+
+  // ---- Building -----------------------------------------------------------------------
+  // Add internal nodes; output types are inferred from the op table. Node names derive from
+  // the ONNX node's so plans and errors point back at the model.
+  virtual ValueId add(OpKind op, std::vector<ValueId> inputs, Attributes attrs = {}) = 0;
+  virtual std::vector<ValueId> add_node(OpKind op, std::vector<ValueId> inputs, Attributes attrs,
+                                        int num_outputs) = 0;
+  virtual ValueId constant(Tensor value) = 0;
+  virtual const Graph& graph() const = 0;
+  const TypeInfo& type_of(ValueId v) const { return graph().value(v).type(); }
+
+  // ---- Errors ------------------------------------------------------------------------
+  // I-UNSUPPORTED: "node 'name' (OpType, version N): <what>". Say what is supported.
+  [[noreturn]] void unsupported(const std::string& what) const;
+  // I-INVALID-MODEL for input the ONNX spec forbids.
+  [[noreturn]] void invalid(const std::string& what) const;
+};
+
+// The Volta dtype for an ONNX TensorProto element type, or nullopt (float16, uint8, string,
+// ...). onnx_type_name names any element type ("FLOAT16").
+std::optional<DType> dtype_from_onnx(int64_t elem_type);
+int64_t onnx_from_dtype(DType dtype);
+std::string onnx_type_name(int64_t elem_type);
+// The dtype for an ONNX element type given in an attribute (Cast's "to"), or unsupported()
+// naming it and the supported ones.
+DType attr_dtype(const LoweringContext& ctx, int64_t elem_type, std::string_view what);
+
+using LowerFn = void (*)(LoweringContext& ctx);
+
+struct Lowering {
+  std::string_view op_type;  // default domain ("ai.onnx") op
+  OpFamily family;           // the family its tests are reported under
+  int min_version;           // the oldest schema version handled; older ones are unsupported
+  LowerFn lower;
+};
+
+class LoweringTable {
+ public:
+  void add(Lowering lowering);  // throws std::logic_error on a duplicate op_type
+  const Lowering* find(std::string_view op_type) const;
+  const std::map<std::string, Lowering, std::less<>>& all() const { return table_; }
+
+ private:
+  std::map<std::string, Lowering, std::less<>> table_;
+};
+
+// One function per lowering file; lowering_table() calls them all.
+void register_core_lowerings(LoweringTable& table);           // lower_core.cpp
+void register_math_lowerings(LoweringTable& table);           // lower_math.cpp
+void register_spatial_lowerings(LoweringTable& table);        // lower_spatial.cpp
+void register_normalization_lowerings(LoweringTable& table);  // lower_normalization.cpp
+void register_indexing_lowerings(LoweringTable& table);       // lower_indexing.cpp
+void register_resize_lowerings(LoweringTable& table);         // lower_resize.cpp
+
+const LoweringTable& lowering_table();
+
+}  // namespace volta::onnx

@@ -1,0 +1,1 @@
+#include "volta/onnx/session.h"

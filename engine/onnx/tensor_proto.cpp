@@ -1,0 +1,2 @@
+// Placeholder: replaced by the importer implementation.
+#include "volta/onnx/model.h"
