@@ -52,8 +52,13 @@ void lower_constant(LoweringContext& ctx) {
   } else if (ctx.has_attr("value_ints")) {
     ctx.set_output_constant(0, int64_vector(ctx.attr_ints("value_ints", {})));
   } else {
-    ctx.unsupported(
-        "only value, value_float(s) and value_int(s) are supported (not sparse_value or strings)");
+    for (const char* attr : {"sparse_value", "value_string", "value_strings"}) {
+      if (ctx.has_attr(attr)) {
+        ctx.unsupported("attribute '" + std::string(attr) +
+                        "' is not supported; supported: value, value_float(s), value_int(s)");
+      }
+    }
+    ctx.invalid("no value attribute");
   }
 }
 
