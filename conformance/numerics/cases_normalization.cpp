@@ -138,7 +138,8 @@ void loss_cases(CaseList& cases) {
 }
 
 void einsum_cases(CaseList& cases) {
-  auto add = [&](const std::string& equation, std::vector<Shape> shapes, DType d = DType::F32) {
+  auto add = [&](const std::string& equation, const std::vector<Shape>& shapes,
+                 DType d = DType::F32) {
     Types types;
     for (const Shape& s : shapes) types.push_back(of(d, s));
     cases.add(K::Einsum, types, {{"equation", equation}});

@@ -199,7 +199,7 @@ EinsumEquation parse_einsum_equation(std::string_view equation, std::span<const 
   }
 
   EinsumEquation out;
-  out.label_extent.assign(static_cast<size_t>(letters + max_ellipsis), -1);
+  out.label_extent.assign(static_cast<size_t>(letters) + static_cast<size_t>(max_ellipsis), -1);
   for (size_t k = 0; k < terms.size(); ++k) {
     std::vector<int>& axes = out.operand_axes.emplace_back();
     for (int t : terms[k]) {

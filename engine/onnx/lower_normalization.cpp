@@ -258,6 +258,7 @@ void lower_loss(LoweringContext& ctx) {
 
 void lower_einsum(LoweringContext& ctx) {
   std::vector<ValueId> inputs;
+  inputs.reserve(static_cast<size_t>(ctx.num_inputs()));
   for (int i = 0; i < ctx.num_inputs(); ++i) inputs.push_back(ctx.input(i));
   ctx.set_output(0, ctx.add(OpKind::Einsum, inputs,
                             {{"equation", ctx.attr_string("equation", std::nullopt)}}));

@@ -14,7 +14,6 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <utility>
 #include <vector>
 
 #include "dtype_kernels.h"
@@ -177,8 +176,13 @@ struct BatchNormKernel {
 
 // Mean and biased variance of n values (two passes: the variance is the mean of squared
 // deviations from the mean, which stays >= 0 and accurate).
+template <class T>
+struct Moments {
+  T mean;
+  T variance;
+};
 template <class T, class Load>
-std::pair<T, T> mean_and_variance(int64_t n, const Load& load) {
+Moments<T> mean_and_variance(int64_t n, const Load& load) {
   const T mean = reduce_row(n, T{0}, load, plus) / static_cast<T>(n);
   const T variance = reduce_row(
                          n, T{0},
@@ -209,8 +213,9 @@ struct InstanceNormKernel {
       for (int64_t p = begin; p < end; ++p) {
         const T* xp = x + p * n;
         T* yp = y + p * n;
-        const auto [mean, variance] = mean_and_variance<T>(n, [xp](int64_t i) { return xp[i]; });
-        const T inv_std = T{1} / std::sqrt(variance + epsilon);
+        const Moments<T> m = mean_and_variance<T>(n, [xp](int64_t i) { return xp[i]; });
+        const T mean = m.mean;
+        const T inv_std = T{1} / std::sqrt(m.variance + epsilon);
         const T s = scale[p % channels], b = bias[p % channels];
         for_each_index_blocked(n, [&](int64_t i) { yp[i] = (xp[i] - mean) * inv_std * s + b; });
       }
@@ -260,9 +265,10 @@ struct MeanVarianceNormKernel {
       for (int64_t g = begin; g < end; ++g) {
         const T* xg = x + groups[static_cast<size_t>(g)];
         T* yg = y + groups[static_cast<size_t>(g)];
-        const auto [mean, variance] =
+        const Moments<T> m =
             mean_and_variance<T>(n, [xg, offset](int64_t i) { return xg[offset[i]]; });
-        const T denominator = std::sqrt(variance) + epsilon;
+        const T mean = m.mean;
+        const T denominator = std::sqrt(m.variance) + epsilon;
         for (int64_t i = 0; i < n; ++i) yg[offset[i]] = (xg[offset[i]] - mean) / denominator;
       }
     });
