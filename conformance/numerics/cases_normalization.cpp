@@ -170,6 +170,13 @@ void einsum_cases(CaseList& cases) {
   add("ij,jk->ik", {{0, 4}, {4, 5}});
   add("ij,jk->ik", {{3, kLeaf + 5}, {kLeaf + 5, 2}});
   add("ij->ji", {{130, 131}});
+  // Two float operands run as a packed GEMM: diagonals, labels only one operand sums over,
+  // elementwise products, and outputs in another order than [batch, M, N].
+  add("ii,i->i", {{4, 4}, {4}});
+  add("ij,k->", {{3, 4}, {5}});
+  add("ij,ij->ij", {{3, 4}, {3, 4}});
+  add("bij,jk->bik", {{2, 3, 4}, {4, 5}});
+  add("bij,bjk->kib", {{4, 33, 65}, {4, 65, 17}});
   add("ij,jk->ik", {{7, 9}, {9, 5}}, DType::F64);
   add("...ii ->...i", {{3, 5, 5}}, DType::F64);
   add("ij,jk->ik", {{7, 9}, {9, 5}}, DType::I32);
