@@ -108,7 +108,7 @@ class Importer {
   bool is_static(ValueId v);
   void record_constant(ValueId v, Tensor t) { known_.insert_or_assign(v.index, std::move(t)); }
   std::vector<ValueId> add_node(OpKind op, std::vector<ValueId> inputs, Attributes attrs,
-                                std::string stem, int num_outputs);
+                                const std::string& stem, int num_outputs);
 
  private:
   void add_inputs();
@@ -141,7 +141,7 @@ ValueId Importer::value_of(const std::string& onnx_name, const std::string& node
 }
 
 std::vector<ValueId> Importer::add_node(OpKind op, std::vector<ValueId> inputs, Attributes attrs,
-                                        std::string stem, int num_outputs) {
+                                        const std::string& stem, int num_outputs) {
   std::vector<ValueId> outs = graph_.add_node(op, std::move(inputs), std::move(attrs),
                                               graph_.unique_name(stem), num_outputs);
   for (ValueId v : outs) producer_[v.index] = graph_.num_nodes() - 1;

@@ -203,6 +203,7 @@ void lower_transpose(LoweringContext& ctx) {
 
 void lower_concat(LoweringContext& ctx) {
   std::vector<ValueId> inputs;
+  inputs.reserve(static_cast<size_t>(ctx.num_inputs()));
   for (int i = 0; i < ctx.num_inputs(); ++i) inputs.push_back(ctx.input(i));
   // Version 1 defaults axis to 1; from 4 it is required.
   const int64_t axis =

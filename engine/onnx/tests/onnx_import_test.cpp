@@ -32,13 +32,14 @@ void add_io(pb::ValueInfoProto* v, const std::string& name, int elem_type,
   }
 }
 
-pb::NodeProto* add_node(pb::GraphProto* g, const std::string& op, std::vector<std::string> in,
-                        std::vector<std::string> out, const std::string& name = {}) {
+pb::NodeProto* add_node(pb::GraphProto* g, const std::string& op,
+                        const std::vector<std::string>& in, const std::vector<std::string>& out,
+                        const std::string& name = {}) {
   pb::NodeProto* n = g->add_node();
   n->set_op_type(op);
   n->set_name(name);
-  for (auto& s : in) n->add_input(s);
-  for (auto& s : out) n->add_output(s);
+  for (const auto& s : in) n->add_input(s);
+  for (const auto& s : out) n->add_output(s);
   return n;
 }
 
