@@ -75,8 +75,9 @@ void Unroller::read_activations(int per_direction, int directions,
 
 ValueId Unroller::activate(ValueId v, int dir, int index) {
   if (clip_) v = ctx_.add(OpKind::Clip, {v}, {{"min", -*clip_}, {"max", *clip_}});
-  const int per_direction = cell_ == Cell::Rnn ? 1 : cell_ == Cell::Gru ? 2 : 3;
-  return ctx_.add(activations_[static_cast<size_t>(dir * per_direction + index)], {v});
+  const size_t per_direction = cell_ == Cell::Rnn ? 1 : cell_ == Cell::Gru ? 2 : 3;
+  return ctx_.add(
+      activations_[static_cast<size_t>(dir) * per_direction + static_cast<size_t>(index)], {v});
 }
 
 std::vector<ValueId> Unroller::run_direction(int dir, bool reverse, ValueId x) {
