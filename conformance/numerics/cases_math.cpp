@@ -37,7 +37,7 @@ Tensor spaced(DType dtype, int64_t count, double lo, double hi) {
   return values(dtype, v);
 }
 
-void special_cases(CaseList& cases, OpKind op, Attributes attrs = {}) {
+void special_cases(CaseList& cases, OpKind op, const Attributes& attrs = {}) {
   for (DType d : {DType::F32, DType::F64}) {
     cases.add(op, {of(d, kSpecialShape)}, attrs, 1, {special(d)});
   }

@@ -33,9 +33,6 @@ std::string onnx_names(DTypeSet set) {
   return out;
 }
 
-// (LoweringContext::type_of returns a reference to a temporary: not used here.)
-DType dtype_of(const LoweringContext& ctx, ValueId v) { return ctx.graph().value(v).dtype; }
-
 std::string onnx_name(DType dtype) { return onnx_type_name(onnx_from_dtype(dtype)); }
 
 // Adds `op` after checking each operand's dtype against the op's type constraints, so that
@@ -46,7 +43,7 @@ ValueId add_op(LoweringContext& ctx, OpKind op, std::vector<ValueId> inputs,
   for (size_t i = 0; i < inputs.size(); ++i) {
     const InputSpec& spec = schema.inputs[std::min(i, schema.inputs.size() - 1)];
     const DTypeSet allowed = schema.find_type_param(spec.type_param)->allowed;
-    const DType dtype = dtype_of(ctx, inputs[i]);
+    const DType dtype = ctx.type_of(inputs[i]).dtype;
     if (!allowed.contains(dtype)) {
       ctx.unsupported("input " + std::to_string(i) + " is " + onnx_name(dtype) +
                       "; supported: " + onnx_names(allowed));
@@ -152,6 +149,7 @@ std::vector<ValueId> variadic_inputs(LoweringContext& ctx) {
   drop_consumed_inputs(ctx);
   if (ctx.since_version() < 8) require_equal_shapes(ctx);
   std::vector<ValueId> inputs;
+  inputs.reserve(static_cast<size_t>(ctx.num_inputs()));
   for (int i = 0; i < ctx.num_inputs(); ++i) inputs.push_back(ctx.input(i));
   if (inputs.empty()) ctx.invalid("needs at least one input");
   return inputs;
@@ -178,7 +176,7 @@ void lower_sum(LoweringContext& ctx) {
 void lower_mean(LoweringContext& ctx) {
   const std::vector<ValueId> inputs = variadic_inputs(ctx);
   const ValueId sum = chained_sum(ctx, inputs);
-  const DType dtype = dtype_of(ctx, sum);
+  const DType dtype = ctx.type_of(sum).dtype;
   if (!is_floating(dtype)) {
     ctx.unsupported("inputs are " + onnx_name(dtype) + "; supported: FLOAT, DOUBLE");
   }
@@ -194,8 +192,8 @@ void lower_mean(LoweringContext& ctx) {
 // to 2^53 in magnitude; an integer result out of its dtype's range is a Cast error.
 void lower_pow(LoweringContext& ctx) {
   const auto [x, y] = binary_operands(ctx);
-  const DType base = dtype_of(ctx, x);
-  const DType exponent = dtype_of(ctx, y);
+  const DType base = ctx.type_of(x).dtype;
+  const DType exponent = ctx.type_of(y).dtype;
   if (base == exponent && is_floating(base)) {
     ctx.set_output(0, add_op(ctx, K::Pow, {x, y}));
     return;
@@ -205,7 +203,7 @@ void lower_pow(LoweringContext& ctx) {
                     "; supported: FLOAT, DOUBLE, INT32, INT64");
   }
   auto to_f64 = [&ctx](ValueId v) {
-    return dtype_of(ctx, v) == DType::F64
+    return ctx.type_of(v).dtype == DType::F64
                ? v
                : add_op(ctx, K::Cast, {v}, {{"to", std::string(dtype_name(DType::F64))}});
   };
