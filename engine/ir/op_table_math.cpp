@@ -111,7 +111,7 @@ void add_math_schemas(std::vector<OpSchema>& t) {
                           "max(0, min(1, alpha * X + beta))",
                           {float_attr("alpha", 0.2), float_attr("beta", 0.5)}));
   t.push_back(float_unary(K::HardSwish, "HardSwish", F::Activation, any, 14,
-                          "X * max(0, min(1, X / 6 + 0.5))"));
+                          "X * max(0, min(1, X / 6 + 0.5)); 0 at -Inf"));
   t.push_back(float_unary(K::Softplus, "Softplus", F::Activation, any, 1,
                           "log(e^X + 1), computed as max(X, 0) + log1p(e^-|X|)"));
   t.push_back(

@@ -180,10 +180,11 @@ BOOST_AUTO_TEST_CASE(hard_sigmoid_and_hard_swish_clamp_and_keep_nan) {
               vec(DType::F32, {0.0, 0.0, 0.5, 0.7, 1.0, 1.0, kNaN}), 1e-7, 0);
   check_close(run1(OpKind::HardSigmoid, {x}, {{"alpha", 0.5}, {"beta", 0.25}}),
               vec(DType::F32, {0.0, 0.0, 0.25, 0.75, 1.0, 1.0, kNaN}), 1e-7, 0);
-  // x * max(0, min(1, x / 6 + 1/2)): 0 below -3, x above 3.
+  // x * max(0, min(1, x / 6 + 1/2)): 0 below -3 (-inf included), x above 3.
   check_close(run1(OpKind::HardSwish, {x}),
               vec(DType::F32, {0.0, -2.5 / 12.0, 0.0, 2.0 / 3.0, 2.5 * 11.0 / 12.0, 4.0, kNaN}),
               1e-7, 1e-6);
+  check_exact(run1(OpKind::HardSwish, {vec(DType::F64, {-kInf, kInf})}), {-0.0, kInf});
 }
 
 BOOST_AUTO_TEST_CASE(softplus_is_stable_at_both_ends_and_softsign_has_limits) {

@@ -179,7 +179,8 @@ std::vector<Tensor> hard_sigmoid(const Node& node, RefInputs in, RefOutputTypes)
 }
 
 std::vector<Tensor> hard_swish(const Node&, RefInputs in, RefOutputTypes) {
-  return map_double(*in[0], [](double x) { return x * clamp01(x / 6.0 + 0.5); });
+  // 0 below -3 (as -0, the sign x * 0 has for finite x), -inf included.
+  return map_double(*in[0], [](double x) { return x < -3.0 ? -0.0 : x * clamp01(x / 6.0 + 0.5); });
 }
 
 // log(1 + e^x), arranged so that e^x never overflows.

@@ -229,9 +229,10 @@ struct HardSigmoid {
   T operator()(T x) const { return clamp01(alpha * x + beta); }
 };
 
+// Below -3 the clamp is 0: x is clamped there too, so that -inf gives the limit -0, not NaN.
 template <class T>
 struct HardSwish {
-  T operator()(T x) const { return x * clamp01(x / T{6} + T{0.5}); }
+  T operator()(T x) const { return (x < T{-3} ? T{-3} : x) * clamp01(x / T{6} + T{0.5}); }
 };
 
 // log(e^x + 1) = max(x, 0) + log1p(e^-|x|): the exponential never overflows and tiny
