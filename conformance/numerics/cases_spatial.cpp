@@ -45,10 +45,9 @@ void conv_cases(CaseList& cases) {
   cases.add(conv, {f32({2, 4, 6, 6}), f32({8, 1, 3, 3}), f32({8})},
             {{"group", int64_t{4}}, {"strides", Ints{2, 2}}});
   // 3-D.
-  cases.add(conv, {f32({1, 2, 5, 6, 7}), f32({3, 2, 2, 3, 2}), f32({3})},
-            {{"strides", Ints{1, 2, 1}},
-             {"pads", Ints{0, 1, 1, 1, 0, 1}},
-             {"dilations", Ints{2, 1, 1}}});
+  cases.add(
+      conv, {f32({1, 2, 5, 6, 7}), f32({3, 2, 2, 3, 2}), f32({3})},
+      {{"strides", Ints{1, 2, 1}}, {"pads", Ints{0, 1, 1, 1, 0, 1}}, {"dilations", Ints{2, 1, 1}}});
   cases.add(conv, {f32({2, 4, 4, 5, 4}), f32({6, 2, 3, 3, 3}), std::nullopt},
             {{"group", int64_t{2}}});
   // 1x1 kernels: read X directly, or through im2col when strided.
@@ -113,19 +112,22 @@ void window_pool_cases(CaseList& cases, OpKind op, const Attributes& extra) {
                   {"dilations", Ints{10}},
                   {"strides", Ints{10}},
                   {"pads", Ints{10, 10}}}));
-  cases.add(op, {f32({1, 3, 9, 9})},
-            with({{"kernel_shape", Ints{3, 3}}, {"strides", Ints{2, 2}}, {"pads", Ints{1, 1, 1, 1}}}));
+  cases.add(
+      op, {f32({1, 3, 9, 9})},
+      with({{"kernel_shape", Ints{3, 3}}, {"strides", Ints{2, 2}}, {"pads", Ints{1, 1, 1, 1}}}));
   cases.add(op, {f32({1, 2, 7, 8})},
             with({{"kernel_shape", Ints{2, 3}}, {"pads", Ints{1, 0, 0, 2}}}));
-  cases.add(op, {f32({1, 2, 8, 8})},
-            with({{"kernel_shape", Ints{3, 3}}, {"strides", Ints{2, 2}}, {"ceil_mode", int64_t{1}}}));
+  cases.add(
+      op, {f32({1, 2, 8, 8})},
+      with({{"kernel_shape", Ints{3, 3}}, {"strides", Ints{2, 2}}, {"ceil_mode", int64_t{1}}}));
   cases.add(op, {f32({1, 2, 7, 9})},
             with({{"kernel_shape", Ints{2, 2}},
                   {"strides", Ints{2, 3}},
                   {"pads", Ints{1, 1, 1, 1}},
                   {"ceil_mode", int64_t{1}}}));
-  cases.add(op, {f32({1, 2, 6, 7})},
-            with({{"kernel_shape", Ints{2, 2}}, {"dilations", Ints{2, 3}}, {"pads", Ints{0, 1, 1, 1}}}));
+  cases.add(
+      op, {f32({1, 2, 6, 7})},
+      with({{"kernel_shape", Ints{2, 2}}, {"dilations", Ints{2, 3}}, {"pads", Ints{0, 1, 1, 1}}}));
   cases.add(op, {f32({2, 3, 40, 70})}, with({{"kernel_shape", Ints{2, 2}}}));
   cases.add(op, {f32({1, 2, 5, 6, 7})},
             with({{"kernel_shape", Ints{2, 3, 2}},
@@ -133,22 +135,24 @@ void window_pool_cases(CaseList& cases, OpKind op, const Attributes& extra) {
                   {"pads", Ints{1, 0, 1, 0, 1, 1}}}));
   cases.add(op, {f32({1, 1, 1, 1})}, with({{"kernel_shape", Ints{1, 1}}}));
   cases.add(op, {f32({0, 3, 4, 4})}, with({{"kernel_shape", Ints{2, 2}}}));
-  cases.add(op, {f64({2, 3, 7, 6})},
-            with({{"kernel_shape", Ints{3, 2}}, {"strides", Ints{2, 2}}, {"pads", Ints{1, 1, 1, 0}}}));
+  cases.add(
+      op, {f64({2, 3, 7, 6})},
+      with({{"kernel_shape", Ints{3, 2}}, {"strides", Ints{2, 2}}, {"pads", Ints{1, 1, 1, 0}}}));
 }
 
 void max_pool_cases(CaseList& cases) {
   window_pool_cases(cases, K::MaxPool, {});
-  const Attributes window = {{"kernel_shape", Ints{3, 3}}, {"strides", Ints{2, 1}},
-                             {"pads", Ints{1, 1, 1, 1}}};
+  const Attributes window = {
+      {"kernel_shape", Ints{3, 3}}, {"strides", Ints{2, 1}}, {"pads", Ints{1, 1, 1, 1}}};
   // Indices, with ties everywhere: the first maximum in window order wins.
   for (int64_t order : {0, 1}) {
     Attributes attrs = window;
     attrs["storage_order"] = order;
     cases.add(K::MaxPool, {f32({2, 3, 7, 6})}, attrs, 2, {small_integers(Shape{2, 3, 7, 6}, 5)});
-    cases.add(K::MaxPool, {f32({1, 2, 4, 5, 6})},
-              {{"kernel_shape", Ints{2, 2, 3}}, {"storage_order", order}, {"strides", Ints{1, 2, 2}}},
-              2, {small_integers(Shape{1, 2, 4, 5, 6}, 6)});
+    cases.add(
+        K::MaxPool, {f32({1, 2, 4, 5, 6})},
+        {{"kernel_shape", Ints{2, 2, 3}}, {"storage_order", order}, {"strides", Ints{1, 2, 2}}}, 2,
+        {small_integers(Shape{1, 2, 4, 5, 6}, 6)});
   }
   cases.add(K::MaxPool, {f32({2, 2, 9})}, {{"kernel_shape", Ints{3}}, {"dilations", Ints{2}}}, 2);
   cases.add(K::MaxPool, {f64({1, 2, 5, 5})}, {{"kernel_shape", Ints{2, 2}}}, 2);

@@ -30,7 +30,7 @@ int spatial_rank(const Shape& x, std::string_view op) {
 std::vector<int64_t> per_axis(const AttrReader& attrs, std::string_view name, int spatial,
                               int64_t fill, int count = 1) {
   const std::vector<int64_t>& given = attrs.get_ints(name);
-  const auto want = static_cast<size_t>(spatial * count);
+  const auto want = static_cast<size_t>(spatial) * static_cast<size_t>(count);
   if (given.empty()) return std::vector<int64_t>(want, fill);
   if (given.size() != want) {
     shape_fail(std::string(name) + " " + ints_str(given) + " has " + std::to_string(given.size()) +
@@ -200,7 +200,8 @@ std::vector<TypeInfo> global_pool_shape(const InferContext& ctx) {
   spatial_rank(x, op_name(ctx.node.op));
   Shape out = x;
   for (int a = 2; a < x.rank(); ++a) {
-    if (x[a] == 0) shape_fail(std::string(op_name(ctx.node.op)) + " over empty spatial dims " + x.str());
+    if (x[a] == 0)
+      shape_fail(std::string(op_name(ctx.node.op)) + " over empty spatial dims " + x.str());
     out[a] = 1;
   }
   return {{ctx.input(0).dtype, out}};

@@ -29,13 +29,13 @@ int spatial_rank(LoweringContext& ctx) {
 }
 
 // An attribute with one entry per spatial axis (`per` entries for pads), `fill` if absent.
-Ints per_axis(LoweringContext& ctx, std::string_view name, int spatial, int64_t fill,
-              int per = 1) {
-  const auto want = static_cast<size_t>(spatial * per);
+Ints per_axis(LoweringContext& ctx, std::string_view name, int spatial, int64_t fill, int per = 1) {
+  const auto want = static_cast<size_t>(spatial) * static_cast<size_t>(per);
   Ints v = ctx.attr_ints(name, Ints(want, fill));
   if (v.size() != want) {
-    ctx.invalid(std::string(name) + " has " + std::to_string(v.size()) + " entries; the input has " +
-                std::to_string(spatial) + " spatial dims (expected " + std::to_string(want) + ")");
+    ctx.invalid(std::string(name) + " has " + std::to_string(v.size()) +
+                " entries; the input has " + std::to_string(spatial) + " spatial dims (expected " +
+                std::to_string(want) + ")");
   }
   return v;
 }
@@ -126,13 +126,14 @@ void lower_conv_transpose(LoweringContext& ctx) {
   if (ctx.has_attr("output_shape")) {
     out = ctx.attr_ints("output_shape", std::nullopt);
     if (out->size() != static_cast<size_t>(spatial)) {
-      ctx.unsupported("output_shape " + Shape(*out).str() + "; supported: one size per spatial dim (" +
-                      std::to_string(spatial) + ")");
+      ctx.unsupported("output_shape " + Shape(*out).str() +
+                      "; supported: one size per spatial dim (" + std::to_string(spatial) + ")");
     }
     ctx.consume_attr("pads");  // the spec ignores pads when output_shape is given
   } else if (mode == AutoPad::SameUpper || mode == AutoPad::SameLower) {
     out = Ints(static_cast<size_t>(spatial));
-    for (int a = 0; a < spatial; ++a) (*out)[static_cast<size_t>(a)] = x[a + 2] * strides[static_cast<size_t>(a)];
+    for (int a = 0; a < spatial; ++a)
+      (*out)[static_cast<size_t>(a)] = x[a + 2] * strides[static_cast<size_t>(a)];
   }
   Ints pads(static_cast<size_t>(2 * spatial), 0);
   if (out) {

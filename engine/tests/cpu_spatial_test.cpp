@@ -47,16 +47,16 @@ void check_equal(const Tensor& got, const Tensor& want) {
 BOOST_AUTO_TEST_CASE(conv_box_filter_with_padding) {
   const auto y =
       run_op(OpKind::Conv, {iota({1, 1, 5, 5}), ones({1, 1, 3, 3})}, {{"pads", Ints{1, 1, 1, 1}}});
-  check_equal(y[0], f32({1, 1, 5, 5}, {12, 21,  27,  33,  24,  33, 54,  63,  72,  51,  63, 99, 108,
-                                       117, 81, 93,  144, 153, 162, 111, 72,  111, 117, 123, 84}));
+  check_equal(y[0], f32({1, 1, 5, 5}, {12,  21, 27, 33,  24,  33,  54,  63, 72,  51,  63,  99, 108,
+                                       117, 81, 93, 144, 153, 162, 111, 72, 111, 117, 123, 84}));
 }
 
 // Group g sees only its own input channels; the bias is added per output channel.
 BOOST_AUTO_TEST_CASE(conv_groups_and_bias) {
-  const auto y = run_op(OpKind::Conv,
-                        {f32({1, 2, 1, 3}, {1, 2, 3, 4, 5, 6}), f32({2, 1, 1, 2}, {1, 1, 1, -1}),
-                         f32({2}, {10, 20})},
-                        {{"group", int64_t{2}}});
+  const auto y = run_op(
+      OpKind::Conv,
+      {f32({1, 2, 1, 3}, {1, 2, 3, 4, 5, 6}), f32({2, 1, 1, 2}, {1, 1, 1, -1}), f32({2}, {10, 20})},
+      {{"group", int64_t{2}}});
   check_equal(y[0], f32({1, 2, 1, 2}, {13, 15, 19, 19}));
 }
 
@@ -71,8 +71,8 @@ BOOST_AUTO_TEST_CASE(conv_strides_and_dilations) {
 // ONNX "convtranspose": every input scatters a 3x3 box of ones into both output channels.
 BOOST_AUTO_TEST_CASE(conv_transpose_scatters_boxes) {
   const auto y = run_op(OpKind::ConvTranspose, {iota({1, 1, 3, 3}), ones({1, 2, 3, 3})});
-  const std::vector<double> plane = {0, 1,  3,  3,  2,  3, 8,  15, 12, 7,  9,  21, 36,
-                                     27, 15, 9, 20, 33, 24, 13, 6, 13, 21, 15, 8};
+  const std::vector<double> plane = {0,  1,  3, 3,  2,  3,  8,  15, 12, 7,  9,  21, 36,
+                                     27, 15, 9, 20, 33, 24, 13, 6,  13, 21, 15, 8};
   std::vector<double> both = plane;
   both.insert(both.end(), plane.begin(), plane.end());
   check_equal(y[0], f32({1, 2, 5, 5}, both));
@@ -166,11 +166,14 @@ BOOST_AUTO_TEST_CASE(global_pools) {
 BOOST_AUTO_TEST_CASE(window_over_padding_only_is_rejected) {
   test::expect_error_containing(
       [] {
-        run_op(OpKind::MaxPool, {iota({1, 1, 4})}, {{"kernel_shape", Ints{2}}, {"pads", Ints{0, 3}}});
+        run_op(OpKind::MaxPool, {iota({1, 1, 4})},
+               {{"kernel_shape", Ints{2}}, {"pads", Ints{0, 3}}});
       },
       ErrorCode::VerifyShape, {"the window of output 4 covers only padding"});
   test::expect_error_containing(
-      [] { run_op(OpKind::Conv, {iota({1, 4, 5, 5}), ones({6, 3, 3, 3})}, {{"group", int64_t{2}}}); },
+      [] {
+        run_op(OpKind::Conv, {iota({1, 4, 5, 5}), ones({6, 3, 3, 3})}, {{"group", int64_t{2}}});
+      },
       ErrorCode::VerifyShape, {"does not match 4 input channels with group 2"});
 }
 

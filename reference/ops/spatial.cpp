@@ -104,7 +104,8 @@ std::vector<Tensor> conv_transpose(const Node& node, RefInputs in, RefOutputType
         std::vector<int64_t> pos(s.rank());
         for (size_t a = 0; a < s.rank(); ++a) {
           const int64_t t = o[a + 2] + s.pad_begin(a) - k[a] * s.dilations[a];
-          if (t < 0 || t % s.strides[a] != 0 || t / s.strides[a] >= x.shape()[static_cast<int>(a) + 2])
+          if (t < 0 || t % s.strides[a] != 0 ||
+              t / s.strides[a] >= x.shape()[static_cast<int>(a) + 2])
             return;
           pos[a] = t / s.strides[a];
         }

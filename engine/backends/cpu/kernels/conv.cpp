@@ -10,6 +10,9 @@
 // output plane is one task that starts from the bias and adds taps in kernel order, so each
 // element's sum has a fixed order.
 //
+// Depthwise Conv (group == C > 1) skips the GEMM: its K would be the taps alone. Each output
+// plane is computed directly, taps added in kernel order.
+//
 // Determinism: the GEMM's bits do not depend on how its tiles are scheduled (gemm.h), and
 // im2col / col2im split work by plane or row, never by thread count. No K splitting.
 //
@@ -56,7 +59,7 @@ Geometry geometry(const KernelArgs& args) {
   const std::vector<int64_t>& pads = args.attrs.get_ints("pads");
   for (int a = 0; a < spatial; ++a) {
     const auto i = static_cast<size_t>(a);
-    const auto d = static_cast<size_t>(a + skip);
+    const auto d = static_cast<size_t>(a) + static_cast<size_t>(skip);
     g.in[d] = x[a + 2];
     g.out[d] = y[a + 2];
     g.kernel[d] = w[a + 2];
@@ -99,8 +102,8 @@ void im2col_row(const Geometry& g, const T* x_channel, int64_t tap, T* row) {
   const int64_t kw = tap % g.kernel[2];
   const int64_t kh = (tap / g.kernel[2]) % g.kernel[1];
   const int64_t kd = tap / (g.kernel[2] * g.kernel[1]);
-  const Range rw = valid_range(g.out[2], g.stride[2], kw * g.dilation[2] - g.pad[2], g.in[2]);
-  const int64_t w_offset = kw * g.dilation[2] - g.pad[2];
+  const int64_t w_offset = kw * g.dilation[2] - g.pad[2];  // input column of output column 0
+  const Range rw = valid_range(g.out[2], g.stride[2], w_offset, g.in[2]);
   for (int64_t od = 0; od < g.out[0]; ++od) {
     const int64_t id = od * g.stride[0] - g.pad[0] + kd * g.dilation[0];
     for (int64_t oh = 0; oh < g.out[1]; ++oh) {
@@ -112,7 +115,7 @@ void im2col_row(const Geometry& g, const T* x_channel, int64_t tap, T* row) {
       }
       const T* src = x_channel + (id * g.in[1] + ih) * g.in[2];
       std::fill(dst, dst + rw.lo, T(0));
-      if (g.stride[2] == 1) {
+      if (g.stride[2] == 1 && rw.lo < rw.hi) {
         std::copy(src + rw.lo + w_offset, src + rw.hi + w_offset, dst + rw.lo);
       } else {
         for (int64_t ow = rw.lo; ow < rw.hi; ++ow) dst[ow] = src[ow * g.stride[2] + w_offset];
@@ -185,6 +188,61 @@ void run_conv(const GemmMicroKernel<T>& micro, const KernelArgs& args) {
   }
 }
 
+// Depthwise Conv (one input channel per group): a GEMM would have only the taps as its K, so
+// each output plane is computed directly, one task per plane: taps are added over whole rows
+// in kernel order, then the bias.
+template <class T>
+void run_depthwise(const KernelArgs& args) {
+  const TensorView& y_view = args.outputs[0];
+  if (y_view.numel() == 0) return;
+  const Geometry g = geometry(args);
+  const T* x = args.inputs[0].as<T>();
+  const T* w = args.inputs[1].as<T>();
+  const T* bias =
+      args.inputs.size() > 2 && args.inputs[2].present() ? args.inputs[2].as<T>() : nullptr;
+  T* y = y_view.as<T>();
+  const int64_t in_size = product(g.in);
+  const int64_t out_size = product(g.out);
+  const int64_t multiplier = g.channels_out / g.group;  // output channels per input channel
+  const int64_t planes = g.batch * g.channels_out;
+  args.pool.parallel_chunks(planes, rows_per_task(out_size * g.taps()), [&](int64_t b, int64_t e) {
+    for (int64_t plane = b; plane < e; ++plane) {
+      const int64_t m = plane % g.channels_out;
+      const T* xc = x + ((plane / g.channels_out) * g.channels_in + m / multiplier) * in_size;
+      T* out = y + plane * out_size;
+      std::fill(out, out + out_size, T(0));
+      for (int64_t tap = 0; tap < g.taps(); ++tap) {
+        const T weight = w[m * g.taps() + tap];
+        const int64_t kw = tap % g.kernel[2];
+        const int64_t kh = (tap / g.kernel[2]) % g.kernel[1];
+        const int64_t kd = tap / (g.kernel[2] * g.kernel[1]);
+        const int64_t w_offset = kw * g.dilation[2] - g.pad[2];
+        const Range rw = valid_range(g.out[2], g.stride[2], w_offset, g.in[2]);
+        const Range rh = valid_range(g.out[1], g.stride[1], kh * g.dilation[1] - g.pad[1], g.in[1]);
+        const Range rd = valid_range(g.out[0], g.stride[0], kd * g.dilation[0] - g.pad[0], g.in[0]);
+        for (int64_t od = rd.lo; od < rd.hi; ++od) {
+          const int64_t id = od * g.stride[0] - g.pad[0] + kd * g.dilation[0];
+          for (int64_t oh = rh.lo; oh < rh.hi; ++oh) {
+            const int64_t ih = oh * g.stride[1] - g.pad[1] + kh * g.dilation[1];
+            const T* src = xc + (id * g.in[1] + ih) * g.in[2];
+            T* dst = out + (od * g.out[1] + oh) * g.out[2];
+            if (g.stride[2] == 1) {
+              for (int64_t ow = rw.lo; ow < rw.hi; ++ow) dst[ow] += weight * src[ow + w_offset];
+            } else {
+              for (int64_t ow = rw.lo; ow < rw.hi; ++ow) {
+                dst[ow] += weight * src[ow * g.stride[2] + w_offset];
+              }
+            }
+          }
+        }
+      }
+      if (bias != nullptr) {
+        for (int64_t o = 0; o < out_size; ++o) out[o] += bias[m];
+      }
+    }
+  });
+}
+
 // Adds one column-matrix row (tap (kd, kh, kw) of output channel m) into its output plane.
 template <class T>
 void col2im_row(const Geometry& g, const T* row, int64_t tap, T* plane) {
@@ -230,18 +288,18 @@ void run_conv_transpose(const GemmMicroKernel<T>& micro, const KernelArgs& args)
     problems.clear();
     for (int64_t i = 0; i < images; ++i) {
       for (int64_t grp = 0; grp < g.group; ++grp) {
-        problems.push_back(GemmProblem<T>{
-            .m = group_out * g.taps(),
-            .n = in_size,
-            .k = group_in,
-            .a = w + grp * group_in * group_out * g.taps(),
-            .a_row_stride = 1,
-            .a_col_stride = group_out * g.taps(),
-            .b = x + ((first + i) * g.channels_in + grp * group_in) * in_size,
-            .b_row_stride = in_size,
-            .b_col_stride = 1,
-            .y = col.data() + (i * rows + grp * group_out * g.taps()) * in_size,
-            .y_row_stride = in_size});
+        problems.push_back(
+            GemmProblem<T>{.m = group_out * g.taps(),
+                           .n = in_size,
+                           .k = group_in,
+                           .a = w + grp * group_in * group_out * g.taps(),
+                           .a_row_stride = 1,
+                           .a_col_stride = group_out * g.taps(),
+                           .b = x + ((first + i) * g.channels_in + grp * group_in) * in_size,
+                           .b_row_stride = in_size,
+                           .b_col_stride = 1,
+                           .y = col.data() + (i * rows + grp * group_out * g.taps()) * in_size,
+                           .y_row_stride = in_size});
       }
     }
     gemm<T>(micro, problems, args.pool);
@@ -293,14 +351,29 @@ const CpuKernel& fastest_conv_kernel() {
   return conv_cpu_kernel<Op, T, GemmIsa::Generic>();  // unreachable: the switch is exhaustive
 }
 
+template <class T>
+const CpuKernel& depthwise_kernel() {
+  static const CpuKernel kernel{&run_depthwise<T>,
+                                std::string(dtype_name(dtype_of<T>())) + "_conv_depthwise_direct"};
+  return kernel;
+}
+
+// Conv whose groups each read one input channel (group == C > 1).
+bool is_depthwise(const KernelQuery& query) {
+  const int64_t group = AttrReader(query.node).get_int("group");
+  return query.node.op == OpKind::Conv && group > 1 && query.inputs[0]->shape[1] == group;
+}
+
 template <OpKind Op>
 KernelSelection select_conv_kernel(const KernelQuery& query) {
   const DType dtype = query.outputs[0].dtype;
   switch (dtype) {
     case DType::F32:
-      return choice_of(fastest_conv_kernel<Op, float>());
+      return choice_of(is_depthwise(query) ? depthwise_kernel<float>()
+                                           : fastest_conv_kernel<Op, float>());
     case DType::F64:
-      return choice_of(fastest_conv_kernel<Op, double>());
+      return choice_of(is_depthwise(query) ? depthwise_kernel<double>()
+                                           : fastest_conv_kernel<Op, double>());
     case DType::I64:
     case DType::I32:
     case DType::Bool:

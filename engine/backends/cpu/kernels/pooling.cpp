@@ -46,7 +46,7 @@ Geometry geometry(const KernelArgs& args) {
   const std::vector<int64_t>& pads = args.attrs.get_ints("pads");
   for (int a = 0; a < spatial; ++a) {
     const auto i = static_cast<size_t>(a);
-    const auto d = static_cast<size_t>(a + skip);
+    const auto d = static_cast<size_t>(a) + static_cast<size_t>(skip);
     g.in[d] = x[a + 2];
     g.out[d] = y[a + 2];
     g.kernel[d] = kernel[i];
@@ -155,9 +155,9 @@ struct MaxPoolKernel {
       });
       y[plane * g.out_size() + o] = best;
       if (indices != nullptr) {
-        const int64_t within = column_major ? best_pos[0] + best_pos[1] * g.in[0] +
-                                                  best_pos[2] * g.in[0] * g.in[1]
-                                            : best_at;
+        const int64_t within =
+            column_major ? best_pos[0] + best_pos[1] * g.in[0] + best_pos[2] * g.in[0] * g.in[1]
+                         : best_at;
         indices[plane * g.out_size() + o] = plane * g.in_size() + within;
       }
     });
@@ -218,7 +218,8 @@ struct LpPoolKernel {
     for_each_output(g, args.pool, [&](int64_t plane, int64_t o, const Window& win) {
       const T* xp = x + plane * g.in_size();
       T sum = T(0);
-      for_each_tap(g, win, [&](int64_t at, int64_t, int64_t, int64_t) { sum += abs_pow(xp[at], p); });
+      for_each_tap(g, win,
+                   [&](int64_t at, int64_t, int64_t, int64_t) { sum += abs_pow(xp[at], p); });
       y[plane * g.out_size() + o] = root(sum, p);
     });
   }
@@ -246,7 +247,9 @@ template <class T>
 struct GlobalAveragePoolKernel {
   static void run(const KernelArgs& args) {
     global_pool<T>(args, [](const T* xp, int64_t n) {
-      return reduce_row(n, T(0), [xp](int64_t i) { return xp[i]; }, plus) / static_cast<T>(n);
+      return reduce_row(
+                 n, T(0), [xp](int64_t i) { return xp[i]; }, plus) /
+             static_cast<T>(n);
     });
   }
 };
@@ -255,7 +258,8 @@ template <class T>
 struct GlobalMaxPoolKernel {
   static void run(const KernelArgs& args) {
     global_pool<T>(args, [](const T* xp, int64_t n) {
-      return reduce_row(n, lowest_value<T>(), [xp](int64_t i) { return xp[i]; }, max_of);
+      return reduce_row(
+          n, lowest_value<T>(), [xp](int64_t i) { return xp[i]; }, max_of);
     });
   }
 };
@@ -265,7 +269,9 @@ struct GlobalLpPoolKernel {
   static void run(const KernelArgs& args) {
     const int64_t p = args.attrs.get_int("p");
     global_pool<T>(args, [p](const T* xp, int64_t n) {
-      return root(reduce_row(n, T(0), [xp, p](int64_t i) { return abs_pow(xp[i], p); }, plus), p);
+      return root(reduce_row(
+                      n, T(0), [xp, p](int64_t i) { return abs_pow(xp[i], p); }, plus),
+                  p);
     });
   }
 };
