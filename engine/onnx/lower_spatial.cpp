@@ -5,6 +5,8 @@
 // Attributes are read only in the versions that define them, so one a version lacks is left
 // unread and reported by the importer.
 
+#include <charconv>
+#include <cmath>
 #include <string>
 
 #include "lowering.h"
@@ -123,19 +125,22 @@ void lower_conv_transpose(LoweringContext& ctx) {
   const AutoPad mode = read_auto_pad(ctx);
   const Shape& x = ctx.input_type(0).shape;
   std::optional<Ints> out;
+  Ints pads(static_cast<size_t>(2 * spatial), 0);
   if (ctx.has_attr("output_shape")) {
     out = ctx.attr_ints("output_shape", std::nullopt);
     if (out->size() != static_cast<size_t>(spatial)) {
       ctx.unsupported("output_shape " + Shape(*out).str() +
                       "; supported: one size per spatial dim (" + std::to_string(spatial) + ")");
     }
-    ctx.consume_attr("pads");  // the spec ignores pads when output_shape is given
-  } else if (mode == AutoPad::SameUpper || mode == AutoPad::SameLower) {
+    if (ctx.has_attr("pads")) ctx.consume_attr("pads");  // the spec ignores them here
+  } else if (mode == AutoPad::NotSet) {
+    pads = per_axis(ctx, "pads", spatial, 0, 2);
+  } else if (ctx.has_attr("pads")) {
+    ctx.invalid("pads cannot be given together with auto_pad");
+  } else if (mode != AutoPad::Valid) {
     out = Ints(static_cast<size_t>(spatial));
-    for (int a = 0; a < spatial; ++a)
-      (*out)[static_cast<size_t>(a)] = x[a + 2] * strides[static_cast<size_t>(a)];
+    for (size_t a = 0; a < out->size(); ++a) (*out)[a] = x[static_cast<int>(a) + 2] * strides[a];
   }
-  Ints pads(static_cast<size_t>(2 * spatial), 0);
   if (out) {
     for (size_t a = 0; a < kernel.size(); ++a) {
       const int64_t full = strides[a] * (x[static_cast<int>(a) + 2] - 1) + output_padding[a] +
@@ -144,10 +149,6 @@ void lower_conv_transpose(LoweringContext& ctx) {
       if (total < 0) output_padding[a] -= total;
       split_padding(pads, a, std::max<int64_t>(total, 0), mode);
     }
-  } else if (mode == AutoPad::NotSet) {
-    pads = per_axis(ctx, "pads", spatial, 0, 2);
-  } else if (ctx.has_attr("pads")) {
-    ctx.invalid("pads cannot be given together with auto_pad");
   }
   ctx.set_output(0, ctx.add(OpKind::ConvTranspose, conv_inputs(ctx),
                             {{"kernel_shape", kernel},
@@ -211,8 +212,10 @@ int64_t read_p(LoweringContext& ctx) {
     return p;
   }
   const double p = ctx.attr_float("p", 2.0);
-  if (!(p >= 1.0) || p != static_cast<double>(static_cast<int64_t>(p))) {
-    ctx.unsupported("p = " + std::to_string(p) + "; supported: integers >= 1");
+  if (!(p >= 1.0 && p <= 1e9) || p != std::floor(p)) {
+    char text[32];
+    const std::to_chars_result end = std::to_chars(text, text + sizeof(text), p);
+    ctx.unsupported("p = " + std::string(text, end.ptr) + "; supported: integers >= 1");
   }
   return static_cast<int64_t>(p);
 }
