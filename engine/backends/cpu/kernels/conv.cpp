@@ -3,7 +3,8 @@
 // Conv: for a step of images, im2col copies each image's receptive fields into a column
 // matrix [C * taps, out_size] (rows ordered (c, kd, kh, kw) like W's [M, C/group, k...]
 // layout), then one GEMM call computes Y[n, group] = W[group] @ col[n, group] + B for every
-// (image, group) of the step. A 1x1 kernel with unit strides and no pads reads X directly.
+// (image, group) of the step. A 1x1 kernel with unit strides and no pads reads X directly:
+// its column matrix would be X itself, so the GEMM sees the same values and gives the same bits.
 //
 // ConvTranspose: per (image, group) one GEMM gives col = W[group]^T @ X[n, group], rows
 // ordered (m, kd, kh, kw); col2im then adds each column row into its output plane. Every
