@@ -1,7 +1,367 @@
-#include "cpu_kernel.h"
+// Resize on the CPU (semantics: engine/ir/op_table_resize.cpp).
+//
+// Each axis gets a tap table first: for every output index, up to four (input offset,
+// weight) pairs, computed in double from the coordinate transform. An output element is then
+// a sum over the product of its axes' taps. Work is split into fixed runs of output rows (all
+// axes but the last), and every element is computed by one task in one fixed order, so the
+// bits never depend on the thread count. Weights are rounded to the input type once per axis
+// (the outer axes' product once per row), and sums run in the input type: for each outer tap,
+// the last axis' taps in order, then the outer taps in order.
+// Nearest copies one element (any dtype; NaN payloads pass unchanged).
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "dtype_kernels.h"
 
 namespace volta::cpu {
+namespace {
 
-void register_resize_kernels(KernelTable& table) { (void)table; }
+enum class Mode { Nearest, Linear, Cubic };
+
+inline constexpr int kMaxTaps = 4;
+// An output index whose coordinate falls outside the input under tf_crop_and_resize.
+inline constexpr int kExtrapolate = -1;
+
+// The node's attributes, decoded once.
+struct ResizeSpec {
+  Mode mode = Mode::Nearest;
+  std::string transform;
+  std::string nearest_mode;
+  double cubic_a = -0.75;
+  bool exclude_outside = false;
+  double extrapolation = 0.0;
+  std::vector<double> scales;  // per axis; sizes / input when the node gives none
+  std::vector<double> roi;
+
+  ResizeSpec(const AttrReader& attrs, const Shape& in, const Shape& out) {
+    const std::string& m = attrs.get_string("mode");
+    mode = m == "nearest" ? Mode::Nearest : m == "linear" ? Mode::Linear : Mode::Cubic;
+    transform = attrs.get_string("coordinate_transformation_mode");
+    nearest_mode = attrs.get_string("nearest_mode");
+    cubic_a = attrs.get_float("cubic_coeff_a");
+    exclude_outside = attrs.get_int("exclude_outside") != 0;
+    extrapolation = attrs.get_float("extrapolation_value");
+    scales = attrs.get_floats("scales");
+    roi = attrs.get_floats("roi");
+    if (scales.empty()) {
+      for (int a = 0; a < in.rank(); ++a) {
+        scales.push_back(static_cast<double>(out[a]) / static_cast<double>(in[a]));
+      }
+    }
+  }
+};
+
+// The input coordinate of output index x on axis `axis` (in: input length, out: output
+// length), or NaN when tf_crop_and_resize puts it outside the input.
+double source_coordinate(const ResizeSpec& spec, int axis, int rank, int64_t x, int64_t in,
+                         int64_t out) {
+  const double scale = spec.scales[static_cast<size_t>(axis)];
+  const auto xd = static_cast<double>(x);
+  const auto last = static_cast<double>(in - 1);
+  const std::string& t = spec.transform;
+  if (t == "half_pixel") return (xd + 0.5) / scale - 0.5;
+  if (t == "pytorch_half_pixel") return out > 1 ? (xd + 0.5) / scale - 0.5 : 0.0;
+  if (t == "align_corners") {
+    return out == 1 ? 0.0 : xd * last / (scale * static_cast<double>(in) - 1.0);
+  }
+  if (t == "asymmetric") return xd / scale;
+  if (t == "tf_half_pixel_for_nearest") return (xd + 0.5) / scale;
+  // tf_crop_and_resize
+  const double start = spec.roi[static_cast<size_t>(axis)];
+  const double end = spec.roi[static_cast<size_t>(axis + rank)];
+  const double c = out > 1 ? start * last + xd * (end - start) * last / static_cast<double>(out - 1)
+                           : 0.5 * (start + end) * last;
+  return c < 0.0 || c > last ? std::numeric_limits<double>::quiet_NaN() : c;
+}
+
+// The element nearest_mode picks for a coordinate between two elements.
+int64_t nearest_index(const std::string& mode, double c) {
+  const double below = std::floor(c);
+  const double fraction = c - below;
+  bool up = false;
+  if (mode == "round_prefer_floor") {
+    up = fraction > 0.5;
+  } else if (mode == "round_prefer_ceil") {
+    up = fraction >= 0.5;
+  } else {
+    up = mode == "ceil";
+  }
+  return static_cast<int64_t>(below) + (up ? 1 : 0);
+}
+
+// Keys' cubic convolution kernel at distance d.
+double cubic_weight(double a, double d) {
+  d = std::abs(d);
+  if (d <= 1.0) return ((a + 2.0) * d - (a + 3.0)) * d * d + 1.0;
+  return ((a * d - 5.0 * a) * d + 8.0 * a) * d - 4.0 * a;
+}
+
+// Taps of every output index of one axis. count[i] is the number of taps of output i, or
+// kExtrapolate; 0 means exclude_outside left no tap (the output is NaN).
+struct AxisTaps {
+  std::vector<int> count;
+  std::vector<int64_t> offset;  // out * kMaxTaps: input index times the axis stride
+  std::vector<double> weight;   // out * kMaxTaps
+
+  AxisTaps(const ResizeSpec& spec, int axis, int rank, int64_t in, int64_t out, int64_t stride)
+      : count(static_cast<size_t>(out)),
+        offset(static_cast<size_t>(out * kMaxTaps)),
+        weight(static_cast<size_t>(out * kMaxTaps)) {
+    for (int64_t x = 0; x < out; ++x) {
+      const double c = source_coordinate(spec, axis, rank, x, in, out);
+      const auto u = static_cast<size_t>(x);
+      if (std::isnan(c)) {
+        count[u] = kExtrapolate;
+        continue;
+      }
+      // Far outside, every tap is at the edge (or excluded): nearer coordinates keep the
+      // conversions below in range without changing which taps are used.
+      const double near = std::clamp(c, -3.0, static_cast<double>(in) + 3.0);
+      std::array<int64_t, kMaxTaps> index{};
+      std::array<double, kMaxTaps> w{};
+      int n = 0;
+      const double below = std::floor(near);
+      const double t = near - below;
+      const auto base = static_cast<int64_t>(below);
+      if (spec.mode == Mode::Nearest) {
+        index[0] = t == 0.0 ? base : nearest_index(spec.nearest_mode, near);
+        w[0] = 1.0;
+        n = 1;
+      } else if (t == 0.0) {
+        index[0] = base;
+        w[0] = 1.0;
+        n = 1;
+      } else if (spec.mode == Mode::Linear) {
+        index = {base, base + 1};
+        w = {1.0 - t, t};
+        n = 2;
+      } else {
+        for (int k = 0; k < 4; ++k) {
+          index[static_cast<size_t>(k)] = base - 1 + k;
+          w[static_cast<size_t>(k)] = cubic_weight(spec.cubic_a, t + 1.0 - k);
+        }
+        n = 4;
+      }
+      if (spec.exclude_outside && spec.mode != Mode::Nearest) {
+        int kept = 0;
+        double sum = 0.0;
+        for (int k = 0; k < n; ++k) {
+          const auto ku = static_cast<size_t>(k);
+          if (index[ku] < 0 || index[ku] >= in) continue;
+          index[static_cast<size_t>(kept)] = index[ku];
+          w[static_cast<size_t>(kept)] = w[ku];
+          sum += w[ku];
+          ++kept;
+        }
+        for (int k = 0; k < kept; ++k) w[static_cast<size_t>(k)] /= sum;
+        n = kept;
+      }
+      count[u] = n;
+      for (int k = 0; k < n; ++k) {
+        const auto ku = static_cast<size_t>(k);
+        offset[u * kMaxTaps + ku] = std::clamp<int64_t>(index[ku], 0, in - 1) * stride;
+        weight[u * kMaxTaps + ku] = w[ku];
+      }
+    }
+  }
+};
+
+std::vector<AxisTaps> axis_taps(const ResizeSpec& spec, const Shape& in, const Shape& out) {
+  const std::vector<int64_t> strides = in.strides();
+  std::vector<AxisTaps> axes;
+  axes.reserve(static_cast<size_t>(in.rank()));
+  for (int a = 0; a < in.rank(); ++a) {
+    axes.emplace_back(spec, a, in.rank(), in[a], out[a], strides[static_cast<size_t>(a)]);
+  }
+  return axes;
+}
+
+// The taps of one output row: the product of the outer axes' taps, or why there are none.
+struct RowTaps {
+  int state = 1;  // as AxisTaps::count: kExtrapolate, 0 (NaN) or 1 (taps below)
+  std::vector<int64_t> offset;
+  std::vector<double> weight;
+};
+
+void row_taps(const std::vector<AxisTaps>& axes, const Shape& out, int64_t row, RowTaps& taps) {
+  const int outer = out.rank() - 1;
+  std::array<int64_t, 16> fixed_index{};
+  std::vector<int64_t> index_storage;
+  int64_t* index = fixed_index.data();
+  if (outer > static_cast<int>(fixed_index.size())) {
+    index_storage.resize(static_cast<size_t>(outer));
+    index = index_storage.data();
+  }
+  for (int a = outer - 1; a >= 0; --a) {
+    index[a] = row % out[a];
+    row /= out[a];
+  }
+  taps.state = 1;
+  taps.offset.assign(1, 0);
+  taps.weight.assign(1, 1.0);
+  for (int a = 0; a < outer; ++a) {
+    const AxisTaps& axis = axes[static_cast<size_t>(a)];
+    const auto i = static_cast<size_t>(index[a]);
+    const int n = axis.count[i];
+    if (n <= 0) {
+      // Extrapolation wins over NaN: the sample point is outside the crop on some axis.
+      if (n == kExtrapolate || taps.state != kExtrapolate) taps.state = n;
+      continue;
+    }
+    const size_t before = taps.offset.size();
+    std::vector<int64_t> offset(before * static_cast<size_t>(n));
+    std::vector<double> weight(before * static_cast<size_t>(n));
+    for (size_t p = 0; p < before; ++p) {
+      for (int k = 0; k < n; ++k) {
+        const size_t q = p * static_cast<size_t>(n) + static_cast<size_t>(k);
+        offset[q] = taps.offset[p] + axis.offset[i * kMaxTaps + static_cast<size_t>(k)];
+        weight[q] = taps.weight[p] * axis.weight[i * kMaxTaps + static_cast<size_t>(k)];
+      }
+    }
+    taps.offset = std::move(offset);
+    taps.weight = std::move(weight);
+  }
+}
+
+int64_t rows_per_task(int64_t row_length, int64_t taps_per_element) {
+  return std::max<int64_t>(1,
+                           kElementwiseChunk / std::max<int64_t>(1, row_length * taps_per_element));
+}
+
+template <class T>
+T extrapolation_of(const ResizeSpec& spec) {
+  if constexpr (std::is_same_v<T, uint8_t>) {
+    return spec.extrapolation != 0.0 ? 1 : 0;
+  } else {
+    return static_cast<T>(spec.extrapolation);
+  }
+}
+
+// Nearest: one element per output, copied.
+template <class T>
+void resize_nearest(const ResizeSpec& spec, const std::vector<AxisTaps>& axes, const T* x, T* y,
+                    const Shape& out, ThreadPool& pool) {
+  const int64_t n = out[out.rank() - 1];
+  const AxisTaps& last = axes.back();
+  const T extrapolated = extrapolation_of<T>(spec);
+  pool.parallel_chunks(out.numel() / n, rows_per_task(n, 1), [&](int64_t begin, int64_t end) {
+    RowTaps taps;
+    for (int64_t r = begin; r < end; ++r) {
+      row_taps(axes, out, r, taps);
+      T* yr = y + r * n;
+      if (taps.state == kExtrapolate) {
+        std::fill_n(yr, n, extrapolated);
+        continue;
+      }
+      const T* xr = x + taps.offset[0];
+      for (int64_t j = 0; j < n; ++j) {
+        const auto u = static_cast<size_t>(j);
+        yr[j] = last.count[u] == kExtrapolate ? extrapolated : xr[last.offset[u * kMaxTaps]];
+      }
+    }
+  });
+}
+
+// Linear and cubic: weighted sums over the taps.
+template <class T>
+void resize_interpolate(const ResizeSpec& spec, const std::vector<AxisTaps>& axes, const T* x, T* y,
+                        const Shape& out, ThreadPool& pool) {
+  const int64_t n = out[out.rank() - 1];
+  const AxisTaps& last = axes.back();
+  std::vector<T> last_weight(last.weight.size());
+  for (size_t k = 0; k < last_weight.size(); ++k) last_weight[k] = static_cast<T>(last.weight[k]);
+  const T extrapolated = extrapolation_of<T>(spec);
+  const T nan = std::numeric_limits<T>::quiet_NaN();
+  // Work per element, for sizing tasks: at most every axis' taps (capped: only the order of
+  // magnitude matters).
+  int64_t taps_per_element = 1;
+  for (size_t a = 0; a < axes.size() && taps_per_element < kElementwiseChunk; ++a) {
+    taps_per_element *= spec.mode == Mode::Cubic ? 4 : 2;
+  }
+  pool.parallel_chunks(out.numel() / n, rows_per_task(n, taps_per_element),
+                       [&](int64_t begin, int64_t end) {
+                         RowTaps taps;
+                         std::vector<T> outer_weight;
+                         for (int64_t r = begin; r < end; ++r) {
+                           row_taps(axes, out, r, taps);
+                           T* yr = y + r * n;
+                           if (taps.state <= 0) {
+                             std::fill_n(yr, n, taps.state == kExtrapolate ? extrapolated : nan);
+                             continue;
+                           }
+                           outer_weight.resize(taps.weight.size());
+                           for (size_t p = 0; p < outer_weight.size(); ++p) {
+                             outer_weight[p] = static_cast<T>(taps.weight[p]);
+                           }
+                           for (int64_t j = 0; j < n; ++j) {
+                             const auto u = static_cast<size_t>(j);
+                             const int count = last.count[u];
+                             if (count <= 0) {
+                               yr[j] = count == kExtrapolate ? extrapolated : nan;
+                               continue;
+                             }
+                             const int64_t* offset = &last.offset[u * kMaxTaps];
+                             const T* weight = &last_weight[u * kMaxTaps];
+                             T sum{0};
+                             for (size_t p = 0; p < outer_weight.size(); ++p) {
+                               const T* xp = x + taps.offset[p];
+                               T inner{0};
+                               for (int k = 0; k < count; ++k) inner += weight[k] * xp[offset[k]];
+                               sum += outer_weight[p] * inner;
+                             }
+                             yr[j] = sum;
+                           }
+                         }
+                       });
+}
+
+template <class T>
+struct ResizeKernel {
+  static void run(const KernelArgs& args) {
+    const ConstTensorView& in = args.inputs[0];
+    const TensorView& out = args.outputs[0];
+    if (out.numel() == 0) return;
+    const T* x = in.as<T>();
+    T* y = out.as<T>();
+    if (out.shape.rank() == 0) {
+      y[0] = x[0];
+      return;
+    }
+    const ResizeSpec spec(args.attrs, in.shape, out.shape);
+    const std::vector<AxisTaps> axes = axis_taps(spec, in.shape, out.shape);
+    if constexpr (std::is_floating_point_v<T>) {
+      if (spec.mode != Mode::Nearest)
+        return resize_interpolate(spec, axes, x, y, out.shape, args.pool);
+    }
+    resize_nearest(spec, axes, x, y, out.shape, args.pool);
+  }
+};
+
+// One kernel per (mode, dtype), so the plan names the interpolation that runs.
+const DTypeKernels& resize_kernels(Mode mode) {
+  static const DTypeKernels kNearest =
+      kernels_for<ResizeKernel>(AllTypes{}, "resize_nearest_gather");
+  static const DTypeKernels kLinear = kernels_for<ResizeKernel>(FloatTypes{}, "resize_linear_taps");
+  static const DTypeKernels kCubic = kernels_for<ResizeKernel>(FloatTypes{}, "resize_cubic_taps");
+  return mode == Mode::Nearest ? kNearest : mode == Mode::Linear ? kLinear : kCubic;
+}
+
+KernelSelection select_resize_kernel(const KernelQuery& query) {
+  const std::string& mode = AttrReader(query.node).get_string("mode");
+  const Mode m = mode == "nearest" ? Mode::Nearest : mode == "linear" ? Mode::Linear : Mode::Cubic;
+  return select_by_dtype(resize_kernels(m), query.node, query.inputs[0]->dtype);
+}
+
+}  // namespace
+
+void register_resize_kernels(KernelTable& table) {
+  table[static_cast<size_t>(op_index(OpKind::Resize))] = {&select_resize_kernel, kAllTypes,
+                                                          KernelDeterminism::BitExact};
+}
 
 }  // namespace volta::cpu
