@@ -99,7 +99,8 @@ void emit_resize(LoweringContext& ctx, ResizeRequest r) {
       }
       double extent = static_cast<double>(x.shape[a]);
       if (crop) {
-        extent *= r.roi[static_cast<size_t>(rank + a)] - r.roi[static_cast<size_t>(a)];
+        extent *= r.roi[static_cast<size_t>(rank) + static_cast<size_t>(a)] -
+                  r.roi[static_cast<size_t>(a)];
       }
       r.sizes.push_back(static_cast<int64_t>(std::floor(std::max(0.0, extent * scale))));
     }

@@ -124,7 +124,7 @@ BOOST_AUTO_TEST_CASE(large_resize_is_thread_count_invariant) {
 }
 
 BOOST_AUTO_TEST_CASE(resize_rejects_what_it_cannot_do) {
-  const auto build = [](DType dtype, Shape shape, Attributes attrs) {
+  const auto build = [](DType dtype, const Shape& shape, const Attributes& attrs) {
     return [=] { single_op_graph(OpKind::Resize, {TypeInfo{dtype, shape}}, attrs); };
   };
   expect_error_containing(build(DType::I32, {4}, resize_attrs({8}, "linear", "half_pixel")),

@@ -79,7 +79,7 @@ AxisSample sample_axis(const ResizeAttrs& r, int axis, int rank, int64_t x, int6
     c = (xr + 0.5) / scale;
   } else if (r.transform == "tf_crop_and_resize") {
     const double start = r.roi[static_cast<size_t>(axis)];
-    const double end = r.roi[static_cast<size_t>(rank + axis)];
+    const double end = r.roi[static_cast<size_t>(rank) + static_cast<size_t>(axis)];
     if (out == 1) {
       c = (start + end) / 2.0 * in_last;
     } else {

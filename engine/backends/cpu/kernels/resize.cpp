@@ -73,7 +73,7 @@ double source_coordinate(const ResizeSpec& spec, int axis, int rank, int64_t x, 
   if (t == "tf_half_pixel_for_nearest") return (xd + 0.5) / scale;
   // tf_crop_and_resize
   const double start = spec.roi[static_cast<size_t>(axis)];
-  const double end = spec.roi[static_cast<size_t>(axis + rank)];
+  const double end = spec.roi[static_cast<size_t>(axis) + static_cast<size_t>(rank)];
   const double c = out > 1 ? start * last + xd * (end - start) * last / static_cast<double>(out - 1)
                            : 0.5 * (start + end) * last;
   return c < 0.0 || c > last ? std::numeric_limits<double>::quiet_NaN() : c;
@@ -181,52 +181,45 @@ std::vector<AxisTaps> axis_taps(const ResizeSpec& spec, const Shape& in, const S
   return axes;
 }
 
-// The taps of one output row: the product of the outer axes' taps, or why there are none.
+// The taps of one output row: the product of the outer axes' taps (all axes but the last),
+// or why there are none. Buffers are reused from row to row.
 struct RowTaps {
   int state = 1;  // as AxisTaps::count: kExtrapolate, 0 (NaN) or 1 (taps below)
-  std::vector<int64_t> offset;
-  std::vector<double> weight;
-};
+  std::vector<int64_t> offset, next_offset, index;
+  std::vector<double> weight, next_weight;
 
-void row_taps(const std::vector<AxisTaps>& axes, const Shape& out, int64_t row, RowTaps& taps) {
-  const int outer = out.rank() - 1;
-  std::array<int64_t, 16> fixed_index{};
-  std::vector<int64_t> index_storage;
-  int64_t* index = fixed_index.data();
-  if (outer > static_cast<int>(fixed_index.size())) {
-    index_storage.resize(static_cast<size_t>(outer));
-    index = index_storage.data();
-  }
-  for (int a = outer - 1; a >= 0; --a) {
-    index[a] = row % out[a];
-    row /= out[a];
-  }
-  taps.state = 1;
-  taps.offset.assign(1, 0);
-  taps.weight.assign(1, 1.0);
-  for (int a = 0; a < outer; ++a) {
-    const AxisTaps& axis = axes[static_cast<size_t>(a)];
-    const auto i = static_cast<size_t>(index[a]);
-    const int n = axis.count[i];
-    if (n <= 0) {
-      // Extrapolation wins over NaN: the sample point is outside the crop on some axis.
-      if (n == kExtrapolate || taps.state != kExtrapolate) taps.state = n;
-      continue;
+  void compute(const std::vector<AxisTaps>& axes, const Shape& out, int64_t row) {
+    const int outer = out.rank() - 1;
+    index.resize(static_cast<size_t>(outer));
+    for (int a = outer - 1; a >= 0; --a) {
+      index[static_cast<size_t>(a)] = row % out[a];
+      row /= out[a];
     }
-    const size_t before = taps.offset.size();
-    std::vector<int64_t> offset(before * static_cast<size_t>(n));
-    std::vector<double> weight(before * static_cast<size_t>(n));
-    for (size_t p = 0; p < before; ++p) {
-      for (int k = 0; k < n; ++k) {
-        const size_t q = p * static_cast<size_t>(n) + static_cast<size_t>(k);
-        offset[q] = taps.offset[p] + axis.offset[i * kMaxTaps + static_cast<size_t>(k)];
-        weight[q] = taps.weight[p] * axis.weight[i * kMaxTaps + static_cast<size_t>(k)];
+    state = 1;
+    offset.assign(1, 0);
+    weight.assign(1, 1.0);
+    for (int a = 0; a < outer; ++a) {
+      const AxisTaps& axis = axes[static_cast<size_t>(a)];
+      const auto i = static_cast<size_t>(index[static_cast<size_t>(a)]);
+      const int n = axis.count[i];
+      if (n <= 0) {
+        // Extrapolation wins over NaN, as it does on the last axis.
+        if (n == kExtrapolate || state != kExtrapolate) state = n;
+        continue;
       }
+      next_offset.clear();
+      next_weight.clear();
+      for (size_t p = 0; p < offset.size(); ++p) {
+        for (size_t k = 0; k < static_cast<size_t>(n); ++k) {
+          next_offset.push_back(offset[p] + axis.offset[i * kMaxTaps + k]);
+          next_weight.push_back(weight[p] * axis.weight[i * kMaxTaps + k]);
+        }
+      }
+      offset.swap(next_offset);
+      weight.swap(next_weight);
     }
-    taps.offset = std::move(offset);
-    taps.weight = std::move(weight);
   }
-}
+};
 
 int64_t rows_per_task(int64_t row_length, int64_t taps_per_element) {
   return std::max<int64_t>(1,
@@ -252,7 +245,7 @@ void resize_nearest(const ResizeSpec& spec, const std::vector<AxisTaps>& axes, c
   pool.parallel_chunks(out.numel() / n, rows_per_task(n, 1), [&](int64_t begin, int64_t end) {
     RowTaps taps;
     for (int64_t r = begin; r < end; ++r) {
-      row_taps(axes, out, r, taps);
+      taps.compute(axes, out, r);
       T* yr = y + r * n;
       if (taps.state == kExtrapolate) {
         std::fill_n(yr, n, extrapolated);
@@ -269,55 +262,69 @@ void resize_nearest(const ResizeSpec& spec, const std::vector<AxisTaps>& axes, c
 
 // Linear and cubic: weighted sums over the taps.
 template <class T>
+struct Interpolation {
+  const std::vector<AxisTaps>& axes;
+  const Shape& out;
+  const T* x;
+  T* y;
+  T extrapolated;
+  std::vector<T> last_weight;  // the last axis' weights, rounded once
+
+  // Output rows [begin, end).
+  void rows(int64_t begin, int64_t end) const {
+    const int64_t n = out[out.rank() - 1];
+    const AxisTaps& last = axes.back();
+    const T nan = std::numeric_limits<T>::quiet_NaN();
+    RowTaps taps;
+    std::vector<T> outer_weight;
+    for (int64_t r = begin; r < end; ++r) {
+      taps.compute(axes, out, r);
+      outer_weight.assign(taps.weight.begin(), taps.weight.end());
+      T* yr = y + r * n;
+      for (int64_t j = 0; j < n; ++j) {
+        const auto u = static_cast<size_t>(j);
+        const int count = last.count[u];
+        if (taps.state == kExtrapolate || count == kExtrapolate) {
+          yr[j] = extrapolated;
+          continue;
+        }
+        if (taps.state == 0 || count == 0) {
+          yr[j] = nan;
+          continue;
+        }
+        const int64_t* offset = &last.offset[u * kMaxTaps];
+        const T* weight = &last_weight[u * kMaxTaps];
+        T sum{0};
+        for (size_t p = 0; p < outer_weight.size(); ++p) {
+          const T* xp = x + taps.offset[p];
+          T inner{0};
+          for (int k = 0; k < count; ++k) inner += weight[k] * xp[offset[k]];
+          sum += outer_weight[p] * inner;
+        }
+        yr[j] = sum;
+      }
+    }
+  }
+};
+
+template <class T>
 void resize_interpolate(const ResizeSpec& spec, const std::vector<AxisTaps>& axes, const T* x, T* y,
                         const Shape& out, ThreadPool& pool) {
-  const int64_t n = out[out.rank() - 1];
-  const AxisTaps& last = axes.back();
-  std::vector<T> last_weight(last.weight.size());
-  for (size_t k = 0; k < last_weight.size(); ++k) last_weight[k] = static_cast<T>(last.weight[k]);
-  const T extrapolated = extrapolation_of<T>(spec);
-  const T nan = std::numeric_limits<T>::quiet_NaN();
-  // Work per element, for sizing tasks: at most every axis' taps (capped: only the order of
-  // magnitude matters).
+  const Interpolation<T> job{axes,
+                             out,
+                             x,
+                             y,
+                             extrapolation_of<T>(spec),
+                             std::vector<T>(axes.back().weight.begin(), axes.back().weight.end())};
+  // Work per element, for sizing tasks: every axis' taps (capped: only the order of magnitude
+  // matters).
   int64_t taps_per_element = 1;
   for (size_t a = 0; a < axes.size() && taps_per_element < kElementwiseChunk; ++a) {
     taps_per_element *= spec.mode == Mode::Cubic ? 4 : 2;
   }
+  const int64_t n = out[out.rank() - 1];
   pool.parallel_chunks(out.numel() / n, rows_per_task(n, taps_per_element),
-                       [&](int64_t begin, int64_t end) {
-                         RowTaps taps;
-                         std::vector<T> outer_weight;
-                         for (int64_t r = begin; r < end; ++r) {
-                           row_taps(axes, out, r, taps);
-                           T* yr = y + r * n;
-                           if (taps.state <= 0) {
-                             std::fill_n(yr, n, taps.state == kExtrapolate ? extrapolated : nan);
-                             continue;
-                           }
-                           outer_weight.resize(taps.weight.size());
-                           for (size_t p = 0; p < outer_weight.size(); ++p) {
-                             outer_weight[p] = static_cast<T>(taps.weight[p]);
-                           }
-                           for (int64_t j = 0; j < n; ++j) {
-                             const auto u = static_cast<size_t>(j);
-                             const int count = last.count[u];
-                             if (count <= 0) {
-                               yr[j] = count == kExtrapolate ? extrapolated : nan;
-                               continue;
-                             }
-                             const int64_t* offset = &last.offset[u * kMaxTaps];
-                             const T* weight = &last_weight[u * kMaxTaps];
-                             T sum{0};
-                             for (size_t p = 0; p < outer_weight.size(); ++p) {
-                               const T* xp = x + taps.offset[p];
-                               T inner{0};
-                               for (int k = 0; k < count; ++k) inner += weight[k] * xp[offset[k]];
-                               sum += outer_weight[p] * inner;
-                             }
-                             yr[j] = sum;
-                           }
-                         }
-                       });
+                       [&job](int64_t begin, int64_t end) { job.rows(begin, end); });
 }
 
 template <class T>
