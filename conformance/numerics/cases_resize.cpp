@@ -74,6 +74,19 @@ void resize_grid(CaseList& cases) {
     crop["roi"] = Floats{0.1, -0.2, 0.9, 1.1};
     cases.add(K::Resize, {of(DType::F64, {4, 6})}, crop);
   }
+  // Scales that do not match sizes put sample points far outside the input: every tap reads
+  // the edge, or with exclude_outside none is left (NaN).
+  for (const char* mode : {"nearest", "linear", "cubic"}) {
+    for (int64_t exclude : {0, 1}) {
+      Attributes a = resize_attrs({2, 9}, mode, "asymmetric");
+      a["scales"] = Floats{1.0, 0.25};
+      a["exclude_outside"] = exclude;
+      cases.add(K::Resize, {f32({2, 4})}, a);
+      a["coordinate_transformation_mode"] = std::string("half_pixel");
+      a["scales"] = Floats{1.0, 3.5};
+      cases.add(K::Resize, {f32({2, 4})}, a);
+    }
+  }
   // Nearest copies elements of every dtype.
   for (DType d : {DType::F64, DType::I32, DType::I64, DType::Bool}) {
     cases.add(K::Resize, {of(d, {2, 3, 4})}, resize_attrs({2, 5, 3}, "nearest", "half_pixel"));

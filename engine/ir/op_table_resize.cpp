@@ -16,9 +16,12 @@
 // axis: nearest picks one element by nearest_mode; linear uses floor(c), floor(c) + 1 with
 // weights 1 - t, t (t = c - floor(c)); cubic uses floor(c) - 1 .. floor(c) + 2 with Keys'
 // kernel of coefficient cubic_coeff_a. A whole-number coordinate takes the element there and
-// nothing else. Taps outside the input are clamped to its edge, or with exclude_outside
-// (linear and cubic) dropped and the remaining weights renormalized. N-D: the weight of a
-// tap is the product of its axes' weights.
+// nothing else (so an unchanged axis is copied, infinities next to it notwithstanding). Taps
+// outside the input read its edge, or with exclude_outside (linear and cubic; nearest always
+// reads the edge) are dropped and the remaining weights renormalized; none left gives NaN.
+// A coordinate more than 3 elements outside the input is taken as 3 outside (its taps read
+// the same edge elements).
+// N-D: a tap's weight is the product of its axes' weights; extrapolation on any axis wins.
 
 #include <charconv>
 #include <cmath>
@@ -108,8 +111,7 @@ std::vector<TypeInfo> resize_shape(const InferContext& ctx) {
     if (!holds_exactly(x.dtype, extrapolation)) {
       shape_fail("extrapolation_value " + num(extrapolation) + " is not a " +
                  std::string(dtype_name(x.dtype)) +
-                 " value (integer and bool outputs take it "
-                 "exactly)");
+                 " value (integer and bool outputs take it exactly)");
     }
   }
   return {{x.dtype, Shape(sizes)}};

@@ -72,6 +72,17 @@ BOOST_AUTO_TEST_CASE(whole_coordinates_read_one_element) {
   }
 }
 
+// Scales that disagree with sizes sample past the end (coordinates 0, 4, 8 of 4 elements):
+// those read the last element, or with exclude_outside have no tap left and are NaN.
+BOOST_AUTO_TEST_CASE(sample_points_past_the_input_read_its_edge_or_are_excluded) {
+  const Tensor x = filled(DType::F32, {4}, {1, 2, 3, 4});
+  Attributes a = resize_attrs({3}, "linear", "asymmetric");
+  a["scales"] = Floats{0.25};
+  check_close(resize(x, a), filled(DType::F32, {3}, {1, 4, 4}), 0, 0);
+  a["exclude_outside"] = int64_t{1};
+  check_close(resize(x, a), filled(DType::F32, {3}, {1, kNaN, kNaN}), 0, 0);
+}
+
 // ONNX resize_tf_crop_and_resize: roi rows [0.4, 1.2] and columns [0.6, 1.7] of a 4x4 input;
 // sample points past the last row or column give the extrapolation value.
 BOOST_AUTO_TEST_CASE(crop_and_resize_extrapolates_outside_the_input) {

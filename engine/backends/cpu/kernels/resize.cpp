@@ -101,11 +101,56 @@ double cubic_weight(double a, double d) {
   return ((a * d - 5.0 * a) * d + 8.0 * a) * d - 4.0 * a;
 }
 
+// The taps of coordinate c on an axis of `in` elements: input indices (possibly outside the
+// input) and weights. Returns how many; 0 when exclude_outside leaves none.
+int sample_taps(const ResizeSpec& spec, double c, int64_t in, std::array<int64_t, kMaxTaps>& index,
+                std::array<double, kMaxTaps>& w) {
+  // Far outside, every tap reads the edge (or is excluded): a nearer coordinate keeps the
+  // conversions below in range and reads the same elements.
+  c = std::clamp(c, -3.0, static_cast<double>(in) + 3.0);
+  const double below = std::floor(c);
+  const double t = c - below;
+  const auto base = static_cast<int64_t>(below);
+  if (spec.mode == Mode::Nearest) {
+    index[0] = t == 0.0 ? base : nearest_index(spec.nearest_mode, c);
+    w[0] = 1.0;
+    return 1;
+  }
+  int n = 0;
+  if (t == 0.0) {
+    index[0] = base;
+    w[0] = 1.0;
+    n = 1;
+  } else if (spec.mode == Mode::Linear) {
+    index = {base, base + 1};
+    w = {1.0 - t, t};
+    n = 2;
+  } else {
+    for (size_t k = 0; k < 4; ++k) {
+      index[k] = base - 1 + static_cast<int64_t>(k);
+      w[k] = cubic_weight(spec.cubic_a, t + 1.0 - static_cast<double>(k));
+    }
+    n = 4;
+  }
+  if (!spec.exclude_outside) return n;
+  size_t kept = 0;
+  double sum = 0.0;
+  for (size_t k = 0; k < static_cast<size_t>(n); ++k) {
+    if (index[k] < 0 || index[k] >= in) continue;
+    index[kept] = index[k];
+    w[kept] = w[k];
+    sum += w[k];
+    ++kept;
+  }
+  for (size_t k = 0; k < kept; ++k) w[k] /= sum;
+  return static_cast<int>(kept);
+}
+
 // Taps of every output index of one axis. count[i] is the number of taps of output i, or
 // kExtrapolate; 0 means exclude_outside left no tap (the output is NaN).
 struct AxisTaps {
   std::vector<int> count;
-  std::vector<int64_t> offset;  // out * kMaxTaps: input index times the axis stride
+  std::vector<int64_t> offset;  // out * kMaxTaps: input index (clamped) times the axis stride
   std::vector<double> weight;   // out * kMaxTaps
 
   AxisTaps(const ResizeSpec& spec, int axis, int rank, int64_t in, int64_t out, int64_t stride)
@@ -113,59 +158,18 @@ struct AxisTaps {
         offset(static_cast<size_t>(out * kMaxTaps)),
         weight(static_cast<size_t>(out * kMaxTaps)) {
     for (int64_t x = 0; x < out; ++x) {
-      const double c = source_coordinate(spec, axis, rank, x, in, out);
       const auto u = static_cast<size_t>(x);
+      const double c = source_coordinate(spec, axis, rank, x, in, out);
       if (std::isnan(c)) {
         count[u] = kExtrapolate;
         continue;
       }
-      // Far outside, every tap is at the edge (or excluded): nearer coordinates keep the
-      // conversions below in range without changing which taps are used.
-      const double near = std::clamp(c, -3.0, static_cast<double>(in) + 3.0);
       std::array<int64_t, kMaxTaps> index{};
       std::array<double, kMaxTaps> w{};
-      int n = 0;
-      const double below = std::floor(near);
-      const double t = near - below;
-      const auto base = static_cast<int64_t>(below);
-      if (spec.mode == Mode::Nearest) {
-        index[0] = t == 0.0 ? base : nearest_index(spec.nearest_mode, near);
-        w[0] = 1.0;
-        n = 1;
-      } else if (t == 0.0) {
-        index[0] = base;
-        w[0] = 1.0;
-        n = 1;
-      } else if (spec.mode == Mode::Linear) {
-        index = {base, base + 1};
-        w = {1.0 - t, t};
-        n = 2;
-      } else {
-        for (int k = 0; k < 4; ++k) {
-          index[static_cast<size_t>(k)] = base - 1 + k;
-          w[static_cast<size_t>(k)] = cubic_weight(spec.cubic_a, t + 1.0 - k);
-        }
-        n = 4;
-      }
-      if (spec.exclude_outside && spec.mode != Mode::Nearest) {
-        int kept = 0;
-        double sum = 0.0;
-        for (int k = 0; k < n; ++k) {
-          const auto ku = static_cast<size_t>(k);
-          if (index[ku] < 0 || index[ku] >= in) continue;
-          index[static_cast<size_t>(kept)] = index[ku];
-          w[static_cast<size_t>(kept)] = w[ku];
-          sum += w[ku];
-          ++kept;
-        }
-        for (int k = 0; k < kept; ++k) w[static_cast<size_t>(k)] /= sum;
-        n = kept;
-      }
-      count[u] = n;
-      for (int k = 0; k < n; ++k) {
-        const auto ku = static_cast<size_t>(k);
-        offset[u * kMaxTaps + ku] = std::clamp<int64_t>(index[ku], 0, in - 1) * stride;
-        weight[u * kMaxTaps + ku] = w[ku];
+      count[u] = sample_taps(spec, c, in, index, w);
+      for (size_t k = 0; k < static_cast<size_t>(count[u]); ++k) {
+        offset[u * kMaxTaps + k] = std::clamp<int64_t>(index[k], 0, in - 1) * stride;
+        weight[u * kMaxTaps + k] = w[k];
       }
     }
   }
