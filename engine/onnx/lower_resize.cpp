@@ -3,6 +3,7 @@
 // sizes, ReduceSum's axes, CumSum's axis) must be known at import time; they become
 // attributes of the internal op.
 
+#include <charconv>
 #include <cmath>
 #include <string>
 
@@ -15,6 +16,13 @@ using Ints = std::vector<int64_t>;
 using Floats = std::vector<double>;
 
 std::string ints_str(const Ints& v) { return Shape(v).str(); }
+
+// Shortest text that reads back as the same double.
+std::string num(double v) {
+  char buf[64];
+  const std::to_chars_result r = std::to_chars(buf, buf + sizeof(buf), v);
+  return std::string(buf, r.ptr);
+}
 
 // Refuses an input dtype the internal op has no kernel contract for.
 void require_dtype(LoweringContext& ctx, OpKind op, DType dtype) {
@@ -94,7 +102,7 @@ void emit_resize(LoweringContext& ctx, ResizeRequest r) {
     for (int a = 0; a < rank; ++a) {
       const double scale = r.scales[static_cast<size_t>(a)];
       if (!(scale > 0.0 && std::isfinite(scale))) {
-        ctx.invalid("scale " + std::to_string(scale) + " of axis " + std::to_string(a) +
+        ctx.invalid("scale " + num(scale) + " of axis " + std::to_string(a) +
                     " must be finite and > 0");
       }
       double extent = static_cast<double>(x.shape[a]);
