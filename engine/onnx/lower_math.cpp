@@ -7,6 +7,7 @@
 // attribute defaults move between versions (Selu, Clip). Attributes ONNX declares as float
 // are passed on with their f32 values, so f64 kernels see the same constants as ONNX.
 
+#include <algorithm>
 #include <cfloat>
 #include <limits>
 #include <string>
