@@ -175,7 +175,8 @@ std::vector<TypeInfo> pad(const InferContext& ctx) {
   }
   Shape out = x;
   for (int d = 0; d < x.rank(); ++d) {
-    out[d] = x[d] + pads[static_cast<size_t>(d)] + pads[static_cast<size_t>(d + x.rank())];
+    out[d] = x[d] + pads[static_cast<size_t>(d)] +
+             pads[static_cast<size_t>(d) + static_cast<size_t>(x.rank())];
     if (out[d] < 0) {
       shape_fail("pads " + Shape(pads).str() + " crop axis " + str(d) + " of " + x.str() +
                  " below zero");

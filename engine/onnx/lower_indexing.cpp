@@ -24,7 +24,7 @@ int64_t constant_int(LoweringContext& ctx, int i, std::string_view what) {
 // ScatterElements / ScatterND "reduction" (version 16 on; earlier versions replace).
 std::string reduction(LoweringContext& ctx) {
   if (ctx.since_version() < 16) return "none";
-  const std::string r = ctx.attr_string("reduction", "none");
+  std::string r = ctx.attr_string("reduction", "none");
   if (r != "none" && r != "add" && r != "mul") {
     ctx.unsupported("reduction \"" + r + "\"; supported: \"none\", \"add\", \"mul\"");
   }
