@@ -88,6 +88,26 @@ BOOST_AUTO_TEST_CASE(scatter_elements_applies_updates_in_index_order) {
                        "index 5 at indices position [0,1] is out of range for data axis 1");
 }
 
+// y = -x dies at the scatter, so the output may take y's buffer while y is still read as the
+// updates: the kernel must read every update before it overwrites one.
+BOOST_AUTO_TEST_CASE(scatters_whose_output_shares_the_updates_buffer) {
+  Graph g;
+  const ValueId x = g.add_input("x", DType::F32, Shape{4});
+  const ValueId idx = g.add_input("idx", DType::I64, Shape{4});
+  const ValueId y = g.add(OpKind::Neg, {x});
+  g.set_outputs({g.add(OpKind::ScatterElements, {y, idx, y})});
+  check_equal(test::run_cpu(g, {f32({4}, {1, 2, 3, 4}), i64({4}, {3, 2, 1, 0})}).at(0),
+              f32({4}, {-4, -3, -2, -1}));
+
+  Graph nd;
+  const ValueId a = nd.add_input("a", DType::F32, Shape{2, 2});
+  const ValueId rows = nd.add_input("rows", DType::I64, Shape{2, 1});
+  const ValueId b = nd.add(OpKind::Neg, {a});
+  nd.set_outputs({nd.add(OpKind::ScatterND, {b, rows, b}, {{"reduction", std::string("add")}})});
+  check_equal(test::run_cpu(nd, {f32({2, 2}, {1, 2, 3, 4}), i64({2, 1}, {1, 0})}).at(0),
+              f32({2, 2}, {-4, -6, -4, -6}));
+}
+
 BOOST_AUTO_TEST_CASE(scatter_nd_updates_elements_and_slices) {
   check_equal(run1(OpKind::ScatterND, {f32({8}, {1, 2, 3, 4, 5, 6, 7, 8}),
                                        i64({4, 1}, {4, 3, 1, 7}), f32({4}, {9, 10, 11, 12})}),

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <type_traits>
 #include <vector>
@@ -227,6 +228,23 @@ void copy_data(const KernelArgs& args) {
   });
 }
 
+// The elements of `in`, copied aside into `scratch` when they share bytes with the output:
+// the planner may give the output data's buffer (Aliasing::InPlaceInput0), and the same
+// value can also be read as updates (or, for i64 data, as indices).
+template <class V>
+const V* unaliased(const ConstTensorView& in, const TensorView& out, std::vector<V>& scratch) {
+  const auto in_begin = reinterpret_cast<uintptr_t>(in.data);
+  const auto out_begin = reinterpret_cast<uintptr_t>(out.data);
+  const auto in_end = in_begin + static_cast<uintptr_t>(in.numel()) * sizeof(V);
+  const auto out_end = out_begin + static_cast<uintptr_t>(out.numel()) *
+                                       static_cast<uintptr_t>(dtype_size(out.dtype));
+  if (in_begin == in_end || out_begin == out_end || in_end <= out_begin || out_end <= in_begin) {
+    return in.as<V>();
+  }
+  scratch.assign(in.as<V>(), in.as<V>() + in.numel());
+  return scratch.data();
+}
+
 // Updates of one line (all coordinates but the axis fixed) land on one line of the output,
 // and distinct lines on distinct ones: tasks take fixed runs of lines, each line in order.
 template <class T, class I>
@@ -239,6 +257,10 @@ void scatter_elements(const KernelArgs& args) {
   const int axis = checked_axis(args.attrs.get_int("axis"), data.shape.rank());
   const int64_t dim = data.shape[axis];
   check_axis_indices<I>(args.pool, indices, axis, dim);
+  std::vector<I> indices_copy;
+  std::vector<T> updates_copy;
+  const I* idx = unaliased(indices, out, indices_copy);
+  const T* upd = unaliased(updates, out, updates_copy);
   copy_data(args);
 
   const Shape& shape = indices.shape;
@@ -252,8 +274,6 @@ void scatter_elements(const KernelArgs& args) {
   line_shape[axis] = 1;
   const std::vector<int64_t> strides = data.shape.strides();
   const int64_t axis_stride = strides[static_cast<size_t>(axis)];
-  const I* idx = indices.as<I>();
-  const T* upd = updates.as<T>();
   T* dst = out.as<T>();
   const int64_t lines_per_task = std::max<int64_t>(1, kCopyChunk / length);
   args.pool.parallel_chunks(lines, lines_per_task, [&](int64_t begin, int64_t end) {
@@ -282,10 +302,11 @@ void scatter_nd(const KernelArgs& args) {
   const TensorView& out = args.outputs[0];
   const Reduction reduction = reduction_of(args.attrs);
   const std::vector<int64_t> offsets = tuple_offsets<I>(args.pool, indices, data.shape, 0);
+  std::vector<T> updates_copy;
+  const T* upd = unaliased(updates, out, updates_copy);
   copy_data(args);
   const int64_t k = indices.shape[indices.shape.rank() - 1];
   const int64_t slice = product(data.shape, static_cast<int>(k), data.shape.rank());
-  const T* upd = updates.as<T>();
   T* dst = out.as<T>();
   args.pool.parallel_chunks(slice, kScatterColumns, [&](int64_t begin, int64_t end) {
     for (size_t n = 0; n < offsets.size(); ++n) {
