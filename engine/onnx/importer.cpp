@@ -53,6 +53,8 @@ class NodeContext final : public LoweringContext {
                                  std::optional<std::vector<int64_t>> def) override;
   std::vector<double> attr_floats(std::string_view name,
                                   std::optional<std::vector<double>> def) override;
+  std::vector<std::string> attr_strings(std::string_view name,
+                                        std::optional<std::vector<std::string>> def) override;
   Tensor attr_tensor(std::string_view name) override;
   void consume_attr(std::string_view name) override { consumed_.insert(std::string(name)); }
 
@@ -387,6 +389,12 @@ std::vector<double> NodeContext::attr_floats(std::string_view name,
                                              std::optional<std::vector<double>> def) {
   const auto* a = attr(name, ::onnx::AttributeProto::FLOATS, !def.has_value());
   return a ? std::vector<double>(a->floats().begin(), a->floats().end()) : *def;
+}
+
+std::vector<std::string> NodeContext::attr_strings(std::string_view name,
+                                                   std::optional<std::vector<std::string>> def) {
+  const auto* a = attr(name, ::onnx::AttributeProto::STRINGS, !def.has_value());
+  return a ? std::vector<std::string>(a->strings().begin(), a->strings().end()) : *def;
 }
 
 Tensor NodeContext::attr_tensor(std::string_view name) {
