@@ -30,7 +30,8 @@
 // padding_mode then transforms a coordinate: zeros leaves it (elements outside read 0);
 // border clamps it to [0, size - 1]; reflection reflects it about the ends (0 and size - 1
 // with align_corners, -0.5 and size - 0.5 without), as often as needed, then clamps it.
-// nearest takes the element at the coordinate rounded half to even; bilinear floor(c) and
+// nearest takes the element at the transformed coordinate rounded half to even (PyTorch's
+// order; onnxruntime rounds before reflecting and differs at exact ties); bilinear floor(c) and
 // floor(c) + 1 with weights 1 - t, t (t = c - floor(c)); bicubic floor(c) - 1 .. floor(c) + 2
 // with Keys' weights for a = -0.75, the padding transform applied to each of those four
 // positions rather than to c. A tap's weight is the product of its x and y weights; taps
