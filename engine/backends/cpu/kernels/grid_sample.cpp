@@ -5,7 +5,8 @@
 // the grid value (the f32 coordinate would be off by ~size * 1e-7, which the weights would
 // carry into every channel), weights then rounded to the input type once. Every channel of
 // the row then sums its taps in the input type, in a fixed order: for each y tap, the x taps
-// in order, that row sum times the y weight added to the total. Nearest copies the element.
+// in order, that row sum times the y weight added to the total. Nearest copies the element
+// (its offset found once per point, then read from every channel).
 // Nothing depends on the thread count.
 
 #include <algorithm>
@@ -24,6 +25,9 @@ enum class Mode { Nearest, Bilinear, Bicubic };
 enum class Padding { Zeros, Border, Reflection };
 
 inline constexpr int kMaxTaps = 4;
+// Nearest's source offsets for a point outside X (zeros padding) and for a NaN point.
+inline constexpr int64_t kOutside = -1;
+inline constexpr int64_t kNotANumber = -2;
 inline constexpr double kCubicA = -0.75;
 
 struct Sampling {
@@ -150,9 +154,14 @@ struct PointTaps {
     }
   }
 
-  T sample(const T* plane, Mode mode) const {
+  // Where nearest reads: an offset into the plane, or kOutside / kNotANumber.
+  int64_t nearest_source() const {
+    if (nan) return kNotANumber;
+    return nx == 0 || ny == 0 ? kOutside : y_offset[0] + x_offset[0];
+  }
+
+  T interpolate(const T* plane) const {
     if (nan) return std::numeric_limits<T>::quiet_NaN();
-    if (mode == Mode::Nearest) return nx == 0 || ny == 0 ? T{0} : plane[y_offset[0] + x_offset[0]];
     T sum{0};
     for (size_t i = 0; i < static_cast<size_t>(ny); ++i) {
       const T* row = plane + y_offset[i];
@@ -181,6 +190,8 @@ struct GridSampleKernel {
     const int64_t rows_per_task = std::max<int64_t>(1, kElementwiseChunk / row_work);
     args.pool.parallel_chunks(out.shape[0] * out_h, rows_per_task, [&](int64_t begin, int64_t end) {
       std::vector<PointTaps<T>> points(static_cast<size_t>(out_w));
+      std::vector<int64_t> source(static_cast<size_t>(out_w));
+      const T nan = std::numeric_limits<T>::quiet_NaN();
       for (int64_t r = begin; r < end; ++r) {
         const int64_t n = r / out_h, row = r % out_h;
         const T* g = grid + r * out_w * 2;
@@ -188,11 +199,23 @@ struct GridSampleKernel {
           points[static_cast<size_t>(j)].set(s, static_cast<double>(g[2 * j]),
                                              static_cast<double>(g[2 * j + 1]), h, w);
         }
+        if (s.mode == Mode::Nearest) {
+          for (int64_t j = 0; j < out_w; ++j) {
+            source[static_cast<size_t>(j)] = points[static_cast<size_t>(j)].nearest_source();
+          }
+        }
         for (int64_t c = 0; c < channels; ++c) {
           const T* plane = x + (n * channels + c) * h * w;
           T* yr = y + ((n * channels + c) * out_h + row) * out_w;
+          if (s.mode == Mode::Nearest) {
+            for (int64_t j = 0; j < out_w; ++j) {
+              const int64_t from = source[static_cast<size_t>(j)];
+              yr[j] = from >= 0 ? plane[from] : from == kOutside ? T{0} : nan;
+            }
+            continue;
+          }
           for (int64_t j = 0; j < out_w; ++j) {
-            yr[j] = points[static_cast<size_t>(j)].sample(plane, s.mode);
+            yr[j] = points[static_cast<size_t>(j)].interpolate(plane);
           }
         }
       }
