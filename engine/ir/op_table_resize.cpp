@@ -36,8 +36,9 @@
 // with Keys' weights for a = -0.75, the padding transform applied to each of those four
 // positions rather than to c. A tap's weight is the product of its x and y weights; taps
 // outside X add nothing, taps inside always count (a zero weight times inf is NaN). A NaN
-// grid value gives NaN, as does an infinite one under reflection; under zeros an infinite
-// one is outside (0), under border at the edge.
+// grid value gives NaN, as does an infinite one under reflection (or with align_corners on an
+// axis of one element: inf * 0); under zeros an infinite one is outside (0), under border at
+// the edge.
 
 #include <charconv>
 #include <cmath>
