@@ -63,6 +63,8 @@ std::string_view nan_mode_name(NanMode mode) {
       return "first-nan-wins";
     case NanMode::PassThrough:
       return "pass-through";
+    case NanMode::Detects:
+      return "detects";
     case NanMode::NotApplicable:
       return "n/a";
   }

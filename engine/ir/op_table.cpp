@@ -59,9 +59,9 @@ void add_core_schemas(std::vector<OpSchema>& t) {
   t.push_back(logical(K::Equal, "Equal", {{"A", 'T'}, {"B", 'T'}}, kAllTypes,
                       NanMode::ComparesFalse, "A == B"));
   t.push_back(logical(K::Less, "Less", {{"A", 'T'}, {"B", 'T'}}, kNumericTypes,
-                      NanMode::ComparesFalse, "A < B", 9));
+                      NanMode::ComparesFalse, "A < B"));
   t.push_back(logical(K::Greater, "Greater", {{"A", 'T'}, {"B", 'T'}}, kNumericTypes,
-                      NanMode::ComparesFalse, "A > B", 9));
+                      NanMode::ComparesFalse, "A > B"));
   OpSchema not_op =
       logical(K::Not, "Not", {{"X", 'B'}}, kBoolType, NanMode::NotApplicable, "logical not", 1);
   not_op.infer = shape_fn::same_as_input0;
@@ -86,10 +86,10 @@ void add_core_schemas(std::vector<OpSchema>& t) {
                        .infer = shape_fn::cast,
                        .summary = "convert dtype (float to int truncates toward zero; "
                                   "NaN/Inf/out-of-range to int is an error)",
-                       .onnx_since = 6});
+                       .onnx_since = 1});
   t.push_back(unary(
       K::Clip, "Clip", F::Elementwise, kNumericTypes, any, "min(max(X, min), max)",
-      {{"min", AttrType::Float, AttrValue{-kInf}}, {"max", AttrType::Float, AttrValue{kInf}}}, 11));
+      {{"min", AttrType::Float, AttrValue{-kInf}}, {"max", AttrType::Float, AttrValue{kInf}}}, 1));
   t.push_back(OpSchema{.kind = K::MatMul,
                        .name = "MatMul",
                        .family = F::Linalg,

@@ -35,7 +35,7 @@ inline AttrSpec ints_attr(std::string_view name) {
 // Elementwise op of one input whose output takes the input's type and buffer.
 inline OpSchema unary(OpKind kind, std::string_view name, OpFamily family, DTypeSet types,
                       InputDomain domain, std::string_view summary,
-                      std::vector<AttrSpec> attrs = {}, int onnx_since = 6) {
+                      std::vector<AttrSpec> attrs = {}, int onnx_since = 1) {
   return OpSchema{.kind = kind,
                   .name = name,
                   .family = family,
@@ -51,7 +51,7 @@ inline OpSchema unary(OpKind kind, std::string_view name, OpFamily family, DType
 
 // Elementwise op of two broadcasting inputs of one type.
 inline OpSchema binary(OpKind kind, std::string_view name, DTypeSet types, InputDomain rhs_domain,
-                       std::string_view summary, int onnx_since = 7) {
+                       std::string_view summary, int onnx_since = 1) {
   return OpSchema{.kind = kind,
                   .name = name,
                   .family = OpFamily::Elementwise,
@@ -66,7 +66,7 @@ inline OpSchema binary(OpKind kind, std::string_view name, DTypeSet types, Input
 
 // Variadic broadcasting Min/Max.
 inline OpSchema extremum(OpKind kind, std::string_view name, std::string_view summary) {
-  OpSchema s = binary(kind, name, kNumericTypes, InputDomain::Any, summary, 8);
+  OpSchema s = binary(kind, name, kNumericTypes, InputDomain::Any, summary);
   s.inputs = {{"data", 'T', false, true}};
   s.outputs = {{"result", 'T'}};
   return s;
@@ -74,7 +74,7 @@ inline OpSchema extremum(OpKind kind, std::string_view name, std::string_view su
 
 inline OpSchema logical(OpKind kind, std::string_view name, std::vector<InputSpec> inputs,
                         DTypeSet types, NanMode nan_mode, std::string_view summary,
-                        int onnx_since = 7) {
+                        int onnx_since = 1) {
   return OpSchema{.kind = kind,
                   .name = name,
                   .family = OpFamily::Logical,

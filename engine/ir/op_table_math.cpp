@@ -131,7 +131,7 @@ void add_math_schemas(std::vector<OpSchema>& t) {
 
   // Classification and logic.
   t.push_back(
-      classify(K::IsNaN, "IsNaN", {}, NanMode::NotApplicable, 9,
+      classify(K::IsNaN, "IsNaN", {}, NanMode::Detects, 9,
                "true where X is NaN (NaN is what it detects, not an operand to propagate)"));
   t.push_back(classify(K::IsInf, "IsInf", {flag("detect_positive", 1), flag("detect_negative", 1)},
                        NanMode::ComparesFalse, 10,

@@ -1,6 +1,7 @@
 // TensorProto <-> Tensor. Data is little-endian in raw_data, or in the typed fields ONNX
 // assigns to each element type (bool and int32 share int32_data).
 
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -44,10 +45,24 @@ Tensor tensor_from_proto(const ::onnx::TensorProto& proto, std::string_view what
         std::string(what) + " keeps its data in an external file; only embedded data is supported");
   }
   std::vector<int64_t> dims(proto.dims().begin(), proto.dims().end());
+  // Check the element count against the data before allocating: a file that is not a
+  // TensorProto can still parse as one, with absurd dims.
+  int64_t count = 1;
   for (int64_t d : dims) {
-    if (d < 0) {
-      fail(ErrorCode::ImportInvalidModel, std::string(what) + " has a negative dimension");
+    if (d < 0 || (d > 0 && count > (int64_t{1} << 40) / d)) {
+      fail(ErrorCode::ImportInvalidModel,
+           std::string(what) + " has an invalid dimension " + std::to_string(d));
     }
+    count *= d;
+  }
+  const int64_t stored =
+      proto.has_raw_data()
+          ? static_cast<int64_t>(proto.raw_data().size()) / static_cast<int64_t>(dtype_size(*dtype))
+          : std::max({proto.float_data_size(), proto.double_data_size(), proto.int64_data_size(),
+                      proto.int32_data_size()});
+  if (stored != count) {
+    fail(ErrorCode::ImportInvalidModel, std::string(what) + " holds " + std::to_string(stored) +
+                                            " elements; its dims need " + std::to_string(count));
   }
   Tensor out(*dtype, Shape(dims));
   if (proto.has_raw_data()) {

@@ -81,6 +81,11 @@ std::vector<Tensor> load_inputs(const onnx::Model& model, const ModelArgs& args,
   std::vector<Tensor> tensors;
   std::map<std::string, std::string> unused = args.inputs;
   for (const onnx::ValueSpec& spec : model.inputs()) {
+    if (!spec.dtype) {
+      fail(ErrorCode::ImportUnsupported, "model input '" + spec.name + "' has type " + spec.type +
+                                             "; supported: tensors of FLOAT, DOUBLE, INT64, "
+                                             "INT32, BOOL");
+    }
     if (const auto it = args.inputs.find(spec.name); it != args.inputs.end()) {
       tensors.push_back(onnx::read_tensor_file(it->second).tensor);
       unused.erase(spec.name);

@@ -43,6 +43,7 @@ enum class NanMode : uint8_t {
   ComparesFalse,  // comparisons with NaN are false (IEEE)
   FirstNanWins,   // ArgMax/ArgMin: NaN counts as the extreme; the first NaN's index is chosen
   PassThrough,    // data movement: NaN bits are copied unchanged
+  Detects,        // IsNaN: NaN is what the op reports (true), not an operand to propagate
   NotApplicable,  // integer/bool only
 };
 std::string_view nan_mode_name(NanMode mode);
