@@ -78,7 +78,7 @@ class LoweringContext {
                                         int num_outputs) = 0;
   virtual ValueId constant(Tensor value) = 0;
   virtual const Graph& graph() const = 0;
-  const TypeInfo& type_of(ValueId v) const { return graph().value(v).type(); }
+  TypeInfo type_of(ValueId v) const { return graph().value(v).type(); }
 
   // ---- Errors ------------------------------------------------------------------------
   // I-UNSUPPORTED: "node 'name' (OpType, version N): <what>". Say what is supported.

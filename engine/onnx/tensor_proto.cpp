@@ -1,2 +1,110 @@
-// Placeholder: replaced by the importer implementation.
+// TensorProto <-> Tensor. Data is little-endian in raw_data, or in the typed fields ONNX
+// assigns to each element type (bool and int32 share int32_data).
+
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "lowering.h"
+#include "proto_util.h"
+#include "volta/error.h"
 #include "volta/onnx/model.h"
+
+namespace volta::onnx {
+namespace {
+
+template <class T, class Field>
+void copy_field(const Field& field, Tensor& out, std::string_view what) {
+  if (field.size() != out.numel()) {
+    fail(ErrorCode::ImportInvalidModel, std::string(what) + ": holds " +
+                                            std::to_string(field.size()) + " values for shape " +
+                                            out.shape().str());
+  }
+  for (int64_t i = 0; i < out.numel(); ++i) {
+    if constexpr (std::is_same_v<T, double>) {
+      out.set_double(i, static_cast<double>(field.Get(static_cast<int>(i))));
+    } else {
+      out.set_int(i, static_cast<int64_t>(field.Get(static_cast<int>(i))));
+    }
+  }
+}
+
+}  // namespace
+
+Tensor tensor_from_proto(const ::onnx::TensorProto& proto, std::string_view what) {
+  const std::optional<DType> dtype = dtype_from_onnx(proto.data_type());
+  if (!dtype) {
+    fail(ErrorCode::ImportUnsupported, std::string(what) + " has element type " +
+                                           onnx_type_name(proto.data_type()) +
+                                           "; supported: FLOAT, DOUBLE, INT64, INT32, BOOL");
+  }
+  if (proto.data_location() == ::onnx::TensorProto::EXTERNAL) {
+    fail(
+        ErrorCode::ImportUnsupported,
+        std::string(what) + " keeps its data in an external file; only embedded data is supported");
+  }
+  std::vector<int64_t> dims(proto.dims().begin(), proto.dims().end());
+  for (int64_t d : dims) {
+    if (d < 0) {
+      fail(ErrorCode::ImportInvalidModel, std::string(what) + " has a negative dimension");
+    }
+  }
+  Tensor out(*dtype, Shape(dims));
+  if (proto.has_raw_data()) {
+    if (proto.raw_data().size() != out.nbytes()) {
+      fail(ErrorCode::ImportInvalidModel,
+           std::string(what) + ": raw_data holds " + std::to_string(proto.raw_data().size()) +
+               " bytes; shape " + out.shape().str() + " of " + std::string(dtype_name(*dtype)) +
+               " needs " + std::to_string(out.nbytes()));
+    }
+    if (out.nbytes() > 0) std::memcpy(out.data(), proto.raw_data().data(), out.nbytes());
+    return out;
+  }
+  switch (*dtype) {
+    case DType::F32:
+      copy_field<double>(proto.float_data(), out, what);
+      break;
+    case DType::F64:
+      copy_field<double>(proto.double_data(), out, what);
+      break;
+    case DType::I64:
+      copy_field<int64_t>(proto.int64_data(), out, what);
+      break;
+    case DType::I32:
+    case DType::Bool:
+      copy_field<int64_t>(proto.int32_data(), out, what);
+      break;
+  }
+  return out;
+}
+
+::onnx::TensorProto proto_from_tensor(const Tensor& tensor, std::string_view name) {
+  ::onnx::TensorProto proto;
+  proto.set_name(std::string(name));
+  proto.set_data_type(static_cast<int32_t>(onnx_from_dtype(tensor.dtype())));
+  for (int64_t d : tensor.shape().dims()) proto.add_dims(d);
+  proto.set_raw_data(tensor.data(), tensor.nbytes());
+  return proto;
+}
+
+NamedTensor read_tensor_file(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) fail(ErrorCode::InvalidArgument, "cannot open tensor file " + file.string());
+  std::stringstream bytes;
+  bytes << in.rdbuf();
+  ::onnx::TensorProto proto;
+  if (!proto.ParseFromString(bytes.str())) {
+    fail(ErrorCode::ImportInvalidModel, file.string() + " is not a serialized ONNX TensorProto");
+  }
+  return {proto.name(), tensor_from_proto(proto, file.string())};
+}
+
+void write_tensor_file(const std::filesystem::path& file, const Tensor& tensor,
+                       std::string_view name) {
+  const std::string bytes = proto_from_tensor(tensor, name).SerializeAsString();
+  std::ofstream out(file, std::ios::binary | std::ios::trunc);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  if (!out) fail(ErrorCode::InvalidArgument, "cannot write tensor file " + file.string());
+}
+
+}  // namespace volta::onnx

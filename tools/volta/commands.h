@@ -8,5 +8,8 @@ namespace volta::cli {
 // Each command returns the process exit code; bad arguments print usage and return 2.
 int info(std::span<const std::string_view> args);
 int doctor(std::span<const std::string_view> args);
+int run(std::span<const std::string_view> args);         // model_commands.cpp
+int check(std::span<const std::string_view> args);       // model_commands.cpp
+int info_model(std::span<const std::string_view> args);  // `info model.onnx`
 
 }  // namespace volta::cli

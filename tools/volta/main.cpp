@@ -1,4 +1,4 @@
-// `volta`: the user CLI. Commands that exist today: info, doctor.
+// `volta`: the user CLI: run, check, info, doctor.
 #include <cstdio>
 #include <string_view>
 #include <vector>
@@ -11,8 +11,16 @@ namespace {
 constexpr const char* kUsage =
     "usage: volta <command> [options]\n"
     "commands:\n"
-    "  info     print the built-in example graph: nodes, shapes, plan, peak bytes\n"
-    "           options: --mode strict|relaxed (default strict)\n"
+    "  run      run an ONNX model on the CPU engine\n"
+    "           volta run model.onnx [--input NAME=FILE.pb ...] [--output-dir DIR]\n"
+    "                     [--threads N] [--strict | --relaxed]   (mode default: strict)\n"
+    "           writes DIR/<output name>.pb (TensorProto) and prints shapes and a summary\n"
+    "  check    list every node of an ONNX model the importer cannot lower; exit 1 if any\n"
+    "           volta check model.onnx | volta check --ops (the supported ONNX ops)\n"
+    "  info     print an ONNX model's imported graph, its plan and peak bytes\n"
+    "           volta info model.onnx [--input NAME=FILE.pb ...] [--strict | --relaxed]\n"
+    "           (inputs with static shapes default to zeros); without a model: the\n"
+    "           built-in transformer block (options: --mode strict|relaxed)\n"
     "  doctor   compiler, CPU features, threads, CUDA presence, determinism readiness\n";
 
 }  // namespace
@@ -26,13 +34,18 @@ int main(int argc, char** argv) {
   const std::string_view command = args[0];
   const std::span<const std::string_view> rest(args.data() + 1, args.size() - 1);
   try {
-    if (command == "info") return volta::cli::info(rest);
+    if (command == "run") return volta::cli::run(rest);
+    if (command == "check") return volta::cli::check(rest);
+    if (command == "info") {
+      const bool has_model = !rest.empty() && !rest[0].starts_with("--");
+      return has_model ? volta::cli::info_model(rest) : volta::cli::info(rest);
+    }
     if (command == "doctor") return volta::cli::doctor(rest);
   } catch (const volta::VoltaError& e) {
     std::fprintf(stderr, "volta %s: %s\n", std::string(command).c_str(), e.what());
     return 1;
   }
-  std::fprintf(stderr, "volta: unknown command '%s' (supported: info, doctor)\n%s",
+  std::fprintf(stderr, "volta: unknown command '%s' (supported: run, check, info, doctor)\n%s",
                std::string(command).c_str(), kUsage);
   return 2;
 }

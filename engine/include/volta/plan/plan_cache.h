@@ -21,6 +21,7 @@ class PlanCache {
  public:
   // The cached plan for `key`, counting a hit, or nullptr, counting a miss.
   const ExecutionPlan* find(const std::string& key);
+  bool contains(const std::string& key) const { return plans_.contains(key); }
   const ExecutionPlan& insert(const std::string& key, ExecutionPlan plan);
   PlanCacheStats stats() const;
 

@@ -76,8 +76,9 @@ class Model {
   // The ONNX op types of the model's nodes, in node order (for reports).
   std::vector<std::string> op_types() const;
 
+  struct Impl;  // the importer's view of the ModelProto (engine/onnx/model_impl.h)
+
  private:
-  struct Impl;
   explicit Model(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };

@@ -1,0 +1,199 @@
+// `volta run`, `volta check` and `volta info` on ONNX models.
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+
+#include "commands.h"
+#include "volta/backends/cpu.h"
+#include "volta/error.h"
+#include "volta/ir/printer.h"
+#include "volta/onnx/model.h"
+#include "volta/onnx/session.h"
+
+namespace volta::cli {
+namespace {
+
+struct ModelArgs {
+  std::string model;
+  std::map<std::string, std::string> inputs;  // name -> TensorProto file
+  std::string output_dir;
+  int threads = 1;
+  DeterminismMode mode = DeterminismMode::Strict;
+  bool list_ops = false;
+};
+
+// Parses the options `allowed` names; prints usage errors and returns nullopt on bad input.
+std::optional<ModelArgs> parse(std::string_view command, std::span<const std::string_view> args,
+                               std::string_view allowed) {
+  ModelArgs out;
+  auto bad = [&](const std::string& why) {
+    std::fprintf(stderr, "volta %s: %s (options: %s)\n", std::string(command).c_str(), why.c_str(),
+                 std::string(allowed).c_str());
+    return std::nullopt;
+  };
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string_view a = args[i];
+    const bool has_value = i + 1 < args.size();
+    auto takes = [&](std::string_view name) {
+      return a == name && allowed.find(name) != allowed.npos;
+    };
+    if (takes("--input") && has_value) {
+      const std::string_view spec = args[++i];
+      const size_t eq = spec.find('=');
+      if (eq == spec.npos || eq == 0)
+        return bad("--input takes NAME=FILE.pb, got '" + std::string(spec) + "'");
+      out.inputs[std::string(spec.substr(0, eq))] = std::string(spec.substr(eq + 1));
+    } else if (takes("--output-dir") && has_value) {
+      out.output_dir = std::string(args[++i]);
+    } else if (takes("--threads") && has_value) {
+      const std::string n(args[++i]);
+      try {
+        out.threads = std::stoi(n);
+      } catch (const std::exception&) {
+        out.threads = 0;
+      }
+      if (out.threads < 1 || out.threads > 256)
+        return bad("--threads takes 1..256, got '" + n + "'");
+    } else if (takes("--strict")) {
+      out.mode = DeterminismMode::Strict;
+    } else if (takes("--relaxed")) {
+      out.mode = DeterminismMode::Relaxed;
+    } else if (takes("--ops")) {
+      out.list_ops = true;
+    } else if (!a.starts_with("--") && out.model.empty()) {
+      out.model = std::string(a);
+    } else {
+      return bad("unknown or incomplete option '" + std::string(a) + "'");
+    }
+  }
+  if (out.model.empty() && !out.list_ops) return bad("no model given");
+  return out;
+}
+
+// One tensor per model input, from --input files; every input must be given (or, with
+// `zeros_for_static`, defaults to zeros when its shape is fully static).
+std::vector<Tensor> load_inputs(const onnx::Model& model, const ModelArgs& args,
+                                bool zeros_for_static) {
+  std::vector<Tensor> tensors;
+  std::map<std::string, std::string> unused = args.inputs;
+  for (const onnx::ValueSpec& spec : model.inputs()) {
+    if (const auto it = args.inputs.find(spec.name); it != args.inputs.end()) {
+      tensors.push_back(onnx::read_tensor_file(it->second).tensor);
+      unused.erase(spec.name);
+      continue;
+    }
+    bool is_static = zeros_for_static && spec.dtype && spec.has_shape;
+    for (int64_t d : spec.dims) is_static = is_static && d >= 0;
+    if (!is_static) {
+      fail(ErrorCode::InvalidArgument, "no value for model input '" + spec.name + "' (" +
+                                           spec.type + "): pass --input " + spec.name + "=FILE.pb");
+    }
+    tensors.emplace_back(*spec.dtype, Shape(spec.dims));
+  }
+  if (!unused.empty()) {
+    std::string names;
+    for (const onnx::ValueSpec& spec : model.inputs()) names += " " + spec.name;
+    fail(ErrorCode::InvalidArgument,
+         "the model has no input '" + unused.begin()->first + "'; its inputs are:" + names);
+  }
+  return tensors;
+}
+
+void print_model_header(const onnx::Model& model) {
+  std::printf("model: %s\nopset: %lld  ir_version: %lld  producer: %s  nodes: %d\n",
+              model.source().c_str(), static_cast<long long>(model.opset()),
+              static_cast<long long>(model.ir_version()), model.producer().c_str(),
+              model.num_nodes());
+  auto dims = [](const onnx::ValueSpec& s) {
+    std::string text;
+    for (int64_t d : s.dims) text += (text.empty() ? "" : ",") + (d < 0 ? "?" : std::to_string(d));
+    return s.has_shape ? "[" + text + "]" : std::string("[unknown rank]");
+  };
+  for (const onnx::ValueSpec& s : model.inputs()) {
+    std::printf("input  %s: %s%s\n", s.name.c_str(), s.type.c_str(), dims(s).c_str());
+  }
+  for (const onnx::ValueSpec& s : model.outputs()) {
+    std::printf("output %s: %s%s\n", s.name.c_str(), s.type.c_str(), dims(s).c_str());
+  }
+}
+
+}  // namespace
+
+int check(std::span<const std::string_view> args) {
+  const std::optional<ModelArgs> parsed = parse("check", args, "--ops");
+  if (!parsed) return 2;
+  if (parsed->list_ops) {
+    for (const std::string& op : onnx::supported_onnx_ops()) std::printf("%s\n", op.c_str());
+    if (parsed->model.empty()) return 0;
+  }
+  const onnx::Model model = onnx::Model::load(parsed->model);
+  const std::vector<onnx::ImportIssue> issues = model.check();
+  for (const onnx::ImportIssue& issue : issues) {
+    if (issue.node.empty()) {
+      std::printf("model: %s\n", issue.message.c_str());
+    } else {
+      std::printf("node '%s' (%s): %s\n", issue.node.c_str(), issue.op_type.c_str(),
+                  issue.message.c_str());
+    }
+  }
+  std::printf("%s: %zu unsupported item%s\n", parsed->model.c_str(), issues.size(),
+              issues.size() == 1 ? "" : "s");
+  return issues.empty() ? 0 : 1;
+}
+
+int run(std::span<const std::string_view> args) {
+  const std::optional<ModelArgs> parsed = parse(
+      "run", args, "--input NAME=FILE.pb, --output-dir DIR, --threads N, --strict, --relaxed");
+  if (!parsed) return 2;
+  const onnx::Model model = onnx::Model::load(parsed->model);
+  const std::vector<Tensor> inputs = load_inputs(model, *parsed, false);
+  const std::unique_ptr<Backend> cpu = make_cpu_backend();
+  onnx::Session session(model, *cpu, parsed->mode, parsed->threads);
+  const auto start = std::chrono::steady_clock::now();
+  const std::vector<Tensor> outputs = session.run(inputs);
+  const double ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  if (!parsed->output_dir.empty()) std::filesystem::create_directories(parsed->output_dir);
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const std::string& name = model.outputs()[i].name;
+    std::printf("output %s: %s %s\n", name.c_str(),
+                std::string(dtype_name(outputs[i].dtype())).c_str(),
+                outputs[i].shape().str().c_str());
+    if (!parsed->output_dir.empty()) {
+      onnx::write_tensor_file(std::filesystem::path(parsed->output_dir) / (name + ".pb"),
+                              outputs[i], name);
+    }
+  }
+  const PlanCacheStats stats = session.cache_stats();
+  std::printf(
+      "ran %s on cpu: mode=%s threads=%d, %.3f ms (import + compile + run), plan cache "
+      "hits=%lld misses=%lld\n",
+      parsed->model.c_str(), std::string(determinism_mode_name(parsed->mode)).c_str(),
+      parsed->threads, ms, static_cast<long long>(stats.hits),
+      static_cast<long long>(stats.misses));
+  return 0;
+}
+
+int info_model(std::span<const std::string_view> args) {
+  const std::optional<ModelArgs> parsed =
+      parse("info", args, "--input NAME=FILE.pb, --strict, --relaxed");
+  if (!parsed) return 2;
+  const onnx::Model model = onnx::Model::load(parsed->model);
+  print_model_header(model);
+  const std::vector<Tensor> inputs = load_inputs(model, *parsed, true);
+  onnx::ImportedGraph imported = model.import_for(inputs);
+  std::printf("\nimported graph: nodes=%d values=%d parameters=%zu ir_hash=%s\n\n%s\n",
+              imported.graph.num_nodes(), imported.graph.num_values(),
+              imported.graph.parameters().size(), hash_hex(ir_hash(imported.graph)).c_str(),
+              to_text(imported.graph).c_str());
+  const std::unique_ptr<Backend> cpu = make_cpu_backend();
+  const ExecutionPlan plan = compile(std::move(imported.graph), *cpu, parsed->mode);
+  std::fputs(describe_plan(plan).c_str(), stdout);
+  return 0;
+}
+
+}  // namespace volta::cli
