@@ -1,7 +1,124 @@
+// Parity grids of Resize and Det.
+
+#include <string>
+
 #include "case_list.h"
 
 namespace volta::conformance::cases {
+namespace {
 
-void resize_cases(CaseList& cases) { (void)cases; }
+using Ints = std::vector<int64_t>;
+using Floats = std::vector<double>;
+
+Attributes resize_attrs(Ints sizes, const char* mode, const char* transform) {
+  return {{"sizes", std::move(sizes)},
+          {"mode", std::string(mode)},
+          {"coordinate_transformation_mode", std::string(transform)}};
+}
+
+void resize_grid(CaseList& cases) {
+  const char* transforms[] = {"half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric",
+                              "tf_half_pixel_for_nearest"};
+  // Up on one axis, down on another, unchanged on the rest: every transform and mode.
+  for (const char* mode : {"nearest", "linear", "cubic"}) {
+    for (const char* transform : transforms) {
+      cases.add(K::Resize, {f32({2, 3, 5, 4})}, resize_attrs({2, 3, 8, 3}, mode, transform));
+      cases.add(K::Resize, {f32({3, 4, 5})}, resize_attrs({5, 2, 9}, mode, transform));
+    }
+    // Output length 1 (pytorch_half_pixel and align_corners special-case it), and 1-D.
+    cases.add(K::Resize, {f32({4, 6})}, resize_attrs({1, 3}, mode, "pytorch_half_pixel"));
+    cases.add(K::Resize, {f32({4, 6})}, resize_attrs({1, 11}, mode, "align_corners"));
+    cases.add(K::Resize, {f32({7})}, resize_attrs({12}, mode, "half_pixel"));
+    // Unchanged shape: the identity for every mode.
+    cases.add(K::Resize, {f32({2, 3, 4})}, resize_attrs({2, 3, 4}, mode, "half_pixel"));
+    // Scales given (ONNX's scales input): the output is floor(input * scale) and the
+    // transforms use the scale itself.
+    Attributes scaled = resize_attrs({1, 1, 1, 2}, mode, "align_corners");
+    scaled["scales"] = Floats{1.0, 1.0, 0.6, 0.6};
+    cases.add(K::Resize, {f32({1, 1, 2, 4})}, scaled);
+    scaled = resize_attrs({1, 2, 6, 10}, mode, "half_pixel");
+    scaled["scales"] = Floats{1.0, 1.0, 1.7, 2.5};
+    cases.add(K::Resize, {f32({1, 2, 4, 4})}, scaled);
+    // Crop and resize, with extrapolation outside the input.
+    Attributes crop = resize_attrs({1, 2, 5, 4}, mode, "tf_crop_and_resize");
+    crop["roi"] = Floats{0, 0, 0.4, -0.3, 1, 1, 1.2, 0.9};
+    crop["extrapolation_value"] = 10.0;
+    cases.add(K::Resize, {f32({1, 2, 4, 6})}, crop);
+    crop["sizes"] = Ints{1, 2, 1, 4};
+    cases.add(K::Resize, {f32({1, 2, 4, 6})}, crop);
+    // Empty output, and a row run that crosses task chunks.
+    cases.add(K::Resize, {f32({2, 0, 3})}, resize_attrs({4, 0, 5}, mode, "half_pixel"));
+    cases.add(K::Resize, {f32({2, 3})}, resize_attrs({0, 5}, mode, "asymmetric"));
+    cases.add(K::Resize, {f32({1, 1, 64, 65})}, resize_attrs({1, 1, 130, 131}, mode, "half_pixel"));
+  }
+  for (const char* nearest : {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"}) {
+    for (const char* transform : {"half_pixel", "align_corners", "asymmetric"}) {
+      Attributes a = resize_attrs({2, 8, 7}, "nearest", transform);
+      a["nearest_mode"] = std::string(nearest);
+      cases.add(K::Resize, {f32({2, 4, 6})}, a);
+    }
+  }
+  // Cubic variants: the coefficient and exclude_outside (linear too), on three axes.
+  for (const char* mode : {"linear", "cubic"}) {
+    for (int64_t exclude : {0, 1}) {
+      Attributes a = resize_attrs({2, 7, 3, 9}, mode, "half_pixel");
+      a["exclude_outside"] = exclude;
+      a["cubic_coeff_a"] = -0.5;
+      cases.add(K::Resize, {f32({2, 4, 5, 6})}, a);
+      a["coordinate_transformation_mode"] = std::string("asymmetric");
+      cases.add(K::Resize, {f32({2, 4, 5, 6})}, a);
+    }
+    cases.add(K::Resize, {of(DType::F64, {2, 3, 5, 4})},
+              resize_attrs({2, 3, 8, 3}, mode, "half_pixel"));
+    Attributes crop = resize_attrs({3, 5}, mode, "tf_crop_and_resize");
+    crop["roi"] = Floats{0.1, -0.2, 0.9, 1.1};
+    cases.add(K::Resize, {of(DType::F64, {4, 6})}, crop);
+  }
+  // Scales that do not match sizes put sample points far outside the input: every tap reads
+  // the edge, or with exclude_outside none is left (NaN).
+  for (const char* mode : {"nearest", "linear", "cubic"}) {
+    for (int64_t exclude : {0, 1}) {
+      Attributes a = resize_attrs({2, 9}, mode, "asymmetric");
+      a["scales"] = Floats{1.0, 0.25};
+      a["exclude_outside"] = exclude;
+      cases.add(K::Resize, {f32({2, 4})}, a);
+      a["coordinate_transformation_mode"] = std::string("half_pixel");
+      a["scales"] = Floats{1.0, 3.5};
+      cases.add(K::Resize, {f32({2, 4})}, a);
+    }
+  }
+  // Nearest copies elements of every dtype.
+  for (DType d : {DType::F64, DType::I32, DType::I64, DType::Bool}) {
+    cases.add(K::Resize, {of(d, {2, 3, 4})}, resize_attrs({2, 5, 3}, "nearest", "half_pixel"));
+    Attributes crop = resize_attrs({3, 5}, "nearest", "tf_crop_and_resize");
+    crop["roi"] = Floats{0.1, -0.2, 0.9, 1.1};
+    crop["extrapolation_value"] = 1.0;
+    cases.add(K::Resize, {of(d, {4, 6})}, crop);
+  }
+  cases.add(K::Resize, {f32({})}, resize_attrs({}, "linear", "half_pixel"));
+}
+
+void det_grid(CaseList& cases) {
+  for (DType d : {DType::F32, DType::F64}) {
+    for (const Shape& s :
+         {Shape{1, 1}, Shape{2, 2}, Shape{3, 3}, Shape{4, 4}, Shape{7, 7}, Shape{12, 12},
+          Shape{5, 3, 3}, Shape{2, 3, 4, 4}, Shape{0, 0}, Shape{3, 0, 0}, Shape{0, 2, 2}}) {
+      cases.add(K::Det, {of(d, s)});
+    }
+  }
+  // More matrices than one task takes.
+  cases.add(K::Det, {f32({3000, 2, 2})});
+  // Singular matrices: a zero column, and rows that are multiples of each other.
+  cases.add(K::Det, {f32({2, 3, 3})}, {}, 1,
+            {Tensor::from<float>({2, 3, 3}, {1, 0, 3, 4, 0, 6, 7, 0, 9,  //
+                                             1, 2, 3, 2, 4, 6, 5, 1, 0})});
+}
+
+}  // namespace
+
+void resize_cases(CaseList& cases) {
+  resize_grid(cases);
+  det_grid(cases);
+}
 
 }  // namespace volta::conformance::cases

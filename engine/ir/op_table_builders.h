@@ -100,7 +100,7 @@ inline OpSchema softmax_like(OpKind kind, std::string_view name, std::string_vie
                   .infer = shape_fn::softmax,
                   .summary = summary,
                   .accumulator = Accumulator::InputType,
-                  .onnx_since = 13};
+                  .onnx_since = 1};
 }
 
 inline OpSchema reduce(OpKind kind, std::string_view name, DTypeSet types, InputDomain domain,

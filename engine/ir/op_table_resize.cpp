@@ -1,9 +1,174 @@
 // The op table's part for Resize and Det.
+//
+// Resize takes the resolved output shape ("sizes") and the per-axis scales its coordinate
+// transforms use ("scales"); the ONNX importer turns Resize/Upsample's scales or sizes inputs
+// into both. Per axis, output index x maps to the input coordinate
+//   half_pixel                 (x + 0.5) / scale - 0.5
+//   pytorch_half_pixel         as half_pixel, but 0 when the output axis has length 1
+//   align_corners              x * (in - 1) / (scale * in - 1), 0 when the output length is 1
+//   asymmetric                 x / scale
+//   tf_half_pixel_for_nearest  (x + 0.5) / scale
+//   tf_crop_and_resize         start * (in - 1) + x * (end - start) * (in - 1) / (out - 1), or
+//                              (start + end) / 2 * (in - 1) when out is 1; roi = [starts, ends];
+//                              a coordinate outside [0, in - 1] gives extrapolation_value
+// (align_corners divides by the resized length the scale gives, scale * in: what ONNX's
+// reference does when scales are given; it equals out when sizes are). Interpolation, per
+// axis: nearest picks one element by nearest_mode; linear uses floor(c), floor(c) + 1 with
+// weights 1 - t, t (t = c - floor(c)); cubic uses floor(c) - 1 .. floor(c) + 2 with Keys'
+// kernel of coefficient cubic_coeff_a. A whole-number coordinate takes the element there and
+// nothing else (so an unchanged axis is copied, infinities next to it notwithstanding). Taps
+// outside the input read its edge, or with exclude_outside (linear and cubic; nearest always
+// reads the edge) are dropped and the remaining weights renormalized; none left gives NaN.
+// A coordinate more than 3 elements outside the input is taken as 3 outside (its taps read
+// the same edge elements).
+// N-D: a tap's weight is the product of its axes' weights; extrapolation on any axis wins.
+
+#include <charconv>
+#include <cmath>
+#include <string>
 
 #include "op_table_builders.h"
 
 namespace volta::op_table {
+namespace {
 
-void add_resize_schemas(std::vector<OpSchema>& t) { (void)t; }
+[[noreturn]] void shape_fail(const std::string& message) { throw ShapeError(message); }
+
+// Shortest text that reads back as the same double.
+std::string num(double v) {
+  char buf[64];
+  const std::to_chars_result r = std::to_chars(buf, buf + sizeof(buf), v);
+  return std::string(buf, r.ptr);
+}
+
+// Whether an integer or bool output can hold v exactly.
+bool holds_exactly(DType dtype, double v) {
+  switch (dtype) {
+    case DType::I32:
+      return std::trunc(v) == v && v >= -2147483648.0 && v <= 2147483647.0;
+    case DType::I64:
+      return std::trunc(v) == v && v >= -9223372036854775808.0 && v < 9223372036854775808.0;
+    case DType::Bool:
+      return v == 0.0 || v == 1.0;
+    case DType::F32:
+    case DType::F64:
+      return true;
+  }
+  return false;
+}
+
+std::vector<TypeInfo> resize_shape(const InferContext& ctx) {
+  const TypeInfo& x = ctx.input(0);
+  const int rank = x.shape.rank();
+  const std::vector<int64_t>& sizes = ctx.attrs.get_ints("sizes");
+  const std::vector<double>& scales = ctx.attrs.get_floats("scales");
+  const std::vector<double>& roi = ctx.attrs.get_floats("roi");
+  const std::string& mode = ctx.attrs.get_string("mode");
+  const std::string& transform = ctx.attrs.get_string("coordinate_transformation_mode");
+  if (static_cast<int>(sizes.size()) != rank) {
+    shape_fail("sizes " + Shape(sizes).str() + " has " + std::to_string(sizes.size()) +
+               " entries for an input of rank " + std::to_string(rank));
+  }
+  if (!scales.empty() && static_cast<int>(scales.size()) != rank) {
+    shape_fail("scales has " + std::to_string(scales.size()) + " entries for an input of rank " +
+               std::to_string(rank) + " (give one per axis, or none to use sizes / input)");
+  }
+  if (!roi.empty() && static_cast<int>(roi.size()) != 2 * rank) {
+    shape_fail("roi has " + std::to_string(roi.size()) + " entries; an input of rank " +
+               std::to_string(rank) + " needs " + std::to_string(2 * rank) + " (starts, ends)");
+  }
+  for (int a = 0; a < rank; ++a) {
+    const auto u = static_cast<size_t>(a);
+    if (sizes[u] < 0) shape_fail("sizes " + Shape(sizes).str() + " has a negative entry");
+    if (x.shape[a] == 0 && sizes[u] > 0) {
+      shape_fail("axis " + std::to_string(a) + " has length 0: nothing to resize to " +
+                 std::to_string(sizes[u]));
+    }
+    if (!scales.empty() && !(scales[u] > 0.0 && std::isfinite(scales[u]))) {
+      shape_fail("scale " + num(scales[u]) + " of axis " + std::to_string(a) +
+                 " must be finite and > 0");
+    }
+    const double scale = scales.empty()
+                             ? static_cast<double>(sizes[u]) / static_cast<double>(x.shape[a])
+                             : scales[u];
+    if (transform == "align_corners" && sizes[u] > 1 &&
+        scale * static_cast<double>(x.shape[a]) <= 1.0) {
+      shape_fail("align_corners on axis " + std::to_string(a) + " needs scale * input > 1 (got " +
+                 num(scale) + " * " + std::to_string(x.shape[a]) + ") for " +
+                 std::to_string(sizes[u]) + " outputs");
+    }
+  }
+  if (mode != "nearest" && !is_floating(x.dtype)) {
+    shape_fail("mode " + mode + " interpolates and needs a float input (f32, f64), got " +
+               std::string(dtype_name(x.dtype)) + "; nearest copies elements of any dtype");
+  }
+  if (transform == "tf_crop_and_resize") {
+    if (roi.empty()) shape_fail("tf_crop_and_resize needs roi (starts, ends per axis)");
+    for (double v : roi) {
+      if (!std::isfinite(v)) shape_fail("roi entries must be finite, got " + num(v));
+    }
+    const double extrapolation = ctx.attrs.get_float("extrapolation_value");
+    if (!holds_exactly(x.dtype, extrapolation)) {
+      shape_fail("extrapolation_value " + num(extrapolation) + " is not a " +
+                 std::string(dtype_name(x.dtype)) +
+                 " value (integer and bool outputs take it exactly)");
+    }
+  }
+  return {{x.dtype, Shape(sizes)}};
+}
+
+std::vector<TypeInfo> det_shape(const InferContext& ctx) {
+  const Shape& x = ctx.input(0).shape;
+  if (x.rank() < 2 || x[x.rank() - 1] != x[x.rank() - 2]) {
+    shape_fail("Det needs square matrices [..., M, M], got " + x.str());
+  }
+  return {{ctx.input(0).dtype, Shape(std::vector<int64_t>(x.dims().begin(), x.dims().end() - 2))}};
+}
+
+AttrSpec string_attr(std::string_view name, const char* def,
+                     std::vector<std::string_view> allowed) {
+  return {name,         AttrType::String, AttrValue{std::string(def)},
+          std::nullopt, std::nullopt,     std::move(allowed)};
+}
+
+}  // namespace
+
+void add_resize_schemas(std::vector<OpSchema>& t) {
+  t.push_back(OpSchema{
+      .kind = OpKind::Resize,
+      .name = "Resize",
+      .family = OpFamily::Resampling,
+      .inputs = {{"X", 'T'}},
+      .outputs = {{"Y", 'T'}},
+      .type_params = {{'T', kAllTypes}},
+      .attrs = {required("sizes", AttrType::Ints),
+                {"scales", AttrType::Floats, AttrValue{std::vector<double>{}}},
+                {"roi", AttrType::Floats, AttrValue{std::vector<double>{}}},
+                string_attr("mode", "nearest", {"nearest", "linear", "cubic"}),
+                string_attr("coordinate_transformation_mode", "half_pixel",
+                            {"half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric",
+                             "tf_half_pixel_for_nearest", "tf_crop_and_resize"}),
+                string_attr("nearest_mode", "round_prefer_floor",
+                            {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"}),
+                {"cubic_coeff_a", AttrType::Float, AttrValue{-0.75}, -kInf, kInf},
+                flag("exclude_outside", 0),
+                {"extrapolation_value", AttrType::Float, AttrValue{0.0}, -kInf, kInf}},
+      .infer = resize_shape,
+      .summary = "resample to sizes by nearest, N-linear or N-cubic interpolation; scales "
+                 "(default sizes / input) drive the coordinate transform",
+      .accumulator = Accumulator::InputType,
+      .onnx_since = 10});
+  t.push_back(OpSchema{.kind = OpKind::Det,
+                       .name = "Det",
+                       .family = OpFamily::Linalg,
+                       .inputs = {{"X", 'T'}},
+                       .outputs = {{"Y", 'T'}},
+                       .type_params = {{'T', kFloatTypes}},
+                       .infer = det_shape,
+                       .summary = "determinant of each square matrix [..., M, M] (LU with partial "
+                                  "pivoting; M = 0 gives 1)",
+                       .accumulator = Accumulator::InputType,
+                       .onnx_since = 11});
+}
 
 }  // namespace volta::op_table

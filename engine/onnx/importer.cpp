@@ -53,6 +53,8 @@ class NodeContext final : public LoweringContext {
                                  std::optional<std::vector<int64_t>> def) override;
   std::vector<double> attr_floats(std::string_view name,
                                   std::optional<std::vector<double>> def) override;
+  std::vector<std::string> attr_strings(std::string_view name,
+                                        std::optional<std::vector<std::string>> def) override;
   Tensor attr_tensor(std::string_view name) override;
   void consume_attr(std::string_view name) override { consumed_.insert(std::string(name)); }
 
@@ -108,7 +110,7 @@ class Importer {
   bool is_static(ValueId v);
   void record_constant(ValueId v, Tensor t) { known_.insert_or_assign(v.index, std::move(t)); }
   std::vector<ValueId> add_node(OpKind op, std::vector<ValueId> inputs, Attributes attrs,
-                                std::string stem, int num_outputs);
+                                const std::string& stem, int num_outputs);
 
  private:
   void add_inputs();
@@ -141,7 +143,7 @@ ValueId Importer::value_of(const std::string& onnx_name, const std::string& node
 }
 
 std::vector<ValueId> Importer::add_node(OpKind op, std::vector<ValueId> inputs, Attributes attrs,
-                                        std::string stem, int num_outputs) {
+                                        const std::string& stem, int num_outputs) {
   std::vector<ValueId> outs = graph_.add_node(op, std::move(inputs), std::move(attrs),
                                               graph_.unique_name(stem), num_outputs);
   for (ValueId v : outs) producer_[v.index] = graph_.num_nodes() - 1;
@@ -387,6 +389,12 @@ std::vector<double> NodeContext::attr_floats(std::string_view name,
                                              std::optional<std::vector<double>> def) {
   const auto* a = attr(name, ::onnx::AttributeProto::FLOATS, !def.has_value());
   return a ? std::vector<double>(a->floats().begin(), a->floats().end()) : *def;
+}
+
+std::vector<std::string> NodeContext::attr_strings(std::string_view name,
+                                                   std::optional<std::vector<std::string>> def) {
+  const auto* a = attr(name, ::onnx::AttributeProto::STRINGS, !def.has_value());
+  return a ? std::vector<std::string>(a->strings().begin(), a->strings().end()) : *def;
 }
 
 Tensor NodeContext::attr_tensor(std::string_view name) {

@@ -203,6 +203,7 @@ void lower_transpose(LoweringContext& ctx) {
 
 void lower_concat(LoweringContext& ctx) {
   std::vector<ValueId> inputs;
+  inputs.reserve(static_cast<size_t>(ctx.num_inputs()));
   for (int i = 0; i < ctx.num_inputs(); ++i) inputs.push_back(ctx.input(i));
   // Version 1 defaults axis to 1; from 4 it is required.
   const int64_t axis =
@@ -268,6 +269,33 @@ void lower_flatten(LoweringContext& ctx) {
   ctx.set_output(0, ctx.add(OpKind::Flatten, {ctx.input(0)}, {{"axis", ctx.attr_int("axis", 1)}}));
 }
 
+// The generalized cosine windows of ONNX 17: w[n] = sum_k (-1)^k a_k cos(2 pi k n / N),
+// N = size for a periodic window and size - 1 for a symmetric one; computed in double.
+template <int kTerms>
+void lower_window(LoweringContext& ctx, const double (&a)[kTerms]) {
+  const int64_t size = static_cast<int64_t>(ctx.constant_scalar(0, "size"));
+  if (size < 0) ctx.invalid("size is negative");
+  const DType dtype = attr_dtype(ctx, ctx.attr_int("output_datatype", 1), "output_datatype");
+  const bool periodic = ctx.attr_int("periodic", 1) != 0;
+  const double n_total = static_cast<double>(periodic ? size : size - 1);
+  Tensor out(dtype, Shape{size});
+  check_size(ctx, out.shape());
+  constexpr double kTwoPi = 6.283185307179586476925286766559;
+  for (int64_t n = 0; n < size; ++n) {
+    double w = 0.0;
+    for (int k = 0; k < kTerms; ++k) {
+      const double term = a[k] * std::cos(kTwoPi * k * static_cast<double>(n) / n_total);
+      w += (k % 2 == 0) ? term : -term;
+    }
+    out.set_double(n, w);
+  }
+  ctx.set_output_constant(0, std::move(out));
+}
+
+void lower_hann(LoweringContext& ctx) { lower_window<2>(ctx, {0.5, 0.5}); }
+void lower_hamming(LoweringContext& ctx) { lower_window<2>(ctx, {25.0 / 46.0, 21.0 / 46.0}); }
+void lower_blackman(LoweringContext& ctx) { lower_window<3>(ctx, {0.42, 0.5, 0.08}); }
+
 }  // namespace
 
 void register_core_lowerings(LoweringTable& table) {
@@ -291,6 +319,9 @@ void register_core_lowerings(LoweringTable& table) {
   table.add({"Squeeze", F::Movement, 1, &lower_squeeze});
   table.add({"Unsqueeze", F::Movement, 1, &lower_unsqueeze});
   table.add({"Flatten", F::Movement, 1, &lower_flatten});
+  table.add({"HannWindow", F::Elementwise, 17, &lower_hann});
+  table.add({"HammingWindow", F::Elementwise, 17, &lower_hamming});
+  table.add({"BlackmanWindow", F::Elementwise, 17, &lower_blackman});
 }
 
 }  // namespace volta::onnx

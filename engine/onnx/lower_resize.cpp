@@ -1,7 +1,277 @@
+// ONNX lowerings of Resize, Upsample and Det, and of the reductions (Reduce*, ArgMax/ArgMin,
+// CumSum) onto the internal ops of the same names. Shape-like inputs (Resize's scales and
+// sizes, ReduceSum's axes, CumSum's axis) must be known at import time; they become
+// attributes of the internal op.
+
+#include <charconv>
+#include <cmath>
+#include <string>
+
 #include "lowering.h"
 
 namespace volta::onnx {
+namespace {
 
-void register_resize_lowerings(LoweringTable& table) { (void)table; }
+using Ints = std::vector<int64_t>;
+using Floats = std::vector<double>;
+
+std::string ints_str(const Ints& v) { return Shape(v).str(); }
+
+// Shortest text that reads back as the same double.
+std::string num(double v) {
+  char buf[64];
+  const std::to_chars_result r = std::to_chars(buf, buf + sizeof(buf), v);
+  return std::string(buf, r.ptr);
+}
+
+// Refuses an input dtype the internal op has no kernel contract for.
+void require_dtype(LoweringContext& ctx, OpKind op, DType dtype) {
+  const DTypeSet allowed = op_schema(op).type_params.front().allowed;
+  if (!allowed.contains(dtype)) {
+    ctx.unsupported("input of dtype " + std::string(dtype_name(dtype)) +
+                    "; supported: " + allowed.str());
+  }
+}
+
+// Input i when it is given and not an empty tensor (Resize's way of leaving one out).
+bool given(LoweringContext& ctx, int i, std::string_view what) {
+  return i < ctx.num_inputs() && ctx.has_input(i) && ctx.constant_input(i, what).numel() > 0;
+}
+
+Floats constant_floats(LoweringContext& ctx, int i, std::string_view what) {
+  const Tensor& t = ctx.constant_input(i, what);
+  if (!is_floating(t.dtype()) || t.shape().rank() != 1) {
+    ctx.invalid(std::string(what) + " must be a 1-D float tensor; got " +
+                std::string(dtype_name(t.dtype())) + " of shape " + t.shape().str());
+  }
+  Floats out(static_cast<size_t>(t.numel()));
+  for (int64_t k = 0; k < t.numel(); ++k) out[static_cast<size_t>(k)] = t.get_double(k);
+  return out;
+}
+
+std::string one_of(LoweringContext& ctx, std::string_view attr, const std::string& value,
+                   std::initializer_list<std::string_view> allowed) {
+  std::string list;
+  for (std::string_view a : allowed) {
+    if (a == value) return value;
+    list += (list.empty() ? "" : ", ") + std::string(a);
+  }
+  ctx.unsupported(std::string(attr) + " '" + value + "'; supported: " + list);
+}
+
+// ---- Resize and Upsample -------------------------------------------------------------------
+
+// What every version resolves to: the internal Resize's attributes.
+struct ResizeRequest {
+  std::string mode;
+  std::string transform;
+  std::string nearest_mode = "round_prefer_floor";
+  double cubic_a = -0.75;
+  int64_t exclude_outside = 0;
+  double extrapolation = 0.0;
+  Floats scales;  // empty when sizes are given
+  Ints sizes;     // empty when scales are given
+  Floats roi;     // tf_crop_and_resize only
+};
+
+// Checks the request against X, resolves the output shape and emits the internal Resize.
+void emit_resize(LoweringContext& ctx, ResizeRequest r) {
+  const TypeInfo& x = ctx.input_type(0);
+  const int rank = x.shape.rank();
+  if (r.mode != "nearest" && !is_floating(x.dtype)) {
+    ctx.unsupported("mode " + r.mode + " on a " + std::string(dtype_name(x.dtype)) +
+                    " input; supported: f32, f64 (nearest copies any dtype)");
+  }
+  require_dtype(ctx, OpKind::Resize, x.dtype);
+  if (r.scales.empty() == r.sizes.empty()) {
+    ctx.invalid(r.scales.empty() ? "neither scales nor sizes is given; give one"
+                                 : "scales and sizes are both given; give one");
+  }
+  const bool crop = r.transform == "tf_crop_and_resize";
+  if (crop && static_cast<int>(r.roi.size()) != 2 * rank) {
+    ctx.invalid("tf_crop_and_resize needs roi with " + std::to_string(2 * rank) +
+                " values (starts, ends) for an input of rank " + std::to_string(rank) + "; got " +
+                std::to_string(r.roi.size()));
+  }
+  if (!r.scales.empty()) {
+    if (static_cast<int>(r.scales.size()) != rank) {
+      ctx.invalid("scales has " + std::to_string(r.scales.size()) +
+                  " values for an input of rank " + std::to_string(rank));
+    }
+    // ONNX: floor(input * scale), of the roi's extent under tf_crop_and_resize.
+    for (int a = 0; a < rank; ++a) {
+      const double scale = r.scales[static_cast<size_t>(a)];
+      if (!(scale > 0.0 && std::isfinite(scale))) {
+        ctx.invalid("scale " + num(scale) + " of axis " + std::to_string(a) +
+                    " must be finite and > 0");
+      }
+      double extent = static_cast<double>(x.shape[a]);
+      if (crop) {
+        extent *= r.roi[static_cast<size_t>(rank) + static_cast<size_t>(a)] -
+                  r.roi[static_cast<size_t>(a)];
+      }
+      r.sizes.push_back(static_cast<int64_t>(std::floor(std::max(0.0, extent * scale))));
+    }
+  } else if (static_cast<int>(r.sizes.size()) != rank) {
+    ctx.invalid("sizes " + ints_str(r.sizes) + " has " + std::to_string(r.sizes.size()) +
+                " values for an input of rank " + std::to_string(rank));
+  }
+  Attributes attrs = {
+      {"sizes", r.sizes}, {"mode", r.mode}, {"coordinate_transformation_mode", r.transform}};
+  if (!r.scales.empty()) attrs["scales"] = r.scales;
+  if (r.mode == "nearest") attrs["nearest_mode"] = r.nearest_mode;
+  if (r.mode == "cubic") attrs["cubic_coeff_a"] = r.cubic_a;
+  if (r.mode != "nearest") attrs["exclude_outside"] = r.exclude_outside;
+  if (crop) {
+    attrs["roi"] = r.roi;
+    attrs["extrapolation_value"] = r.extrapolation;
+  }
+  ctx.set_output(0, ctx.add(OpKind::Resize, {ctx.input(0)}, std::move(attrs)));
+}
+
+// Resize 10 and Upsample: the scales alone, asymmetric coordinates (x / scale), and nearest
+// rounding down: PyTorch's nearest, which these versions were exported from, and what their
+// integer-scale examples give.
+ResizeRequest scales_only_request(LoweringContext& ctx, Floats scales) {
+  ResizeRequest r;
+  r.mode = one_of(ctx, "mode", ctx.attr_string("mode", "nearest"), {"nearest", "linear"});
+  r.transform = "asymmetric";
+  r.nearest_mode = "floor";
+  r.scales = std::move(scales);
+  return r;
+}
+
+void lower_resize(LoweringContext& ctx) {
+  if (ctx.since_version() < 11) {
+    return emit_resize(ctx, scales_only_request(ctx, constant_floats(ctx, 1, "scales")));
+  }
+  ResizeRequest r;
+  r.mode = one_of(ctx, "mode", ctx.attr_string("mode", "nearest"), {"nearest", "linear", "cubic"});
+  r.transform = ctx.attr_string("coordinate_transformation_mode", "half_pixel");
+  // Version 11's name for it; later versions still meet it in converted models.
+  if (r.transform == "tf_half_pixel_for_nn") r.transform = "tf_half_pixel_for_nearest";
+  one_of(ctx, "coordinate_transformation_mode", r.transform,
+         {"half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric",
+          "tf_half_pixel_for_nearest", "tf_crop_and_resize"});
+  r.nearest_mode =
+      one_of(ctx, "nearest_mode", ctx.attr_string("nearest_mode", "round_prefer_floor"),
+             {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"});
+  r.cubic_a = ctx.attr_float("cubic_coeff_a", -0.75);
+  r.exclude_outside = ctx.attr_int("exclude_outside", 0);
+  if (r.exclude_outside != 0 && r.exclude_outside != 1) {
+    ctx.invalid("exclude_outside must be 0 or 1, got " + std::to_string(r.exclude_outside));
+  }
+  r.extrapolation = ctx.attr_float("extrapolation_value", 0.0);
+  // roi only matters to tf_crop_and_resize; elsewhere it is not even read.
+  if (r.transform == "tf_crop_and_resize" && given(ctx, 1, "roi")) {
+    r.roi = constant_floats(ctx, 1, "roi");
+  }
+  if (given(ctx, 2, "scales")) r.scales = constant_floats(ctx, 2, "scales");
+  if (given(ctx, 3, "sizes")) r.sizes = ctx.constant_ints(3, "sizes");
+  emit_resize(ctx, std::move(r));
+}
+
+void lower_upsample(LoweringContext& ctx) {
+  switch (ctx.since_version()) {
+    case 7:
+      return emit_resize(ctx, scales_only_request(ctx, ctx.attr_floats("scales", std::nullopt)));
+    case 9:
+      return emit_resize(ctx, scales_only_request(ctx, constant_floats(ctx, 1, "scales")));
+    default:
+      ctx.unsupported(
+          "Upsample is deprecated from opset 10 (use Resize); supported: versions 7 "
+          "and 9");
+  }
+}
+
+void lower_det(LoweringContext& ctx) {
+  require_dtype(ctx, OpKind::Det, ctx.input_type(0).dtype);
+  ctx.set_output(0, ctx.add(OpKind::Det, {ctx.input(0)}));
+}
+
+// ---- Reductions ------------------------------------------------------------------------------
+
+// Reduce* with axes as an attribute: every version through 17 but ReduceSum from 13.
+template <OpKind Op>
+void lower_reduce(LoweringContext& ctx) {
+  require_dtype(ctx, Op, ctx.input_type(0).dtype);
+  const Ints axes = ctx.attr_ints("axes", Ints{});
+  const int64_t keepdims = ctx.attr_int("keepdims", 1);
+  ctx.set_output(0, ctx.add(Op, {ctx.input(0)}, {{"axes", axes}, {"keepdims", keepdims}}));
+}
+
+// ReduceSum 13 takes axes as an optional input; empty axes reduce everything, or nothing with
+// noop_with_empty_axes.
+void lower_reduce_sum(LoweringContext& ctx) {
+  if (ctx.since_version() < 13) return lower_reduce<OpKind::ReduceSum>(ctx);
+  require_dtype(ctx, OpKind::ReduceSum, ctx.input_type(0).dtype);
+  const Ints axes = ctx.has_input(1) ? ctx.constant_ints(1, "axes") : Ints{};
+  const int64_t keepdims = ctx.attr_int("keepdims", 1);
+  const int64_t noop = ctx.attr_int("noop_with_empty_axes", 0);
+  ctx.set_output(0,
+                 ctx.add(OpKind::ReduceSum, {ctx.input(0)},
+                         {{"axes", axes}, {"keepdims", keepdims}, {"noop_with_empty_axes", noop}}));
+}
+
+// ReduceLogSum = log(ReduceSum(x)): no internal op of its own.
+void lower_reduce_log_sum(LoweringContext& ctx) {
+  const DType dtype = ctx.input_type(0).dtype;
+  if (!is_floating(dtype)) {
+    ctx.unsupported("input of dtype " + std::string(dtype_name(dtype)) +
+                    "; supported: f32, f64 (the log of an integer sum is not an integer)");
+  }
+  const Ints axes = ctx.attr_ints("axes", Ints{});
+  const int64_t keepdims = ctx.attr_int("keepdims", 1);
+  const ValueId sum =
+      ctx.add(OpKind::ReduceSum, {ctx.input(0)}, {{"axes", axes}, {"keepdims", keepdims}});
+  ctx.set_output(0, ctx.add(OpKind::Log, {sum}));
+}
+
+// ArgMax / ArgMin: select_last_index exists from version 12.
+template <OpKind Op>
+void lower_arg_reduce(LoweringContext& ctx) {
+  require_dtype(ctx, Op, ctx.input_type(0).dtype);
+  Attributes attrs = {{"axis", ctx.attr_int("axis", 0)}, {"keepdims", ctx.attr_int("keepdims", 1)}};
+  if (ctx.since_version() >= 12) {
+    attrs["select_last_index"] = ctx.attr_int("select_last_index", 0);
+  }
+  ctx.set_output(0, ctx.add(Op, {ctx.input(0)}, std::move(attrs)));
+}
+
+// CumSum: the axis is a (scalar) input.
+void lower_cumsum(LoweringContext& ctx) {
+  require_dtype(ctx, OpKind::CumSum, ctx.input_type(0).dtype);
+  const Ints axis = ctx.constant_ints(1, "axis");
+  if (axis.size() != 1) {
+    ctx.invalid("axis must hold one value; got " + std::to_string(axis.size()));
+  }
+  ctx.set_output(0, ctx.add(OpKind::CumSum, {ctx.input(0)},
+                            {{"axis", axis[0]},
+                             {"exclusive", ctx.attr_int("exclusive", 0)},
+                             {"reverse", ctx.attr_int("reverse", 0)}}));
+}
+
+}  // namespace
+
+void register_resize_lowerings(LoweringTable& table) {
+  using F = OpFamily;
+  using K = OpKind;
+  table.add({"Resize", F::Resampling, 10, &lower_resize});
+  table.add({"Upsample", F::Resampling, 7, &lower_upsample});
+  table.add({"Det", F::Linalg, 11, &lower_det});
+  table.add({"ReduceSum", F::Reduction, 1, &lower_reduce_sum});
+  table.add({"ReduceMean", F::Reduction, 1, &lower_reduce<K::ReduceMean>});
+  table.add({"ReduceMax", F::Reduction, 1, &lower_reduce<K::ReduceMax>});
+  table.add({"ReduceMin", F::Reduction, 1, &lower_reduce<K::ReduceMin>});
+  table.add({"ReduceProd", F::Reduction, 1, &lower_reduce<K::ReduceProd>});
+  table.add({"ReduceSumSquare", F::Reduction, 1, &lower_reduce<K::ReduceSumSquare>});
+  table.add({"ReduceL1", F::Reduction, 1, &lower_reduce<K::ReduceL1>});
+  table.add({"ReduceL2", F::Reduction, 1, &lower_reduce<K::ReduceL2>});
+  table.add({"ReduceLogSumExp", F::Reduction, 1, &lower_reduce<K::ReduceLogSumExp>});
+  table.add({"ReduceLogSum", F::Reduction, 1, &lower_reduce_log_sum});
+  table.add({"ArgMax", F::Reduction, 1, &lower_arg_reduce<K::ArgMax>});
+  table.add({"ArgMin", F::Reduction, 1, &lower_arg_reduce<K::ArgMin>});
+  table.add({"CumSum", F::Reduction, 11, &lower_cumsum});
+}
 
 }  // namespace volta::onnx

@@ -104,6 +104,7 @@ const LoweringTable& lowering_table() {
     register_normalization_lowerings(t);
     register_indexing_lowerings(t);
     register_resize_lowerings(t);
+    register_rnn_lowerings(t);
     return t;
   }();
   return kTable;

@@ -57,6 +57,8 @@ class LoweringContext {
                                          std::optional<std::vector<int64_t>> def) = 0;
   virtual std::vector<double> attr_floats(std::string_view name,
                                           std::optional<std::vector<double>> def) = 0;
+  virtual std::vector<std::string> attr_strings(std::string_view name,
+                                                std::optional<std::vector<std::string>> def) = 0;
   virtual Tensor attr_tensor(std::string_view name) = 0;
   // Marks an attribute as read when its only accepted value was checked by hand.
   virtual void consume_attr(std::string_view name) = 0;
@@ -122,6 +124,7 @@ void register_spatial_lowerings(LoweringTable& table);        // lower_spatial.c
 void register_normalization_lowerings(LoweringTable& table);  // lower_normalization.cpp
 void register_indexing_lowerings(LoweringTable& table);       // lower_indexing.cpp
 void register_resize_lowerings(LoweringTable& table);         // lower_resize.cpp
+void register_rnn_lowerings(LoweringTable& table);            // lower_rnn.cpp
 
 const LoweringTable& lowering_table();
 

@@ -1,13 +1,178 @@
-// CPU kernels of the resize ops added for ONNX import, against hand-checked values.
+// CPU kernels of Resize and Det, against hand-checked values (and, where the arithmetic is
+// long, the numbers of ONNX's backend test data).
 #define BOOST_TEST_MODULE cpu_resize
 #include <boost/test/unit_test.hpp>
+#include <limits>
+#include <string>
 
+#include "expect_error.h"
 #include "test_util.h"
 
-namespace volta {
+namespace volta::test {
 namespace {
 
-BOOST_AUTO_TEST_CASE(placeholder_until_the_ops_land) { BOOST_TEST(kOpCount == 118); }
+using Ints = std::vector<int64_t>;
+using Floats = std::vector<double>;
+constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+Attributes resize_attrs(Ints sizes, const std::string& mode, const std::string& transform) {
+  return {
+      {"sizes", std::move(sizes)}, {"mode", mode}, {"coordinate_transformation_mode", transform}};
+}
+
+Tensor resize(const Tensor& x, Attributes attrs, int threads = 1) {
+  return run_op(OpKind::Resize, {x}, std::move(attrs), 1, threads)[0];
+}
+
+// Output j of a 4 -> 8 resize samples at j / 2 (asymmetric): halves are where the nearest
+// modes differ, and 3.5 rounds up past the end, which clamps to the last element.
+BOOST_AUTO_TEST_CASE(nearest_modes_break_ties_as_named) {
+  const Tensor x = filled(DType::F32, {4}, {10, 20, 30, 40});
+  const std::vector<std::pair<std::string, std::vector<double>>> want = {
+      {"round_prefer_floor", {10, 10, 20, 20, 30, 30, 40, 40}},
+      {"round_prefer_ceil", {10, 20, 20, 30, 30, 40, 40, 40}},
+      {"floor", {10, 10, 20, 20, 30, 30, 40, 40}},
+      {"ceil", {10, 20, 20, 30, 30, 40, 40, 40}}};
+  for (const auto& [mode, values] : want) {
+    BOOST_TEST_CONTEXT(mode) {
+      Attributes a = resize_attrs({8}, "nearest", "asymmetric");
+      a["nearest_mode"] = mode;
+      check_close(resize(x, a), filled(DType::F32, {8}, values), 0, 0);
+    }
+  }
+}
+
+// half_pixel, 2 -> 4: coordinates -0.25, 0.25, 0.75, 1.25; the outer taps clamp to the edge.
+BOOST_AUTO_TEST_CASE(linear_half_pixel_clamps_at_the_edges) {
+  const Tensor x = filled(DType::F64, {2}, {1, 3});
+  check_close(resize(x, resize_attrs({4}, "linear", "half_pixel")),
+              filled(DType::F64, {4}, {1, 1.5, 2.5, 3}), 0, 0);
+}
+
+// ONNX resize_downsample_scales_linear_align_corners: with scales given, align_corners
+// divides by scale * input - 1 = 1.4, so output 1 samples 3 / 1.4 = 2.142857...
+BOOST_AUTO_TEST_CASE(align_corners_uses_the_scale_when_scales_are_given) {
+  const Tensor x = filled(DType::F32, {1, 1, 2, 4}, {1, 2, 3, 4, 5, 6, 7, 8});
+  Attributes a = resize_attrs({1, 1, 1, 2}, "linear", "align_corners");
+  a["scales"] = Floats{1, 1, 0.6000000238418579, 0.6000000238418579};
+  check_close(resize(x, a),
+              filled(DType::F32, {1, 1, 1, 2}, {1, 1 + 3 / (0.6000000238418579 * 4 - 1)}), 1e-6,
+              1e-6);
+}
+
+// A sample point on an input element takes that element alone, so resizing to the same
+// shape is the identity even next to infinities and NaN.
+BOOST_AUTO_TEST_CASE(whole_coordinates_read_one_element) {
+  const Tensor x = filled(DType::F32, {5}, {kInf, 1, kNaN, -2, 4});
+  for (const char* mode : {"nearest", "linear", "cubic"}) {
+    BOOST_TEST_CONTEXT(mode) {
+      check_close(resize(x, resize_attrs({5}, mode, "half_pixel")), x, 0, 0);
+    }
+  }
+}
+
+// Scales that disagree with sizes sample past the end (coordinates 0, 4, 8 of 4 elements):
+// those read the last element, or with exclude_outside have no tap left and are NaN.
+BOOST_AUTO_TEST_CASE(sample_points_past_the_input_read_its_edge_or_are_excluded) {
+  const Tensor x = filled(DType::F32, {4}, {1, 2, 3, 4});
+  Attributes a = resize_attrs({3}, "linear", "asymmetric");
+  a["scales"] = Floats{0.25};
+  check_close(resize(x, a), filled(DType::F32, {3}, {1, 4, 4}), 0, 0);
+  a["exclude_outside"] = int64_t{1};
+  check_close(resize(x, a), filled(DType::F32, {3}, {1, kNaN, kNaN}), 0, 0);
+}
+
+// ONNX resize_tf_crop_and_resize: roi rows [0.4, 1.2] and columns [0.6, 1.7] of a 4x4 input;
+// sample points past the last row or column give the extrapolation value.
+BOOST_AUTO_TEST_CASE(crop_and_resize_extrapolates_outside_the_input) {
+  std::vector<double> values(16);
+  for (int i = 0; i < 16; ++i) values[static_cast<size_t>(i)] = i + 1;
+  const Tensor x = filled(DType::F32, {1, 1, 4, 4}, values);
+  Attributes a = resize_attrs({1, 1, 3, 3}, "linear", "tf_crop_and_resize");
+  a["roi"] = Floats{0, 0, 0.4, 0.6, 1, 1, 1.2, 1.7};
+  a["extrapolation_value"] = 10.0;
+  check_close(resize(x, a),
+              filled(DType::F32, {1, 1, 3, 3}, {7.6, 10, 10, 12.4, 10, 10, 10, 10, 10}), 1e-5,
+              1e-6);
+}
+
+// ONNX resize_downsample_scales_cubic (a = -0.75) and its exclude_outside, a = -0.5 twin.
+BOOST_AUTO_TEST_CASE(cubic_matches_onnx_reference_numbers) {
+  std::vector<double> values(16);
+  for (int i = 0; i < 16; ++i) values[static_cast<size_t>(i)] = i + 1;
+  const Tensor x = filled(DType::F32, {1, 1, 4, 4}, values);
+  Attributes a = resize_attrs({1, 1, 3, 3}, "cubic", "half_pixel");
+  a["scales"] = Floats{1, 1, 0.800000011920929, 0.800000011920929};
+  check_close(resize(x, a),
+              filled(DType::F32, {1, 1, 3, 3},
+                     {1.47119140625, 2.78125, 4.08251953125, 6.71142578125, 8.021484375,
+                      9.32275390625, 11.91650390625, 13.2265625, 14.52783203125}),
+              1e-5, 1e-6);
+  a["cubic_coeff_a"] = -0.5;
+  a["exclude_outside"] = int64_t{1};
+  check_close(resize(x, a),
+              filled(DType::F32, {1, 1, 3, 3},
+                     {1.3681267, 2.6695013, 4.0133367, 6.573625, 7.875, 9.218835, 11.948966,
+                      13.250341, 14.594176}),
+              1e-5, 1e-6);
+}
+
+BOOST_AUTO_TEST_CASE(nearest_copies_integers_and_bools) {
+  const Tensor x = Tensor::from<int64_t>({2, 2}, {int64_t{1} << 60, -7, 3, 9});
+  const Tensor y = resize(x, resize_attrs({2, 4}, "nearest", "asymmetric"));
+  BOOST_TEST(y.bit_equal(
+      Tensor::from<int64_t>({2, 4}, {int64_t{1} << 60, int64_t{1} << 60, -7, -7, 3, 3, 9, 9})));
+  const Tensor b = Tensor::from<uint8_t>({3}, {1, 0, 1});
+  BOOST_TEST(resize(b, resize_attrs({6}, "nearest", "asymmetric"))
+                 .bit_equal(Tensor::from<uint8_t>({6}, {1, 1, 0, 0, 1, 1})));
+}
+
+BOOST_AUTO_TEST_CASE(large_resize_is_thread_count_invariant) {
+  const Tensor x = uniform(DType::F32, {2, 3, 37, 41}, 7);
+  const Attributes a = resize_attrs({2, 3, 91, 67}, "cubic", "half_pixel");
+  BOOST_TEST(resize(x, a, 1).bit_equal(resize(x, a, 4)));
+}
+
+BOOST_AUTO_TEST_CASE(resize_rejects_what_it_cannot_do) {
+  const auto build = [](DType dtype, const Shape& shape, const Attributes& attrs) {
+    return [=] { single_op_graph(OpKind::Resize, {TypeInfo{dtype, shape}}, attrs); };
+  };
+  expect_error_containing(build(DType::I32, {4}, resize_attrs({8}, "linear", "half_pixel")),
+                          ErrorCode::VerifyShape,
+                          {"mode linear interpolates and needs a float input (f32, f64), got i32"});
+  expect_error_containing(build(DType::F32, {4, 4}, resize_attrs({8}, "nearest", "half_pixel")),
+                          ErrorCode::VerifyShape,
+                          {"sizes [8] has 1 entries for an input of rank 2"});
+  expect_error_containing(build(DType::F32, {4}, resize_attrs({3}, "linear", "tf_crop_and_resize")),
+                          ErrorCode::VerifyShape, {"tf_crop_and_resize needs roi"});
+}
+
+Tensor det(const Tensor& x, int threads = 1) { return run_op(OpKind::Det, {x}, {}, 1, threads)[0]; }
+
+BOOST_AUTO_TEST_CASE(det_of_small_matrices) {
+  // 1*4 - 2*3 = -2. The 3x3 has a zero first pivot (row swaps); by cofactors along row 0:
+  // 0 - 1 * (8 - 12) + 2 * (-3 - 0) = -2.
+  check_close(det(filled(DType::F32, {2, 2}, {1, 2, 3, 4})), filled(DType::F32, {}, {-2}), 1e-6);
+  check_close(det(filled(DType::F64, {3, 3}, {0, 1, 2, 1, 0, 3, 4, -3, 8})),
+              filled(DType::F64, {}, {-2}), 1e-12);
+  // A batch of two, one singular (a zero column): exactly 0.
+  check_close(det(filled(DType::F64, {2, 2, 2}, {2, 0, 0, 3, 1, 0, 2, 0})),
+              filled(DType::F64, {2}, {6, 0}), 0, 0);
+}
+
+BOOST_AUTO_TEST_CASE(det_of_empty_matrices_is_one_and_nan_propagates) {
+  check_close(det(Tensor(DType::F32, {3, 0, 0})), filled(DType::F32, {3}, {1, 1, 1}), 0, 0);
+  check_close(det(filled(DType::F32, {2, 2}, {1, kNaN, 3, 4})), filled(DType::F32, {}, {kNaN}));
+  // NaN below or beside a zero pivot, whose column elimination skips, still counts.
+  check_close(det(filled(DType::F32, {2, 2}, {0, 0, kNaN, 0})), filled(DType::F32, {}, {kNaN}));
+  check_close(det(filled(DType::F32, {2, 2}, {0, kNaN, 0, 1})), filled(DType::F32, {}, {kNaN}));
+}
+
+BOOST_AUTO_TEST_CASE(det_is_thread_count_invariant) {
+  const Tensor x = uniform(DType::F32, {4000, 3, 3}, 11);
+  BOOST_TEST(det(x, 1).bit_equal(det(x, 3)));
+}
 
 }  // namespace
-}  // namespace volta
+}  // namespace volta::test

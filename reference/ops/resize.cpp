@@ -1,7 +1,236 @@
+// Reference Resize and Det.
+//
+// Resize (semantics: engine/ir/op_table_resize.cpp) works one output element at a time: each
+// axis maps the element's index to an input coordinate and a short list of (input index,
+// weight) taps; the element is the sum, in double, of every combination of taps weighted by
+// the product of their weights. Nearest copies the one element it picks.
+// Det factors each matrix, in double, with Gaussian elimination and partial pivoting.
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+
 #include "ref_util.h"
 
 namespace volta::reference {
+namespace {
 
-void register_resize(RefTable& table) { (void)table; }
+struct Tap {
+  int64_t index;
+  double weight;
+};
+
+// What one axis contributes to one output element.
+struct AxisSample {
+  bool outside = false;   // tf_crop_and_resize: outside the input, the output is extrapolated
+  std::vector<Tap> taps;  // empty (and not outside): exclude_outside left none, NaN
+};
+
+struct ResizeAttrs {
+  std::string mode, transform, nearest_mode;
+  double cubic_a, extrapolation;
+  bool exclude_outside;
+  std::vector<double> scales, roi;
+};
+
+ResizeAttrs read_attrs(const Node& node, const Shape& in, const Shape& out) {
+  const AttrReader attrs(node);
+  ResizeAttrs r{attrs.get_string("mode"),
+                attrs.get_string("coordinate_transformation_mode"),
+                attrs.get_string("nearest_mode"),
+                attrs.get_float("cubic_coeff_a"),
+                attrs.get_float("extrapolation_value"),
+                attrs.get_int("exclude_outside") != 0,
+                attrs.get_floats("scales"),
+                attrs.get_floats("roi")};
+  // No scales: each axis is scaled by output length / input length.
+  if (r.scales.empty()) {
+    for (int d = 0; d < in.rank(); ++d) {
+      r.scales.push_back(static_cast<double>(out[d]) / static_cast<double>(in[d]));
+    }
+  }
+  return r;
+}
+
+// Keys' cubic kernel: (a+2)|d|^3 - (a+3)|d|^2 + 1 within 1, a|d|^3 - 5a|d|^2 + 8a|d| - 4a
+// within 2.
+double keys(double a, double d) {
+  const double s = std::fabs(d);
+  if (s <= 1.0) return (a + 2.0) * s * s * s - (a + 3.0) * s * s + 1.0;
+  return a * s * s * s - 5.0 * a * s * s + 8.0 * a * s - 4.0 * a;
+}
+
+AxisSample sample_axis(const ResizeAttrs& r, int axis, int rank, int64_t x, int64_t in,
+                       int64_t out) {
+  const double scale = r.scales[static_cast<size_t>(axis)];
+  const double xr = static_cast<double>(x);
+  const double in_last = static_cast<double>(in) - 1.0;
+  double c = 0.0;
+  if (r.transform == "half_pixel") {
+    c = (xr + 0.5) / scale - 0.5;
+  } else if (r.transform == "pytorch_half_pixel") {
+    c = out == 1 ? 0.0 : (xr + 0.5) / scale - 0.5;
+  } else if (r.transform == "align_corners") {
+    c = out == 1 ? 0.0 : xr * in_last / (scale * static_cast<double>(in) - 1.0);
+  } else if (r.transform == "asymmetric") {
+    c = xr / scale;
+  } else if (r.transform == "tf_half_pixel_for_nearest") {
+    c = (xr + 0.5) / scale;
+  } else if (r.transform == "tf_crop_and_resize") {
+    const double start = r.roi[static_cast<size_t>(axis)];
+    const double end = r.roi[static_cast<size_t>(rank) + static_cast<size_t>(axis)];
+    if (out == 1) {
+      c = (start + end) / 2.0 * in_last;
+    } else {
+      c = start * in_last + xr * (end - start) * in_last / static_cast<double>(out - 1);
+    }
+    if (c < 0.0 || c > in_last) return {true, {}};
+  } else {
+    kernel_fail("Resize: unknown coordinate_transformation_mode " + r.transform);
+  }
+  // Beyond 3 elements outside, the taps are the edge's (or all excluded) anyway.
+  c = std::min(std::max(c, -3.0), static_cast<double>(in) + 3.0);
+  const double lo = std::floor(c);
+  const double frac = c - lo;
+  const auto i = static_cast<int64_t>(lo);
+
+  AxisSample s;
+  if (frac == 0.0) {
+    s.taps = {{i, 1.0}};
+  } else if (r.mode == "nearest") {
+    bool take_upper = false;
+    if (r.nearest_mode == "round_prefer_floor") take_upper = frac > 0.5;
+    if (r.nearest_mode == "round_prefer_ceil") take_upper = frac >= 0.5;
+    if (r.nearest_mode == "ceil") take_upper = true;
+    s.taps = {{take_upper ? i + 1 : i, 1.0}};
+  } else if (r.mode == "linear") {
+    s.taps = {{i, 1.0 - frac}, {i + 1, frac}};
+  } else {
+    s.taps = {{i - 1, keys(r.cubic_a, frac + 1.0)},
+              {i, keys(r.cubic_a, frac)},
+              {i + 1, keys(r.cubic_a, 1.0 - frac)},
+              {i + 2, keys(r.cubic_a, 2.0 - frac)}};
+  }
+  if (r.exclude_outside && r.mode != "nearest") {
+    std::vector<Tap> inside;
+    double total = 0.0;
+    for (const Tap& t : s.taps) {
+      if (t.index >= 0 && t.index < in) {
+        inside.push_back(t);
+        total += t.weight;
+      }
+    }
+    for (Tap& t : inside) t.weight /= total;
+    s.taps = inside;
+  }
+  // Taps outside the input read its edge.
+  for (Tap& t : s.taps) t.index = std::min(std::max<int64_t>(t.index, 0), in - 1);
+  return s;
+}
+
+std::vector<Tensor> resize(const Node& node, RefInputs in, RefOutputTypes out) {
+  const Tensor& x = *in[0];
+  const Shape& in_shape = x.shape();
+  const Shape& out_shape = out[0].shape;
+  const int rank = in_shape.rank();
+  const ResizeAttrs r = read_attrs(node, in_shape, out_shape);
+  Tensor y(out[0].dtype, out_shape);
+  for_each_index(out_shape, [&](const std::vector<int64_t>& index, int64_t flat) {
+    std::vector<AxisSample> samples;
+    bool outside = false, no_taps = false;
+    for (int d = 0; d < rank; ++d) {
+      samples.push_back(
+          sample_axis(r, d, rank, index[static_cast<size_t>(d)], in_shape[d], out_shape[d]));
+      outside = outside || samples.back().outside;
+      no_taps = no_taps || (!samples.back().outside && samples.back().taps.empty());
+    }
+    if (outside) return y.set_double(flat, r.extrapolation);
+    if (no_taps) return y.set_double(flat, std::numeric_limits<double>::quiet_NaN());
+    if (r.mode == "nearest") {
+      std::vector<int64_t> source(static_cast<size_t>(rank));
+      for (int d = 0; d < rank; ++d) {
+        source[static_cast<size_t>(d)] = samples[static_cast<size_t>(d)].taps[0].index;
+      }
+      return copy_element(x, flat_offset(source, in_shape), y, flat);
+    }
+    // Every combination of one tap per axis, odometer style.
+    std::vector<size_t> pick(static_cast<size_t>(rank), 0);
+    std::vector<int64_t> source(static_cast<size_t>(rank));
+    double sum = 0.0;
+    while (true) {
+      double weight = 1.0;
+      for (int d = 0; d < rank; ++d) {
+        const Tap& t = samples[static_cast<size_t>(d)].taps[pick[static_cast<size_t>(d)]];
+        weight *= t.weight;
+        source[static_cast<size_t>(d)] = t.index;
+      }
+      sum += weight * x.get_double(flat_offset(source, in_shape));
+      int d = rank - 1;
+      for (; d >= 0; --d) {
+        const auto u = static_cast<size_t>(d);
+        if (++pick[u] < samples[u].taps.size()) break;
+        pick[u] = 0;
+      }
+      if (d < 0) break;
+    }
+    y.set_double(flat, sum);
+  });
+  return {y};
+}
+
+// Gaussian elimination with partial pivoting: det = (-1)^swaps * product of the pivots. A
+// column that is zero from the diagonal down makes the product 0. Any NaN entry makes the
+// determinant NaN.
+double determinant(std::vector<double> a, int64_t m) {
+  for (double v : a) {
+    if (std::isnan(v)) return std::numeric_limits<double>::quiet_NaN();
+  }
+  double det = 1.0;
+  for (int64_t k = 0; k < m; ++k) {
+    int64_t p = k;
+    for (int64_t i = k + 1; i < m; ++i) {
+      if (std::fabs(a[static_cast<size_t>(i * m + k)]) >
+          std::fabs(a[static_cast<size_t>(p * m + k)])) {
+        p = i;
+      }
+    }
+    if (p != k) {
+      for (int64_t j = 0; j < m; ++j) {
+        std::swap(a[static_cast<size_t>(k * m + j)], a[static_cast<size_t>(p * m + j)]);
+      }
+      det = -det;
+    }
+    const double pivot = a[static_cast<size_t>(k * m + k)];
+    det *= pivot;
+    if (pivot == 0.0) continue;
+    for (int64_t i = k + 1; i < m; ++i) {
+      const double f = a[static_cast<size_t>(i * m + k)] / pivot;
+      for (int64_t j = k + 1; j < m; ++j) {
+        a[static_cast<size_t>(i * m + j)] -= f * a[static_cast<size_t>(k * m + j)];
+      }
+    }
+  }
+  return det;
+}
+
+std::vector<Tensor> det(const Node& /*node*/, RefInputs in, RefOutputTypes out) {
+  const Tensor& x = *in[0];
+  const int64_t m = x.shape()[x.shape().rank() - 1];
+  Tensor y(out[0].dtype, out[0].shape);
+  for (int64_t b = 0; b < y.numel(); ++b) {
+    std::vector<double> a(static_cast<size_t>(m * m));
+    for (int64_t e = 0; e < m * m; ++e) a[static_cast<size_t>(e)] = x.get_double(b * m * m + e);
+    y.set_double(b, determinant(std::move(a), m));
+  }
+  return {y};
+}
+
+}  // namespace
+
+void register_resize(RefTable& table) {
+  register_kernel(table, OpKind::Resize, resize);
+  register_kernel(table, OpKind::Det, det);
+}
 
 }  // namespace volta::reference

@@ -1,7 +1,396 @@
+// Conv and ConvTranspose on the CPU, both on the packed GEMM core (gemm.h).
+//
+// Conv: for a step of images, im2col copies each image's receptive fields into a column
+// matrix [C * taps, out_size] (rows ordered (c, kd, kh, kw) like W's [M, C/group, k...]
+// layout), then one GEMM call computes Y[n, group] = W[group] @ col[n, group] + B for every
+// (image, group) of the step. A 1x1 kernel with unit strides and no pads reads X directly:
+// its column matrix would be X itself, so the GEMM sees the same values and gives the same bits.
+//
+// ConvTranspose: per (image, group) one GEMM gives col = W[group]^T @ X[n, group], rows
+// ordered (m, kd, kh, kw); col2im then adds each column row into its output plane. Every
+// output plane is one task that starts from the bias and adds taps in kernel order, so each
+// element's sum has a fixed order.
+//
+// Depthwise Conv (group == C > 1) skips the GEMM: its K would be the taps alone. Each output
+// plane is computed directly, taps added in kernel order.
+//
+// Determinism: the GEMM's bits do not depend on how its tiles are scheduled (gemm.h), and
+// im2col / col2im split work by plane or row, never by thread count. No K splitting.
+//
+// 1-D and 2-D problems run as 3-D ones with leading spatial dims of size 1.
+
+#include <algorithm>
+#include <array>
+#include <span>
+#include <string>
+#include <vector>
+
 #include "cpu_kernel.h"
+#include "gemm.h"
 
 namespace volta::cpu {
+namespace {
 
-void register_conv_kernels(KernelTable& table) { (void)table; }
+using Dims3 = std::array<int64_t, 3>;
+
+int64_t product(const Dims3& d) { return d[0] * d[1] * d[2]; }
+
+// Spatial attributes of the node, padded to three dims.
+struct Geometry {
+  int64_t batch = 0, channels_in = 0, channels_out = 0, group = 1;
+  Dims3 in{1, 1, 1}, out{1, 1, 1}, kernel{1, 1, 1}, stride{1, 1, 1}, dilation{1, 1, 1},
+      pad{0, 0, 0};  // pad: the begin pads
+  int64_t taps() const { return product(kernel); }
+};
+
+// `out` is the spatial output (Conv: Y, ConvTranspose: also Y); W's spatial dims are the kernel.
+Geometry geometry(const KernelArgs& args) {
+  const Shape& x = args.inputs[0].shape;
+  const Shape& w = args.inputs[1].shape;
+  const Shape& y = args.outputs[0].shape;
+  const int spatial = x.rank() - 2;
+  const int skip = 3 - spatial;
+  Geometry g;
+  g.batch = x[0];
+  g.channels_in = x[1];
+  g.channels_out = y[1];
+  g.group = args.attrs.get_int("group");
+  const std::vector<int64_t>& strides = args.attrs.get_ints("strides");
+  const std::vector<int64_t>& dilations = args.attrs.get_ints("dilations");
+  const std::vector<int64_t>& pads = args.attrs.get_ints("pads");
+  for (int a = 0; a < spatial; ++a) {
+    const auto i = static_cast<size_t>(a);
+    const auto d = static_cast<size_t>(a) + static_cast<size_t>(skip);
+    g.in[d] = x[a + 2];
+    g.out[d] = y[a + 2];
+    g.kernel[d] = w[a + 2];
+    if (!strides.empty()) g.stride[d] = strides[i];
+    if (!dilations.empty()) g.dilation[d] = dilations[i];
+    if (!pads.empty()) g.pad[d] = pads[i];
+  }
+  return g;
+}
+
+// The j in [0, n) with 0 <= j * step + offset < size, as [lo, hi).
+struct Range {
+  int64_t lo, hi;
+};
+Range valid_range(int64_t n, int64_t step, int64_t offset, int64_t size) {
+  const int64_t lo = offset >= 0 ? 0 : (-offset + step - 1) / step;
+  const int64_t last = size - 1 - offset;  // j * step <= last
+  const int64_t hi = last < 0 ? 0 : last / step + 1;
+  const int64_t clamped_lo = std::min(lo, n);
+  return {clamped_lo, std::clamp(hi, clamped_lo, n)};
+}
+
+// Column-matrix elements per step of images: bounds the scratch memory, set by the shape.
+constexpr int64_t kColumnBudget = int64_t{1} << 22;
+
+int64_t images_per_step(int64_t batch, int64_t column_elements) {
+  return std::clamp<int64_t>(kColumnBudget / std::max<int64_t>(column_elements, 1), 1,
+                             std::max<int64_t>(batch, 1));
+}
+
+// Rows per im2col / col2im task: about kElementwiseChunk elements each.
+int64_t rows_per_task(int64_t row_length) {
+  return std::max<int64_t>(1, kElementwiseChunk / std::max<int64_t>(row_length, 1));
+}
+
+// Row r = (c, kd, kh, kw) of one image's column matrix: col[r][o] = X[c][o * stride - pad +
+// k * dilation], 0 where that falls into the padding.
+template <class T>
+void im2col_row(const Geometry& g, const T* x_channel, int64_t tap, T* row) {
+  const int64_t kw = tap % g.kernel[2];
+  const int64_t kh = (tap / g.kernel[2]) % g.kernel[1];
+  const int64_t kd = tap / (g.kernel[2] * g.kernel[1]);
+  const int64_t w_offset = kw * g.dilation[2] - g.pad[2];  // input column of output column 0
+  const Range rw = valid_range(g.out[2], g.stride[2], w_offset, g.in[2]);
+  for (int64_t od = 0; od < g.out[0]; ++od) {
+    const int64_t id = od * g.stride[0] - g.pad[0] + kd * g.dilation[0];
+    for (int64_t oh = 0; oh < g.out[1]; ++oh) {
+      const int64_t ih = oh * g.stride[1] - g.pad[1] + kh * g.dilation[1];
+      T* dst = row + (od * g.out[1] + oh) * g.out[2];
+      if (id < 0 || id >= g.in[0] || ih < 0 || ih >= g.in[1]) {
+        std::fill(dst, dst + g.out[2], T(0));
+        continue;
+      }
+      const T* src = x_channel + (id * g.in[1] + ih) * g.in[2];
+      std::fill(dst, dst + rw.lo, T(0));
+      if (g.stride[2] == 1 && rw.lo < rw.hi) {
+        std::copy(src + rw.lo + w_offset, src + rw.hi + w_offset, dst + rw.lo);
+      } else {
+        for (int64_t ow = rw.lo; ow < rw.hi; ++ow) dst[ow] = src[ow * g.stride[2] + w_offset];
+      }
+      std::fill(dst + rw.hi, dst + g.out[2], T(0));
+    }
+  }
+}
+
+template <class T>
+void run_conv(const GemmMicroKernel<T>& micro, const KernelArgs& args) {
+  const TensorView& y_view = args.outputs[0];
+  if (y_view.numel() == 0) return;
+  const Geometry g = geometry(args);
+  const T* x = args.inputs[0].as<T>();
+  const T* w = args.inputs[1].as<T>();
+  const T* bias =
+      args.inputs.size() > 2 && args.inputs[2].present() ? args.inputs[2].as<T>() : nullptr;
+  T* y = y_view.as<T>();
+  const int64_t in_size = product(g.in);
+  const int64_t out_size = product(g.out);
+  const int64_t group_in = g.channels_in / g.group;
+  const int64_t group_out = g.channels_out / g.group;
+  const int64_t depth = group_in * g.taps();  // GEMM K
+  const bool direct = g.taps() == 1 && g.stride == Dims3{1, 1, 1} && g.pad == Dims3{0, 0, 0};
+
+  const int64_t rows = g.channels_in * g.taps();  // column-matrix rows per image
+  const int64_t step = direct ? g.batch : images_per_step(g.batch, rows * out_size);
+  std::vector<T> col(direct ? 0 : static_cast<size_t>(step * rows * out_size));
+  std::vector<GemmProblem<T>> problems;
+  for (int64_t first = 0; first < g.batch; first += step) {
+    const int64_t images = std::min(step, g.batch - first);
+    if (!direct) {
+      args.pool.parallel_chunks(images * rows, rows_per_task(out_size), [&](int64_t b, int64_t e) {
+        for (int64_t r = b; r < e; ++r) {
+          const int64_t image = first + r / rows;
+          const int64_t c = (r % rows) / g.taps();
+          im2col_row(g, x + (image * g.channels_in + c) * in_size, r % g.taps(),
+                     col.data() + r * out_size);
+        }
+      });
+    }
+    problems.clear();
+    for (int64_t i = 0; i < images; ++i) {
+      const int64_t image = first + i;
+      for (int64_t grp = 0; grp < g.group; ++grp) {
+        const T* b = direct ? x + (image * g.channels_in + grp * group_in) * in_size
+                            : col.data() + (i * rows + grp * depth) * out_size;
+        GemmProblem<T> p{.m = group_out,
+                         .n = out_size,
+                         .k = depth,
+                         .a = w + grp * group_out * depth,
+                         .a_row_stride = depth,
+                         .a_col_stride = 1,
+                         .b = b,
+                         .b_row_stride = out_size,
+                         .b_col_stride = 1,
+                         .y = y + (image * g.channels_out + grp * group_out) * out_size,
+                         .y_row_stride = out_size};
+        if (bias != nullptr) {
+          p.c = bias + grp * group_out;
+          p.c_row_stride = 1;
+          p.c_col_stride = 0;
+          p.beta = T(1);
+        }
+        problems.push_back(p);
+      }
+    }
+    gemm<T>(micro, problems, args.pool);
+  }
+}
+
+// Depthwise Conv (one input channel per group): a GEMM would have only the taps as its K, so
+// each output plane is computed directly, one task per plane: taps are added over whole rows
+// in kernel order, then the bias.
+template <class T>
+void run_depthwise(const KernelArgs& args) {
+  const TensorView& y_view = args.outputs[0];
+  if (y_view.numel() == 0) return;
+  const Geometry g = geometry(args);
+  const T* x = args.inputs[0].as<T>();
+  const T* w = args.inputs[1].as<T>();
+  const T* bias =
+      args.inputs.size() > 2 && args.inputs[2].present() ? args.inputs[2].as<T>() : nullptr;
+  T* y = y_view.as<T>();
+  const int64_t in_size = product(g.in);
+  const int64_t out_size = product(g.out);
+  const int64_t multiplier = g.channels_out / g.group;  // output channels per input channel
+  const int64_t planes = g.batch * g.channels_out;
+  args.pool.parallel_chunks(planes, rows_per_task(out_size * g.taps()), [&](int64_t b, int64_t e) {
+    for (int64_t plane = b; plane < e; ++plane) {
+      const int64_t m = plane % g.channels_out;
+      const T* xc = x + ((plane / g.channels_out) * g.channels_in + m / multiplier) * in_size;
+      T* out = y + plane * out_size;
+      std::fill(out, out + out_size, T(0));
+      for (int64_t tap = 0; tap < g.taps(); ++tap) {
+        const T weight = w[m * g.taps() + tap];
+        const int64_t kw = tap % g.kernel[2];
+        const int64_t kh = (tap / g.kernel[2]) % g.kernel[1];
+        const int64_t kd = tap / (g.kernel[2] * g.kernel[1]);
+        const int64_t w_offset = kw * g.dilation[2] - g.pad[2];
+        const Range rw = valid_range(g.out[2], g.stride[2], w_offset, g.in[2]);
+        const Range rh = valid_range(g.out[1], g.stride[1], kh * g.dilation[1] - g.pad[1], g.in[1]);
+        const Range rd = valid_range(g.out[0], g.stride[0], kd * g.dilation[0] - g.pad[0], g.in[0]);
+        for (int64_t od = rd.lo; od < rd.hi; ++od) {
+          const int64_t id = od * g.stride[0] - g.pad[0] + kd * g.dilation[0];
+          for (int64_t oh = rh.lo; oh < rh.hi; ++oh) {
+            const int64_t ih = oh * g.stride[1] - g.pad[1] + kh * g.dilation[1];
+            const T* src = xc + (id * g.in[1] + ih) * g.in[2];
+            T* dst = out + (od * g.out[1] + oh) * g.out[2];
+            if (g.stride[2] == 1) {
+              for (int64_t ow = rw.lo; ow < rw.hi; ++ow) dst[ow] += weight * src[ow + w_offset];
+            } else {
+              for (int64_t ow = rw.lo; ow < rw.hi; ++ow) {
+                dst[ow] += weight * src[ow * g.stride[2] + w_offset];
+              }
+            }
+          }
+        }
+      }
+      if (bias != nullptr) {
+        for (int64_t o = 0; o < out_size; ++o) out[o] += bias[m];
+      }
+    }
+  });
+}
+
+// Adds one column-matrix row (tap (kd, kh, kw) of output channel m) into its output plane.
+template <class T>
+void col2im_row(const Geometry& g, const T* row, int64_t tap, T* plane) {
+  const int64_t kw = tap % g.kernel[2];
+  const int64_t kh = (tap / g.kernel[2]) % g.kernel[1];
+  const int64_t kd = tap / (g.kernel[2] * g.kernel[1]);
+  const int64_t w_offset = kw * g.dilation[2] - g.pad[2];
+  const Range rw = valid_range(g.in[2], g.stride[2], w_offset, g.out[2]);
+  const Range rh = valid_range(g.in[1], g.stride[1], kh * g.dilation[1] - g.pad[1], g.out[1]);
+  const Range rd = valid_range(g.in[0], g.stride[0], kd * g.dilation[0] - g.pad[0], g.out[0]);
+  for (int64_t id = rd.lo; id < rd.hi; ++id) {
+    const int64_t od = id * g.stride[0] - g.pad[0] + kd * g.dilation[0];
+    for (int64_t ih = rh.lo; ih < rh.hi; ++ih) {
+      const int64_t oh = ih * g.stride[1] - g.pad[1] + kh * g.dilation[1];
+      const T* src = row + (id * g.in[1] + ih) * g.in[2];
+      T* dst = plane + (od * g.out[1] + oh) * g.out[2];
+      for (int64_t iw = rw.lo; iw < rw.hi; ++iw) dst[iw * g.stride[2] + w_offset] += src[iw];
+    }
+  }
+}
+
+template <class T>
+void run_conv_transpose(const GemmMicroKernel<T>& micro, const KernelArgs& args) {
+  const TensorView& y_view = args.outputs[0];
+  if (y_view.numel() == 0) return;
+  const Geometry g = geometry(args);
+  const T* x = args.inputs[0].as<T>();
+  const T* w = args.inputs[1].as<T>();
+  const T* bias =
+      args.inputs.size() > 2 && args.inputs[2].present() ? args.inputs[2].as<T>() : nullptr;
+  T* y = y_view.as<T>();
+  const int64_t in_size = product(g.in);
+  const int64_t out_size = product(g.out);
+  const int64_t group_in = g.channels_in / g.group;
+  const int64_t group_out = g.channels_out / g.group;
+  const int64_t rows = g.channels_out * g.taps();  // column-matrix rows per image
+
+  const int64_t step = images_per_step(g.batch, rows * in_size);
+  std::vector<T> col(static_cast<size_t>(step * rows * in_size));
+  std::vector<GemmProblem<T>> problems;
+  for (int64_t first = 0; first < g.batch; first += step) {
+    const int64_t images = std::min(step, g.batch - first);
+    problems.clear();
+    for (int64_t i = 0; i < images; ++i) {
+      for (int64_t grp = 0; grp < g.group; ++grp) {
+        problems.push_back(
+            GemmProblem<T>{.m = group_out * g.taps(),
+                           .n = in_size,
+                           .k = group_in,
+                           .a = w + grp * group_in * group_out * g.taps(),
+                           .a_row_stride = 1,
+                           .a_col_stride = group_out * g.taps(),
+                           .b = x + ((first + i) * g.channels_in + grp * group_in) * in_size,
+                           .b_row_stride = in_size,
+                           .b_col_stride = 1,
+                           .y = col.data() + (i * rows + grp * group_out * g.taps()) * in_size,
+                           .y_row_stride = in_size});
+      }
+    }
+    gemm<T>(micro, problems, args.pool);
+    args.pool.parallel_chunks(
+        images * g.channels_out, rows_per_task(out_size), [&](int64_t b, int64_t e) {
+          for (int64_t plane = b; plane < e; ++plane) {
+            T* out = y + (first * g.channels_out + plane) * out_size;
+            std::fill(out, out + out_size, bias ? bias[plane % g.channels_out] : T(0));
+            for (int64_t tap = 0; tap < g.taps(); ++tap) {
+              col2im_row(g, col.data() + (plane * g.taps() + tap) * in_size, tap, out);
+            }
+          }
+        });
+  }
+}
+
+template <OpKind Op, class T, GemmIsa Isa>
+void conv_kernel(const KernelArgs& args) {
+  const GemmMicroKernel<T>& micro = gemm_micro_kernel<T>(Isa);
+  if constexpr (Op == OpKind::Conv) {
+    run_conv(micro, args);
+  } else {
+    static_assert(Op == OpKind::ConvTranspose);
+    run_conv_transpose(micro, args);
+  }
+}
+
+// "f32_conv_im2col_gemm_avx2fma_6x16": the op's scheme and the GEMM micro-kernel it runs.
+template <OpKind Op, class T, GemmIsa Isa>
+const CpuKernel& conv_cpu_kernel() {
+  static const CpuKernel kernel = [] {
+    const std::string_view micro = gemm_micro_kernel<T>(Isa).name;
+    const std::string scheme = Op == OpKind::Conv ? "conv_im2col_" : "convtranspose_col2im_";
+    return CpuKernel{&conv_kernel<Op, T, Isa>, std::string(dtype_name(dtype_of<T>())) + "_" +
+                                                   scheme +
+                                                   std::string(micro.substr(micro.find("gemm")))};
+  }();
+  return kernel;
+}
+
+template <OpKind Op, class T>
+const CpuKernel& fastest_conv_kernel() {
+  switch (best_gemm_isa()) {
+    case GemmIsa::Generic:
+      return conv_cpu_kernel<Op, T, GemmIsa::Generic>();
+    case GemmIsa::Avx2Fma:
+      return conv_cpu_kernel<Op, T, GemmIsa::Avx2Fma>();
+  }
+  return conv_cpu_kernel<Op, T, GemmIsa::Generic>();  // unreachable: the switch is exhaustive
+}
+
+template <class T>
+const CpuKernel& depthwise_kernel() {
+  static const CpuKernel kernel{&run_depthwise<T>,
+                                std::string(dtype_name(dtype_of<T>())) + "_conv_depthwise_direct"};
+  return kernel;
+}
+
+// Conv whose groups each read one input channel (group == C > 1).
+bool is_depthwise(const KernelQuery& query) {
+  const int64_t group = AttrReader(query.node).get_int("group");
+  return query.node.op == OpKind::Conv && group > 1 && query.inputs[0]->shape[1] == group;
+}
+
+template <OpKind Op>
+KernelSelection select_conv_kernel(const KernelQuery& query) {
+  const DType dtype = query.outputs[0].dtype;
+  switch (dtype) {
+    case DType::F32:
+      return choice_of(is_depthwise(query) ? depthwise_kernel<float>()
+                                           : fastest_conv_kernel<Op, float>());
+    case DType::F64:
+      return choice_of(is_depthwise(query) ? depthwise_kernel<double>()
+                                           : fastest_conv_kernel<Op, double>());
+    case DType::I64:
+    case DType::I32:
+    case DType::Bool:
+      break;
+  }
+  return KernelUnsupported{"no " + std::string(dtype_name(dtype)) + " kernel for " +
+                           std::string(op_name(Op)) + " (supported: f32, f64)"};
+}
+
+}  // namespace
+
+void register_conv_kernels(KernelTable& table) {
+  table[static_cast<size_t>(op_index(OpKind::Conv))] = {&select_conv_kernel<OpKind::Conv>,
+                                                        kFloatTypes, KernelDeterminism::BitExact};
+  table[static_cast<size_t>(op_index(OpKind::ConvTranspose))] = {
+      &select_conv_kernel<OpKind::ConvTranspose>, kFloatTypes, KernelDeterminism::BitExact};
+}
 
 }  // namespace volta::cpu

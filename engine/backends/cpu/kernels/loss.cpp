@@ -1,7 +1,177 @@
-#include "cpu_kernel.h"
+// NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss on the CPU.
+//
+// The input [N, C, d1, ...] is seen as [N, C, D] and the labels as N * D samples. A sample's loss
+// is -input[n, label, d] * weight[label] (0 for an ignored label); tasks take fixed runs of
+// samples. The "sum" and "mean" reductions add the losses (and, for a weighted mean, the weights)
+// with the fixed tree of reduce_tree.h, so the bits do not depend on the thread count.
+// SoftmaxCrossEntropyLoss first takes LogSoftmax along axis 1 with the rows of softmax_rows.h,
+// into its log_prob output when the node declares it, else into scratch.
+
+#include <string>
+#include <vector>
+
+#include "dtype_kernels.h"
+#include "reduce_tree.h"
+#include "softmax_rows.h"
 
 namespace volta::cpu {
+namespace {
 
-void register_loss_kernels(KernelTable& table) { (void)table; }
+constexpr auto plus = [](auto a, auto b) { return a + b; };
+
+struct LossLayout {
+  int64_t batch = 1;    // N
+  int64_t classes = 1;  // C
+  int64_t inner = 1;    // D: the product of d1, ...
+  int64_t samples() const { return batch * inner; }
+};
+
+LossLayout loss_layout(const Shape& input) {
+  const AxisSplit s = split_at_axis(input, 1);
+  return {s.outer, s.axis, s.inner};
+}
+
+struct IgnoreIndex {
+  bool given = false;
+  int64_t label = 0;
+  bool ignores(int64_t l) const { return given && l == label; }
+};
+
+IgnoreIndex ignore_index_of(const AttrReader& attrs) {
+  const std::vector<int64_t>& given = attrs.get_ints("ignore_index");
+  return given.empty() ? IgnoreIndex{} : IgnoreIndex{true, given.front()};
+}
+
+// Checked before any loss is computed, in sample order, so the error names the first bad label.
+template <class L>
+void check_labels(const L* labels, const Shape& shape, int64_t classes, IgnoreIndex ignore) {
+  for (int64_t k = 0; k < shape.numel(); ++k) {
+    const int64_t l = labels[k];
+    if (ignore.ignores(l) || (l >= 0 && l < classes)) continue;
+    std::vector<int64_t> position(static_cast<size_t>(shape.rank()));
+    for (int64_t rest = k, a = shape.rank() - 1; a >= 0; --a) {
+      position[static_cast<size_t>(a)] = rest % shape[static_cast<int>(a)];
+      rest /= shape[static_cast<int>(a)];
+    }
+    fail(ErrorCode::KernelFailure,
+         "label " + std::to_string(l) + " at labels position " + Shape(position).str() +
+             " is out of range for " + std::to_string(classes) + " classes (valid: [0, " +
+             std::to_string(classes - 1) + "]" +
+             (ignore.given ? ", or ignore_index " + std::to_string(ignore.label) : "") + ")");
+  }
+}
+
+// The loss of log-probabilities `log_prob` ([N, C, D]) against `labels_view`, into `out`:
+// per sample for reduction "none", else one value.
+template <class T, class L>
+void nll_loss(const KernelArgs& args, const T* log_prob, const LossLayout& layout, T* out) {
+  const ConstTensorView& labels_view = args.inputs[1];
+  const L* labels = labels_view.as<L>();
+  const T* weights =
+      args.inputs.size() > 2 && args.inputs[2].present() ? args.inputs[2].as<T>() : nullptr;
+  const IgnoreIndex ignore = ignore_index_of(args.attrs);
+  const std::string& reduction = args.attrs.get_string("reduction");
+  check_labels(labels, labels_view.shape, layout.classes, ignore);
+
+  const int64_t samples = layout.samples();
+  std::vector<T> scratch;
+  T* losses = out;
+  if (reduction != "none") {
+    scratch.resize(static_cast<size_t>(samples));
+    losses = scratch.data();
+  }
+  args.pool.parallel_chunks(samples, kElementwiseChunk, [&](int64_t begin, int64_t end) {
+    for (int64_t k = begin; k < end; ++k) {
+      const int64_t l = labels[k];
+      if (ignore.ignores(l)) {
+        losses[k] = T{0};
+        continue;
+      }
+      const int64_t n = k / layout.inner, d = k % layout.inner;
+      const T v = log_prob[(n * layout.classes + l) * layout.inner + d];
+      losses[k] = weights != nullptr ? -v * weights[l] : -v;
+    }
+  });
+  if (reduction == "none") return;
+  const T sum = reduce_row(
+      samples, T{0}, [losses](int64_t k) { return losses[k]; }, plus);
+  if (reduction == "sum") {
+    out[0] = sum;
+    return;
+  }
+  // mean: divided by the summed weights of the samples that count (their number when unweighted).
+  const auto weight_of = [&](int64_t k) {
+    const int64_t l = labels[k];
+    if (ignore.ignores(l)) return T{0};
+    return weights != nullptr ? weights[l] : T{1};
+  };
+  if (weights == nullptr) {
+    int64_t counted = 0;
+    for (int64_t k = 0; k < samples; ++k) counted += ignore.ignores(labels[k]) ? 0 : 1;
+    out[0] = sum / static_cast<T>(counted);
+  } else {
+    out[0] = sum / reduce_row(samples, T{0}, weight_of, plus);
+  }
+}
+
+template <class T>
+void nll_by_label_type(const KernelArgs& args, const T* log_prob, const LossLayout& layout,
+                       T* out) {
+  if (args.inputs[1].dtype == DType::I32) {
+    nll_loss<T, int32_t>(args, log_prob, layout, out);
+  } else {
+    nll_loss<T, int64_t>(args, log_prob, layout, out);
+  }
+}
+
+template <class T>
+struct NllLossKernel {
+  static void run(const KernelArgs& args) {
+    const ConstTensorView& in = args.inputs[0];
+    nll_by_label_type<T>(args, in.as<T>(), loss_layout(in.shape), args.outputs[0].as<T>());
+  }
+};
+
+template <class T>
+struct SoftmaxCrossEntropyKernel {
+  static void run(const KernelArgs& args) {
+    const ConstTensorView& in = args.inputs[0];
+    const LossLayout layout = loss_layout(in.shape);
+    std::vector<T> scratch;
+    T* log_prob = nullptr;
+    if (args.outputs.size() > 1) {
+      log_prob = args.outputs[1].as<T>();
+    } else {
+      scratch.resize(static_cast<size_t>(in.numel()));
+      log_prob = scratch.data();
+    }
+    softmax_rows::softmax_along_axis<T, true>(in.as<T>(), log_prob, split_at_axis(in.shape, 1),
+                                              args.pool);
+    nll_by_label_type<T>(args, log_prob, layout, args.outputs[0].as<T>());
+  }
+};
+
+const OpDTypeKernels& loss_kernels() {
+  static const OpDTypeKernels kKernels = [] {
+    OpDTypeKernels f{};
+    f[static_cast<size_t>(op_index(OpKind::NegativeLogLikelihoodLoss))] =
+        kernels_for<NllLossKernel>(FloatTypes{}, "nll_loss_tree4096x8");
+    f[static_cast<size_t>(op_index(OpKind::SoftmaxCrossEntropyLoss))] =
+        kernels_for<SoftmaxCrossEntropyKernel>(FloatTypes{}, "sce_loss_log_softmax_tree4096x8");
+    return f;
+  }();
+  return kKernels;
+}
+
+KernelSelection select_loss_kernel(const KernelQuery& query) {
+  return select_by_dtype(loss_kernels()[static_cast<size_t>(op_index(query.node.op))], query.node,
+                         query.inputs[0]->dtype);
+}
+
+}  // namespace
+
+void register_loss_kernels(KernelTable& table) {
+  register_family(table, loss_kernels(), select_loss_kernel);
+}
 
 }  // namespace volta::cpu

@@ -1,111 +1,40 @@
-// Softmax, LogSoftmax and LayerNormalization on the CPU.
+// Softmax, LogSoftmax, LayerNormalization, BatchNormalization (inference),
+// InstanceNormalization, MeanVarianceNormalization, LRN and Hardmax on the CPU.
 //
-// Each row (the elements along the softmax axis, or the normalized trailing block) is one
-// unit of work; tasks take fixed runs of rows, and every sum within a row uses the fixed tree
-// of reduce_tree.h, so the bits do not depend on the thread count. Arithmetic is in the input
-// type, as the op table's accumulator column says.
+// Each row (the elements along the softmax axis, the normalized trailing block, an instance
+// plane, a group of MeanVarianceNormalization) is one unit of work; tasks take fixed runs of
+// rows, and every sum within a row uses the fixed tree of reduce_tree.h (LRN's short channel
+// window is summed in channel order), so the bits do not depend on the thread count.
+// Arithmetic is in the input type, as the op table's accumulator column says.
 //
-// Special values follow the math, with no masking: Softmax subtracts the row max before exp,
-// so a row of all -inf computes (-inf) - (-inf) = NaN and gives NaN everywhere (0 / 0); a row
-// holding +inf gives NaN everywhere too (inf - inf), and any NaN in a row makes the whole row
-// NaN. LogSoftmax does the same. LayerNormalization propagates NaN and inf through its mean.
+// Special values follow the math, with no masking (softmax_rows.h says what that gives for
+// Softmax rows holding infinities); the normalizations propagate NaN and inf through their
+// statistics.
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <type_traits>
 #include <vector>
 
 #include "dtype_kernels.h"
 #include "reduce_tree.h"
-#include "vector_math.h"
+#include "softmax_rows.h"
 
 namespace volta::cpu {
 namespace {
 
+using softmax_rows::rows_per_task;
+
 // Lambdas rather than function pointers, so that the tree's lane loops inline them.
 constexpr auto plus = [](auto a, auto b) { return a + b; };
-constexpr auto max_of = [](auto a, auto b) { return max_propagating_nan(a, b); };
-
-// f32 rows use the vectorizable exp of vector_math.h (<= 1 ULP); f64 rows use libm.
-template <class T>
-T exp_of(T v) {
-  if constexpr (std::is_same_v<T, float>) {
-    return vmath::exp_f32(v);
-  } else {
-    return std::exp(v);
-  }
-}
-
-// Rows of length n per task: about kElementwiseChunk elements each.
-int64_t rows_per_task(int64_t n) {
-  return std::max<int64_t>(1, kElementwiseChunk / std::max<int64_t>(n, 1));
-}
-
-// Softmax (kLog false) or LogSoftmax (kLog true) of one contiguous row; y may be x.
-template <class T, bool kLog>
-void softmax_row(const T* x, T* y, int64_t n) {
-  const T max = reduce_row(
-      n, lowest_value<T>(), [x](int64_t i) { return x[i]; }, max_of);
-  if constexpr (kLog) {
-    const T sum = reduce_row(
-        n, T{0}, [x, max](int64_t i) { return exp_of(x[i] - max); }, plus);
-    const T log_sum = std::log(sum);
-    for_each_index_blocked(n, [=](int64_t i) { y[i] = (x[i] - max) - log_sum; });
-  } else {
-    for_each_index_blocked(n, [=](int64_t i) { y[i] = exp_of(x[i] - max); });
-    const T sum = reduce_row(
-        n, T{0}, [y](int64_t i) { return y[i]; }, plus);
-    for_each_index_blocked(n, [=](int64_t i) { y[i] = y[i] / sum; });
-  }
-}
-
-// Rows along a non-last axis are strided by `inner`. A task gathers a tile of up to kRowTile
-// neighbouring rows into contiguous scratch (each step along the axis reads a contiguous run
-// of the tile's columns), computes them there with softmax_row, and scatters them back.
-inline constexpr int64_t kRowTile = 16;
-
-// The `width` rows starting at x and y, each of n elements `stride` apart; scratch holds
-// width * n elements.
-template <class T, bool kLog>
-void softmax_row_tile(const T* x, T* y, int64_t n, int64_t stride, int64_t width, T* scratch) {
-  for (int64_t a = 0; a < n; ++a) {
-    for (int64_t c = 0; c < width; ++c) scratch[c * n + a] = x[a * stride + c];
-  }
-  for (int64_t c = 0; c < width; ++c) softmax_row<T, kLog>(scratch + c * n, scratch + c * n, n);
-  for (int64_t a = 0; a < n; ++a) {
-    for (int64_t c = 0; c < width; ++c) y[a * stride + c] = scratch[c * n + a];
-  }
-}
 
 template <class T, bool kLog>
 struct SoftmaxKernel {
   static void run(const KernelArgs& args) {
     const ConstTensorView& in = args.inputs[0];
-    if (in.numel() == 0) return;
     const int axis = *normalize_axis(args.attrs.get_int("axis"), in.shape.rank());
-    const AxisSplit split = split_at_axis(in.shape, axis);
-    const T* x = in.as<T>();
-    T* y = args.outputs[0].as<T>();
-    const int64_t n = split.axis;
-    if (split.inner == 1) {
-      args.pool.parallel_chunks(split.outer, rows_per_task(n), [&](int64_t begin, int64_t end) {
-        for (int64_t r = begin; r < end; ++r) softmax_row<T, kLog>(x + r * n, y + r * n, n);
-      });
-      return;
-    }
-    const int64_t tiles_per_slice = (split.inner + kRowTile - 1) / kRowTile;
-    const auto run_tiles = [&](int64_t begin, int64_t end) {
-      std::vector<T> scratch(static_cast<size_t>(kRowTile * n));
-      for (int64_t tile = begin; tile < end; ++tile) {
-        const int64_t column = (tile % tiles_per_slice) * kRowTile;
-        const int64_t first = (tile / tiles_per_slice) * n * split.inner + column;
-        const int64_t width = std::min(kRowTile, split.inner - column);
-        softmax_row_tile<T, kLog>(x + first, y + first, n, split.inner, width, scratch.data());
-      }
-    };
-    args.pool.parallel_chunks(split.outer * tiles_per_slice, rows_per_task(n * kRowTile),
-                              run_tiles);
+    softmax_rows::softmax_along_axis<T, kLog>(in.as<T>(), args.outputs[0].as<T>(),
+                                              split_at_axis(in.shape, axis), args.pool);
   }
 };
 template <class T>
@@ -205,6 +134,229 @@ struct LayerNormKernel {
   }
 };
 
+// Dims [0, from) and [from, rank) of a shape as two element counts.
+struct LeadAndRest {
+  int64_t lead = 1;
+  int64_t rest = 1;
+};
+LeadAndRest split_before(const Shape& shape, int from) {
+  LeadAndRest s;
+  for (int i = 0; i < shape.rank(); ++i) (i < from ? s.lead : s.rest) *= shape[i];
+  return s;
+}
+
+// Y = (X - input_mean[c]) * (1 / sqrt(input_var[c] + epsilon)) * scale[c] + B[c], one task per
+// run of [n, c] planes.
+template <class T>
+struct BatchNormKernel {
+  static void run(const KernelArgs& args) {
+    const ConstTensorView& in = args.inputs[0];
+    const int64_t channels = in.shape[1];
+    const LeadAndRest planes = split_before(in.shape, 2);
+    const T* x = in.as<T>();
+    const T* scale = args.inputs[1].as<T>();
+    const T* bias = args.inputs[2].as<T>();
+    const T* mean = args.inputs[3].as<T>();
+    const T* var = args.inputs[4].as<T>();
+    const auto epsilon = static_cast<T>(args.attrs.get_float("epsilon"));
+    T* y = args.outputs[0].as<T>();
+    const int64_t n = planes.rest;
+    args.pool.parallel_chunks(planes.lead, rows_per_task(n), [&](int64_t begin, int64_t end) {
+      for (int64_t p = begin; p < end; ++p) {
+        const int64_t c = p % channels;
+        const T inv_std = T{1} / std::sqrt(var[c] + epsilon);
+        const T m = mean[c], s = scale[c], b = bias[c];
+        const T* xp = x + p * n;
+        T* yp = y + p * n;
+        for_each_index_blocked(n, [&](int64_t i) { yp[i] = (xp[i] - m) * inv_std * s + b; });
+      }
+    });
+  }
+};
+
+// Mean and biased variance of n values (two passes: the variance is the mean of squared
+// deviations from the mean, which stays >= 0 and accurate).
+template <class T>
+struct Moments {
+  T mean;
+  T variance;
+};
+template <class T, class Load>
+Moments<T> mean_and_variance(int64_t n, const Load& load) {
+  const T mean = reduce_row(n, T{0}, load, plus) / static_cast<T>(n);
+  const T variance = reduce_row(
+                         n, T{0},
+                         [&](int64_t i) {
+                           const T d = load(i) - mean;
+                           return d * d;
+                         },
+                         plus) /
+                     static_cast<T>(n);
+  return {mean, variance};
+}
+
+// Each [n, c] plane (axes 2..) normalized by its own statistics, then * scale[c] + B[c].
+template <class T>
+struct InstanceNormKernel {
+  static void run(const KernelArgs& args) {
+    const ConstTensorView& in = args.inputs[0];
+    const int64_t channels = in.shape[1];
+    const LeadAndRest planes = split_before(in.shape, 2);
+    const T* x = in.as<T>();
+    const T* scale = args.inputs[1].as<T>();
+    const T* bias = args.inputs[2].as<T>();
+    const auto epsilon = static_cast<T>(args.attrs.get_float("epsilon"));
+    T* y = args.outputs[0].as<T>();
+    const int64_t n = planes.rest;
+    if (n == 0) return;
+    args.pool.parallel_chunks(planes.lead, rows_per_task(n), [&](int64_t begin, int64_t end) {
+      for (int64_t p = begin; p < end; ++p) {
+        const T* xp = x + p * n;
+        T* yp = y + p * n;
+        const Moments<T> m = mean_and_variance<T>(n, [xp](int64_t i) { return xp[i]; });
+        const T mean = m.mean;
+        const T inv_std = T{1} / std::sqrt(m.variance + epsilon);
+        const T s = scale[p % channels], b = bias[p % channels];
+        for_each_index_blocked(n, [&](int64_t i) { yp[i] = (xp[i] - mean) * inv_std * s + b; });
+      }
+    });
+  }
+};
+
+// The element offsets of a shape's axes where `selected[axis]` is `want`, in row-major order
+// of those axes (the other axes at index 0).
+std::vector<int64_t> offsets_over(const Shape& shape, const std::vector<bool>& selected,
+                                  bool want) {
+  std::vector<int64_t> offsets = {0};
+  const std::vector<int64_t> strides = shape.strides();
+  for (int a = 0; a < shape.rank(); ++a) {
+    if (selected[static_cast<size_t>(a)] != want) continue;
+    std::vector<int64_t> next;
+    next.reserve(offsets.size() * static_cast<size_t>(shape[a]));
+    for (int64_t base : offsets) {
+      for (int64_t i = 0; i < shape[a]; ++i)
+        next.push_back(base + i * strides[static_cast<size_t>(a)]);
+    }
+    offsets = std::move(next);
+  }
+  return offsets;
+}
+
+// Y = (X - mean) / (sqrt(variance) + epsilon), statistics over `axes`. A group is one index of
+// the other axes; its elements sit at group offset + each offset over the reduced axes.
+template <class T>
+struct MeanVarianceNormKernel {
+  static void run(const KernelArgs& args) {
+    const ConstTensorView& in = args.inputs[0];
+    if (in.numel() == 0) return;
+    std::vector<bool> reduced(static_cast<size_t>(in.shape.rank()), false);
+    for (int64_t a : args.attrs.get_ints("axes")) {
+      reduced[static_cast<size_t>(*normalize_axis(a, in.shape.rank()))] = true;
+    }
+    const std::vector<int64_t> groups = offsets_over(in.shape, reduced, false);
+    const std::vector<int64_t> members = offsets_over(in.shape, reduced, true);
+    const auto n = static_cast<int64_t>(members.size());
+    const auto epsilon = static_cast<T>(args.attrs.get_float("epsilon"));
+    const T* x = in.as<T>();
+    T* y = args.outputs[0].as<T>();
+    const int64_t* offset = members.data();
+    const auto num_groups = static_cast<int64_t>(groups.size());
+    args.pool.parallel_chunks(num_groups, rows_per_task(n), [&](int64_t begin, int64_t end) {
+      for (int64_t g = begin; g < end; ++g) {
+        const T* xg = x + groups[static_cast<size_t>(g)];
+        T* yg = y + groups[static_cast<size_t>(g)];
+        const Moments<T> m =
+            mean_and_variance<T>(n, [xg, offset](int64_t i) { return xg[offset[i]]; });
+        const T mean = m.mean;
+        const T denominator = std::sqrt(m.variance) + epsilon;
+        for (int64_t i = 0; i < n; ++i) yg[offset[i]] = (xg[offset[i]] - mean) / denominator;
+      }
+    });
+  }
+};
+
+// Y[n, c, s] = X / (bias + alpha / size * sum of X[n, i, s]^2 over the channel window)^beta.
+// A task takes runs of [n, c] rows; a row's window sums are built channel by channel in
+// ascending order over the row's contiguous spatial run.
+template <class T>
+struct LrnKernel {
+  static void run(const KernelArgs& args) {
+    const ConstTensorView& in = args.inputs[0];
+    const int64_t channels = in.shape[1];
+    const LeadAndRest rows = split_before(in.shape, 2);
+    const int64_t n = rows.rest;
+    if (n == 0) return;
+    const int64_t size = args.attrs.get_int("size");
+    const auto scale = static_cast<T>(args.attrs.get_float("alpha") / static_cast<double>(size));
+    const auto beta = static_cast<T>(args.attrs.get_float("beta"));
+    const auto bias = static_cast<T>(args.attrs.get_float("bias"));
+    const int64_t before = (size - 1) / 2, after = size - 1 - before;  // floor and ceil
+    const T* x = in.as<T>();
+    T* y = args.outputs[0].as<T>();
+    args.pool.parallel_chunks(rows.lead, rows_per_task(n), [&](int64_t begin, int64_t end) {
+      std::vector<T> sums(static_cast<size_t>(n));
+      for (int64_t r = begin; r < end; ++r) {
+        const int64_t c = r % channels;
+        const int64_t first = std::max<int64_t>(0, c - before);
+        const int64_t last = std::min(channels - 1, c + after);
+        std::fill(sums.begin(), sums.end(), T{0});
+        for (int64_t i = first; i <= last; ++i) {
+          const T* xi = x + (r - c + i) * n;
+          for_each_index_blocked(n,
+                                 [&](int64_t s) { sums[static_cast<size_t>(s)] += xi[s] * xi[s]; });
+        }
+        const T* xr = x + r * n;
+        T* yr = y + r * n;
+        for (int64_t s = 0; s < n; ++s) {
+          yr[s] = xr[s] / std::pow(bias + scale * sums[static_cast<size_t>(s)], beta);
+        }
+      }
+    });
+  }
+};
+
+// 1 at the first maximum along the axis, 0 elsewhere. As for ArgMax, a NaN counts as the
+// maximum and the first NaN wins. A task takes runs of [outer] slices; within a slice the
+// running best of every inner column is updated one axis step at a time (contiguous reads).
+template <class T>
+struct HardmaxKernel {
+  static void run(const KernelArgs& args) {
+    const ConstTensorView& in = args.inputs[0];
+    if (in.numel() == 0) return;
+    const int axis = *normalize_axis(args.attrs.get_int("axis"), in.shape.rank());
+    const AxisSplit split = split_at_axis(in.shape, axis);
+    const int64_t n = split.axis, inner = split.inner;
+    const T* x = in.as<T>();
+    T* y = args.outputs[0].as<T>();
+    args.pool.parallel_chunks(
+        split.outer, rows_per_task(n * inner), [&](int64_t begin, int64_t end) {
+          std::vector<int64_t> best(static_cast<size_t>(inner));
+          std::vector<T> best_value(static_cast<size_t>(inner));
+          for (int64_t o = begin; o < end; ++o) {
+            const T* xo = x + o * n * inner;
+            T* yo = y + o * n * inner;
+            std::fill(best.begin(), best.end(), 0);
+            std::copy(xo, xo + inner, best_value.begin());
+            for (int64_t j = 1; j < n; ++j) {
+              for (int64_t i = 0; i < inner; ++i) {
+                const T v = xo[j * inner + i];
+                T& b = best_value[static_cast<size_t>(i)];
+                if (!std::isnan(b) && (std::isnan(v) || v > b)) {
+                  b = v;
+                  best[static_cast<size_t>(i)] = j;
+                }
+              }
+            }
+            for (int64_t j = 0; j < n; ++j) {
+              for (int64_t i = 0; i < inner; ++i) {
+                yo[j * inner + i] = best[static_cast<size_t>(i)] == j ? T{1} : T{0};
+              }
+            }
+          }
+        });
+  }
+};
+
 const OpDTypeKernels& normalization_kernels() {
   static const OpDTypeKernels kKernels = [] {
     OpDTypeKernels f{};
@@ -213,6 +365,14 @@ const OpDTypeKernels& normalization_kernels() {
     at(OpKind::LogSoftmax) = kernels_for<LogSoftmaxOf>(FloatTypes{}, "log_softmax_rows_tree4096x8");
     at(OpKind::LayerNormalization) =
         kernels_for<LayerNormKernel>(FloatTypes{}, "layernorm_rows_tree4096x8");
+    at(OpKind::BatchNormalization) =
+        kernels_for<BatchNormKernel>(FloatTypes{}, "batchnorm_inference_planes");
+    at(OpKind::InstanceNormalization) =
+        kernels_for<InstanceNormKernel>(FloatTypes{}, "instancenorm_planes_tree4096x8");
+    at(OpKind::MeanVarianceNormalization) =
+        kernels_for<MeanVarianceNormKernel>(FloatTypes{}, "mvn_groups_tree4096x8");
+    at(OpKind::LRN) = kernels_for<LrnKernel>(FloatTypes{}, "lrn_channel_window_libm_pow");
+    at(OpKind::Hardmax) = kernels_for<HardmaxKernel>(FloatTypes{}, "hardmax_first_max");
     return f;
   }();
   return kKernels;

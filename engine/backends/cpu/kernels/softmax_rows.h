@@ -1,0 +1,98 @@
+#pragma once
+// Softmax and LogSoftmax rows, shared by the normalization kernels (Softmax, LogSoftmax) and the
+// loss kernels (SoftmaxCrossEntropyLoss's log-probabilities along the class axis).
+//
+// A row's max and sum use the fixed tree of reduce_tree.h, so its bits depend on the row alone.
+// Special values follow the math with no masking: a row of all -inf computes (-inf) - (-inf) =
+// NaN everywhere, a row holding +inf gives NaN everywhere too (inf - inf), and any NaN in a row
+// makes the whole row NaN.
+
+#include <algorithm>
+#include <cmath>
+#include <type_traits>
+#include <vector>
+
+#include "reduce_tree.h"
+#include "vector_math.h"
+
+namespace volta::cpu::softmax_rows {
+
+// f32 rows use the vectorizable exp of vector_math.h (<= 1 ULP); f64 rows use libm.
+template <class T>
+T exp_of(T v) {
+  if constexpr (std::is_same_v<T, float>) {
+    return vmath::exp_f32(v);
+  } else {
+    return std::exp(v);
+  }
+}
+
+// Rows of length n per task: about kElementwiseChunk elements each.
+inline int64_t rows_per_task(int64_t n) {
+  return std::max<int64_t>(1, kElementwiseChunk / std::max<int64_t>(n, 1));
+}
+
+// Softmax (kLog false) or LogSoftmax (kLog true) of one contiguous row; y may be x.
+template <class T, bool kLog>
+void softmax_row(const T* x, T* y, int64_t n) {
+  constexpr auto plus = [](auto a, auto b) { return a + b; };
+  constexpr auto max_of = [](auto a, auto b) { return max_propagating_nan(a, b); };
+  const T max = reduce_row(
+      n, lowest_value<T>(), [x](int64_t i) { return x[i]; }, max_of);
+  if constexpr (kLog) {
+    const T sum = reduce_row(
+        n, T{0}, [x, max](int64_t i) { return exp_of(x[i] - max); }, plus);
+    const T log_sum = std::log(sum);
+    for_each_index_blocked(n, [=](int64_t i) { y[i] = (x[i] - max) - log_sum; });
+  } else {
+    for_each_index_blocked(n, [=](int64_t i) { y[i] = exp_of(x[i] - max); });
+    const T sum = reduce_row(
+        n, T{0}, [y](int64_t i) { return y[i]; }, plus);
+    for_each_index_blocked(n, [=](int64_t i) { y[i] = y[i] / sum; });
+  }
+}
+
+// Rows along a non-last axis are strided by `inner`. A task gathers a tile of up to kRowTile
+// neighbouring rows into contiguous scratch (each step along the axis reads a contiguous run
+// of the tile's columns), computes them there with softmax_row, and scatters them back.
+inline constexpr int64_t kRowTile = 16;
+
+// The `width` rows starting at x and y, each of n elements `stride` apart; scratch holds
+// width * n elements.
+template <class T, bool kLog>
+void softmax_row_tile(const T* x, T* y, int64_t n, int64_t stride, int64_t width, T* scratch) {
+  for (int64_t a = 0; a < n; ++a) {
+    for (int64_t c = 0; c < width; ++c) scratch[c * n + a] = x[a * stride + c];
+  }
+  for (int64_t c = 0; c < width; ++c) softmax_row<T, kLog>(scratch + c * n, scratch + c * n, n);
+  for (int64_t a = 0; a < n; ++a) {
+    for (int64_t c = 0; c < width; ++c) y[a * stride + c] = scratch[c * n + a];
+  }
+}
+
+// Softmax or LogSoftmax of x seen as [split.outer, split.axis, split.inner] along the middle
+// axis, into y (which may be x). Tasks take fixed runs of rows or row tiles.
+template <class T, bool kLog>
+void softmax_along_axis(const T* x, T* y, const AxisSplit& split, ThreadPool& pool) {
+  const int64_t n = split.axis;
+  if (split.outer * n * split.inner == 0) return;
+  if (split.inner == 1) {
+    pool.parallel_chunks(split.outer, rows_per_task(n), [&](int64_t begin, int64_t end) {
+      for (int64_t r = begin; r < end; ++r) softmax_row<T, kLog>(x + r * n, y + r * n, n);
+    });
+    return;
+  }
+  const int64_t tiles_per_slice = (split.inner + kRowTile - 1) / kRowTile;
+  const auto run_tiles = [&](int64_t begin, int64_t end) {
+    std::vector<T> scratch(static_cast<size_t>(kRowTile * n));
+    for (int64_t tile = begin; tile < end; ++tile) {
+      const int64_t column = (tile % tiles_per_slice) * kRowTile;
+      const int64_t first = (tile / tiles_per_slice) * n * split.inner + column;
+      const int64_t width = std::min(kRowTile, split.inner - column);
+      softmax_row_tile<T, kLog>(x + first, y + first, n, split.inner, width, scratch.data());
+    }
+  };
+  pool.parallel_chunks(split.outer * tiles_per_slice, rows_per_task(n * kRowTile), run_tiles);
+}
+
+}  // namespace volta::cpu::softmax_rows
