@@ -56,9 +56,9 @@ int main(int argc, char** argv) {
                    db_path.c_str());
       return 1;
     }
-    const std::vector<OnnxExpectation> existing =
-        std::filesystem::exists(file) ? load_onnx_expectations(file)
-                                      : std::vector<OnnxExpectation>{};
+    const std::vector<OnnxExpectation> existing = std::filesystem::exists(file)
+                                                      ? load_onnx_expectations(file)
+                                                      : std::vector<OnnxExpectation>{};
     const OnnxDraft draft = draft_onnx_expectations(store.db(), commit, existing, today_utc());
     std::ofstream(file, std::ios::binary | std::ios::trunc) << draft.text;
     for (const std::string& d : draft.dropped) {

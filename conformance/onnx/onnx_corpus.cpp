@@ -73,7 +73,8 @@ void read_model(const fs::path& file, OnnxTest& test) {
     test.problem = file.string() + " is not a readable ONNX model";
     return;
   }
-  for (const ::onnx::NodeProto& node : model.graph().node()) test.op_types.push_back(node.op_type());
+  for (const ::onnx::NodeProto& node : model.graph().node())
+    test.op_types.push_back(node.op_type());
   for (const ::onnx::OperatorSetIdProto& opset : model.opset_import()) {
     if (opset.domain().empty() || opset.domain() == "ai.onnx") test.opset = opset.version();
   }
@@ -108,9 +109,8 @@ std::string snake_case(std::string_view op_type) {
     // and at the last capital of an acronym followed by lower case ("QLinear").
     const bool boundary =
         i > 0 && is_upper(c) &&
-        (is_lower_or_digit(op_type[i - 1]) ||
-         (is_upper(op_type[i - 1]) && i + 1 < op_type.size() && op_type[i + 1] >= 'a' &&
-          op_type[i + 1] <= 'z'));
+        (is_lower_or_digit(op_type[i - 1]) || (is_upper(op_type[i - 1]) && i + 1 < op_type.size() &&
+                                               op_type[i + 1] >= 'a' && op_type[i + 1] <= 'z'));
     if (boundary) out += '_';
     out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   }

@@ -21,7 +21,8 @@ struct Topic {
 
 // Unsupported by design, by the ops a test's model uses (checked in this order).
 const std::array<Topic, 7> kByDesign = {{
-    {"training preview ops (ai.onnx.preview.training)", {"Adagrad", "Adam", "Momentum", "Gradient"}},
+    {"training preview ops (ai.onnx.preview.training)",
+     {"Adagrad", "Adam", "Momentum", "Gradient"}},
     {"strings", {"StringNormalizer", "TfIdfVectorizer", "RegexFullMatch", "StringConcat"}},
     {"sequences",
      {"SequenceAt", "SequenceConstruct", "SequenceEmpty", "SequenceErase", "SequenceInsert",
@@ -32,8 +33,8 @@ const std::array<Topic, 7> kByDesign = {{
      {"Bernoulli", "RandomNormal", "RandomUniform", "RandomNormalLike", "RandomUniformLike",
       "Multinomial"}},
     {"quantization",
-     {"QuantizeLinear", "DequantizeLinear", "DynamicQuantizeLinear", "QLinearConv",
-      "QLinearMatMul", "ConvInteger", "MatMulInteger"}},
+     {"QuantizeLinear", "DequantizeLinear", "DynamicQuantizeLinear", "QLinearConv", "QLinearMatMul",
+      "ConvInteger", "MatMulInteger"}},
 }};
 
 // Element types Volta does not have yet (tracked in #4), as ONNX spells them.
@@ -50,7 +51,8 @@ bool names_type(std::string_view message, std::string_view type) {
        at = message.find(type, at + 1)) {
     const bool left = at == 0 || !std::isalnum(static_cast<unsigned char>(message[at - 1]));
     const size_t end = at + type.size();
-    const bool right = end == message.size() || !std::isalnum(static_cast<unsigned char>(message[end]));
+    const bool right =
+        end == message.size() || !std::isalnum(static_cast<unsigned char>(message[end]));
     if (left && right) return true;
   }
   return false;
@@ -160,8 +162,8 @@ std::string newest_onnx_commit(const Database& db) {
 }
 
 OnnxDraft draft_onnx_expectations(const Database& db, std::string_view commit,
-                                  std::span<const OnnxExpectation> existing,
-                                  std::string_view today, int64_t floor) {
+                                  std::span<const OnnxExpectation> existing, std::string_view today,
+                                  int64_t floor) {
   Statement q = db.prepare("WITH " + std::string(onnx_evidence_ctes()) +
                            " SELECT case_id, params, backend, outcome, message FROM onnx_evidence"
                            " WHERE outcome <> 'MISSING' ORDER BY case_id, backend");
@@ -208,8 +210,8 @@ OnnxDraft draft_onnx_expectations(const Database& db, std::string_view commit,
     std::vector<std::pair<std::string, Result>> open;  // backend -> an expectable non-pass
     for (const auto& [backend, r] : results) {
       if (is_bug(r.outcome)) {
-        bugs += "# " + std::string(outcome_name(r.outcome)) + "\t" + backend + "\t" + test +
-                "\t" + one_line(r.message) + "\n";
+        bugs += "# " + std::string(outcome_name(r.outcome)) + "\t" + backend + "\t" + test + "\t" +
+                one_line(r.message) + "\n";
         ++draft.bugs;
       } else if (r.outcome != Outcome::Pass && r.outcome != Outcome::Skipped) {
         open.emplace_back(backend, r);
@@ -217,8 +219,9 @@ OnnxDraft draft_onnx_expectations(const Database& db, std::string_view commit,
     }
     // The same outcome on every backend: one line for all.
     if (open.size() == kOnnxBackends.size() &&
-        std::all_of(open.begin(), open.end(),
-                    [&](const auto& o) { return o.second.outcome == open.front().second.outcome; })) {
+        std::all_of(open.begin(), open.end(), [&](const auto& o) {
+          return o.second.outcome == open.front().second.outcome;
+        })) {
       open.resize(1);
       open.front().first = "*";
     }
@@ -260,8 +263,8 @@ OnnxDraft draft_onnx_expectations(const Database& db, std::string_view commit,
       "# (unsupported-by-design, not-yet-implemented, failing), reason, issue, expires.\n"
       "# Regenerate with scripts/onnx_expectations.sh (conformance/onnx/README.md): it keeps the\n"
       "# category, reason, issue and expiry of every line whose outcome still holds.\n";
-  for (OnnxCategory category : {OnnxCategory::UnsupportedByDesign,
-                                OnnxCategory::NotYetImplemented, OnnxCategory::Failing}) {
+  for (OnnxCategory category : {OnnxCategory::UnsupportedByDesign, OnnxCategory::NotYetImplemented,
+                                OnnxCategory::Failing}) {
     std::string block;
     int64_t n = 0;
     for (const Line& line : lines) {

@@ -51,8 +51,8 @@ std::optional<OnnxCategory> parse_onnx_category(std::string_view name) {
 }
 
 Expectation OnnxExpectation::to_harness() const {
-  return {pattern, outcome, std::string(onnx_category_name(category)) + ": " + reason, issue,
-          expires, line};
+  return {pattern, outcome, std::string(onnx_category_name(category)) + ": " + reason,
+          issue,   expires, line};
 }
 
 std::vector<OnnxExpectation> parse_onnx_expectations(std::string_view tsv, std::string_view file) {
@@ -76,9 +76,9 @@ std::vector<OnnxExpectation> parse_onnx_expectations(std::string_view tsv, std::
     }
     const std::optional<OnnxCategory> category = parse_onnx_category(f[3]);
     if (!category) {
-      bad_line(file, line,
-               "unknown category '" + f[3] +
-                   "' (unsupported-by-design, not-yet-implemented, failing)");
+      bad_line(
+          file, line,
+          "unknown category '" + f[3] + "' (unsupported-by-design, not-yet-implemented, failing)");
     }
     if (*category == OnnxCategory::Failing && !is_failure(*outcome)) {
       bad_line(file, line, "category failing expects a FAIL_* outcome, not " + f[2]);

@@ -335,8 +335,8 @@ void check_sections(const std::string& file, const TextFile& doc, RenderCache& c
     }
     const Rendered& rendered = cache.render(*generator);
     if (!rendered.unavailable.empty()) {
-      findings.push_back(section_finding(file, section.begin, section.name,
-                                         GateStatus::NotVerified, rendered.unavailable));
+      findings.push_back(section_finding(file, section.begin, section.name, GateStatus::NotVerified,
+                                         rendered.unavailable));
       continue;
     }
     std::string difference = first_difference(doc.lines, section, rendered.lines);

@@ -142,8 +142,7 @@ std::vector<std::string> onnx_cells(const Tally& tally, std::vector<std::string>
 }
 
 constexpr GeneratedSection kGeneratedSections[] = {
-    {"op-backend-matrix", false,
-     [](const ResultsSource&) { return render_op_backend_matrix(); }},
+    {"op-backend-matrix", false, [](const ResultsSource&) { return render_op_backend_matrix(); }},
     {"onnx-coverage", true,
      [](const ResultsSource& r) { return render_onnx_coverage(*r.db, r.commit); }},
     {"onnx-totals", true,
@@ -185,8 +184,8 @@ std::string render_onnx_coverage(const conformance::Database& db, std::string_vi
       total, {"**total**", std::to_string(total.ops.size()), std::to_string(tests_of(total))}));
   std::vector<std::vector<std::string>> op_rows;
   for (const auto& [op, tally] : ops) {
-    op_rows.push_back(onnx_cells(
-        tally, {op.empty() ? "(no nodes)" : op, family_of_op[op], std::to_string(tests_of(tally))}));
+    op_rows.push_back(onnx_cells(tally, {op.empty() ? "(no nodes)" : op, family_of_op[op],
+                                         std::to_string(tests_of(tally))}));
   }
   return "By family:\n\n" + markdown_table(onnx_header({"family", "ops", "tests"}), family_rows) +
          "\nBy op:\n\n" + markdown_table(onnx_header({"op", "family", "tests"}), op_rows);

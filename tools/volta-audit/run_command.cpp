@@ -96,7 +96,8 @@ int run_command(Args& args) {
     throw UsageError("name at least one suite (available: " + std::string(kSuites) + ")");
   }
   std::for_each(suites.begin(), suites.end(), check_suite);
-  const bool onnx = std::find(suites.begin(), suites.end(), conformance::kOnnxSuite) != suites.end();
+  const bool onnx =
+      std::find(suites.begin(), suites.end(), conformance::kOnnxSuite) != suites.end();
   if (data_arg && !onnx) throw UsageError("--data DIR applies to the onnx suite only");
   if (!std::filesystem::is_directory(options.expectations_dir)) {
     throw UsageError("expectations directory '" + options.expectations_dir +
@@ -159,12 +160,12 @@ int run_command(Args& args) {
     int64_t run_unexpected = 0;
     for (const PlannedSuite& p : planned) {
       if (p.backend != backend) continue;
-      run_unexpected += p.suite == conformance::kOnnxSuite
-                            ? conformance::run_onnx_suite(store, run_id, backend, p.cases,
-                                                          onnx_inputs->expectations, options)
-                                  .unexpected
-                            : conformance::run_suite(store, run_id, p.suite, p.cases, options)
-                                  .unexpected;
+      run_unexpected +=
+          p.suite == conformance::kOnnxSuite
+              ? conformance::run_onnx_suite(store, run_id, backend, p.cases,
+                                            onnx_inputs->expectations, options)
+                    .unexpected
+              : conformance::run_suite(store, run_id, p.suite, p.cases, options).unexpected;
     }
     store.finish_run(run_id);
     std::printf("run %lld complete: %lld unexpected result(s)\n", static_cast<long long>(run_id),

@@ -46,7 +46,8 @@ class FakeCorpus {
         (std::filesystem::temp_directory_path() / "volta-onnx-corpus-XXXXXX").string();
     if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
     root_ = pattern;
-    for (std::string_view folder : kOnnxFolders) std::filesystem::create_directories(root_ / folder);
+    for (std::string_view folder : kOnnxFolders)
+      std::filesystem::create_directories(root_ / folder);
   }
   ~FakeCorpus() {
     std::error_code ignored;

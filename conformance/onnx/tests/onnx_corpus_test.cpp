@@ -2,13 +2,14 @@
 // op and family, tolerance overrides, the assert_allclose-style comparison, and the
 // expectations file with its categories.
 #define BOOST_TEST_MODULE onnx_corpus
+#include "volta/conformance/onnx_corpus.h"
+
 #include <boost/test/unit_test.hpp>
 #include <cmath>
 #include <limits>
 #include <map>
 
 #include "fake_corpus.h"
-#include "volta/conformance/onnx_corpus.h"
 #include "volta/conformance/onnx_expectations.h"
 #include "volta/conformance/onnx_tolerances.h"
 #include "volta/error.h"
@@ -35,7 +36,8 @@ bool message_has(const VoltaError& e, std::string_view part) {
 }
 
 const OnnxTest& by_id(const std::vector<OnnxTest>& tests, std::string_view id) {
-  const auto it = std::find_if(tests.begin(), tests.end(), [&](const OnnxTest& t) { return t.id == id; });
+  const auto it =
+      std::find_if(tests.begin(), tests.end(), [&](const OnnxTest& t) { return t.id == id; });
   BOOST_REQUIRE_MESSAGE(it != tests.end(), "no test " << id);
   return *it;
 }
@@ -108,11 +110,13 @@ BOOST_AUTO_TEST_CASE(discovery_finds_every_directory_sorted_with_op_and_family) 
   const std::vector<OnnxTest> tests = discover_onnx_corpus(c.root(), fake_family, 7);
   std::vector<std::string> ids;
   for (const OnnxTest& t : tests) ids.push_back(t.id);
-  const std::vector<std::string> expected = {
-      "node/test_abs",          "node/test_no_data",
-      "node/test_no_model",     "node/test_softmax_example",
-      "node/test_softmax_example_expanded", "pytorch-converted/test_GLU",
-      "simple/test_sequence_model1"};
+  const std::vector<std::string> expected = {"node/test_abs",
+                                             "node/test_no_data",
+                                             "node/test_no_model",
+                                             "node/test_softmax_example",
+                                             "node/test_softmax_example_expanded",
+                                             "pytorch-converted/test_GLU",
+                                             "simple/test_sequence_model1"};
   BOOST_TEST(ids == expected, boost::test_tools::per_element());
 
   const OnnxTest& abs = by_id(tests, "node/test_abs");
@@ -166,11 +170,10 @@ BOOST_AUTO_TEST_CASE(data_sets_are_ordered_by_number_and_other_directories_ignor
 BOOST_AUTO_TEST_CASE(fewer_directories_than_the_floor_is_a_loud_error) {
   FakeCorpus c;
   fill(c);
-  BOOST_CHECK_EXCEPTION(discover_onnx_corpus(c.root(), fake_family, 8), VoltaError,
-                        [&](const VoltaError& e) {
-                          return message_has(
-                              e, "holds 7 test directories, fewer than the corpus floor of 8");
-                        });
+  BOOST_CHECK_EXCEPTION(
+      discover_onnx_corpus(c.root(), fake_family, 8), VoltaError, [&](const VoltaError& e) {
+        return message_has(e, "holds 7 test directories, fewer than the corpus floor of 8");
+      });
   // The real floor is the ONNX 1.12 count.
   BOOST_TEST(kOnnxCorpusFloor == 1072);
   BOOST_CHECK_EXCEPTION(discover_onnx_corpus(c.root(), fake_family), VoltaError,
@@ -178,13 +181,15 @@ BOOST_AUTO_TEST_CASE(fewer_directories_than_the_floor_is_a_loud_error) {
 }
 
 BOOST_AUTO_TEST_CASE(a_missing_root_or_folder_is_a_loud_error) {
-  BOOST_CHECK_EXCEPTION(
-      discover_onnx_corpus("/nonexistent/onnx-data", fake_family, 0), VoltaError,
-      [](const VoltaError& e) { return message_has(e, "'/nonexistent/onnx-data' is not a directory"); });
+  BOOST_CHECK_EXCEPTION(discover_onnx_corpus("/nonexistent/onnx-data", fake_family, 0), VoltaError,
+                        [](const VoltaError& e) {
+                          return message_has(e, "'/nonexistent/onnx-data' is not a directory");
+                        });
   FakeCorpus c;
   fs::remove_all(c.root() / "simple");
-  BOOST_CHECK_EXCEPTION(discover_onnx_corpus(c.root(), fake_family, 0), VoltaError,
-                        [](const VoltaError& e) { return message_has(e, "has no simple/ folder"); });
+  BOOST_CHECK_EXCEPTION(
+      discover_onnx_corpus(c.root(), fake_family, 0), VoltaError,
+      [](const VoltaError& e) { return message_has(e, "has no simple/ folder"); });
 }
 
 // --- tolerances and comparison -------------------------------------------------------------
@@ -225,7 +230,8 @@ BOOST_AUTO_TEST_CASE(nan_positions_and_infinities_must_match) {
              Outcome::Pass);
   BOOST_TEST(judge({f32(Shape{2}, {nan, 1})}, {f32(Shape{2}, {1, 1})}).outcome ==
              Outcome::FailNumeric);
-  BOOST_TEST(judge({f32(Shape{1}, {-inf})}, {f32(Shape{1}, {inf})}).outcome == Outcome::FailNumeric);
+  BOOST_TEST(judge({f32(Shape{1}, {-inf})}, {f32(Shape{1}, {inf})}).outcome ==
+             Outcome::FailNumeric);
 }
 
 BOOST_AUTO_TEST_CASE(integers_are_exact_and_dtype_shape_and_count_come_first) {
@@ -263,7 +269,8 @@ BOOST_AUTO_TEST_CASE(a_tolerance_row_overrides_by_pattern_and_backend_with_a_rea
   BOOST_TEST(table.lookup("node/test_gelu_tanh_1", "cpu").key == "tolerances.tsv:3");
   BOOST_TEST(table.lookup("node/test_gelu_default", "cpu").key == "onnx-default");
   // A looser tolerance lets a result through that the defaults fail.
-  BOOST_TEST(judge({f32(Shape{1}, {1.005f})}, {f32(Shape{1}, {1.0f})}, ref).outcome == Outcome::Pass);
+  BOOST_TEST(judge({f32(Shape{1}, {1.005f})}, {f32(Shape{1}, {1.0f})}, ref).outcome ==
+             Outcome::Pass);
   // The checked-in table parses.
   BOOST_CHECK_NO_THROW(OnnxTolerances::builtin());
 }
@@ -327,10 +334,9 @@ BOOST_AUTO_TEST_CASE(a_bad_expectation_names_its_line_and_the_columns) {
   bad("node/x\t*\tUNSUPPORTED\tnot-yet-implemented\t\t#4\t2999-01-01\n",
       "reason and issue must not be empty");
   bad("node/x\t*\tUNSUPPORTED\tnot-yet-implemented\twhy\t#4\tsoon\n", "expiry 'soon'");
-  BOOST_CHECK_EXCEPTION(load_onnx_expectations("/nonexistent/onnx.tsv"), VoltaError,
-                        [](const VoltaError& e) {
-                          return message_has(e, "cannot read the ONNX expectations file");
-                        });
+  BOOST_CHECK_EXCEPTION(
+      load_onnx_expectations("/nonexistent/onnx.tsv"), VoltaError,
+      [](const VoltaError& e) { return message_has(e, "cannot read the ONNX expectations file"); });
 }
 
 }  // namespace

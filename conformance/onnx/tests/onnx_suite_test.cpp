@@ -2,6 +2,8 @@
 // importer, verdicts against per-backend expectations (unexpected pass, MISSING), the coverage
 // the docs are generated from, and drafting the expectations file from a run.
 #define BOOST_TEST_MODULE onnx_suite
+#include "volta/conformance/onnx_suite.h"
+
 #include <stdlib.h>
 
 #include <boost/test/unit_test.hpp>
@@ -10,7 +12,6 @@
 #include "fake_corpus.h"
 #include "volta/conformance/onnx_coverage.h"
 #include "volta/conformance/onnx_draft.h"
-#include "volta/conformance/onnx_suite.h"
 #include "volta/conformance/store.h"
 #include "volta/error.h"
 #include "volta/onnx/model.h"
@@ -116,7 +117,8 @@ BOOST_AUTO_TEST_CASE(refusals_are_unsupported_with_the_diagnostic) {
     const CaseOutcome u8 = run_onnx_test(discover_one(c, "node/test_u8"), backend, 1, {});
     BOOST_TEST(outcome_name(u8.outcome) == "UNSUPPORTED");
     BOOST_TEST(u8.message.find("has type UINT8") != std::string::npos, u8.message);
-    const CaseOutcome random = run_onnx_test(discover_one(c, "node/test_bernoulli"), backend, 1, {});
+    const CaseOutcome random =
+        run_onnx_test(discover_one(c, "node/test_bernoulli"), backend, 1, {});
     BOOST_TEST(outcome_name(random.outcome) == "UNSUPPORTED");
     BOOST_TEST(random.message.find("[I-UNSUPPORTED]") != std::string::npos, random.message);
   }
@@ -192,8 +194,7 @@ std::map<std::string, std::pair<std::string, std::string>> verdicts(ResultStore&
 
 BOOST_AUTO_TEST_CASE(results_are_judged_by_the_lines_of_their_backend) {
   TempStore t;
-  const std::vector<OnnxExpectation> expectations =
-      parse_onnx_expectations(kExpectations, "e.tsv");
+  const std::vector<OnnxExpectation> expectations = parse_onnx_expectations(kExpectations, "e.tsv");
   const std::vector<SuiteCase> cases = {
       fixed("node/test_a", Outcome::Pass), fixed("node/test_b", Outcome::Unsupported),
       fixed("node/test_c", Outcome::FailNumeric), fixed("node/test_d", Outcome::Pass)};
@@ -218,16 +219,15 @@ BOOST_AUTO_TEST_CASE(results_are_judged_by_the_lines_of_their_backend) {
   rows.bind(1, run);
   std::vector<std::string> recorded;
   while (rows.step()) recorded.push_back(rows.column_text(0) + " | " + rows.column_text(1));
-  const std::vector<std::string> expected = {
-      "node/test_b | unsupported-by-design: strings", "node/test_d | not-yet-implemented: an op",
-      "node/test_gone | not-yet-implemented: renamed"};
+  const std::vector<std::string> expected = {"node/test_b | unsupported-by-design: strings",
+                                             "node/test_d | not-yet-implemented: an op",
+                                             "node/test_gone | not-yet-implemented: renamed"};
   BOOST_TEST(recorded == expected, boost::test_tools::per_element());
 }
 
 BOOST_AUTO_TEST_CASE(a_filtered_run_records_no_missing_lines) {
   TempStore t;
-  const std::vector<OnnxExpectation> expectations =
-      parse_onnx_expectations(kExpectations, "e.tsv");
+  const std::vector<OnnxExpectation> expectations = parse_onnx_expectations(kExpectations, "e.tsv");
   const std::vector<SuiteCase> cases = {fixed("node/test_c", Outcome::FailNumeric, "reference"),
                                         fixed("node/test_a", Outcome::Pass, "reference")};
   RunOptions options;
@@ -267,8 +267,8 @@ void record_corpus(TempStore& t) {
         row("node/test_a", backend, Outcome::Pass),
         row("node/test_str", backend, Outcome::Unsupported, str, "other", "Cast", "Cast"),
         row("node/test_u8", backend, Outcome::Unsupported, u8),
-        row("node/test_fail", backend,
-            backend == "cpu" ? Outcome::FailNumeric : Outcome::Pass, "element 0 is 2"),
+        row("node/test_fail", backend, backend == "cpu" ? Outcome::FailNumeric : Outcome::Pass,
+            "element 0 is 2"),
         row("node/test_err", backend, backend == "cpu" ? Outcome::Error : Outcome::Pass, "threw"),
         row("simple/test_sequence_model1", backend, Outcome::Unsupported, "op not supported",
             "other", "SequenceEmpty", "SequenceEmpty,SequenceAt"),
@@ -294,9 +294,9 @@ BOOST_AUTO_TEST_CASE(coverage_counts_each_op_per_backend_and_skips_missing_lines
                   std::to_string(r.failed));
   }
   const std::vector<std::string> expected = {
-      "movement Identity cpu 4 2/1/1",       "movement Identity reference 4 3/1/0",
-      "other Cast cpu 1 0/1/0",              "other Cast reference 1 0/1/0",
-      "other SequenceEmpty cpu 1 0/1/0",     "other SequenceEmpty reference 1 0/1/0"};
+      "movement Identity cpu 4 2/1/1",   "movement Identity reference 4 3/1/0",
+      "other Cast cpu 1 0/1/0",          "other Cast reference 1 0/1/0",
+      "other SequenceEmpty cpu 1 0/1/0", "other SequenceEmpty reference 1 0/1/0"};
   BOOST_TEST(got == expected, boost::test_tools::per_element());
   BOOST_TEST(onnx_coverage(t.store().db(), "another").empty());
   BOOST_TEST(newest_onnx_commit(t.store().db()) == "c0ffee");
@@ -339,19 +339,19 @@ BOOST_AUTO_TEST_CASE(a_draft_lists_every_non_pass_keeps_human_fields_and_round_t
       "node/test_a\t*\tUNSUPPORTED\tnot-yet-implemented\tnot yet\t#4\t2030-01-01\n"
       "node/test_s*\t*\tUNSUPPORTED\tnot-yet-implemented\tstuff\t#4\t2030-01-01\n",
       "old.tsv");
-  const OnnxDraft draft = draft_onnx_expectations(t.store().db(), "c0ffee", existing, "2026-01-01", 6);
+  const OnnxDraft draft =
+      draft_onnx_expectations(t.store().db(), "c0ffee", existing, "2026-01-01", 6);
   BOOST_TEST_MESSAGE(draft.text);
   BOOST_TEST(draft.lines == 4);
   BOOST_TEST(draft.kept == 1);
   BOOST_TEST(draft.bugs == 1);
   BOOST_REQUIRE_EQUAL(draft.dropped.size(), 2u);
-  BOOST_TEST(draft.dropped[0].starts_with("line 2 (node/test_a, *, UNSUPPORTED): the test no longer"));
+  BOOST_TEST(
+      draft.dropped[0].starts_with("line 2 (node/test_a, *, UNSUPPORTED): the test no longer"));
   BOOST_TEST(draft.dropped[1].find("wildcard lines are not carried over") != std::string::npos);
 
   const std::string text = draft.text;
-  auto has = [&](std::string_view line) {
-    BOOST_TEST(text.find(line) != std::string::npos, line);
-  };
+  auto has = [&](std::string_view line) { BOOST_TEST(text.find(line) != std::string::npos, line); };
   has("\n# unsupported-by-design: 2 line(s)\n"
       "node/test_str\t*\tUNSUPPORTED\tunsupported-by-design\tstrings: graph input 'x' has type "
       "STRING; Volta's tensor types: FLOAT\t#4\t2027-01-01\n"

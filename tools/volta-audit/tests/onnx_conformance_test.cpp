@@ -55,9 +55,10 @@ BOOST_AUTO_TEST_CASE(the_corpus_runs_as_expected_and_the_docs_match) {
   const ResultsSource results{&store.db(), build::kCommit};
   for (const DocFinding& f : check_docs(build::kSourceDir, nullptr, &results)) {
     if (f.claim != "section:onnx-coverage" && f.claim != "section:onnx-totals") continue;
-    BOOST_TEST(gate_status_name(f.status) == "PASS",
-               f.file << ":" << f.line << ": " << f.detail
-                      << " (regenerate: volta-audit docs sync --db DB, see conformance/onnx/README.md)");
+    BOOST_TEST(
+        gate_status_name(f.status) == "PASS",
+        f.file << ":" << f.line << ": " << f.detail
+               << " (regenerate: volta-audit docs sync --db DB, see conformance/onnx/README.md)");
   }
 }
 

@@ -122,8 +122,9 @@ BOOST_AUTO_TEST_CASE(sync_and_check_compare_the_committed_text_with_the_database
   std::vector<std::string> left;
   BOOST_TEST(sync_docs(root, nullptr, &left).empty());
   BOOST_REQUIRE_EQUAL(left.size(), 1u);
-  BOOST_TEST(left[0].starts_with("README.md:3: section onnx-totals left as it is: generated from "
-                                 "the results database"));
+  BOOST_TEST(
+      left[0].starts_with("README.md:3: section onnx-totals left as it is: generated from "
+                          "the results database"));
   const std::vector<DocFinding> unchecked = check_docs(root, nullptr);
   BOOST_TEST(gate_status_name(totals_finding(unchecked).status) == "NOT VERIFIED");
   BOOST_TEST(docs_ok(unchecked, false));
@@ -149,7 +150,8 @@ BOOST_AUTO_TEST_CASE(sync_and_check_compare_the_committed_text_with_the_database
   const ResultsSource other{&t.db(), kOtherCommit};
   const DocFinding none = totals_finding(check_docs(root, nullptr, &other));
   BOOST_TEST(gate_status_name(none.status) == "NOT VERIFIED");
-  BOOST_TEST(none.detail == "no onnx results for commit fedcba987654; run `volta-audit run onnx` first");
+  BOOST_TEST(none.detail ==
+             "no onnx results for commit fedcba987654; run `volta-audit run onnx` first");
   BOOST_TEST(sync_docs(root, &other, &left).empty());
   BOOST_TEST(left.size() == 1u);
 }

@@ -105,9 +105,9 @@ BOOST_AUTO_TEST_CASE(each_backend_must_reach_the_corpus_floor) {
 BOOST_AUTO_TEST_CASE(an_expired_expectation_of_the_evidence_runs_fails) {
   TempStore t;
   const ExpectationRow expired{"onnx", "node/test_old*", "UNSUPPORTED", "not-yet-implemented: x",
-                               "#4", "2000-01-01"};
+                               "#4",   "2000-01-01"};
   const ExpectationRow valid{"onnx", "node/test_new", "UNSUPPORTED", "not-yet-implemented: y",
-                             "#4", "2999-12-31"};
+                             "#4",   "2999-12-31"};
   t.add_run(corpus("cpu"), {.expectations = {valid, expired}});
   t.add_run(corpus("reference"));
   // Expired lines recorded by another commit's run are not this commit's evidence.

@@ -29,10 +29,10 @@ OnnxClassification classify_onnx_failure(std::string_view test_id, std::span<con
                                          Outcome outcome, std::string_view message);
 
 struct OnnxDraft {
-  std::string text;          // the new expectations file
-  int64_t lines = 0;         // expectation lines written
-  int64_t kept = 0;          // of which kept a human's fields
-  int64_t bugs = 0;          // ERROR / CRASH / TIMEOUT results listed as comments
+  std::string text;                  // the new expectations file
+  int64_t lines = 0;                 // expectation lines written
+  int64_t kept = 0;                  // of which kept a human's fields
+  int64_t bugs = 0;                  // ERROR / CRASH / TIMEOUT results listed as comments
   std::vector<std::string> dropped;  // existing lines not carried over, with why
 };
 
@@ -42,8 +42,8 @@ struct OnnxDraft {
 // which new lines expire (unsupported-by-design after a year, not-yet-implemented after 180
 // days, failing after 90).
 OnnxDraft draft_onnx_expectations(const Database& db, std::string_view commit,
-                                  std::span<const OnnxExpectation> existing,
-                                  std::string_view today, int64_t floor = kOnnxCorpusFloor);
+                                  std::span<const OnnxExpectation> existing, std::string_view today,
+                                  int64_t floor = kOnnxCorpusFloor);
 
 // The commit of the newest complete run with onnx results; "" when there is none.
 std::string newest_onnx_commit(const Database& db);

@@ -15,9 +15,10 @@
 namespace volta::conformance {
 
 enum class OnnxCategory {
-  UnsupportedByDesign,  // strings, sequences, optional, control flow, training, random, quantization
-  NotYetImplemented,    // an op, attribute or dtype Volta means to support
-  Failing,              // supported, and gives wrong results: a bug
+  // Strings, sequences, optional, control flow, training, random ops, quantization.
+  UnsupportedByDesign,
+  NotYetImplemented,  // an op, attribute or dtype Volta means to support
+  Failing,            // supported, and gives wrong results: a bug
 };
 std::string_view onnx_category_name(OnnxCategory c);  // "unsupported-by-design", ...
 std::optional<OnnxCategory> parse_onnx_category(std::string_view name);

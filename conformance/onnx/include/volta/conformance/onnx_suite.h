@@ -28,9 +28,9 @@ CaseOutcome run_onnx_test(const OnnxTest& test, std::string_view backend, int th
 
 // One case per test for `backend`. Throws VoltaError(InvalidArgument) for a backend outside
 // kOnnxBackends.
-std::vector<SuiteCase> onnx_suite_cases(std::span<const OnnxTest> corpus, std::string_view backend,
-                                        int threads,
-                                        const OnnxTolerances& tolerances = OnnxTolerances::builtin());
+std::vector<SuiteCase> onnx_suite_cases(
+    std::span<const OnnxTest> corpus, std::string_view backend, int threads,
+    const OnnxTolerances& tolerances = OnnxTolerances::builtin());
 
 // Runs the chosen cases (all of one backend) into `run_id`, judging each against the
 // expectations that apply to `backend`, which are also recorded with the run. A line naming
