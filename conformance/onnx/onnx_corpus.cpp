@@ -59,6 +59,7 @@ std::vector<fs::path> data_sets_of(const fs::path& dir) {
   }
   std::sort(found.begin(), found.end());
   std::vector<fs::path> out;
+  out.reserve(found.size());
   for (auto& [n, path] : found) out.push_back(std::move(path));
   return out;
 }

@@ -210,8 +210,8 @@ OnnxDraft draft_onnx_expectations(const Database& db, std::string_view commit,
     std::vector<std::pair<std::string, Result>> open;  // backend -> an expectable non-pass
     for (const auto& [backend, r] : results) {
       if (is_bug(r.outcome)) {
-        bugs += "# " + std::string(outcome_name(r.outcome)) + "\t" + backend + "\t" + test + "\t" +
-                one_line(r.message) + "\n";
+        bugs.append("# ").append(outcome_name(r.outcome)).append("\t").append(backend);
+        bugs.append("\t").append(test).append("\t").append(one_line(r.message)).append("\n");
         ++draft.bugs;
       } else if (r.outcome != Outcome::Pass && r.outcome != Outcome::Skipped) {
         open.emplace_back(backend, r);

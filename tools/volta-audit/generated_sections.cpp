@@ -176,6 +176,7 @@ std::string render_onnx_coverage(const conformance::Database& db, std::string_vi
     total.add(row);
   }
   std::vector<std::vector<std::string>> family_rows;
+  family_rows.reserve(families.size() + 1);
   for (const auto& [family, tally] : families) {
     family_rows.push_back(onnx_cells(
         tally, {family, std::to_string(tally.ops.size()), std::to_string(tests_of(tally))}));
@@ -183,6 +184,7 @@ std::string render_onnx_coverage(const conformance::Database& db, std::string_vi
   family_rows.push_back(onnx_cells(
       total, {"**total**", std::to_string(total.ops.size()), std::to_string(tests_of(total))}));
   std::vector<std::vector<std::string>> op_rows;
+  op_rows.reserve(ops.size());
   for (const auto& [op, tally] : ops) {
     op_rows.push_back(onnx_cells(tally, {op.empty() ? "(no nodes)" : op, family_of_op[op],
                                          std::to_string(tests_of(tally))}));

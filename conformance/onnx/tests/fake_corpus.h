@@ -125,7 +125,7 @@ class FakeCorpus {
     pb::OperatorSetIdProto* o = m.add_opset_import();
     o->set_domain("");
     o->set_version(opset);
-    const std::filesystem::path dir = root_ / folder / name;
+    std::filesystem::path dir = root_ / folder / name;
     write_file(dir / "model.onnx", m.SerializeAsString());
     return dir;
   }

@@ -109,6 +109,7 @@ BOOST_AUTO_TEST_CASE(discovery_finds_every_directory_sorted_with_op_and_family) 
   fill(c);
   const std::vector<OnnxTest> tests = discover_onnx_corpus(c.root(), fake_family, 7);
   std::vector<std::string> ids;
+  ids.reserve(tests.size());
   for (const OnnxTest& t : tests) ids.push_back(t.id);
   const std::vector<std::string> expected = {"node/test_abs",
                                              "node/test_no_data",
@@ -194,7 +195,9 @@ BOOST_AUTO_TEST_CASE(a_missing_root_or_folder_is_a_loud_error) {
 
 // --- tolerances and comparison -------------------------------------------------------------
 
-Tensor f32(Shape shape, std::initializer_list<float> v) { return Tensor::from<float>(shape, v); }
+Tensor f32(Shape shape, std::initializer_list<float> v) {
+  return Tensor::from<float>(std::move(shape), v);
+}
 
 CaseOutcome judge(const std::vector<Tensor>& got, const std::vector<Tensor>& want,
                   const OnnxTolerance& tol = {}) {

@@ -244,7 +244,7 @@ BOOST_AUTO_TEST_CASE(a_filtered_run_records_no_missing_lines) {
 
 ResultRow row(std::string id, std::string backend, Outcome outcome, std::string message = "",
               std::string family = "movement", std::string op = "Identity",
-              std::string ops = "Identity") {
+              const std::string& ops = "Identity") {
   ResultRow r;
   r.suite = "onnx";
   r.family = std::move(family);

@@ -24,8 +24,9 @@ using testing::Where;
 
 ResultRow onnx(std::string id, std::string backend, Outcome outcome, std::string family,
                std::string op) {
-  ResultRow r = result(std::move(id), outcome, Verdict::Expected, "",
-                       Where{.suite = "onnx", .backend = std::move(backend), .family = family});
+  ResultRow r =
+      result(std::move(id), outcome, Verdict::Expected, "",
+             Where{.suite = "onnx", .backend = std::move(backend), .family = std::move(family)});
   r.op = std::move(op);
   return r;
 }

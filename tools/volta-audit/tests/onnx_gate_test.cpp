@@ -28,7 +28,8 @@ std::string test_id(int64_t n) {
 }
 
 // Every test of a corpus at the floor on `backend`, passing, except the ones given.
-std::vector<ResultRow> corpus(std::string backend, const std::vector<ResultRow>& others = {}) {
+std::vector<ResultRow> corpus(const std::string& backend,
+                              const std::vector<ResultRow>& others = {}) {
   std::vector<ResultRow> rows;
   const Where where{.suite = "onnx", .backend = backend, .family = "elementwise"};
   for (int64_t n = 0; n < conformance::kOnnxCorpusFloor; ++n) {
