@@ -16,8 +16,10 @@ namespace {
 
 constexpr const char* kUsage =
     "usage: volta-onnx-expectations --file EXPECTATIONS.tsv [--db PATH] [--commit SHA]\n"
+    "                               [--fresh]\n"
     "  Rewrites EXPECTATIONS.tsv from the onnx results of the commit (default: the newest\n"
-    "  complete run with onnx results) in the results database (default volta-results.db).\n";
+    "  complete run with onnx results) in the results database (default volta-results.db),\n"
+    "  keeping the fields of lines whose outcome still holds; --fresh drafts every line anew.\n";
 
 int usage(const std::string& problem) {
   std::fprintf(stderr, "volta-onnx-expectations: %s\n%s", problem.c_str(), kUsage);
@@ -29,11 +31,16 @@ int usage(const std::string& problem) {
 int main(int argc, char** argv) {
   using namespace volta::conformance;
   std::string file, db_path = kDefaultDatabase, commit;
+  bool fresh = false;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--help" || arg == "-h") {
       std::fputs(kUsage, stdout);
       return 0;
+    }
+    if (arg == "--fresh") {
+      fresh = true;
+      continue;
     }
     if (i + 1 >= argc) return usage("'" + arg + "' is not an option or lacks its value");
     const std::string value = argv[++i];
@@ -56,7 +63,7 @@ int main(int argc, char** argv) {
                    db_path.c_str());
       return 1;
     }
-    const std::vector<OnnxExpectation> existing = std::filesystem::exists(file)
+    const std::vector<OnnxExpectation> existing = std::filesystem::exists(file) && !fresh
                                                       ? load_onnx_expectations(file)
                                                       : std::vector<OnnxExpectation>{};
     const OnnxDraft draft = draft_onnx_expectations(store.db(), commit, existing, today_utc());
