@@ -42,7 +42,9 @@ class ScratchDir {
 BOOST_AUTO_TEST_CASE(the_corpus_runs_as_expected_and_the_docs_match) {
   ScratchDir scratch;
   const std::string db = (scratch.path() / "results.db").string();
-  const std::vector<std::string_view> argv = {"onnx", "--db", db};
+  // A generous per-test limit: under the dev preset (Debug + sanitizers) the reference
+  // engine's largest convolution takes over a minute.
+  const std::vector<std::string_view> argv = {"onnx", "--db", db, "--timeout", "600"};
   Args args{argv};
   BOOST_TEST(run_command(args) == 0);  // 0: no unexpected result on either backend
 
