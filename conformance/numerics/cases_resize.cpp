@@ -1,8 +1,10 @@
-// Parity grids of Resize and Det.
+// Parity grids of Resize, Det and GridSample.
 
+#include <limits>
 #include <string>
 
 #include "case_list.h"
+#include "volta/ir/random.h"
 
 namespace volta::conformance::cases {
 namespace {
@@ -114,11 +116,81 @@ void det_grid(CaseList& cases) {
                                              1, 2, 3, 2, 4, 6, 5, 1, 0})});
 }
 
+// Calls add(attrs) for every mode x padding_mode x align_corners.
+template <class Add>
+void each_grid_sample_variant(const Add& add) {
+  for (const char* mode : {"bilinear", "nearest", "bicubic"}) {
+    for (const char* padding : {"zeros", "border", "reflection"}) {
+      for (int64_t align : {0, 1}) {
+        add(Attributes{{"mode", std::string(mode)},
+                       {"padding_mode", std::string(padding)},
+                       {"align_corners", align}});
+      }
+    }
+  }
+}
+
+// A grid of uniform points in [-reach, reach): reach > 1 puts some outside the input.
+Tensor grid_points(DType dtype, const Shape& shape, double reach, uint64_t seed) {
+  return random_tensor(dtype, shape, seed, -reach, reach);
+}
+
+void grid_sample_grid(CaseList& cases) {
+  constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+  constexpr float kInf = std::numeric_limits<float>::infinity();
+  // Points multiples of 0.25 in [-1.5, 1.5]: on elements, halfway between them (nearest's
+  // ties) and on the padding's turning points.
+  Tensor on_grid(DType::F32, {1, 5, 5, 2});
+  for (int64_t i = 0; i < on_grid.numel(); ++i) {
+    on_grid.set_double(i, static_cast<double>((i * 7) % 13 - 6) * 0.25);
+  }
+  // NaN, infinities and huge values, each paired with an ordinary coordinate.
+  const Tensor odd =
+      Tensor::from<float>({1, 2, 4, 2}, {kNaN, 0.3F, 0.2F, kNaN, kInf, 0.1F, -kInf, 0.5F, 1e30F,
+                                         -0.4F, -1e30F, 0.7F, 0.25F, kInf, 3.5F, -7.25F});
+  each_grid_sample_variant([&](const Attributes& a) {
+    // Points mostly inside, and a few just outside.
+    cases.add(K::GridSample, {f32({2, 3, 5, 7}), f32({2, 4, 6, 2})}, a, 1,
+              {std::nullopt, grid_points(DType::F32, {2, 4, 6, 2}, 1.3, 1)});
+    // Points far outside: reflection folds them several times.
+    cases.add(K::GridSample, {f32({1, 2, 4, 3}), f32({1, 5, 3, 2})}, a, 1,
+              {std::nullopt, grid_points(DType::F32, {1, 5, 3, 2}, 3.5, 2)});
+    cases.add(K::GridSample, {f32({1, 2, 4, 4}), f32({1, 5, 5, 2})}, a, 1, {std::nullopt, on_grid});
+    // An axis of one element (align_corners puts every point on it).
+    cases.add(K::GridSample, {f32({1, 2, 1, 5}), f32({1, 3, 4, 2})}, a, 1,
+              {std::nullopt, grid_points(DType::F32, {1, 3, 4, 2}, 1.5, 3)});
+    cases.add(K::GridSample, {f32({1, 2, 3, 4}), f32({1, 2, 4, 2})}, a, 1, {std::nullopt, odd});
+    cases.add(K::GridSample, {of(DType::F64, {2, 2, 4, 5}), of(DType::F64, {2, 3, 4, 2})}, a, 1,
+              {std::nullopt, grid_points(DType::F64, {2, 3, 4, 2}, 1.3, 4)});
+  });
+  for (const char* mode : {"bilinear", "nearest", "bicubic"}) {
+    const Attributes a = {{"mode", std::string(mode)}};
+    // Empty batch, channels, output rows and columns.
+    cases.add(K::GridSample, {f32({0, 3, 4, 4}), f32({0, 2, 2, 2})}, a);
+    cases.add(K::GridSample, {f32({2, 0, 4, 4}), f32({2, 3, 3, 2})}, a);
+    cases.add(K::GridSample, {f32({1, 2, 4, 4}), f32({1, 0, 3, 2})}, a);
+    cases.add(K::GridSample, {f32({1, 2, 4, 4}), f32({1, 3, 0, 2})}, a);
+  }
+  // Output rows over several tasks, in every mode.
+  const Shape big_grid{2, 40, 50, 2};
+  cases.add(K::GridSample, {f32({2, 3, 16, 16}), f32(big_grid)}, {{"mode", std::string("nearest")}},
+            1, {std::nullopt, grid_points(DType::F32, big_grid, 1.2, 5)});
+  cases.add(K::GridSample, {f32({2, 3, 16, 16}), f32(big_grid)},
+            {{"mode", std::string("bilinear")}, {"padding_mode", std::string("border")}}, 1,
+            {std::nullopt, grid_points(DType::F32, big_grid, 1.2, 6)});
+  cases.add(K::GridSample, {f32({2, 3, 16, 16}), f32(big_grid)},
+            {{"mode", std::string("bicubic")},
+             {"padding_mode", std::string("reflection")},
+             {"align_corners", int64_t{1}}},
+            1, {std::nullopt, grid_points(DType::F32, big_grid, 1.2, 7)});
+}
+
 }  // namespace
 
 void resize_cases(CaseList& cases) {
   resize_grid(cases);
   det_grid(cases);
+  grid_sample_grid(cases);
 }
 
 }  // namespace volta::conformance::cases

@@ -1,4 +1,4 @@
-// The op table's part for Resize and Det.
+// The op table's part for Resize, Det and GridSample.
 //
 // Resize takes the resolved output shape ("sizes") and the per-axis scales its coordinate
 // transforms use ("scales"); the ONNX importer turns Resize/Upsample's scales or sizes inputs
@@ -22,6 +22,23 @@
 // A coordinate more than 3 elements outside the input is taken as 3 outside (its taps read
 // the same edge elements).
 // N-D: a tap's weight is the product of its axes' weights; extrapolation on any axis wins.
+//
+// GridSample (PyTorch's grid_sample, which ONNX's follows) reads X [N, C, H, W] at the points
+// grid [N, Ho, Wo, 2] gives, (x, y) normalized to [-1, 1] over W and H. Per axis of length
+// `size`, g maps to the coordinate (g + 1) / 2 * (size - 1) with align_corners (-1 and 1 are
+// the corner elements' centres), else ((g + 1) * size - 1) / 2 (-1 and 1 are the outer edges).
+// padding_mode then transforms a coordinate: zeros leaves it (elements outside read 0);
+// border clamps it to [0, size - 1]; reflection reflects it about the ends (0 and size - 1
+// with align_corners, -0.5 and size - 0.5 without), as often as needed, then clamps it.
+// nearest takes the element at the transformed coordinate rounded half to even (PyTorch's
+// order; onnxruntime rounds before reflecting and differs at exact ties); bilinear floor(c) and
+// floor(c) + 1 with weights 1 - t, t (t = c - floor(c)); bicubic floor(c) - 1 .. floor(c) + 2
+// with Keys' weights for a = -0.75, the padding transform applied to each of those four
+// positions rather than to c. A tap's weight is the product of its x and y weights; taps
+// outside X add nothing, taps inside always count (a zero weight times inf is NaN). A NaN
+// grid value gives NaN, as does an infinite one under reflection (or with align_corners on an
+// axis of one element: inf * 0); under zeros an infinite one is outside (0), under border at
+// the edge.
 
 #include <charconv>
 #include <cmath>
@@ -125,6 +142,24 @@ std::vector<TypeInfo> det_shape(const InferContext& ctx) {
   return {{ctx.input(0).dtype, Shape(std::vector<int64_t>(x.dims().begin(), x.dims().end() - 2))}};
 }
 
+std::vector<TypeInfo> grid_sample_shape(const InferContext& ctx) {
+  const TypeInfo& x = ctx.input(0);
+  const Shape& grid = ctx.input(1).shape;
+  if (x.shape.rank() != 4) {
+    shape_fail("GridSample needs X of rank 4 [N, C, H, W], got " + x.shape.str());
+  }
+  if (grid.rank() != 4 || grid[3] != 2) {
+    shape_fail("GridSample needs grid [N, Ho, Wo, 2] (x, y per output point), got " + grid.str());
+  }
+  if (grid[0] != x.shape[0]) {
+    shape_fail("grid " + grid.str() + " and X " + x.shape.str() + " differ in batch size");
+  }
+  if (x.shape[2] == 0 || x.shape[3] == 0) {
+    shape_fail("GridSample needs X with non-empty H and W to sample from, got " + x.shape.str());
+  }
+  return {{x.dtype, Shape{x.shape[0], x.shape[1], grid[1], grid[2]}}};
+}
+
 AttrSpec string_attr(std::string_view name, const char* def,
                      std::vector<std::string_view> allowed) {
   return {name,         AttrType::String, AttrValue{std::string(def)},
@@ -169,6 +204,22 @@ void add_resize_schemas(std::vector<OpSchema>& t) {
                                   "pivoting; M = 0 gives 1)",
                        .accumulator = Accumulator::InputType,
                        .onnx_since = 11});
+  t.push_back(OpSchema{
+      .kind = OpKind::GridSample,
+      .name = "GridSample",
+      .family = OpFamily::Resampling,
+      .inputs = {{"X", 'T'}, {"grid", 'T'}},
+      .outputs = {{"Y", 'T'}},
+      .type_params = {{'T', kFloatTypes}},
+      .attrs = {flag("align_corners", 0),
+                string_attr("mode", "bilinear", {"bilinear", "nearest", "bicubic"}),
+                string_attr("padding_mode", "zeros", {"zeros", "border", "reflection"})},
+      .infer = grid_sample_shape,
+      .summary = "sample X [N, C, H, W] at the points grid [N, Ho, Wo, 2] gives, normalized to "
+                 "[-1, 1], by nearest, bilinear or bicubic interpolation; points outside read "
+                 "zeros, the border or a reflection",
+      .accumulator = Accumulator::InputType,
+      .onnx_since = 16});
 }
 
 }  // namespace volta::op_table

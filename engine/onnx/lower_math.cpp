@@ -1,7 +1,409 @@
+// ONNX lowerings of the elementwise arithmetic, math, activation, comparison and logic ops,
+// and of Cast, CastLike, Clip, Sum and Mean, onto the internal elementwise ops.
+//
+// Old versions differ in three ways, all handled here: version 1 carries the legacy
+// `consumed_inputs` attribute (no meaning for Volta: read and dropped); before version 7 the
+// binary ops broadcast only with broadcast=1 and by the legacy rule (legacy_operands); and
+// attribute defaults move between versions (Selu, Clip). Attributes ONNX declares as float
+// are passed on with their f32 values, so f64 kernels see the same constants as ONNX.
+
+#include <algorithm>
+#include <cfloat>
+#include <limits>
+#include <string>
+
 #include "lowering.h"
 
 namespace volta::onnx {
+namespace {
 
-void register_math_lowerings(LoweringTable& table) { (void)table; }
+using K = OpKind;
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// The f32 value of an ONNX float attribute default such as 0.01.
+constexpr double f32(double v) { return static_cast<double>(static_cast<float>(v)); }
+
+// "FLOAT, DOUBLE": the ONNX names of a dtype set.
+std::string onnx_names(DTypeSet set) {
+  std::string out;
+  for (int d = 0; d < kDTypeCount; ++d) {
+    if (!set.contains(static_cast<DType>(d))) continue;
+    out += (out.empty() ? "" : ", ") + onnx_type_name(onnx_from_dtype(static_cast<DType>(d)));
+  }
+  return out;
+}
+
+std::string onnx_name(DType dtype) { return onnx_type_name(onnx_from_dtype(dtype)); }
+
+// Adds `op` after checking each operand's dtype against the op's type constraints, so that
+// a dtype Volta has no kernel for is reported as unsupported, with the supported ones.
+ValueId add_op(LoweringContext& ctx, OpKind op, std::vector<ValueId> inputs,
+               Attributes attrs = {}) {
+  const OpSchema& schema = op_schema(op);
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const InputSpec& spec = schema.inputs[std::min(i, schema.inputs.size() - 1)];
+    const DTypeSet allowed = schema.find_type_param(spec.type_param)->allowed;
+    const DType dtype = ctx.type_of(inputs[i]).dtype;
+    if (!allowed.contains(dtype)) {
+      ctx.unsupported("input " + std::to_string(i) + " is " + onnx_name(dtype) +
+                      "; supported: " + onnx_names(allowed));
+    }
+  }
+  return ctx.add(op, std::move(inputs), std::move(attrs));
+}
+
+// Version 1's `consumed_inputs` said which inputs an op may overwrite: no meaning here.
+void drop_consumed_inputs(LoweringContext& ctx) {
+  if (ctx.has_attr("consumed_inputs")) ctx.consume_attr("consumed_inputs");
+}
+
+Tensor scalar_of(DType dtype, double value) {
+  Tensor t(dtype, Shape{});
+  t.set_double(0, value);
+  return t;
+}
+
+// ---- Operands of binary ops ---------------------------------------------------------------
+
+// Before version 7, B broadcasts to A only with broadcast=1, and then by the legacy rule: B's
+// dims match a run of A's dims starting at `axis` (default: A's trailing dims), a size-1 dim
+// matching any. Padding B's shape with trailing 1s turns that into numpy broadcasting. With
+// broadcast=0 the shapes must be equal.
+std::pair<ValueId, ValueId> legacy_operands(LoweringContext& ctx) {
+  const ValueId a = ctx.input(0);
+  ValueId b = ctx.input(1);
+  drop_consumed_inputs(ctx);
+  const Shape sa = ctx.input_type(0).shape;
+  const Shape sb = ctx.input_type(1).shape;
+  const int64_t broadcast = ctx.attr_int("broadcast", 0);
+  if (broadcast != 0 && broadcast != 1) ctx.invalid("broadcast must be 0 or 1");
+  if (broadcast == 0) {
+    if (ctx.has_attr("axis"))
+      ctx.unsupported("axis without broadcast=1; supported: axis only with broadcast=1");
+    if (sa != sb) {
+      ctx.invalid("A " + sa.str() + " and B " + sb.str() +
+                  " differ in shape without broadcast=1 (before version 7, operands broadcast "
+                  "only when broadcast=1)");
+    }
+    return {a, b};
+  }
+  const int64_t axis = ctx.attr_int("axis", sa.rank() - sb.rank());
+  const int64_t first = axis < 0 ? axis + sa.rank() : axis;
+  bool fits = sb.rank() <= sa.rank() && first >= 0 && first + sb.rank() <= sa.rank();
+  for (int d = 0; fits && d < sb.rank(); ++d) {
+    fits = sb[d] == 1 || sb[d] == sa[static_cast<int>(first) + d];
+  }
+  if (!fits) {
+    ctx.invalid("B " + sb.str() + " does not broadcast to A " + sa.str() + " at axis " +
+                std::to_string(axis) +
+                " (legacy broadcasting: B's dims match A's dims from axis on, or are 1)");
+  }
+  const int64_t trailing = sa.rank() - first - sb.rank();
+  if (trailing > 0) {
+    std::vector<int64_t> dims = sb.dims();
+    dims.insert(dims.end(), static_cast<size_t>(trailing), 1);
+    b = ctx.add(K::Reshape, {b}, {{"shape", dims}, {"allowzero", int64_t{1}}});
+  }
+  return {a, b};
+}
+
+std::pair<ValueId, ValueId> binary_operands(LoweringContext& ctx) {
+  if (ctx.since_version() < 7) return legacy_operands(ctx);
+  return {ctx.input(0), ctx.input(1)};
+}
+
+// ---- Generic lowerings --------------------------------------------------------------------
+
+template <OpKind kOp>
+void lower_unary(LoweringContext& ctx) {
+  drop_consumed_inputs(ctx);
+  ctx.set_output(0, add_op(ctx, kOp, {ctx.input(0)}));
+}
+
+template <OpKind kOp>
+void lower_binary(LoweringContext& ctx) {
+  const auto [a, b] = binary_operands(ctx);
+  ctx.set_output(0, add_op(ctx, kOp, {a, b}));
+}
+
+// A unary op with one float attribute, passed on with ONNX's default when absent.
+template <OpKind kOp>
+void lower_unary_alpha(LoweringContext& ctx, double default_alpha) {
+  drop_consumed_inputs(ctx);
+  const double alpha = ctx.attr_float("alpha", default_alpha);
+  ctx.set_output(0, add_op(ctx, kOp, {ctx.input(0)}, {{"alpha", alpha}}));
+}
+
+// All inputs must have one shape before version 8 (variadic ops broadcast from version 8).
+void require_equal_shapes(LoweringContext& ctx) {
+  for (int i = 1; i < ctx.num_inputs(); ++i) {
+    if (ctx.input_type(i).shape != ctx.input_type(0).shape) {
+      ctx.invalid("input " + std::to_string(i) + " has shape " + ctx.input_type(i).shape.str() +
+                  ", input 0 " + ctx.input_type(0).shape.str() +
+                  " (before version 8 all inputs have one shape)");
+    }
+  }
+}
+
+std::vector<ValueId> variadic_inputs(LoweringContext& ctx) {
+  drop_consumed_inputs(ctx);
+  if (ctx.since_version() < 8) require_equal_shapes(ctx);
+  std::vector<ValueId> inputs;
+  inputs.reserve(static_cast<size_t>(ctx.num_inputs()));
+  for (int i = 0; i < ctx.num_inputs(); ++i) inputs.push_back(ctx.input(i));
+  if (inputs.empty()) ctx.invalid("needs at least one input");
+  return inputs;
+}
+
+template <OpKind kOp>
+void lower_extremum(LoweringContext& ctx) {
+  ctx.set_output(0, add_op(ctx, kOp, variadic_inputs(ctx)));
+}
+
+// Sum and Mean: a left-to-right chain of Add; Mean divides by the count in the input dtype.
+ValueId chained_sum(LoweringContext& ctx, const std::vector<ValueId>& inputs) {
+  ValueId sum = inputs[0];
+  for (size_t i = 1; i < inputs.size(); ++i) sum = add_op(ctx, K::Add, {sum, inputs[i]});
+  return sum;
+}
+
+void lower_sum(LoweringContext& ctx) {
+  const std::vector<ValueId> inputs = variadic_inputs(ctx);
+  const ValueId sum = chained_sum(ctx, inputs);
+  ctx.set_output(0, inputs.size() == 1 ? add_op(ctx, K::Identity, {sum}) : sum);
+}
+
+void lower_mean(LoweringContext& ctx) {
+  const std::vector<ValueId> inputs = variadic_inputs(ctx);
+  const ValueId sum = chained_sum(ctx, inputs);
+  const DType dtype = ctx.type_of(sum).dtype;
+  if (!is_floating(dtype)) {
+    ctx.unsupported("inputs are " + onnx_name(dtype) + "; supported: FLOAT, DOUBLE");
+  }
+  const ValueId count = ctx.constant(scalar_of(dtype, static_cast<double>(inputs.size())));
+  ctx.set_output(0, add_op(ctx, K::Div, {sum, count}));
+}
+
+// ---- Arithmetic ---------------------------------------------------------------------------
+
+// Pow of one float dtype maps directly. Otherwise (an integer base, or from version 12 an
+// exponent of another dtype) ONNX's result is numpy's: the power computed in double, then
+// converted to the base's dtype (integers truncate). Integer operands are exact in double up
+// to 2^53 in magnitude; an integer result out of its dtype's range is a Cast error.
+void lower_pow(LoweringContext& ctx) {
+  const auto [x, y] = binary_operands(ctx);
+  const DType base = ctx.type_of(x).dtype;
+  const DType exponent = ctx.type_of(y).dtype;
+  if (base == exponent && is_floating(base)) {
+    ctx.set_output(0, add_op(ctx, K::Pow, {x, y}));
+    return;
+  }
+  if (base == DType::Bool || exponent == DType::Bool) {
+    ctx.unsupported("operands are " + onnx_name(base) + " and " + onnx_name(exponent) +
+                    "; supported: FLOAT, DOUBLE, INT32, INT64");
+  }
+  auto to_f64 = [&ctx](ValueId v) {
+    return ctx.type_of(v).dtype == DType::F64
+               ? v
+               : add_op(ctx, K::Cast, {v}, {{"to", std::string(dtype_name(DType::F64))}});
+  };
+  ValueId power = add_op(ctx, K::Pow, {to_f64(x), to_f64(y)});
+  if (base != DType::F64) {
+    power = add_op(ctx, K::Cast, {power}, {{"to", std::string(dtype_name(base))}});
+  }
+  ctx.set_output(0, power);
+}
+
+void lower_mod(LoweringContext& ctx) {
+  const int64_t fmod = ctx.attr_int("fmod", 0);
+  if (fmod != 0 && fmod != 1) {
+    ctx.invalid("fmod is " + std::to_string(fmod) + "; it must be 0 or 1");
+  }
+  ctx.set_output(0, add_op(ctx, K::Mod, {ctx.input(0), ctx.input(1)}, {{"fmod", fmod}}));
+}
+
+// ---- Activations --------------------------------------------------------------------------
+
+void lower_leaky_relu(LoweringContext& ctx) { lower_unary_alpha<K::LeakyRelu>(ctx, f32(0.01)); }
+void lower_elu(LoweringContext& ctx) { lower_unary_alpha<K::Elu>(ctx, 1.0); }
+void lower_celu(LoweringContext& ctx) { lower_unary_alpha<K::Celu>(ctx, 1.0); }
+void lower_thresholded_relu(LoweringContext& ctx) {
+  lower_unary_alpha<K::ThresholdedRelu>(ctx, 1.0);
+}
+
+// Version 6 changed the defaults to the f32 values of the exact constants.
+void lower_selu(LoweringContext& ctx) {
+  drop_consumed_inputs(ctx);
+  const bool v1 = ctx.since_version() < 6;
+  const double alpha = ctx.attr_float("alpha", v1 ? f32(1.6732) : f32(1.67326319217681884765625));
+  const double gamma = ctx.attr_float("gamma", v1 ? f32(1.0507) : f32(1.05070102214813232421875));
+  ctx.set_output(0, add_op(ctx, K::Selu, {ctx.input(0)}, {{"alpha", alpha}, {"gamma", gamma}}));
+}
+
+void lower_hard_sigmoid(LoweringContext& ctx) {
+  drop_consumed_inputs(ctx);
+  const double alpha = ctx.attr_float("alpha", f32(0.2));
+  const double beta = ctx.attr_float("beta", 0.5);
+  ctx.set_output(0,
+                 add_op(ctx, K::HardSigmoid, {ctx.input(0)}, {{"alpha", alpha}, {"beta", beta}}));
+}
+
+void lower_shrink(LoweringContext& ctx) {
+  const double bias = ctx.attr_float("bias", 0.0);
+  const double lambd = ctx.attr_float("lambd", 0.5);
+  ctx.set_output(0, add_op(ctx, K::Shrink, {ctx.input(0)}, {{"bias", bias}, {"lambd", lambd}}));
+}
+
+// From version 7 the slope broadcasts to X (numpy rules, one direction). Before, a 1-D slope
+// of X's channel count (dim 1) holds one slope per channel, as Caffe2 and PyTorch export it:
+// it is reshaped to [C, 1, ...] so that it lines up with dim 1.
+void lower_prelu(LoweringContext& ctx) {
+  drop_consumed_inputs(ctx);
+  const ValueId x = ctx.input(0);
+  ValueId slope = ctx.input(1);
+  const Shape sx = ctx.input_type(0).shape;
+  const Shape ss = ctx.input_type(1).shape;
+  if (ctx.since_version() < 7 && ss.rank() == 1 && sx.rank() >= 2 && ss[0] == sx[1] && ss[0] != 1) {
+    std::vector<int64_t> dims(static_cast<size_t>(sx.rank() - 1), 1);
+    dims[0] = ss[0];
+    slope = ctx.add(K::Reshape, {slope}, {{"shape", dims}});
+  }
+  ctx.set_output(0, add_op(ctx, K::PRelu, {x, slope}));
+}
+
+// ---- Classification -----------------------------------------------------------------------
+
+void lower_is_inf(LoweringContext& ctx) {
+  const int64_t positive = ctx.attr_int("detect_positive", 1);
+  const int64_t negative = ctx.attr_int("detect_negative", 1);
+  for (int64_t flag : {positive, negative}) {
+    if (flag != 0 && flag != 1) ctx.invalid("detect_positive and detect_negative must be 0 or 1");
+  }
+  ctx.set_output(0, add_op(ctx, K::IsInf, {ctx.input(0)},
+                           {{"detect_positive", positive}, {"detect_negative", negative}}));
+}
+
+// ---- Conversion and selection -------------------------------------------------------------
+
+// Version 1 names the target type ("FLOAT"); later versions give its TensorProto code.
+DType cast_target(LoweringContext& ctx) {
+  if (ctx.since_version() >= 6) return attr_dtype(ctx, ctx.attr_int("to", std::nullopt), "to");
+  const std::string name = ctx.attr_string("to", std::nullopt);
+  for (DType d : {DType::F32, DType::F64, DType::I64, DType::I32, DType::Bool}) {
+    if (name == onnx_name(d)) return d;
+  }
+  ctx.unsupported("to is \"" + name + "\"; supported: FLOAT, DOUBLE, INT64, INT32, BOOL");
+}
+
+ValueId cast_to(LoweringContext& ctx, ValueId x, DType to) {
+  return add_op(ctx, K::Cast, {x}, {{"to", std::string(dtype_name(to))}});
+}
+
+void lower_cast(LoweringContext& ctx) {
+  const DType to = cast_target(ctx);
+  ctx.set_output(0, cast_to(ctx, ctx.input(0), to));
+}
+
+void lower_cast_like(LoweringContext& ctx) {
+  ctx.set_output(0, cast_to(ctx, ctx.input(0), ctx.input_type(1).dtype));
+}
+
+// Before version 11 the bounds are attributes (version 6 defaults them to +-FLT_MAX); from
+// version 11 they are optional inputs, which must be known at import time.
+void lower_clip(LoweringContext& ctx) {
+  double lo = -kInf;
+  double hi = kInf;
+  if (ctx.since_version() < 11) {
+    drop_consumed_inputs(ctx);
+    const bool v6 = ctx.since_version() >= 6;
+    lo = ctx.attr_float("min", v6 ? -FLT_MAX : -kInf);
+    hi = ctx.attr_float("max", v6 ? FLT_MAX : kInf);
+  } else {
+    if (ctx.has_input(1)) lo = ctx.constant_scalar(1, "Clip min");
+    if (ctx.has_input(2)) hi = ctx.constant_scalar(2, "Clip max");
+  }
+  ctx.set_output(0, add_op(ctx, K::Clip, {ctx.input(0)}, {{"min", lo}, {"max", hi}}));
+}
+
+void lower_where(LoweringContext& ctx) {
+  ctx.set_output(0, add_op(ctx, K::Where, {ctx.input(0), ctx.input(1), ctx.input(2)}));
+}
+
+}  // namespace
+
+void register_math_lowerings(LoweringTable& table) {
+  const auto add = [&table](std::string_view onnx_op, OpKind family_of, int min_version,
+                            LowerFn fn) {
+    table.add({onnx_op, op_schema(family_of).family, min_version, fn});
+  };
+  // Arithmetic and comparisons: version 1 with legacy broadcasting, then numpy broadcasting.
+  add("Add", K::Add, 1, &lower_binary<K::Add>);
+  add("Sub", K::Sub, 1, &lower_binary<K::Sub>);
+  add("Mul", K::Mul, 1, &lower_binary<K::Mul>);
+  add("Div", K::Div, 1, &lower_binary<K::Div>);
+  add("Pow", K::Pow, 1, &lower_pow);
+  add("Mod", K::Mod, 10, &lower_mod);
+  add("Equal", K::Equal, 1, &lower_binary<K::Equal>);
+  add("Less", K::Less, 1, &lower_binary<K::Less>);
+  add("Greater", K::Greater, 1, &lower_binary<K::Greater>);
+  add("LessOrEqual", K::LessOrEqual, 12, &lower_binary<K::LessOrEqual>);
+  add("GreaterOrEqual", K::GreaterOrEqual, 12, &lower_binary<K::GreaterOrEqual>);
+  add("And", K::And, 1, &lower_binary<K::And>);
+  add("Or", K::Or, 1, &lower_binary<K::Or>);
+  add("Xor", K::Xor, 1, &lower_binary<K::Xor>);
+  add("Not", K::Not, 1, &lower_unary<K::Not>);
+
+  add("Neg", K::Neg, 1, &lower_unary<K::Neg>);
+  add("Abs", K::Abs, 1, &lower_unary<K::Abs>);
+  add("Sqrt", K::Sqrt, 1, &lower_unary<K::Sqrt>);
+  add("Reciprocal", K::Reciprocal, 1, &lower_unary<K::Reciprocal>);
+  add("Exp", K::Exp, 1, &lower_unary<K::Exp>);
+  add("Log", K::Log, 1, &lower_unary<K::Log>);
+  add("Floor", K::Floor, 1, &lower_unary<K::Floor>);
+  add("Ceil", K::Ceil, 1, &lower_unary<K::Ceil>);
+  add("Round", K::Round, 11, &lower_unary<K::Round>);
+  add("Sign", K::Sign, 9, &lower_unary<K::Sign>);
+  add("Sin", K::Sin, 7, &lower_unary<K::Sin>);
+  add("Cos", K::Cos, 7, &lower_unary<K::Cos>);
+  add("Tan", K::Tan, 7, &lower_unary<K::Tan>);
+  add("Asin", K::Asin, 7, &lower_unary<K::Asin>);
+  add("Acos", K::Acos, 7, &lower_unary<K::Acos>);
+  add("Atan", K::Atan, 7, &lower_unary<K::Atan>);
+  add("Sinh", K::Sinh, 9, &lower_unary<K::Sinh>);
+  add("Cosh", K::Cosh, 9, &lower_unary<K::Cosh>);
+  add("Asinh", K::Asinh, 9, &lower_unary<K::Asinh>);
+  add("Acosh", K::Acosh, 9, &lower_unary<K::Acosh>);
+  add("Atanh", K::Atanh, 9, &lower_unary<K::Atanh>);
+  add("IsNaN", K::IsNaN, 9, &lower_unary<K::IsNaN>);
+  add("IsInf", K::IsInf, 10, &lower_is_inf);
+
+  // Activations.
+  add("Erf", K::Erf, 9, &lower_unary<K::Erf>);
+  add("Tanh", K::Tanh, 1, &lower_unary<K::Tanh>);
+  add("Sigmoid", K::Sigmoid, 1, &lower_unary<K::Sigmoid>);
+  add("Relu", K::Relu, 1, &lower_unary<K::Relu>);
+  add("LeakyRelu", K::LeakyRelu, 1, &lower_leaky_relu);
+  add("Elu", K::Elu, 1, &lower_elu);
+  add("Selu", K::Selu, 1, &lower_selu);
+  add("Celu", K::Celu, 12, &lower_celu);
+  add("HardSigmoid", K::HardSigmoid, 1, &lower_hard_sigmoid);
+  add("HardSwish", K::HardSwish, 14, &lower_unary<K::HardSwish>);
+  add("Softplus", K::Softplus, 1, &lower_unary<K::Softplus>);
+  add("Softsign", K::Softsign, 1, &lower_unary<K::Softsign>);
+  add("PRelu", K::PRelu, 1, &lower_prelu);
+  add("ThresholdedRelu", K::ThresholdedRelu, 10, &lower_thresholded_relu);
+  add("Shrink", K::Shrink, 9, &lower_shrink);
+
+  // Variadic ops, conversion and selection.
+  add("Min", K::Min, 1, &lower_extremum<K::Min>);
+  add("Max", K::Max, 1, &lower_extremum<K::Max>);
+  add("Sum", K::Add, 1, &lower_sum);
+  add("Mean", K::Add, 1, &lower_mean);
+  add("Cast", K::Cast, 1, &lower_cast);
+  add("CastLike", K::Cast, 15, &lower_cast_like);
+  add("Clip", K::Clip, 1, &lower_clip);
+  add("Where", K::Where, 9, &lower_where);
+}
 
 }  // namespace volta::onnx

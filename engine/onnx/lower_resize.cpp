@@ -1,6 +1,6 @@
-// ONNX lowerings of Resize, Upsample and Det, and of the reductions (Reduce*, ArgMax/ArgMin,
-// CumSum) onto the internal ops of the same names. Shape-like inputs (Resize's scales and
-// sizes, ReduceSum's axes, CumSum's axis) must be known at import time; they become
+// ONNX lowerings of Resize, Upsample, Det and GridSample, and of the reductions (Reduce*,
+// ArgMax/ArgMin, CumSum) onto the internal ops of the same names. Shape-like inputs (Resize's
+// scales and sizes, ReduceSum's axes, CumSum's axis) must be known at import time; they become
 // attributes of the internal op.
 
 #include <charconv>
@@ -189,6 +189,33 @@ void lower_det(LoweringContext& ctx) {
   ctx.set_output(0, ctx.add(OpKind::Det, {ctx.input(0)}));
 }
 
+// GridSample 16: X may be of any dtype in ONNX, grid of a float one; Volta samples floats,
+// with X and grid of one dtype.
+void lower_grid_sample(LoweringContext& ctx) {
+  const DType x = ctx.input_type(0).dtype;
+  const DType grid = ctx.input_type(1).dtype;
+  const DTypeSet allowed = op_schema(OpKind::GridSample).type_params.front().allowed;
+  if (!allowed.contains(x)) {
+    ctx.unsupported("X of dtype " + std::string(dtype_name(x)) + "; supported: " + allowed.str() +
+                    ", with grid of the same dtype");
+  }
+  if (grid != x) {
+    ctx.unsupported("grid of dtype " + std::string(dtype_name(grid)) + " for X of dtype " +
+                    std::string(dtype_name(x)) + "; supported: grid of X's dtype");
+  }
+  const int64_t align_corners = ctx.attr_int("align_corners", 0);
+  if (align_corners != 0 && align_corners != 1) {
+    ctx.invalid("align_corners must be 0 or 1, got " + std::to_string(align_corners));
+  }
+  const std::string mode =
+      one_of(ctx, "mode", ctx.attr_string("mode", "bilinear"), {"bilinear", "nearest", "bicubic"});
+  const std::string padding = one_of(ctx, "padding_mode", ctx.attr_string("padding_mode", "zeros"),
+                                     {"zeros", "border", "reflection"});
+  ctx.set_output(
+      0, ctx.add(OpKind::GridSample, {ctx.input(0), ctx.input(1)},
+                 {{"align_corners", align_corners}, {"mode", mode}, {"padding_mode", padding}}));
+}
+
 // ---- Reductions ------------------------------------------------------------------------------
 
 // Reduce* with axes as an attribute: every version through 17 but ReduceSum from 13.
@@ -259,6 +286,7 @@ void register_resize_lowerings(LoweringTable& table) {
   table.add({"Resize", F::Resampling, 10, &lower_resize});
   table.add({"Upsample", F::Resampling, 7, &lower_upsample});
   table.add({"Det", F::Linalg, 11, &lower_det});
+  table.add({"GridSample", F::Resampling, 16, &lower_grid_sample});
   table.add({"ReduceSum", F::Reduction, 1, &lower_reduce_sum});
   table.add({"ReduceMean", F::Reduction, 1, &lower_reduce<K::ReduceMean>});
   table.add({"ReduceMax", F::Reduction, 1, &lower_reduce<K::ReduceMax>});

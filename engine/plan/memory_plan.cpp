@@ -58,6 +58,20 @@ ValueId buffer_root(const MemoryPlan& plan, ValueId v) {
   return v;
 }
 
+// In place, an elementwise kernel reads element i of every operand before writing element i,
+// so input 0 may also be another operand (x * x). Any other op (a scatter) may read input 0
+// after writing the output, so it runs in place only when input 0 is not read a second time.
+bool may_write_over_input0(const Node& node) {
+  switch (op_schema(node.op).family) {
+    case OpFamily::Elementwise:
+    case OpFamily::Activation:
+    case OpFamily::Logical:
+      return true;
+    default:
+      return std::count(node.inputs.begin() + 1, node.inputs.end(), node.inputs[0]) == 0;
+  }
+}
+
 // A value may take another's buffer only as its op declares: the op's input 0, dying at the
 // step that writes the value.
 void verify_aliasing(const Graph& graph, const Schedule& schedule, const MemoryPlan& plan,
@@ -78,6 +92,11 @@ void verify_aliasing(const Graph& graph, const Schedule& schedule, const MemoryP
   if (node.inputs.empty() || node.inputs[0] != shared) {
     fail(ErrorCode::PlanAllocation, claim_named + ", which is not input 0 of its node '" +
                                         node.name + "' (" + std::string(op_name(node.op)) + ")");
+  }
+  if (!may_write_over_input0(node)) {
+    fail(ErrorCode::PlanAllocation, claim_named + ", which node '" + node.name + "' (" +
+                                        std::string(op_name(node.op)) +
+                                        ") also reads as another input");
   }
   if (life[static_cast<size_t>(shared.index)].last != a.first_step) {
     fail(ErrorCode::PlanAllocation,
@@ -119,7 +138,7 @@ MemoryPlan plan_memory(const Graph& graph, const Schedule& schedule, int64_t ali
   for (int step = 0; step <= last; ++step) {
     const Node& node = graph.node(schedule[static_cast<size_t>(step)]);
     if (op_schema(node.op).aliasing == Aliasing::None || node.inputs.empty() ||
-        node.outputs.size() != 1 || !node.inputs[0].valid()) {
+        node.outputs.size() != 1 || !node.inputs[0].valid() || !may_write_over_input0(node)) {
       continue;
     }
     const ValueId in = node.inputs[0];

@@ -1,5 +1,5 @@
-// CPU kernels of Resize and Det, against hand-checked values (and, where the arithmetic is
-// long, the numbers of ONNX's backend test data).
+// CPU kernels of Resize, Det and GridSample, against hand-checked values (and, where the arithmetic
+// is long, the numbers of ONNX's backend test data).
 #define BOOST_TEST_MODULE cpu_resize
 #include <boost/test/unit_test.hpp>
 #include <limits>
@@ -172,6 +172,121 @@ BOOST_AUTO_TEST_CASE(det_of_empty_matrices_is_one_and_nan_propagates) {
 BOOST_AUTO_TEST_CASE(det_is_thread_count_invariant) {
   const Tensor x = uniform(DType::F32, {4000, 3, 3}, 11);
   BOOST_TEST(det(x, 1).bit_equal(det(x, 3)));
+}
+
+// ---- GridSample ------------------------------------------------------------------------------
+
+Attributes sampling(const std::string& mode, const std::string& padding, int64_t align = 0) {
+  return {{"mode", mode}, {"padding_mode", padding}, {"align_corners", align}};
+}
+
+Tensor grid_sample(const Tensor& x, const Tensor& grid, Attributes attrs, int threads = 1) {
+  return run_op(OpKind::GridSample, {x, grid}, std::move(attrs), 1, threads)[0];
+}
+
+// X = [[1, 2], [3, 4]]; without align_corners g maps to ((g + 1) * 2 - 1) / 2 = g + 0.5.
+// (0, 0) is the centre (2.5); (-1, -1) is -0.5 on both axes: half of each weight falls
+// outside, so zeros gives 1 / 4, border clamps to element 0 (1); (1, 1) is 1.5: 4 / 4 = 1, or
+// 4; (-0.5, 0) is x = 0 exactly, y = 0.5: (1 + 3) / 2. (-2, -2) is -1.5, which reflection
+// about -0.5 takes to 0.5: the centre again; zeros reads nothing there and border element 0.
+BOOST_AUTO_TEST_CASE(grid_sample_bilinear_pads_as_named) {
+  const Tensor x = filled(DType::F32, {1, 1, 2, 2}, {1, 2, 3, 4});
+  const Tensor grid = filled(DType::F32, {1, 1, 5, 2}, {0, 0, -1, -1, 1, 1, -0.5, 0, -2, -2});
+  check_close(grid_sample(x, grid, sampling("bilinear", "zeros")),
+              filled(DType::F32, {1, 1, 1, 5}, {2.5, 0.25, 1, 2, 0}), 0, 0);
+  check_close(grid_sample(x, grid, sampling("bilinear", "border")),
+              filled(DType::F32, {1, 1, 1, 5}, {2.5, 1, 4, 2, 1}), 0, 0);
+  check_close(grid_sample(x, grid, sampling("bilinear", "reflection")),
+              filled(DType::F32, {1, 1, 1, 5}, {2.5, 1, 4, 2, 2.5}), 0, 0);
+  // align_corners: g maps to (g + 1) / 2, so -1 and 1 are elements 0 and 1 exactly, and
+  // (-0.5, 0) is x = 0.25: rows 0.75 * 1 + 0.25 * 2 and 0.75 * 3 + 0.25 * 4, averaged. -2 is
+  // -0.5, reflected about 0 to 0.5.
+  check_close(grid_sample(x, grid, sampling("bilinear", "reflection", 1)),
+              filled(DType::F32, {1, 1, 1, 5}, {2.5, 1, 4, 2.25, 2.5}), 0, 0);
+  check_close(grid_sample(x, grid, sampling("bilinear", "zeros", 1)),
+              filled(DType::F32, {1, 1, 1, 5}, {2.5, 1, 4, 2.25, 0.25}), 0, 0);
+}
+
+// One row [10, 20, 30, 40]: g maps to 2g + 1.5, so -0.5, 0, 0.5 are the ties 0.5, 1.5, 2.5,
+// rounded to the even element 0, 2, 2; -1 is -0.5, rounded to 0 (inside); 1 is 3.5, rounded
+// to 4: outside (zeros: 0), or the last element once border clamps it to 3.
+BOOST_AUTO_TEST_CASE(grid_sample_nearest_rounds_half_to_even) {
+  const Tensor x = filled(DType::F64, {1, 1, 1, 4}, {10, 20, 30, 40});
+  const Tensor grid = filled(DType::F64, {1, 1, 5, 2}, {-1, 0, -0.5, 0, 0, 0, 0.5, 0, 1, 0});
+  check_close(grid_sample(x, grid, sampling("nearest", "zeros")),
+              filled(DType::F64, {1, 1, 1, 5}, {10, 10, 30, 30, 0}), 0, 0);
+  check_close(grid_sample(x, grid, sampling("nearest", "border")),
+              filled(DType::F64, {1, 1, 1, 5}, {10, 10, 30, 30, 40}), 0, 0);
+}
+
+// One row [1, 2, 4, 8] (H = 1: y is 0 exactly and reads row 0 alone). g = -1 maps to -0.5:
+// taps -2, -1, 0, 1 with Keys' weights (a = -0.75) -0.09375, 0.59375, 0.59375, -0.09375.
+//   zeros:      0.59375 * 1 - 0.09375 * 2                              = 0.40625
+//   border:     taps -2, -1 read element 0: 0.5 * 1 + 0.59375 - 0.1875 = 0.90625
+//   reflection: -2 -> 1 and -1 -> 0 (about -0.5): -0.1875 + 0.59375 * 2 - 0.1875 = 0.8125
+// (padding the point itself first would give element 0 alone: 1). g = -0.5 maps to 0.5:
+// taps -1 .. 2, and -1 reads element 0 under both border and reflection:
+//   zeros: 0.59375 * 3 - 0.09375 * 4 = 1.40625; border, reflection: 1.40625 - 0.09375 = 1.3125.
+BOOST_AUTO_TEST_CASE(grid_sample_bicubic_pads_each_tap) {
+  const Tensor x = filled(DType::F32, {1, 1, 1, 4}, {1, 2, 4, 8});
+  const Tensor grid = filled(DType::F32, {1, 1, 2, 2}, {-1, 0, -0.5, 0});
+  check_close(grid_sample(x, grid, sampling("bicubic", "zeros")),
+              filled(DType::F32, {1, 1, 1, 2}, {0.40625, 1.40625}), 1e-7, 0);
+  check_close(grid_sample(x, grid, sampling("bicubic", "border")),
+              filled(DType::F32, {1, 1, 1, 2}, {0.90625, 1.3125}), 1e-7, 0);
+  check_close(grid_sample(x, grid, sampling("bicubic", "reflection")),
+              filled(DType::F32, {1, 1, 1, 2}, {0.8125, 1.3125}), 1e-7, 0);
+  // align_corners, g = 0: 1.5, taps 0 .. 3 weighted -0.09375, 0.59375, 0.59375, -0.09375.
+  check_close(
+      grid_sample(x, filled(DType::F32, {1, 1, 1, 2}, {0, 0}), sampling("bicubic", "zeros", 1)),
+      filled(DType::F32, {1, 1, 1, 1}, {-0.09375 + 0.59375 * 6 - 0.75}), 1e-7, 0);
+}
+
+// NaN gives NaN; an infinite x is outside under zeros (0), at the last column under border
+// ((2 + 4) / 2), and NaN under reflection. Inside taps count even at weight 0: the point on
+// element (0, 0) with align_corners also reads its right neighbour, inf, at weight 0.
+BOOST_AUTO_TEST_CASE(grid_sample_non_finite_values) {
+  const Tensor x = filled(DType::F32, {1, 1, 2, 2}, {1, 2, 3, 4});
+  const Tensor grid = filled(DType::F32, {1, 1, 3, 2}, {kNaN, 0, 0, kNaN, kInf, 0});
+  check_close(grid_sample(x, grid, sampling("bilinear", "zeros")),
+              filled(DType::F32, {1, 1, 1, 3}, {kNaN, kNaN, 0}), 0, 0);
+  check_close(grid_sample(x, grid, sampling("bicubic", "border")),
+              filled(DType::F32, {1, 1, 1, 3}, {kNaN, kNaN, 3}), 1e-6, 0);
+  check_close(grid_sample(x, grid, sampling("nearest", "reflection")),
+              filled(DType::F32, {1, 1, 1, 3}, {kNaN, kNaN, kNaN}), 0, 0);
+  const Tensor with_inf = filled(DType::F32, {1, 1, 2, 2}, {1, kInf, 3, 4});
+  check_close(grid_sample(with_inf, filled(DType::F32, {1, 1, 1, 2}, {-1, -1}),
+                          sampling("bilinear", "zeros", 1)),
+              filled(DType::F32, {1, 1, 1, 1}, {kNaN}), 0, 0);
+}
+
+BOOST_AUTO_TEST_CASE(grid_sample_is_thread_count_invariant) {
+  const Tensor x = uniform(DType::F32, {2, 3, 17, 19}, 3);
+  const Tensor grid = uniform(DType::F32, {2, 45, 33, 2}, 4, -1.2, 1.2);
+  for (const char* mode : {"nearest", "bilinear", "bicubic"}) {
+    BOOST_TEST_CONTEXT(mode) {
+      const Attributes a = sampling(mode, "reflection");
+      BOOST_TEST(grid_sample(x, grid, a, 1).bit_equal(grid_sample(x, grid, a, 4)));
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(grid_sample_rejects_what_it_cannot_do) {
+  const auto build = [](const Shape& x, const Shape& grid) {
+    return [=] {
+      single_op_graph(OpKind::GridSample, {TypeInfo{DType::F32, x}, TypeInfo{DType::F32, grid}},
+                      {});
+    };
+  };
+  expect_error_containing(build({1, 1, 4, 4}, {1, 2, 2, 3}), ErrorCode::VerifyShape,
+                          {"GridSample needs grid [N, Ho, Wo, 2] (x, y per output point), got "
+                           "[1,2,2,3]"});
+  expect_error_containing(build({2, 1, 4, 4}, {1, 2, 2, 2}), ErrorCode::VerifyShape,
+                          {"differ in batch size"});
+  expect_error_containing(build({1, 1, 0, 4}, {1, 2, 2, 2}), ErrorCode::VerifyShape,
+                          {"GridSample needs X with non-empty H and W to sample from"});
+  expect_error_containing(build({1, 4, 4}, {1, 2, 2, 2}), ErrorCode::VerifyShape,
+                          {"GridSample needs X of rank 4 [N, C, H, W]"});
 }
 
 }  // namespace

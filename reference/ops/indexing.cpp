@@ -1,7 +1,354 @@
+// Reference gathers, scatters, TopK, OneHot, Trilu and the layout ops (Tile, Pad,
+// DepthToSpace, SpaceToDepth, ReverseSequence). Each output element is found from its
+// multi-index by the op's definition; elements are copied as raw bytes. Scatter reductions
+// round once per update, in index order, as the op defines them.
+
+#include <algorithm>
+#include <cmath>
+
 #include "ref_util.h"
 
 namespace volta::reference {
+namespace {
 
-void register_indexing(RefTable& table) { (void)table; }
+int attr_axis(const Node& node, std::string_view name, int rank) {
+  return *normalize_axis(AttrReader(node).get_int(name), rank);
+}
+
+// An index along an axis of `extent` elements, negative ones counting from the end.
+int64_t resolve_index(const Tensor& indices, int64_t p, int64_t extent, int axis) {
+  const int64_t given = indices.get_int(p);
+  const int64_t index = given < 0 ? given + extent : given;
+  if (index < 0 || index >= extent) {
+    std::vector<int64_t> position(static_cast<size_t>(indices.shape().rank()));
+    for (int64_t rest = p, d = indices.shape().rank() - 1; d >= 0; --d) {
+      position[static_cast<size_t>(d)] = rest % indices.shape()[static_cast<int>(d)];
+      rest /= indices.shape()[static_cast<int>(d)];
+    }
+    kernel_fail("index " + std::to_string(given) + " at indices position " + Shape(position).str() +
+                " is out of range for data axis " + std::to_string(axis) + " of size " +
+                std::to_string(extent) + " (valid: [" + std::to_string(-extent) + ", " +
+                std::to_string(extent - 1) + "])");
+  }
+  return index;
+}
+
+// ---- Element gathers and scatters ----------------------------------------------------------
+
+// out[p] = data[p with p[axis] = indices[p]].
+std::vector<Tensor> gather_elements(const Node& node, RefInputs in, RefOutputTypes out) {
+  const Tensor& data = *in[0];
+  const Tensor& indices = *in[1];
+  const int axis = attr_axis(node, "axis", data.shape().rank());
+  Tensor y(out[0].dtype, out[0].shape);
+  for_each_index(indices.shape(), [&](const std::vector<int64_t>& index, int64_t flat) {
+    std::vector<int64_t> source = index;
+    source[static_cast<size_t>(axis)] = resolve_index(indices, flat, data.shape()[axis], axis);
+    copy_element(data, flat_offset(source, data.shape()), y, flat);
+  });
+  return {y};
+}
+
+// The k-tuple of data indices at tuple t of `indices` (last axis k), starting at data axis
+// `first_axis`.
+std::vector<int64_t> index_tuple(const Tensor& indices, int64_t t, const Shape& data,
+                                 int first_axis) {
+  const int64_t k = indices.shape()[indices.shape().rank() - 1];
+  std::vector<int64_t> tuple;
+  for (int64_t j = 0; j < k; ++j) {
+    const int axis = first_axis + static_cast<int>(j);
+    tuple.push_back(resolve_index(indices, t * k + j, data[axis], axis));
+  }
+  return tuple;
+}
+
+// out[b..., t..., s...] = data[b..., indices[b..., t..., :], s...].
+std::vector<Tensor> gather_nd(const Node& node, RefInputs in, RefOutputTypes out) {
+  const Tensor& data = *in[0];
+  const Tensor& indices = *in[1];
+  const int b = static_cast<int>(AttrReader(node).get_int("batch_dims"));
+  const int q = indices.shape().rank();
+  Tensor y(out[0].dtype, out[0].shape);
+  for_each_index(y.shape(), [&](const std::vector<int64_t>& index, int64_t flat) {
+    // The output index is indices' leading q - 1 axes, then the slice axes.
+    int64_t tuple = 0;
+    for (int d = 0; d < q - 1; ++d)
+      tuple = tuple * indices.shape()[d] + index[static_cast<size_t>(d)];
+    std::vector<int64_t> source(index.begin(), index.begin() + b);
+    for (int64_t v : index_tuple(indices, tuple, data.shape(), b)) source.push_back(v);
+    source.insert(source.end(), index.begin() + (q - 1), index.end());
+    copy_element(data, flat_offset(source, data.shape()), y, flat);
+  });
+  return {y};
+}
+
+// target = update, target + update or target * update, in the data dtype: rounded once.
+void apply_update(Tensor& y, int64_t at, const Tensor& updates, int64_t from,
+                  const std::string& reduction) {
+  if (reduction == "none") {
+    copy_element(updates, from, y, at);
+  } else if (is_floating(y.dtype())) {
+    const double a = y.get_double(at), u = updates.get_double(from);
+    y.set_double(at, reduction == "add" ? a + u : a * u);
+  } else {
+    const int64_t a = y.get_int(at), u = updates.get_int(from);
+    y.set_int(at, reduction == "add" ? wrapping_add(a, u) : wrapping_mul(a, u));
+  }
+}
+
+// Every index is resolved (and checked) before the first update is applied.
+std::vector<Tensor> scatter_elements(const Node& node, RefInputs in, RefOutputTypes) {
+  const Tensor& indices = *in[1];
+  const Tensor& updates = *in[2];
+  const int axis = attr_axis(node, "axis", in[0]->shape().rank());
+  const std::string& reduction = AttrReader(node).get_string("reduction");
+  std::vector<int64_t> targets;
+  for_each_index(indices.shape(), [&](const std::vector<int64_t>& index, int64_t flat) {
+    std::vector<int64_t> target = index;
+    target[static_cast<size_t>(axis)] = resolve_index(indices, flat, in[0]->shape()[axis], axis);
+    targets.push_back(flat_offset(target, in[0]->shape()));
+  });
+  Tensor y = *in[0];
+  for (size_t p = 0; p < targets.size(); ++p) {
+    apply_update(y, targets[p], updates, static_cast<int64_t>(p), reduction);
+  }
+  return {y};
+}
+
+std::vector<Tensor> scatter_nd(const Node& node, RefInputs in, RefOutputTypes) {
+  const Tensor& indices = *in[1];
+  const Tensor& updates = *in[2];
+  const Shape& shape = in[0]->shape();
+  const std::string& reduction = AttrReader(node).get_string("reduction");
+  const int64_t k = indices.shape()[indices.shape().rank() - 1];
+  const int64_t tuples = indices.numel() / k;
+  const Shape slice(std::vector<int64_t>(shape.dims().begin() + k, shape.dims().end()));
+  std::vector<std::vector<int64_t>> starts;
+  for (int64_t t = 0; t < tuples; ++t) starts.push_back(index_tuple(indices, t, shape, 0));
+  Tensor y = *in[0];
+  for (int64_t t = 0; t < tuples; ++t) {
+    for_each_index(slice, [&](const std::vector<int64_t>& index, int64_t flat) {
+      std::vector<int64_t> target = starts[static_cast<size_t>(t)];
+      target.insert(target.end(), index.begin(), index.end());
+      apply_update(y, flat_offset(target, shape), updates, t * slice.numel() + flat, reduction);
+    });
+  }
+  return {y};
+}
+
+// ---- TopK ----------------------------------------------------------------------------------
+
+// Whether element a ranks strictly before element b: the larger (smaller with
+// largest = 0) value, NaN above every number. Equal values keep their order (stable sort).
+bool ranks_before(const Tensor& x, int64_t a, int64_t b, bool largest) {
+  if (is_floating(x.dtype())) {
+    const double va = x.get_double(a), vb = x.get_double(b);
+    if (std::isnan(va) || std::isnan(vb)) {
+      if (std::isnan(va) && std::isnan(vb)) return false;
+      return std::isnan(va) == largest;
+    }
+    return largest ? va > vb : va < vb;
+  }
+  const int64_t va = x.get_int(a), vb = x.get_int(b);
+  return largest ? va > vb : va < vb;
+}
+
+std::vector<Tensor> top_k(const Node& node, RefInputs in, RefOutputTypes out) {
+  const Tensor& x = *in[0];
+  const int axis = attr_axis(node, "axis", x.shape().rank());
+  const bool largest = AttrReader(node).get_int("largest") != 0;
+  const AxisView rows = view_around_axis(x.shape(), axis);
+  const int64_t k = out[0].shape[axis];
+  Tensor values(out[0].dtype, out[0].shape);
+  Tensor indices(out[1].dtype, out[1].shape);
+  for (int64_t o = 0; o < rows.outer; ++o) {
+    for (int64_t i = 0; i < rows.inner; ++i) {
+      std::vector<int64_t> order(static_cast<size_t>(rows.extent));
+      for (int64_t j = 0; j < rows.extent; ++j) order[static_cast<size_t>(j)] = j;
+      std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
+        return ranks_before(x, rows.at(o, a, i), rows.at(o, b, i), largest);
+      });
+      for (int64_t j = 0; j < k; ++j) {
+        const int64_t at = (o * k + j) * rows.inner + i;
+        copy_element(x, rows.at(o, order[static_cast<size_t>(j)], i), values, at);
+        indices.set_int(at, order[static_cast<size_t>(j)]);
+      }
+    }
+  }
+  return {values, indices};
+}
+
+// ---- OneHot and Trilu ----------------------------------------------------------------------
+
+// out[..., d, ...] (d on the new axis) = values[1] if the index there selects class d, else
+// values[0]. Float indices truncate toward zero; negative ones count from depth; NaN and
+// out-of-range indices select nothing.
+std::vector<Tensor> one_hot(const Node& node, RefInputs in, RefOutputTypes out) {
+  const Tensor& indices = *in[0];
+  const Tensor& values = *in[1];
+  const int axis = attr_axis(node, "axis", out[0].shape.rank());
+  const int64_t depth = AttrReader(node).get_int("depth");
+  Tensor y(out[0].dtype, out[0].shape);
+  for_each_index(y.shape(), [&](const std::vector<int64_t>& index, int64_t flat) {
+    std::vector<int64_t> at = index;
+    at.erase(at.begin() + axis);
+    const int64_t p = flat_offset(at, indices.shape());
+    bool selected = false;
+    if (is_floating(indices.dtype())) {
+      const double v = std::trunc(indices.get_double(p));
+      const double cls = v < 0 ? v + static_cast<double>(depth) : v;
+      selected = cls == static_cast<double>(index[static_cast<size_t>(axis)]);
+    } else {
+      const int64_t v = indices.get_int(p);
+      selected = (v < 0 ? v + depth : v) == index[static_cast<size_t>(axis)];
+    }
+    copy_element(values, selected ? 1 : 0, y, flat);
+  });
+  return {y};
+}
+
+// Keeps element (..., i, j) where j - i >= k (upper) or j - i <= k (lower).
+std::vector<Tensor> trilu(const Node& node, RefInputs in, RefOutputTypes out) {
+  const Tensor& x = *in[0];
+  const AttrReader attrs(node);
+  const bool upper = attrs.get_int("upper") != 0;
+  const int64_t k = attrs.get_int("k");
+  const int rank = x.shape().rank();
+  Tensor y(out[0].dtype, out[0].shape);  // zero-filled: 0, 0.0, false
+  for_each_index(x.shape(), [&](const std::vector<int64_t>& index, int64_t flat) {
+    // Compared in double: k may be near the int64 limits.
+    const double diff = static_cast<double>(index[static_cast<size_t>(rank - 1)]) -
+                        static_cast<double>(index[static_cast<size_t>(rank - 2)]);
+    const double kk = static_cast<double>(k);
+    if (upper ? diff >= kk : diff <= kk) copy_element(x, flat, y, flat);
+  });
+  return {y};
+}
+
+// ---- Layout --------------------------------------------------------------------------------
+
+std::vector<Tensor> tile(const Node&, RefInputs in, RefOutputTypes out) {
+  const Tensor& x = *in[0];
+  Tensor y(out[0].dtype, out[0].shape);
+  std::vector<int64_t> source(static_cast<size_t>(x.shape().rank()));
+  for_each_index(y.shape(), [&](const std::vector<int64_t>& index, int64_t flat) {
+    for (size_t d = 0; d < source.size(); ++d)
+      source[d] = index[d] % x.shape()[static_cast<int>(d)];
+    copy_element(x, flat_offset(source, x.shape()), y, flat);
+  });
+  return {y};
+}
+
+// The input index for padded index i along an axis of `dim` elements, or -1 for the
+// constant. reflect: ... 2 1 | 0 1 2 ... d-1 | d-2 d-3 ..., bouncing between the ends.
+int64_t pad_source_index(int64_t i, int64_t dim, const std::string& mode) {
+  if (i >= 0 && i < dim) return i;
+  if (mode == "constant") return -1;
+  if (mode == "edge") return i < 0 ? 0 : dim - 1;
+  if (dim == 1) return 0;
+  while (i < 0 || i >= dim) i = i < 0 ? -i : 2 * (dim - 1) - i;
+  return i;
+}
+
+std::vector<Tensor> pad(const Node& node, RefInputs in, RefOutputTypes out) {
+  const Tensor& x = *in[0];
+  const AttrReader attrs(node);
+  const std::vector<int64_t>& pads = attrs.get_ints("pads");
+  const std::string& mode = attrs.get_string("mode");
+  const Tensor* value = optional_input(in, 1);
+  const int rank = x.shape().rank();
+  Tensor y(out[0].dtype, out[0].shape);  // zero-filled: the default constant
+  std::vector<int64_t> source(static_cast<size_t>(rank));
+  for_each_index(y.shape(), [&](const std::vector<int64_t>& index, int64_t flat) {
+    bool inside = true;
+    for (int d = 0; d < rank; ++d) {
+      const auto s = static_cast<size_t>(d);
+      source[s] = pad_source_index(index[s] - pads[s], x.shape()[d], mode);
+      inside = inside && source[s] >= 0;
+    }
+    if (inside) {
+      copy_element(x, flat_offset(source, x.shape()), y, flat);
+    } else if (value != nullptr) {
+      copy_element(*value, 0, y, flat);
+    }
+  });
+  return {y};
+}
+
+// out[n, c, h*b + i, w*b + j] = x[n, channel, h, w] with channel (i*b + j)*C' + c (DCR) or
+// (c*b + i)*b + j (CRD), C' the output channels.
+std::vector<Tensor> depth_to_space(const Node& node, RefInputs in, RefOutputTypes out) {
+  const Tensor& x = *in[0];
+  const AttrReader attrs(node);
+  const int64_t b = attrs.get_int("blocksize");
+  const bool crd = attrs.get_string("mode") == "CRD";
+  Tensor y(out[0].dtype, out[0].shape);
+  const int64_t channels_out = y.shape()[1];
+  for_each_index(y.shape(), [&](const std::vector<int64_t>& index, int64_t flat) {
+    const int64_t n = index[0], c = index[1], i = index[2] % b, j = index[3] % b;
+    const int64_t channel = crd ? (c * b + i) * b + j : (i * b + j) * channels_out + c;
+    const std::vector<int64_t> source = {n, channel, index[2] / b, index[3] / b};
+    copy_element(x, flat_offset(source, x.shape()), y, flat);
+  });
+  return {y};
+}
+
+// out[n, (i*b + j)*C + c, h, w] = x[n, c, h*b + i, w*b + j].
+std::vector<Tensor> space_to_depth(const Node& node, RefInputs in, RefOutputTypes out) {
+  const Tensor& x = *in[0];
+  const int64_t b = AttrReader(node).get_int("blocksize");
+  const int64_t channels = x.shape()[1];
+  Tensor y(out[0].dtype, out[0].shape);
+  for_each_index(x.shape(), [&](const std::vector<int64_t>& index, int64_t flat) {
+    const int64_t i = index[2] % b, j = index[3] % b;
+    const std::vector<int64_t> target = {index[0], (i * b + j) * channels + index[1], index[2] / b,
+                                         index[3] / b};
+    copy_element(x, flat, y, flat_offset(target, y.shape()));
+  });
+  return {y};
+}
+
+// Time steps t < len of batch entry e come from len - 1 - t; the rest are copied.
+std::vector<Tensor> reverse_sequence(const Node& node, RefInputs in, RefOutputTypes out) {
+  const Tensor& x = *in[0];
+  const Tensor& lens = *in[1];
+  const AttrReader attrs(node);
+  const auto batch_axis = static_cast<size_t>(attrs.get_int("batch_axis"));
+  const auto time_axis = static_cast<size_t>(attrs.get_int("time_axis"));
+  const int64_t steps = x.shape()[static_cast<int>(time_axis)];
+  for (int64_t e = 0; e < lens.numel(); ++e) {
+    if (lens.get_int(e) < 0 || lens.get_int(e) > steps) {
+      kernel_fail("sequence_lens[" + std::to_string(e) + "] = " + std::to_string(lens.get_int(e)) +
+                  " is out of range for time axis " + std::to_string(time_axis) + " of size " +
+                  std::to_string(steps) + " (valid: [0, " + std::to_string(steps) + "])");
+    }
+  }
+  Tensor y(out[0].dtype, out[0].shape);
+  for_each_index(x.shape(), [&](const std::vector<int64_t>& index, int64_t flat) {
+    const int64_t len = lens.get_int(index[batch_axis]);
+    std::vector<int64_t> source = index;
+    if (index[time_axis] < len) source[time_axis] = len - 1 - index[time_axis];
+    copy_element(x, flat_offset(source, x.shape()), y, flat);
+  });
+  return {y};
+}
+
+}  // namespace
+
+void register_indexing(RefTable& table) {
+  using K = OpKind;
+  register_kernel(table, K::GatherElements, gather_elements);
+  register_kernel(table, K::GatherND, gather_nd);
+  register_kernel(table, K::ScatterElements, scatter_elements);
+  register_kernel(table, K::ScatterND, scatter_nd);
+  register_kernel(table, K::TopK, top_k);
+  register_kernel(table, K::OneHot, one_hot);
+  register_kernel(table, K::Trilu, trilu);
+  register_kernel(table, K::Tile, tile);
+  register_kernel(table, K::Pad, pad);
+  register_kernel(table, K::DepthToSpace, depth_to_space);
+  register_kernel(table, K::SpaceToDepth, space_to_depth);
+  register_kernel(table, K::ReverseSequence, reverse_sequence);
+}
 
 }  // namespace volta::reference

@@ -1,15 +1,19 @@
-// Reference Resize and Det.
+// Reference Resize, Det and GridSample.
 //
 // Resize (semantics: engine/ir/op_table_resize.cpp) works one output element at a time: each
 // axis maps the element's index to an input coordinate and a short list of (input index,
 // weight) taps; the element is the sum, in double, of every combination of taps weighted by
 // the product of their weights. Nearest copies the one element it picks.
 // Det factors each matrix, in double, with Gaussian elimination and partial pivoting.
+// GridSample (semantics: engine/ir/op_table_resize.cpp) finds, for each output element, the
+// taps of its grid point's x and y (input index, weight) and sums X over every (y, x) pair of
+// them, in double, weighted by the product of the two weights.
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string>
+#include <utility>
 
 #include "ref_util.h"
 
@@ -226,11 +230,121 @@ std::vector<Tensor> det(const Node& /*node*/, RefInputs in, RefOutputTypes out) 
   return {y};
 }
 
+// ---- GridSample ------------------------------------------------------------------------------
+
+struct GridAxis {
+  bool nan = false;       // the output is NaN
+  std::vector<Tap> taps;  // inside the input only
+};
+
+// The axis' ends a reflection mirrors at: the corner elements' centres with align_corners,
+// else the outer edges of the corner elements.
+std::pair<double, double> reflection_ends(int64_t size, bool align_corners) {
+  const auto n = static_cast<double>(size);
+  return align_corners ? std::pair{0.0, n - 1.0} : std::pair{-0.5, n - 0.5};
+}
+
+// Mirrors c at the ends until it lies between them. A position and the one shifted by a
+// whole back-and-forth (twice the span) reflect to the same point.
+double reflect_between_ends(double c, int64_t size, bool align_corners) {
+  const auto [low, high] = reflection_ends(size, align_corners);
+  const double span = high - low;
+  if (span == 0.0) return low;
+  const double r = std::fmod(std::fabs(c - low), 2.0 * span);
+  return r <= span ? low + r : high - (r - span);
+}
+
+double padded(const std::string& padding, bool align_corners, double c, int64_t size) {
+  const double last = static_cast<double>(size) - 1.0;
+  if (padding == "border") return std::min(std::max(c, 0.0), last);
+  if (padding == "reflection") {
+    return std::min(std::max(reflect_between_ends(c, size, align_corners), 0.0), last);
+  }
+  return c;  // zeros: positions outside read nothing
+}
+
+GridAxis grid_axis(const std::string& mode, const std::string& padding, bool align_corners,
+                   double g, int64_t size) {
+  const auto n = static_cast<double>(size);
+  double c = align_corners ? (g + 1.0) / 2.0 * (n - 1.0) : ((g + 1.0) * n - 1.0) / 2.0;
+  GridAxis axis;
+  if (std::isnan(c) || (padding == "reflection" && std::isinf(c))) {
+    axis.nan = true;
+    return axis;
+  }
+  const auto add = [&](double position, double weight) {
+    if (position >= 0.0 && position <= n - 1.0) {
+      axis.taps.push_back({static_cast<int64_t>(position), weight});
+    }
+  };
+  if (mode == "bicubic") {
+    // Far outside, border reads the edge element only: a nearer point (finite, where c may
+    // be infinite) reads the same. Reflection repeats every 2 * span: the point shifted by
+    // whole periods (fmod is exact) reads the same elements.
+    if (padding == "border") c = std::min(std::max(c, -3.0), n + 2.0);
+    if (padding == "reflection") {
+      const auto [low, high] = reflection_ends(size, align_corners);
+      if (high > low) c = std::fmod(c, 2.0 * (high - low));
+    }
+    const double lo = std::floor(c);
+    const double t = c - lo;
+    // Four positions around c, each padded on its own.
+    add(padded(padding, align_corners, lo - 1.0, size), keys(-0.75, t + 1.0));
+    add(padded(padding, align_corners, lo, size), keys(-0.75, t));
+    add(padded(padding, align_corners, lo + 1.0, size), keys(-0.75, 1.0 - t));
+    add(padded(padding, align_corners, lo + 2.0, size), keys(-0.75, 2.0 - t));
+    return axis;
+  }
+  c = padded(padding, align_corners, c, size);
+  if (mode == "nearest") {
+    // Round half to even, spelled out.
+    double r = std::floor(c);
+    const double frac = c - r;
+    if (frac > 0.5 || (frac == 0.5 && std::fmod(r, 2.0) != 0.0)) r += 1.0;
+    add(r, 1.0);
+    return axis;
+  }
+  const double lo = std::floor(c);
+  add(lo, 1.0 - (c - lo));
+  add(lo + 1.0, c - lo);
+  return axis;
+}
+
+std::vector<Tensor> grid_sample(const Node& node, RefInputs in, RefOutputTypes out) {
+  const Tensor& x = *in[0];
+  const Tensor& grid = *in[1];
+  const AttrReader attrs(node);
+  const std::string& mode = attrs.get_string("mode");
+  const std::string& padding = attrs.get_string("padding_mode");
+  const bool align_corners = attrs.get_int("align_corners") != 0;
+  const int64_t h = x.shape()[2], w = x.shape()[3];
+  Tensor y(out[0].dtype, out[0].shape);
+  for_each_index(out[0].shape, [&](const std::vector<int64_t>& index, int64_t flat) {
+    const int64_t n = index[0], c = index[1], i = index[2], j = index[3];
+    const int64_t g = flat_offset(std::vector<int64_t>{n, i, j, 0}, grid.shape());
+    const GridAxis ax = grid_axis(mode, padding, align_corners, grid.get_double(g), w);
+    const GridAxis ay = grid_axis(mode, padding, align_corners, grid.get_double(g + 1), h);
+    if (ax.nan || ay.nan) return y.set_double(flat, std::numeric_limits<double>::quiet_NaN());
+    double sum = 0.0;
+    for (const Tap& ty : ay.taps) {
+      for (const Tap& tx : ax.taps) {
+        const int64_t source =
+            flat_offset(std::vector<int64_t>{n, c, ty.index, tx.index}, x.shape());
+        if (mode == "nearest") return copy_element(x, source, y, flat);
+        sum += ty.weight * tx.weight * x.get_double(source);
+      }
+    }
+    y.set_double(flat, sum);
+  });
+  return {y};
+}
+
 }  // namespace
 
 void register_resize(RefTable& table) {
   register_kernel(table, OpKind::Resize, resize);
   register_kernel(table, OpKind::Det, det);
+  register_kernel(table, OpKind::GridSample, grid_sample);
 }
 
 }  // namespace volta::reference

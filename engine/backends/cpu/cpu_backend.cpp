@@ -23,6 +23,7 @@ const KernelTable& kernel_table() {
     register_layout_kernels(t);
     register_resize_kernels(t);
     register_det_kernels(t);
+    register_grid_sample_kernels(t);
     return t;
   }();
   return kTable;

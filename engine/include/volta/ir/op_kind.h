@@ -42,7 +42,7 @@ namespace volta {
                     X(OneHot) X(Trilu) X(Tile) X(Pad) X(DepthToSpace) X(SpaceToDepth)         \
                     X(ReverseSequence)                                                        \
   /* resampling and the rest (engine/ir/op_table_resize.cpp) */                              \
-                    X(Resize) X(Det)
+                    X(Resize) X(Det) X(GridSample)
 // clang-format on
 
 enum class OpKind : uint16_t {

@@ -31,7 +31,7 @@ enum class OpFamily : uint8_t {
   Pooling,        // windowed and global pooling
   Indexing,       // element gathers and scatters, TopK, OneHot, Trilu
   Loss,           // SoftmaxCrossEntropyLoss, NegativeLogLikelihoodLoss
-  Resampling,     // Resize
+  Resampling,     // Resize, GridSample
 };
 inline constexpr int kOpFamilyCount = 12;
 std::string_view op_family_name(OpFamily family);  // "elementwise", ...

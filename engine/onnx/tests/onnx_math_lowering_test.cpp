@@ -1,0 +1,241 @@
+// ONNX lowerings of the elementwise, math and activation ops (lower_math.cpp) on what the
+// backend test corpus does not cover: legacy broadcasting and its errors, version-1 Cast,
+// old attribute defaults, PRelu's per-channel slope before version 7, Pow across dtypes,
+// and the diagnostics for dtypes and attribute values Volta does not take.
+#define BOOST_TEST_MODULE onnx_math_lowering
+#include <onnx/onnx_pb.h>
+
+#include <boost/test/unit_test.hpp>
+#include <cfloat>
+#include <cmath>
+#include <functional>
+#include <limits>
+
+#include "volta/backends/cpu.h"
+#include "volta/error.h"
+#include "volta/onnx/model.h"
+#include "volta/onnx/session.h"
+
+namespace volta::onnx {
+namespace {
+
+namespace pb = ::onnx;
+
+struct Io {
+  std::string name;
+  int elem_type;
+  std::vector<int64_t> dims;
+};
+
+using NodeAttrs = std::function<void(pb::NodeProto&)>;
+
+void add_io(pb::ValueInfoProto* v, const Io& io) {
+  v->set_name(io.name);
+  auto* tensor = v->mutable_type()->mutable_tensor_type();
+  tensor->set_elem_type(io.elem_type);
+  auto* shape = tensor->mutable_shape();
+  for (int64_t d : io.dims) shape->add_dim()->set_dim_value(d);
+}
+
+void set_int(pb::NodeProto& n, const std::string& name, int64_t v) {
+  auto* a = n.add_attribute();
+  a->set_name(name);
+  a->set_type(pb::AttributeProto::INT);
+  a->set_i(v);
+}
+void set_float(pb::NodeProto& n, const std::string& name, float v) {
+  auto* a = n.add_attribute();
+  a->set_name(name);
+  a->set_type(pb::AttributeProto::FLOAT);
+  a->set_f(v);
+}
+void set_string(pb::NodeProto& n, const std::string& name, const std::string& v) {
+  auto* a = n.add_attribute();
+  a->set_name(name);
+  a->set_type(pb::AttributeProto::STRING);
+  a->set_s(v);
+}
+
+// A model of one node `op` (default domain, `opset`) from graph inputs to one output.
+Model one_node(const std::string& op, int opset, const std::vector<Io>& inputs, const Io& output,
+               const NodeAttrs& attrs = {}) {
+  pb::ModelProto m;
+  m.set_ir_version(opset < 7 ? 3 : 8);
+  auto* o = m.add_opset_import();
+  o->set_domain("");
+  o->set_version(opset);
+  auto* g = m.mutable_graph();
+  g->set_name(op);
+  pb::NodeProto* n = g->add_node();
+  n->set_op_type(op);
+  n->set_name("node");
+  for (const Io& in : inputs) {
+    add_io(g->add_input(), in);
+    n->add_input(in.name);
+  }
+  add_io(g->add_output(), output);
+  n->add_output(output.name);
+  if (attrs) attrs(*n);
+  return Model::parse(m.SerializeAsString(), op + ".onnx");
+}
+
+std::vector<Tensor> run_cpu(const Model& model, const std::vector<Tensor>& inputs) {
+  static const std::unique_ptr<Backend> cpu = make_cpu_backend();
+  Session session(model, *cpu, DeterminismMode::Strict);
+  return session.run(inputs);
+}
+
+template <class T>
+Tensor tensor(Shape shape, std::initializer_list<T> values) {
+  return Tensor::from<T>(std::move(shape), values);
+}
+
+void check_values(const Tensor& got, const std::vector<double>& want, double tol = 0) {
+  BOOST_REQUIRE_EQUAL(got.numel(), static_cast<int64_t>(want.size()));
+  for (int64_t i = 0; i < got.numel(); ++i) {
+    BOOST_CHECK_MESSAGE(std::abs(got.get_double(i) - want[static_cast<size_t>(i)]) <= tol,
+                        "element " << i << ": got " << got.get_double(i) << ", want "
+                                   << want[static_cast<size_t>(i)]);
+  }
+}
+
+// Importing for `inputs` fails with `code` and a message containing `fragment`.
+void expect_import_error(const Model& model, const std::vector<Tensor>& inputs, ErrorCode code,
+                         const std::string& fragment) {
+  try {
+    model.import_for(inputs);
+    BOOST_FAIL("expected " << error_code_name(code));
+  } catch (const VoltaError& e) {
+    BOOST_TEST(std::string(error_code_name(e.code())) == std::string(error_code_name(code)));
+    BOOST_TEST(e.message().find(fragment) != std::string::npos, e.message());
+  }
+}
+
+constexpr int kFloat = pb::TensorProto::FLOAT;
+constexpr int kInt32 = pb::TensorProto::INT32;
+constexpr int kInt64 = pb::TensorProto::INT64;
+
+BOOST_AUTO_TEST_CASE(legacy_broadcast_aligns_b_with_a_at_axis) {
+  const Model model = one_node("Add", 6, {{"a", kFloat, {2, 3, 2}}, {"b", kFloat, {3}}},
+                               {"y", kFloat, {2, 3, 2}}, [](pb::NodeProto& n) {
+                                 set_int(n, "broadcast", 1);
+                                 set_int(n, "axis", 1);
+                               });
+  const Tensor a(DType::F32, Shape{2, 3, 2});  // zeros
+  const Tensor b = tensor<float>(Shape{3}, {10, 20, 30});
+  check_values(run_cpu(model, {a, b})[0], {10, 10, 20, 20, 30, 30, 10, 10, 20, 20, 30, 30});
+}
+
+BOOST_AUTO_TEST_CASE(legacy_broadcast_errors_name_the_shapes) {
+  const Model unequal =
+      one_node("Mul", 6, {{"a", kFloat, {2, 3}}, {"b", kFloat, {3}}}, {"y", kFloat, {2, 3}});
+  expect_import_error(unequal, {Tensor(DType::F32, Shape{2, 3}), Tensor(DType::F32, Shape{3})},
+                      ErrorCode::ImportInvalidModel,
+                      "A [2,3] and B [3] differ in shape without broadcast=1");
+  const Model misaligned = one_node("Sub", 6, {{"a", kFloat, {2, 3}}, {"b", kFloat, {3}}},
+                                    {"y", kFloat, {2, 3}}, [](pb::NodeProto& n) {
+                                      set_int(n, "broadcast", 1);
+                                      set_int(n, "axis", 0);
+                                    });
+  expect_import_error(misaligned, {Tensor(DType::F32, Shape{2, 3}), Tensor(DType::F32, Shape{3})},
+                      ErrorCode::ImportInvalidModel,
+                      "B [3] does not broadcast to A [2,3] at axis 0");
+}
+
+BOOST_AUTO_TEST_CASE(cast_version_1_names_its_target_type) {
+  const Model model = one_node("Cast", 1, {{"x", kFloat, {3}}}, {"y", kInt32, {3}},
+                               [](pb::NodeProto& n) { set_string(n, "to", "INT32"); });
+  const std::vector<Tensor> y = run_cpu(model, {tensor<float>(Shape{3}, {1.7f, -2.2f, 3.0f})});
+  BOOST_TEST((y[0].dtype() == DType::I32));
+  check_values(y[0], {1, -2, 3});
+  // (The output is declared INT32: a UINT8 graph output would be rejected before lowering.)
+  const Model byte = one_node("Cast", 1, {{"x", kFloat, {3}}}, {"y", kInt32, {3}},
+                              [](pb::NodeProto& n) { set_string(n, "to", "UINT8"); });
+  expect_import_error(byte, {Tensor(DType::F32, Shape{3})}, ErrorCode::ImportUnsupported,
+                      "to is \"UINT8\"; supported: FLOAT, DOUBLE, INT64, INT32, BOOL");
+}
+
+BOOST_AUTO_TEST_CASE(selu_defaults_follow_the_version) {
+  const Tensor x = tensor<float>(Shape{1}, {-1.0f});
+  const double em1 = std::expm1(-1.0);
+  for (int opset : {1, 6}) {
+    BOOST_TEST_CONTEXT("opset " << opset) {
+      const Model model = one_node("Selu", opset, {{"x", kFloat, {1}}}, {"y", kFloat, {1}});
+      const double alpha = opset == 1 ? 1.6732f : 1.67326319217681884765625;
+      const double gamma = opset == 1 ? 1.0507f : 1.05070102214813232421875;
+      check_values(run_cpu(model, {x})[0], {gamma * alpha * em1}, 1e-6);
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(clip_bounds_by_version) {
+  const float inf = std::numeric_limits<float>::infinity();
+  const Tensor x = tensor<float>(Shape{3}, {-inf, 0.5f, inf});
+  // Version 6 defaults its bounds to +-FLT_MAX; version 1 leaves an absent bound open.
+  const Model v6 = one_node("Clip", 6, {{"x", kFloat, {3}}}, {"y", kFloat, {3}},
+                            [](pb::NodeProto& n) { set_float(n, "min", 0.0f); });
+  check_values(run_cpu(v6, {x})[0], {0.0, 0.5, FLT_MAX});
+  const Model v1 = one_node("Clip", 1, {{"x", kFloat, {3}}}, {"y", kFloat, {3}},
+                            [](pb::NodeProto& n) { set_float(n, "max", 0.25f); });
+  const Tensor y1 = run_cpu(v1, {x})[0];
+  BOOST_TEST(y1.data_as<float>()[0] == -inf);
+  BOOST_TEST(y1.data_as<float>()[1] == 0.25f);
+  BOOST_TEST(y1.data_as<float>()[2] == 0.25f);
+  // From version 11 the bounds are inputs, specialized on by value.
+  const Model v11 = one_node(
+      "Clip", 11, {{"x", kFloat, {3}}, {"lo", kFloat, {}}, {"hi", kFloat, {}}}, {"y", kFloat, {3}});
+  check_values(run_cpu(v11, {tensor<float>(Shape{3}, {-2.0f, 0.5f, 2.0f}),
+                             tensor<float>(Shape{}, {-1.0f}), tensor<float>(Shape{}, {1.0f})})[0],
+               {-1.0, 0.5, 1.0});
+}
+
+BOOST_AUTO_TEST_CASE(prelu_before_version_7_has_one_slope_per_channel) {
+  const Tensor x = tensor<float>(Shape{1, 2, 2}, {-1, -1, -1, 2});
+  const Tensor slope = tensor<float>(Shape{2}, {0.5f, 0.25f});
+  const Model v6 = one_node("PRelu", 6, {{"x", kFloat, {1, 2, 2}}, {"slope", kFloat, {2}}},
+                            {"y", kFloat, {1, 2, 2}});
+  check_values(run_cpu(v6, {x, slope})[0], {-0.5, -0.5, -0.25, 2});  // slope along dim 1
+  const Model v9 = one_node("PRelu", 9, {{"x", kFloat, {1, 2, 2}}, {"slope", kFloat, {2}}},
+                            {"y", kFloat, {1, 2, 2}});
+  check_values(run_cpu(v9, {x, slope})[0], {-0.5, -0.25, -0.5, 2});  // numpy: along the last dim
+}
+
+BOOST_AUTO_TEST_CASE(pow_across_dtypes_is_computed_in_double) {
+  const Model ints =
+      one_node("Pow", 15, {{"x", kInt64, {3}}, {"y", kInt64, {3}}}, {"z", kInt64, {3}});
+  const std::vector<Tensor> z =
+      run_cpu(ints, {tensor<int64_t>(Shape{3}, {3, -2, 7}), tensor<int64_t>(Shape{3}, {4, 3, 0})});
+  BOOST_TEST((z[0].dtype() == DType::I64));
+  check_values(z[0], {81, -8, 1});
+  // An integer base with a float exponent truncates the power, as numpy's astype does.
+  const Model mixed =
+      one_node("Pow", 12, {{"x", kInt32, {2}}, {"y", kFloat, {2}}}, {"z", kInt32, {2}});
+  check_values(
+      run_cpu(mixed, {tensor<int32_t>(Shape{2}, {2, 3}), tensor<float>(Shape{2}, {0.5f, 2.0f})})[0],
+      {1, 9});
+}
+
+BOOST_AUTO_TEST_CASE(mean_divides_the_chained_sum_by_the_count) {
+  const Model model = one_node(
+      "Mean", 13, {{"a", kFloat, {2}}, {"b", kFloat, {1}}, {"c", kFloat, {2}}}, {"y", kFloat, {2}});
+  check_values(run_cpu(model, {tensor<float>(Shape{2}, {1, 2}), tensor<float>(Shape{1}, {3}),
+                               tensor<float>(Shape{2}, {5, 10})})[0],
+               {3, 5});
+  // Before version 8 the inputs of the variadic ops have one shape.
+  const Model v6 = one_node("Sum", 6, {{"a", kFloat, {2}}, {"b", kFloat, {1}}}, {"y", kFloat, {2}});
+  expect_import_error(v6, {Tensor(DType::F32, Shape{2}), Tensor(DType::F32, Shape{1})},
+                      ErrorCode::ImportInvalidModel, "before version 8 all inputs have one shape");
+}
+
+BOOST_AUTO_TEST_CASE(unsupported_dtypes_and_attribute_values_are_named) {
+  const Model sin = one_node("Sin", 7, {{"x", kInt32, {2}}}, {"y", kInt32, {2}});
+  expect_import_error(sin, {Tensor(DType::I32, Shape{2})}, ErrorCode::ImportUnsupported,
+                      "input 0 is INT32; supported: FLOAT, DOUBLE");
+  const Model mod = one_node("Mod", 13, {{"a", kInt64, {2}}, {"b", kInt64, {2}}},
+                             {"c", kInt64, {2}}, [](pb::NodeProto& n) { set_int(n, "fmod", 2); });
+  expect_import_error(mod, {Tensor(DType::I64, Shape{2}), Tensor(DType::I64, Shape{2})},
+                      ErrorCode::ImportInvalidModel, "fmod is 2; it must be 0 or 1");
+}
+
+}  // namespace
+}  // namespace volta::onnx
