@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The release audit, from a fresh machine: install missing packages, build, run every suite
-# into the results database (default ./volta-results.db), check the docs contract, and print
-# the gate table. Exit status is the gate's: 0 only when every blocker passes.
+# (parity; onnx on the CPU backend and the reference engine) into the results database
+# (default ./volta-results.db), check the docs contract, and print the gate table. Exit
+# status is the gate's: 0 only when every blocker passes.
 # Usage: scripts/ci/audit.sh [--release] [--db PATH] [--preset NAME]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -27,5 +28,6 @@ audit="build/$preset/tools/volta-audit/volta-audit"
 # Suites record their rows whatever their outcome; the gate below is what judges them.
 "$audit" run parity --backend cpu --db "$db" || true
 "$audit" run parity --backend cuda --db "$db" || true
+"$audit" run onnx --db "$db" || true
 "$audit" docs check --db "$db" || true
 "$audit" gate "${release[@]}" --db "$db"

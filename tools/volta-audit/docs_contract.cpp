@@ -258,19 +258,39 @@ std::string unknown_section_detail(std::string_view name) {
          "` (known: " + names_of(generated_sections()) + ")";
 }
 
+// A section's generated lines, or why there are none (a section from results without them).
+struct Rendered {
+  std::vector<std::string> lines;
+  std::string unavailable;  // non-empty: not rendered, and why
+};
+
 // Each generator runs once per check or sync, however many files embed its section.
 class RenderCache {
  public:
-  const std::vector<std::string>& lines(const GeneratedSection& section) {
+  explicit RenderCache(const ResultsSource* results) : results_(results) {}
+
+  const Rendered& render(const GeneratedSection& section) {
     auto it = rendered_.find(section.name);
-    if (it == rendered_.end()) {
-      it = rendered_.emplace(section.name, split_lines(section.render()).lines).first;
-    }
+    if (it == rendered_.end()) it = rendered_.emplace(section.name, run(section)).first;
     return it->second;
   }
 
  private:
-  std::map<std::string_view, std::vector<std::string>> rendered_;
+  Rendered run(const GeneratedSection& section) const {
+    if (section.from_results && (results_ == nullptr || results_->db == nullptr)) {
+      return {{},
+              "generated from the results database; `volta-audit docs check` with evidence "
+              "(not --no-evidence) compares it"};
+    }
+    try {
+      return {split_lines(section.render(results_ ? *results_ : ResultsSource{})).lines, ""};
+    } catch (const SectionUnavailable& e) {
+      return {{}, e.what()};
+    }
+  }
+
+  const ResultsSource* results_;
+  std::map<std::string_view, Rendered> rendered_;
 };
 
 std::string in_quotes(std::string_view line) { return "\"" + std::string(line) + "\""; }
@@ -313,7 +333,13 @@ void check_sections(const std::string& file, const TextFile& doc, RenderCache& c
                                          unknown_section_detail(section.name)));
       continue;
     }
-    std::string difference = first_difference(doc.lines, section, cache.lines(*generator));
+    const Rendered& rendered = cache.render(*generator);
+    if (!rendered.unavailable.empty()) {
+      findings.push_back(section_finding(file, section.begin, section.name, GateStatus::NotVerified,
+                                         rendered.unavailable));
+      continue;
+    }
+    std::string difference = first_difference(doc.lines, section, rendered.lines);
     findings.push_back(difference.empty()
                            ? section_finding(file, section.begin, section.name, GateStatus::Pass,
                                              "matches `volta-audit docs sync` output")
@@ -544,9 +570,10 @@ std::string now_utc_millis() {
 
 }  // namespace
 
-std::vector<DocFinding> check_docs(const fs::path& root, const EvidenceFn* evidence) {
+std::vector<DocFinding> check_docs(const fs::path& root, const EvidenceFn* evidence,
+                                   const ResultsSource* results) {
   std::vector<DocFinding> findings;
-  RenderCache cache;
+  RenderCache cache(results);
   ClaimChecker claims(evidence, findings);
   for (const std::string& file : doc_files(root)) {
     const TextFile doc = read_text(root / file);
@@ -586,14 +613,16 @@ void record_doc_findings(conformance::Database& db, std::string_view commit,
   tx.commit();
 }
 
-std::vector<std::string> sync_docs(const fs::path& root) {
+std::vector<std::string> sync_docs(const fs::path& root, const ResultsSource* results,
+                                   std::vector<std::string>* left_as_is) {
   struct Rewrite {
     std::string file;
     std::string text;
   };
   std::vector<Rewrite> rewrites;
+  std::vector<std::string> left;
   std::string problems;
-  RenderCache cache;
+  RenderCache cache(results);
   for (const std::string& file : doc_files(root)) {
     TextFile doc = read_text(root / file);
     const SectionScan scan = scan_sections(doc.lines);
@@ -611,7 +640,13 @@ std::vector<std::string> sync_docs(const fs::path& root) {
                     unknown_section_detail(s->name);
         continue;
       }
-      const std::vector<std::string>& lines = cache.lines(*generator);
+      const Rendered& rendered = cache.render(*generator);
+      if (!rendered.unavailable.empty()) {
+        left.push_back(file + ":" + std::to_string(s->begin + 1) + ": section " + s->name +
+                       " left as it is: " + rendered.unavailable);
+        continue;
+      }
+      const std::vector<std::string>& lines = rendered.lines;
       const auto first = doc.lines.begin() + static_cast<std::ptrdiff_t>(s->begin + 1);
       const auto last = doc.lines.begin() + static_cast<std::ptrdiff_t>(s->end);
       doc.lines.insert(doc.lines.erase(first, last), lines.begin(), lines.end());
@@ -626,6 +661,11 @@ std::vector<std::string> sync_docs(const fs::path& root) {
   for (const Rewrite& r : rewrites) {
     write_text_atomically(root / r.file, r.text);
     changed.push_back(r.file);
+  }
+  if (left_as_is != nullptr) {
+    *left_as_is = std::move(left);
+  } else {
+    for (const std::string& line : left) std::fprintf(stderr, "docs sync: %s\n", line.c_str());
   }
   return changed;
 }

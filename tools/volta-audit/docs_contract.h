@@ -44,11 +44,27 @@ struct DocFinding {
 using EvidenceFn =
     std::function<std::pair<GateStatus, std::string>(std::string_view kind, std::string_view name)>;
 
+// What sections generated from recorded results read: a results database and the commit
+// whose results they show (the evidence the gates judge for that commit).
+struct ResultsSource {
+  const conformance::Database* db = nullptr;
+  std::string commit;
+};
+
+// A section generated from results that cannot be rendered: the commit has none yet.
+class SectionUnavailable : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 // Every finding under `root`, file by file (README.md, then governance/*.md by name), then the
 // workflows. With no evidence function, claims are checked for form only (a known gate or
-// query, a well-formed marker, a unique id) and reported NOT VERIFIED. Throws DocsError when
-// the root holds neither README.md nor governance/*.md, or a file cannot be read.
-std::vector<DocFinding> check_docs(const std::filesystem::path& root, const EvidenceFn* evidence);
+// query, a well-formed marker, a unique id) and reported NOT VERIFIED. Sections generated from
+// results are compared with what `results` renders; without results, or when the commit has
+// none, they are NOT VERIFIED. Throws DocsError when the root holds neither README.md nor
+// governance/*.md, or a file cannot be read.
+std::vector<DocFinding> check_docs(const std::filesystem::path& root, const EvidenceFn* evidence,
+                                   const ResultsSource* results = nullptr);
 // FAIL findings always fail; NOT VERIFIED ones fail only when evidence is required.
 bool docs_ok(const std::vector<DocFinding>& findings, bool evidence_required);
 
@@ -58,13 +74,19 @@ void record_doc_findings(conformance::Database& db, std::string_view commit,
                          std::span<const DocFinding> findings);
 
 // Rewrites every generated section under `root`; returns the files it changed, relative to
-// the root. Throws DocsError, writing nothing, when any file has a broken or unknown marker.
-std::vector<std::string> sync_docs(const std::filesystem::path& root);
+// the root. A section generated from results is left as it is when `results` is null or the
+// commit has no results; each such section adds a line to `left_as_is` (printed to stderr when
+// null). Throws DocsError, writing nothing, when any file has a broken or unknown marker.
+std::vector<std::string> sync_docs(const std::filesystem::path& root,
+                                   const ResultsSource* results = nullptr,
+                                   std::vector<std::string>* left_as_is = nullptr);
 
 // The generators, by section name.
 struct GeneratedSection {
   std::string_view name;  // "op-backend-matrix"
-  std::string (*render)();
+  bool from_results;      // rendered from a ResultsSource, not from the code alone
+  // Throws SectionUnavailable when a section from results has nothing to show.
+  std::string (*render)(const ResultsSource& results);
 };
 std::span<const GeneratedSection> generated_sections();
 
@@ -72,5 +94,12 @@ std::span<const GeneratedSection> generated_sections();
 // reference kernel table. Machine-independent: capabilities name dtypes and determinism
 // classes, never the ISA-specific kernel variant a machine would pick.
 std::string render_op_backend_matrix();
+
+// The onnx suite's coverage for the commit (governance/onnx-coverage.md): per family, then per
+// principal op, the tests and how they ended on each backend. Throws SectionUnavailable when
+// the commit has no onnx results.
+std::string render_onnx_coverage(const conformance::Database& db, std::string_view commit);
+// Its totals per backend (README.md).
+std::string render_onnx_totals(const conformance::Database& db, std::string_view commit);
 
 }  // namespace volta::audit

@@ -4,6 +4,8 @@
 #include <cstdint>
 
 #include "queries.h"
+#include "volta/conformance/onnx_coverage.h"
+#include "volta/conformance/onnx_suite.h"
 #include "volta/conformance/sqlite.h"
 
 namespace volta::audit {
@@ -220,16 +222,111 @@ SELECT
 FROM tally
 )sql";
 
+// The onnx-conformance gate: the onnx suite's evidence (onnx_evidence_ctes) with four
+// blockers, each with its own reason: an unexpected outcome or unexpected pass, an ERROR /
+// CRASH / TIMEOUT (expected or not), a backend with results for fewer tests than the corpus
+// floor, and an expectation of the evidence runs past its expiry date.
+// {evidence}, {floor} and {backends} are filled in by onnx_gate_sql.
+constexpr std::string_view kOnnxGateSql = R"sql(
+WITH {evidence},
+tally AS (
+  SELECT count(*) AS results,
+         coalesce(sum(outcome = 'PASS'), 0) AS passed,
+         coalesce(sum(verdict IN ('unexpected', 'unexpected-pass')
+                      AND outcome NOT IN ('ERROR', 'CRASH', 'TIMEOUT')), 0) AS unexpected,
+         coalesce(sum(outcome IN ('ERROR', 'CRASH', 'TIMEOUT')), 0) AS broken
+  FROM onnx_evidence
+),
+backends(backend) AS (VALUES {backends}),
+corpus AS (
+  SELECT b.backend,
+         (SELECT count(*) FROM onnx_evidence e
+          WHERE e.backend = b.backend AND e.outcome <> 'MISSING') AS tests,
+         (SELECT count(*) FROM onnx_evidence e
+          WHERE e.backend = b.backend AND e.outcome = 'PASS') AS passed
+  FROM backends b
+),
+expired AS (
+  SELECT DISTINCT x.pattern, x.expires FROM expectation x
+  WHERE x.suite = 'onnx' AND x.expires < date('now')
+    AND x.run_id IN (SELECT run_id FROM onnx_evidence)
+),
+reasons(k, reason) AS (
+  SELECT 1, unexpected || ' unexpected result(s); first: ' ||
+         (SELECT backend || ' ' || case_id || ' ' || outcome || ' (' || verdict || '): ' ||
+                 substr(message, 1, 300)
+          FROM onnx_evidence
+          WHERE verdict IN ('unexpected', 'unexpected-pass')
+            AND outcome NOT IN ('ERROR', 'CRASH', 'TIMEOUT')
+          ORDER BY case_id, backend LIMIT 1)
+  FROM tally WHERE unexpected > 0
+  UNION ALL
+  SELECT 2, broken || ' ERROR/CRASH/TIMEOUT result(s), which no expectation excuses; first: ' ||
+         (SELECT backend || ' ' || case_id || ' ' || outcome || ': ' || substr(message, 1, 300)
+          FROM onnx_evidence WHERE outcome IN ('ERROR', 'CRASH', 'TIMEOUT')
+          ORDER BY case_id, backend LIMIT 1)
+  FROM tally WHERE broken > 0
+  UNION ALL
+  SELECT 3, 'backend ' || backend || ' has results for ' || tests ||
+         ' tests, below the corpus floor of {floor}; run `volta-audit run onnx --backend ' ||
+         backend || '`'
+  FROM corpus WHERE tests < {floor}
+  UNION ALL
+  SELECT 4, n || ' expired expectation(s); first: ' ||
+         (SELECT pattern || ' (expired ' || expires || ')' FROM expired
+          ORDER BY expires, pattern LIMIT 1) ||
+         '; renew or remove them in conformance/onnx/expectations.tsv'
+  FROM (SELECT count(*) AS n FROM expired) WHERE n > 0
+),
+dirty_only AS (
+  SELECT :release = 1 AND EXISTS (
+    SELECT 1 FROM result r
+    JOIN run ON run.id = r.run_id
+    JOIN test_case c ON c.id = r.case_ref
+    WHERE run.commit_sha = :commit AND run.status = 'complete' AND run.dirty = 1
+      AND c.suite = 'onnx'
+  ) AS yes
+)
+SELECT
+  CASE WHEN results = 0 THEN 'NOT VERIFIED'
+       WHEN EXISTS (SELECT 1 FROM reasons) THEN 'FAIL'
+       ELSE 'PASS' END,
+  CASE WHEN results = 0 AND (SELECT yes FROM dirty_only) THEN
+         'only dirty-tree onnx results for commit ' || substr(:commit, 1, 12) ||
+         ', which are not release evidence; run `volta-audit run onnx` from a clean checkout'
+       WHEN results = 0 THEN
+         'no onnx results for commit ' || substr(:commit, 1, 12) || '; run `volta-audit run onnx`'
+       WHEN EXISTS (SELECT 1 FROM reasons) THEN
+         (SELECT group_concat(reason, '; ') FROM (SELECT reason FROM reasons ORDER BY k))
+       ELSE
+         (SELECT group_concat(backend || ': ' || passed || ' of ' || tests || ' tests pass', ', ')
+          FROM (SELECT * FROM corpus ORDER BY backend)) ||
+         '; every other result as expected (corpus floor {floor})'
+  END
+FROM tally
+)sql";
+
+std::string onnx_gate_sql() {
+  std::string sql(kOnnxGateSql);
+  replace_all(sql, "{evidence}", conformance::onnx_evidence_ctes());
+  replace_all(sql, "{floor}", std::to_string(conformance::kOnnxCorpusFloor));
+  std::string backends;
+  for (std::string_view b : conformance::kOnnxBackends) {
+    backends += (backends.empty() ? "(" : ", (") + sql_literal(b) + ")";
+  }
+  replace_all(sql, "{backends}", backends);
+  return sql;
+}
+
 std::vector<Gate> build_gates() {
   std::vector<Gate> all;
   const auto suite_gate = [&all](std::string_view name, std::string_view description,
                                  bool blocks_pr, const Selection& selection) {
     all.push_back({name, description, blocks_pr, suite_gate_sql(selection)});
   };
-  // The corpus floor (no fewer ONNX backend tests than the checked-in count) arrives with the
-  // ONNX suite in issue #4; until then the gate applies the rule every suite gate shares.
-  suite_gate("onnx-conformance", "ONNX backend test data: every result as expected", false,
-             {.suite = "onnx"});
+  all.push_back({"onnx-conformance",
+                 "ONNX backend test data: every result as expected, corpus at its floor", false,
+                 onnx_gate_sql()});
   suite_gate("numerics-matrix", "numerics: per-family parity, NaN/Inf matrix, properties", false,
              {.suite = "numerics"});
   suite_gate("parity-cpu-reference", "engine CPU matches the reference within tolerance", true,

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <set>
@@ -5,10 +6,12 @@
 
 #include "build_info.h"
 #include "commands.h"
+#include "volta/conformance/onnx_suite.h"
 #include "volta/conformance/parity_suite.h"
 #include "volta/conformance/progress.h"
 #include "volta/conformance/runner.h"
 #include "volta/conformance/store.h"
+#include "volta/onnx/model.h"
 #include "volta/runtime/host.h"
 
 namespace volta::audit {
@@ -16,10 +19,10 @@ namespace {
 
 using conformance::SuiteCase;
 
-constexpr std::string_view kSuites = "parity";
+constexpr std::string_view kSuites = "parity, onnx";
 constexpr std::string_view kRunOptions =
-    "--family F, --backend cpu|cuda, --filter PATTERN, --threads N, --timeout SECONDS, "
-    "--no-isolate, --expectations DIR, --db PATH";
+    "--family F, --backend cpu|cuda|reference, --filter PATTERN, --threads N, "
+    "--timeout SECONDS, --no-isolate, --expectations DIR, --data DIR, --db PATH";
 
 int positive_int(const std::string& text, std::string_view option) {
   try {
@@ -31,11 +34,43 @@ int positive_int(const std::string& text, std::string_view option) {
   throw UsageError(std::string(option) + " takes a positive integer, got '" + text + "'");
 }
 
-std::vector<SuiteCase> suite_cases(const std::string& suite, const std::string& backend,
-                                   int threads) {
-  if (suite == "parity") return conformance::parity_suite(backend, threads);
-  throw UsageError("unknown suite '" + suite + "' (available: " + std::string(kSuites) + ")");
+void check_suite(const std::string& suite) {
+  if (suite != "parity" && suite != conformance::kOnnxSuite) {
+    throw UsageError("unknown suite '" + suite + "' (available: " + std::string(kSuites) + ")");
+  }
 }
+
+// The backends a suite runs on when --backend is not given: parity judges the CPU backend
+// (CUDA only on request), onnx runs every test on the CPU backend and the reference engine.
+std::vector<std::string> default_backends(const std::string& suite) {
+  if (suite == conformance::kOnnxSuite) {
+    return {conformance::kOnnxBackends.begin(), conformance::kOnnxBackends.end()};
+  }
+  return {"cpu"};
+}
+
+// What the onnx suite needs beyond the common options, read once for all its backends.
+struct OnnxInputs {
+  std::vector<conformance::OnnxTest> corpus;
+  std::vector<conformance::OnnxExpectation> expectations;
+};
+
+OnnxInputs load_onnx_inputs(const std::filesystem::path& data_root,
+                            const std::optional<std::string>& expectations_dir) {
+  OnnxInputs in;
+  in.corpus = conformance::discover_onnx_corpus(data_root, onnx::onnx_op_family);
+  const std::string file =
+      expectations_dir ? *expectations_dir + "/onnx.tsv"
+                       : std::string(build::kSourceDir) + "/conformance/onnx/expectations.tsv";
+  in.expectations = conformance::load_onnx_expectations(file);
+  return in;
+}
+
+// One suite on one backend, its cases built before any run opens.
+struct PlannedSuite {
+  std::string suite, backend;
+  std::vector<SuiteCase> cases;
+};
 
 }  // namespace
 
@@ -44,31 +79,54 @@ int run_command(Args& args) {
   conformance::RunOptions options;
   options.family = args.option("--family").value_or("");
   options.filter = args.option("--filter").value_or("");
-  const std::string backend = args.option("--backend").value_or("cpu");
+  const std::optional<std::string> backend_arg = args.option("--backend");
   const std::optional<std::string> threads_arg = args.option("--threads");
   const int threads = threads_arg ? positive_int(*threads_arg, "--threads") : 3;
   if (const std::optional<std::string> timeout = args.option("--timeout")) {
     options.isolation.timeout_s = positive_int(*timeout, "--timeout");
   }
   options.isolation.isolate = !args.flag("--no-isolate");
+  const std::optional<std::string> expectations_arg = args.option("--expectations");
   options.expectations_dir =
-      args.option("--expectations")
-          .value_or(std::string(build::kSourceDir) + "/conformance/expectations");
+      expectations_arg.value_or(std::string(build::kSourceDir) + "/conformance/expectations");
+  const std::optional<std::string> data_arg = args.option("--data");
   options.interactive = conformance::Progress::stderr_is_terminal();
   const std::vector<std::string> suites = args.positionals(kRunOptions);
   if (suites.empty()) {
     throw UsageError("name at least one suite (available: " + std::string(kSuites) + ")");
   }
+  std::for_each(suites.begin(), suites.end(), check_suite);
+  const bool onnx =
+      std::find(suites.begin(), suites.end(), conformance::kOnnxSuite) != suites.end();
+  if (data_arg && !onnx) throw UsageError("--data DIR applies to the onnx suite only");
   if (!std::filesystem::is_directory(options.expectations_dir)) {
     throw UsageError("expectations directory '" + options.expectations_dir +
                      "' does not exist (pass --expectations DIR)");
   }
+
   // Build every suite's cases before opening a run, so a bad argument records nothing.
-  std::vector<std::pair<std::string, std::vector<SuiteCase>>> planned;
+  std::optional<OnnxInputs> onnx_inputs;
+  if (onnx) {
+    onnx_inputs = load_onnx_inputs(data_arg.value_or(std::string(conformance::kOnnxDataRoot)),
+                                   expectations_arg);
+  }
+  std::vector<PlannedSuite> planned;
+  std::vector<std::string> backends;  // in order of first use: one run each
   std::set<std::string> families;
   for (const std::string& suite : suites) {
-    planned.emplace_back(suite, suite_cases(suite, backend, threads));
-    for (const SuiteCase& c : planned.back().second) families.insert(c.family);
+    const std::vector<std::string> chosen =
+        backend_arg ? std::vector<std::string>{*backend_arg} : default_backends(suite);
+    for (const std::string& backend : chosen) {
+      std::vector<SuiteCase> cases =
+          suite == conformance::kOnnxSuite
+              ? conformance::onnx_suite_cases(onnx_inputs->corpus, backend, threads)
+              : conformance::parity_suite(backend, threads);
+      for (const SuiteCase& c : cases) families.insert(c.family);
+      planned.push_back({suite, backend, std::move(cases)});
+      if (std::find(backends.begin(), backends.end(), backend) == backends.end()) {
+        backends.push_back(backend);
+      }
+    }
   }
   if (!options.family.empty() && !families.contains(options.family)) {
     std::string known;
@@ -78,32 +136,43 @@ int run_command(Args& args) {
   }
 
   conformance::ResultStore store(db);
-  conformance::RunInfo info;
-  info.commit = build::kCommit;
-  info.dirty = build::kDirty;
-  info.build_type = build::kBuildType;
-  info.compiler = std::string("g++ ") + __VERSION__;
-  info.cpu_model = host_cpu_model();
-  info.threads = threads;
-  info.backend = backend;
-  for (const std::string& suite : suites) info.suites += (info.suites.empty() ? "" : ",") + suite;
-  info.command = "volta-audit run " + info.suites + " --backend " + backend +
-                 (options.family.empty() ? "" : " --family " + options.family) +
-                 (options.filter.empty() ? "" : " --filter " + options.filter);
-  const int64_t run_id = store.begin_run(info);
-  std::fprintf(stderr, "run %lld: commit %.12s%s, backend %s, database %s\n",
-               static_cast<long long>(run_id), build::kCommit, build::kDirty ? " (dirty)" : "",
-               backend.c_str(), db.c_str());
-
   int64_t unexpected = 0;
-  for (const auto& [suite, cases] : planned) {
-    unexpected += conformance::run_suite(store, run_id, suite, cases, options).unexpected;
+  for (const std::string& backend : backends) {
+    conformance::RunInfo info;
+    info.commit = build::kCommit;
+    info.dirty = build::kDirty;
+    info.build_type = build::kBuildType;
+    info.compiler = std::string("g++ ") + __VERSION__;
+    info.cpu_model = host_cpu_model();
+    info.threads = threads;
+    info.backend = backend;
+    for (const PlannedSuite& p : planned) {
+      if (p.backend == backend) info.suites += (info.suites.empty() ? "" : ",") + p.suite;
+    }
+    info.command = "volta-audit run " + info.suites + " --backend " + backend +
+                   (options.family.empty() ? "" : " --family " + options.family) +
+                   (options.filter.empty() ? "" : " --filter " + options.filter) +
+                   (data_arg ? " --data " + *data_arg : "");
+    const int64_t run_id = store.begin_run(info);
+    std::fprintf(stderr, "run %lld: commit %.12s%s, backend %s, database %s\n",
+                 static_cast<long long>(run_id), build::kCommit, build::kDirty ? " (dirty)" : "",
+                 backend.c_str(), db.c_str());
+    int64_t run_unexpected = 0;
+    for (const PlannedSuite& p : planned) {
+      if (p.backend != backend) continue;
+      run_unexpected +=
+          p.suite == conformance::kOnnxSuite
+              ? conformance::run_onnx_suite(store, run_id, backend, p.cases,
+                                            onnx_inputs->expectations, options)
+                    .unexpected
+              : conformance::run_suite(store, run_id, p.suite, p.cases, options).unexpected;
+    }
+    store.finish_run(run_id);
+    std::printf("run %lld complete: %lld unexpected result(s)\n", static_cast<long long>(run_id),
+                static_cast<long long>(run_unexpected));
+    unexpected += run_unexpected;
   }
-  store.finish_run(run_id);
-  std::printf(
-      "run %lld complete: %lld unexpected result(s); `volta-audit report` and "
-      "`volta-audit gate` read it\n",
-      static_cast<long long>(run_id), static_cast<long long>(unexpected));
+  std::printf("`volta-audit report` and `volta-audit gate` read the run(s)\n");
   return unexpected == 0 ? 0 : 1;
 }
 

@@ -26,7 +26,7 @@ const Where kThreads{.suite = "determinism", .backend = "cpu", .family = "thread
 const Where kPlanStability{.suite = "determinism", .backend = "cpu", .family = "plan-stability"};
 const Where kTrainReload{.suite = "model", .backend = "cpu", .family = "transformer-train-reload"};
 const Where kCheckpoint{.suite = "model", .backend = "cpu", .family = "checkpoint-round-trip"};
-const Where kOnnx{.suite = "onnx", .backend = "cpu", .family = "node"};
+const Where kOnnx{.suite = "onnx", .backend = "cpu", .family = "elementwise"};
 const Where kNumerics{.suite = "numerics", .backend = "cpu", .family = "reduction"};
 
 GateResult evaluate(TempStore& t, std::string_view gate, bool release = false,
@@ -171,8 +171,8 @@ BOOST_AUTO_TEST_CASE(each_suite_gate_reads_only_its_suite_backend_and_family) {
         "1 cases: 1 pass, 0 expected non-pass, 0 skipped");
   check(evaluate(t, "checkpoint-round-trip"), GateStatus::Fail,
         "1 unexpected result(s); first: Checkpoint(model=tiny) CRASH (unexpected): SIGSEGV");
-  check(evaluate(t, "onnx-conformance"), GateStatus::Pass,
-        "1 cases: 1 pass, 0 expected non-pass, 0 skipped");
+  // One onnx test is far below the corpus floor (onnx_gate_test covers that gate).
+  BOOST_TEST(evaluate(t, "onnx-conformance").reason.starts_with("backend cpu has results for 1 "));
   check(evaluate(t, "numerics-matrix"), GateStatus::Pass,
         "1 cases: 1 pass, 0 expected non-pass, 0 skipped");
   BOOST_TEST(evaluate(t, "parity-cpu-reference").reason.starts_with("no parity (backend cpu)"));

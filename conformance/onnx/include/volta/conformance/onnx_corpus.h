@@ -1,0 +1,71 @@
+#pragma once
+// The ONNX backend test data (Debian's libonnx-testdata, ONNX 1.12): finding its test
+// directories and naming the op and family each test is reported under.
+
+#include <array>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "volta/ir/op_schema.h"
+
+namespace volta::conformance {
+
+inline constexpr std::string_view kOnnxDataRoot = "/usr/share/libonnx-testdata/data";
+// The folders that hold runnable tests. (`real/` only names models to download.)
+inline constexpr std::array<std::string_view, 4> kOnnxFolders = {"node", "pytorch-converted",
+                                                                 "pytorch-operator", "simple"};
+// ONNX 1.12's data holds 1,072 test directories. Finding fewer means a moved or partial
+// package: a loud error, never a quietly smaller suite.
+inline constexpr int64_t kOnnxCorpusFloor = 1072;
+// The family of tests whose op Volta does not lower (strings, sequences, control flow, ...).
+inline constexpr std::string_view kOnnxOtherFamily = "other";
+
+struct OnnxTest {
+  std::string id;      // "<folder>/<test name>", e.g. "node/test_abs"
+  std::string folder;  // "node"
+  std::string name;    // "test_abs"
+  std::filesystem::path dir;
+  std::vector<std::string> op_types;  // of the top-level graph's nodes, in node order
+  int64_t opset = 0;                  // of the default domain; 0 when the model does not say
+  std::string op;                     // the principal op (see principal_op)
+  std::string family;                 // op_family_name of op, or kOnnxOtherFamily
+  std::vector<std::filesystem::path> data_sets;  // test_data_set_N, by N
+  std::string problem;  // why the directory cannot run (no model.onnx, ...); empty when it can
+};
+
+// The internal family an ONNX op is reported under; nullopt when Volta does not lower it.
+using OnnxFamilyFn = std::function<std::optional<OpFamily>(std::string_view op_type)>;
+
+// Every test directory under `root`/<each of kOnnxFolders>, sorted by id. Throws
+// VoltaError(InvalidArgument) when `root` or a folder is missing, or when fewer than `floor`
+// test directories are found. A directory that cannot run is returned with its `problem`
+// (the suite reports it as ERROR), never dropped.
+std::vector<OnnxTest> discover_onnx_corpus(const std::filesystem::path& root,
+                                           const OnnxFamilyFn& family_of,
+                                           int64_t floor = kOnnxCorpusFloor);
+
+// The op a test is about. A one-node model: that node's op. A node test "X_expanded" (an
+// op's function body spelled out): the op of its sibling test "X" (`sibling_op`, empty when
+// there is none). Otherwise, for node tests, the longest op of `known_ops` whose snake_case
+// or lower-case spelling starts the test name after "test_" at a word boundary
+// (test_reduce_log_sum_exp_* -> ReduceLogSumExp). Otherwise the first node op that is not
+// plumbing (Constant, Shape, Reshape, Cast, Identity, Unsqueeze, Squeeze, Concat, Gather),
+// else the first node op; "" for a model without nodes.
+std::string principal_op(std::string_view folder, std::string_view test_name,
+                         std::span<const std::string> op_types, std::string_view sibling_op,
+                         std::span<const std::string> known_ops);
+
+// "ReduceLogSumExp" -> "reduce_log_sum_exp", "LSTM" -> "lstm", "MatMulInteger" ->
+// "mat_mul_integer".
+std::string snake_case(std::string_view op_type);
+
+// Every default-domain ONNX op name the ONNX library knows (all opsets), sorted.
+const std::vector<std::string>& onnx_op_names();
+
+}  // namespace volta::conformance

@@ -1,0 +1,30 @@
+#pragma once
+// What the results store says about the onnx suite for one commit: the evidence the
+// onnx-conformance gate judges and the coverage numbers the docs are generated from.
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "volta/conformance/sqlite.h"
+
+namespace volta::conformance {
+
+// Common table expressions (to follow a WITH) defining onnx_evidence(case_id, family, op,
+// params, backend, outcome, verdict, message, run_id): for every onnx case of the commit, its
+// result in the newest complete run that has one, so a rerun of some tests supersedes older
+// results and shards add up. Binds :commit; :release = 1 drops runs of dirty trees.
+std::string_view onnx_evidence_ctes();
+
+// One op on one backend: how its tests ended (failed: FAIL_*, ERROR, CRASH or TIMEOUT).
+// MISSING rows (stale expectations) are not tests.
+struct OnnxCoverageRow {
+  std::string family, op, backend;
+  int64_t tests = 0, passed = 0, unsupported = 0, failed = 0;
+};
+
+// Rows ordered by family, op, backend; empty when the commit has no onnx results.
+std::vector<OnnxCoverageRow> onnx_coverage(const Database& db, std::string_view commit);
+
+}  // namespace volta::conformance

@@ -1,0 +1,148 @@
+// The onnx-conformance gate: its four blockers (unexpected outcome, ERROR/CRASH/TIMEOUT,
+// corpus below the floor on a backend, expired expectation), each with its own reason.
+#define BOOST_TEST_MODULE onnx_gate
+#include <boost/test/unit_test.hpp>
+#include <cstdio>
+
+#include "gates.h"
+#include "store_builder.h"
+#include "volta/conformance/onnx_corpus.h"
+
+namespace volta::audit {
+namespace {
+
+using conformance::ExpectationRow;
+using conformance::Outcome;
+using conformance::ResultRow;
+using conformance::Verdict;
+using testing::kCommit;
+using testing::kOtherCommit;
+using testing::result;
+using testing::TempStore;
+using testing::Where;
+
+std::string test_id(int64_t n) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "node/test_%04lld", static_cast<long long>(n));
+  return buf;
+}
+
+// Every test of a corpus at the floor on `backend`, passing, except the ones given.
+std::vector<ResultRow> corpus(const std::string& backend,
+                              const std::vector<ResultRow>& others = {}) {
+  std::vector<ResultRow> rows;
+  const Where where{.suite = "onnx", .backend = backend, .family = "elementwise"};
+  for (int64_t n = 0; n < conformance::kOnnxCorpusFloor; ++n) {
+    bool replaced = false;
+    for (const ResultRow& o : others) replaced = replaced || o.case_id == test_id(n);
+    if (!replaced) rows.push_back(result(test_id(n), Outcome::Pass, Verdict::Expected, "", where));
+  }
+  for (ResultRow o : others) {
+    o.suite = "onnx";
+    o.backend = backend;
+    rows.push_back(std::move(o));
+  }
+  return rows;
+}
+
+GateResult onnx_gate(TempStore& t, bool release = false) {
+  return evaluate_gate(t.db(), *find_gate("onnx-conformance"), kCommit, release);
+}
+
+void check(const GateResult& r, GateStatus status, std::string_view reason) {
+  BOOST_TEST(gate_status_name(r.status) == gate_status_name(status));
+  BOOST_TEST(r.reason == reason);
+}
+
+BOOST_AUTO_TEST_CASE(both_backends_at_the_floor_with_every_result_expected_pass) {
+  TempStore t;
+  t.add_run(corpus("cpu"));
+  t.add_run(corpus("reference", {result(test_id(7), Outcome::Unsupported, Verdict::Expected,
+                                        "[I-UNSUPPORTED] no STRING")}));
+  check(onnx_gate(t), GateStatus::Pass,
+        "cpu: 1072 of 1072 tests pass, reference: 1071 of 1072 tests pass; every other result "
+        "as expected (corpus floor 1072)");
+}
+
+BOOST_AUTO_TEST_CASE(an_unexpected_outcome_or_pass_fails_naming_the_first) {
+  TempStore t;
+  t.add_run(corpus("cpu", {result(test_id(9), Outcome::Pass, Verdict::UnexpectedPass),
+                           result(test_id(3), Outcome::FailNumeric, Verdict::Unexpected,
+                                  "data set 0, output 0: element 1 is 2, expected 3")}));
+  t.add_run(corpus("reference"));
+  check(onnx_gate(t), GateStatus::Fail,
+        "2 unexpected result(s); first: cpu node/test_0003 FAIL_NUMERIC (unexpected): data set "
+        "0, output 0: element 1 is 2, expected 3");
+}
+
+BOOST_AUTO_TEST_CASE(error_crash_and_timeout_are_their_own_blocker) {
+  TempStore t;
+  t.add_run(corpus("cpu", {result(test_id(5), Outcome::Crash, Verdict::Unexpected, "signal 11")}));
+  // Even a row that claims to be expected: no expectation excuses an ERROR.
+  t.add_run(corpus("reference", {result(test_id(2), Outcome::Error, Verdict::Expected, "threw")}));
+  check(onnx_gate(t), GateStatus::Fail,
+        "2 ERROR/CRASH/TIMEOUT result(s), which no expectation excuses; first: reference "
+        "node/test_0002 ERROR: threw");
+}
+
+BOOST_AUTO_TEST_CASE(each_backend_must_reach_the_corpus_floor) {
+  TempStore t;
+  std::vector<ResultRow> cpu = corpus("cpu");
+  cpu.pop_back();  // 1071 tests
+  cpu.push_back(result("node/test_renamed", Outcome::Missing, Verdict::Expected, "stale",
+                       {.suite = "onnx", .backend = "cpu", .family = ""}));
+  t.add_run(cpu);
+  check(onnx_gate(t), GateStatus::Fail,
+        "backend cpu has results for 1071 tests, below the corpus floor of 1072; run `volta-audit "
+        "run onnx --backend cpu`; backend reference has results for 0 tests, below the corpus "
+        "floor of 1072; run `volta-audit run onnx --backend reference`");
+  // A later run of the missing test completes the evidence.
+  t.add_run(corpus("reference"));
+  t.add_run({result(test_id(conformance::kOnnxCorpusFloor - 1), Outcome::Pass, Verdict::Expected,
+                    "", {.suite = "onnx", .backend = "cpu", .family = "elementwise"})});
+  BOOST_TEST(gate_status_name(onnx_gate(t).status) == "PASS");
+}
+
+BOOST_AUTO_TEST_CASE(an_expired_expectation_of_the_evidence_runs_fails) {
+  TempStore t;
+  const ExpectationRow expired{"onnx", "node/test_old*", "UNSUPPORTED", "not-yet-implemented: x",
+                               "#4",   "2000-01-01"};
+  const ExpectationRow valid{"onnx", "node/test_new", "UNSUPPORTED", "not-yet-implemented: y",
+                             "#4",   "2999-12-31"};
+  t.add_run(corpus("cpu"), {.expectations = {valid, expired}});
+  t.add_run(corpus("reference"));
+  // Expired lines recorded by another commit's run are not this commit's evidence.
+  t.add_run({}, {.commit = kOtherCommit, .expectations = {expired}});
+  check(onnx_gate(t), GateStatus::Fail,
+        "1 expired expectation(s); first: node/test_old* (expired 2000-01-01); renew or remove "
+        "them in conformance/onnx/expectations.tsv");
+}
+
+BOOST_AUTO_TEST_CASE(every_blocker_gives_its_reason_in_order) {
+  TempStore t;
+  t.add_run(corpus("cpu", {result(test_id(1), Outcome::Timeout, Verdict::Unexpected, "killed"),
+                           result(test_id(4), Outcome::Pass, Verdict::UnexpectedPass)}),
+            {.expectations = {{"onnx", "node/test_0004", "UNSUPPORTED", "x", "#4", "2001-01-01"}}});
+  check(onnx_gate(t), GateStatus::Fail,
+        "1 unexpected result(s); first: cpu node/test_0004 PASS (unexpected-pass): ; 1 "
+        "ERROR/CRASH/TIMEOUT result(s), which no expectation excuses; first: cpu node/test_0001 "
+        "TIMEOUT: killed; backend reference has results for 0 tests, below the corpus floor of "
+        "1072; run `volta-audit run onnx --backend reference`; 1 expired expectation(s); first: "
+        "node/test_0004 (expired 2001-01-01); renew or remove them in "
+        "conformance/onnx/expectations.tsv");
+}
+
+BOOST_AUTO_TEST_CASE(no_rows_is_not_verified_and_release_wants_clean_runs) {
+  TempStore t;
+  check(onnx_gate(t), GateStatus::NotVerified,
+        "no onnx results for commit 0123456789ab; run `volta-audit run onnx`");
+  t.add_run(corpus("cpu"), {.dirty = true});
+  t.add_run(corpus("reference"), {.dirty = true});
+  BOOST_TEST(gate_status_name(onnx_gate(t).status) == "PASS");
+  check(onnx_gate(t, true), GateStatus::NotVerified,
+        "only dirty-tree onnx results for commit 0123456789ab, which are not release evidence; "
+        "run `volta-audit run onnx` from a clean checkout");
+}
+
+}  // namespace
+}  // namespace volta::audit
