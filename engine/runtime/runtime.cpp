@@ -104,7 +104,8 @@ std::vector<Tensor> execute(const ExecutionPlan& plan, const Backend& backend,
   for (ValueId p : g.parameters()) bound[static_cast<size_t>(p.index)] = g.parameter_data(p).data();
 
   std::byte* arena = ctx.arena(plan.memory.arena_bytes);
-  if (const std::optional<std::byte> poison = ctx.poison()) {
+  const std::optional<std::byte> poison = ctx.poison();
+  if (poison && plan.memory.arena_bytes > 0) {  // an empty arena may be null
     std::memset(arena, static_cast<int>(*poison), static_cast<size_t>(plan.memory.arena_bytes));
   }
   auto address = [&](ValueId v) -> void* {
