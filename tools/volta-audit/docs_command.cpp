@@ -15,7 +15,7 @@ namespace volta::audit {
 namespace {
 
 constexpr std::string_view kSupported =
-    "check|sync, --no-evidence, --root DIR, --db PATH, --commit SHA";
+    "check|sync, --no-evidence (check), --root DIR, --db PATH, --commit SHA";
 
 bool has_complete_run(const conformance::Database& db, const std::string& commit) {
   conformance::Statement runs =
@@ -102,7 +102,8 @@ int docs_check(const std::filesystem::path& root, bool evidence_required,
   }
   conformance::ResultStore store(db_path);
   const EvidenceFn evidence = store_evidence(store.db(), commit);
-  const std::vector<DocFinding> findings = check_docs(root, &evidence);
+  const ResultsSource results{&store.db(), commit};
+  const std::vector<DocFinding> findings = check_docs(root, &evidence, &results);
   record_doc_findings(store.db(), commit, findings);
   const int status = print_verdict(findings, true);
   std::printf("recorded %zu finding(s) for commit %s in %s\n", findings.size(), commit.c_str(),
@@ -110,11 +111,21 @@ int docs_check(const std::filesystem::path& root, bool evidence_required,
   return status;
 }
 
-int docs_sync(const std::filesystem::path& root) {
-  const std::vector<std::string> changed = sync_docs(root);
+// Sections generated from results read the database when it exists; without it they are left
+// as they are, and said so.
+int docs_sync(const std::filesystem::path& root, const std::string& db_path,
+              const std::string& commit) {
+  std::optional<conformance::ResultStore> store;
+  if (std::filesystem::exists(db_path)) {
+    store.emplace(db_path, conformance::Database::Mode::ReadOnly);
+  }
+  const ResultsSource results{store ? &store->db() : nullptr, commit};
+  std::vector<std::string> left_as_is;
+  const std::vector<std::string> changed = sync_docs(root, &results, &left_as_is);
   if (changed.empty()) std::printf("docs sync: up to date\n");
   for (const std::string& file : changed) std::printf("docs sync: rewrote %s\n", file.c_str());
-  return 0;
+  for (const std::string& line : left_as_is) std::printf("docs sync: %s\n", line.c_str());
+  return left_as_is.empty() ? 0 : 1;
 }
 
 }  // namespace
@@ -130,12 +141,9 @@ int docs_command(Args& args) {
   }
   try {
     if (words[0] == "sync") {
-      if (no_evidence || db || commit) {
-        throw UsageError(
-            "docs sync takes only --root DIR (--no-evidence, --db and --commit "
-            "belong to docs check)");
-      }
-      return docs_sync(root);
+      if (no_evidence) throw UsageError("--no-evidence belongs to docs check");
+      return docs_sync(root, db.value_or(conformance::kDefaultDatabase),
+                       commit.value_or(build::kCommit));
     }
     return docs_check(root, !no_evidence, db.value_or(conformance::kDefaultDatabase),
                       commit.value_or(build::kCommit));

@@ -18,9 +18,11 @@ struct Command {
 
 constexpr Command kCommands[] = {
     {"run", volta::audit::run_command,
-     "run SUITE... [--family F] [--backend cpu|cuda] [--filter PATTERN] [--threads N]\n"
-     "              [--timeout SECONDS] [--no-isolate] [--db PATH]\n"
-     "      run suites (today: parity) and record one row per case"},
+     "run SUITE... [--family F] [--backend cpu|cuda|reference] [--filter PATTERN]\n"
+     "              [--threads N] [--timeout SECONDS] [--no-isolate] [--expectations DIR]\n"
+     "              [--data DIR] [--db PATH]\n"
+     "      run suites (parity, onnx) and record one row per case; onnx runs on cpu and\n"
+     "      reference (one run each) unless --backend names one"},
     {"gate", volta::audit::gate_command,
      "gate [--release] [--commit SHA] [--db PATH]\n"
      "      evaluate every gate for the commit; exit 0 only when every blocker passes"},
