@@ -325,7 +325,7 @@ std::vector<Gate> build_gates() {
     all.push_back({name, description, blocks_pr, suite_gate_sql(selection)});
   };
   all.push_back({"onnx-conformance",
-                 "ONNX backend test data: every result as expected, corpus at its floor", false,
+                 "ONNX backend test data: every result as expected, corpus at its floor", true,
                  onnx_gate_sql()});
   suite_gate("numerics-matrix", "numerics: per-family parity, NaN/Inf matrix, properties", false,
              {.suite = "numerics"});
