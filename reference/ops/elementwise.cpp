@@ -152,9 +152,14 @@ std::vector<Tensor> leaky_relu(const Node& node, RefInputs in, RefOutputTypes) {
   return {map_float(*in[0], [alpha](double x) { return x >= 0.0 ? x : alpha * x; })};
 }
 
-double gelu_exact(double x) { return 0.5 * x * (1.0 + std::erf(x / std::numbers::sqrt2)); }
+// Gelu(-Inf) is the limit of x * Phi(x), -0; the formula alone would give -Inf * 0 = NaN.
+double gelu_exact(double x) {
+  if (x == -std::numeric_limits<double>::infinity()) return -0.0;
+  return 0.5 * x * (1.0 + std::erf(x / std::numbers::sqrt2));
+}
 
 double gelu_tanh(double x) {
+  if (x == -std::numeric_limits<double>::infinity()) return -0.0;
   const double k = std::sqrt(2.0 / std::numbers::pi);
   return 0.5 * x * (1.0 + std::tanh(k * (x + 0.044715 * x * x * x)));
 }
