@@ -1,5 +1,7 @@
 #include "volta/conformance/numerics_policy.h"
 
+#include "tolerances_tsv.h"
+
 #include <charconv>
 #include <fstream>
 #include <sstream>
@@ -178,7 +180,6 @@ std::optional<AttrValue> parse_attr(const AttrSpec& spec, std::string_view text)
 
 std::optional<RuleOp> parse_op_ref(std::string_view text, std::string& error) {
   RuleOp ref;
-  ref.text = std::string(text);
   if (const size_t open = text.rfind('['); text.ends_with(']') && open != std::string_view::npos) {
     for (std::string_view d : split_top(text.substr(open + 1, text.size() - open - 2))) {
       const std::optional<DType> dtype = parse_dtype(d);
@@ -191,6 +192,7 @@ std::optional<RuleOp> parse_op_ref(std::string_view text, std::string& error) {
     }
     text = trim(text.substr(0, open));
   }
+  ref.text = std::string(text);  // without the dtype suffix: the cell id names the dtype
   std::string_view name = text;
   std::string_view args;
   if (const size_t open = text.find('('); open != std::string_view::npos) {
@@ -229,6 +231,12 @@ std::optional<RuleOp> parse_op_ref(std::string_view text, std::string& error) {
 }
 
 }  // namespace
+
+std::string PolicyError::str() const {
+  return line == 0 ? message : "line " + std::to_string(line) + ": " + message;
+}
+
+std::string_view tolerances_tsv() { return kTolerancesTsv; }
 
 std::string_view subject_text(Subject s) {
   switch (s) {
@@ -331,16 +339,15 @@ Policy parse_policy(std::string_view doc) {
     if (!inside || !line.starts_with("- `")) continue;
     ParsedLine parsed = parse_rule_line(line);
     if (!parsed.rule) {
-      policy.errors.push_back("line " + std::to_string(number) + ": cannot parse " +
-                              parsed.error);
+      policy.errors.push_back({number, "cannot parse " + parsed.error});
       continue;
     }
     parsed.rule->line = number;
     policy.rules.push_back(std::move(*parsed.rule));
   }
   if (!seen_begin || !seen_end) {
-    policy.errors.push_back("the rules markers " + std::string(kRulesBegin) + " and " +
-                            std::string(kRulesEnd) + " are missing");
+    policy.errors.push_back({0, "the rules markers " + std::string(kRulesBegin) + " and " +
+                                    std::string(kRulesEnd) + " are missing"});
   }
   return policy;
 }
@@ -358,7 +365,7 @@ std::vector<OpKind> ops_without_rule(const Policy& policy) {
 }
 
 Policy load_policy(const std::string& source_dir) {
-  const std::string path = source_dir + "/governance/numerics-policy.md";
+  const std::string path = source_dir + "/" + std::string(kPolicyFile);
   std::ifstream in(path);
   if (!in) fail(ErrorCode::InvalidArgument, "cannot read the numerics policy " + path);
   std::stringstream text;
@@ -366,7 +373,7 @@ Policy load_policy(const std::string& source_dir) {
   Policy policy = parse_policy(text.str());
   if (!policy.errors.empty()) {
     std::string all;
-    for (const std::string& e : policy.errors) all += "\n  " + e;
+    for (const PolicyError& e : policy.errors) all += "\n  " + e.str();
     fail(ErrorCode::InvalidArgument, path + " has rules that do not parse:" + all);
   }
   return policy;

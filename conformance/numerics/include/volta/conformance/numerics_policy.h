@@ -82,9 +82,15 @@ struct Rule {
   int line = 0;          // 1-based line in the doc
 };
 
+struct PolicyError {
+  int line = 0;  // 1-based; 0: the doc as a whole (missing markers)
+  std::string message;
+  std::string str() const;  // "line 12: cannot parse ..."
+};
+
 struct Policy {
   std::vector<Rule> rules;
-  std::vector<std::string> errors;  // "line 12: ...": unparseable rules, unknown ops
+  std::vector<PolicyError> errors;  // unparseable rules, unknown ops, missing markers
 };
 
 // Parses the rules between kRulesBegin and kRulesEnd. Never throws: every problem is an entry
@@ -100,6 +106,11 @@ ParsedLine parse_rule_line(std::string_view line);
 
 // Ops of the op table that no rule names, in op-table order.
 std::vector<OpKind> ops_without_rule(const Policy& policy);
+
+inline constexpr std::string_view kPolicyFile = "governance/numerics-policy.md";
+
+// The checked-in conformance/harness/tolerances.tsv, for the docs' tolerance section.
+std::string_view tolerances_tsv();
 
 // Reads governance/numerics-policy.md under `source_dir` and parses it; throws VoltaError
 // (InvalidArgument) when the file cannot be read or has errors, listing them.
