@@ -19,8 +19,6 @@
 namespace volta::conformance {
 namespace {
 
-bool is_float(DType d) { return d == DType::F32 || d == DType::F64; }
-
 bool boolean_value(const Value& v) {
   return v.cls == ValueClass::True || v.cls == ValueClass::False;
 }
@@ -68,7 +66,8 @@ std::vector<DType> cell_dtypes(const Rule& rule, const RuleOp& op, std::string& 
     return false;
   };
   for (DType d : {DType::F32, DType::F64}) {
-    if (any_input_takes(d)) out.push_back(d);
+    // An op without inputs (Constant): x is its tensor attribute, any float dtype.
+    if (any_input_takes(d) || schema.inputs.empty()) out.push_back(d);
   }
   if (out.empty() && any_input_takes(DType::Bool)) out.push_back(DType::Bool);
   if (!op.dtypes.empty()) {
@@ -77,6 +76,7 @@ std::vector<DType> cell_dtypes(const Rule& rule, const RuleOp& op, std::string& 
   // Every clause's value must fit the dtype of the input it is placed in.
   std::erase_if(out, [&](DType d) {
     return std::ranges::any_of(rule.clauses, [&](const Clause& c) {
+      if (schema.inputs.empty()) return boolean_value(c.value);
       const DType in = input_dtype(schema, static_cast<size_t>(subject_input(c.subject)), d);
       return boolean_value(c.value) != (in == DType::Bool);
     });
@@ -232,7 +232,7 @@ Built build_elementwise(const MatrixCell& cell) {
     Tensor& t = b.inputs[static_cast<size_t>(subject_input(c.subject))];
     for (int64_t o : b.offsets) t.set_double(o, value_of(c.value, t.dtype()));
   }
-  b.graph = one_node(cell, types, attributes_for(cell, false), 1);
+  b.graph = one_node(cell, types, attributes_for(cell, false), std::max(1, schema.min_outputs()));
   b.shape = "[" + std::to_string(kMatrixElements) + "]";
   return b;
 }
@@ -259,20 +259,68 @@ Built build_rows(const MatrixCell& cell, int64_t length) {
     x.set_double(r * length + b.offsets[static_cast<size_t>(r)],
                  value_of(cell.rule.clauses[0].value, x.dtype()));
   }
-  b.graph = one_node(cell, types, attributes_for(cell, true), 1);
+  b.graph = one_node(cell, types, attributes_for(cell, true), std::max(1, schema.min_outputs()));
   b.shape = "[" + std::to_string(b.rows) + ", " + std::to_string(length) + "]";
   return b;
 }
 
-// Every element of input 0 is the value; the other inputs and the attributes come from the
-// op's parity grid (the first case at the cell's dtype with no empty input).
+// "shape=[2,3]x[3],attrs=..." of a one-node graph, for failure messages.
+std::string describe(const Graph& g) {
+  std::string text = "shape=";
+  const Node& node = g.node(0);
+  for (size_t i = 0; i < node.inputs.size(); ++i) {
+    text += (i == 0 ? "" : "x") +
+            (node.inputs[i] == kNoValue ? std::string("_") : g.value(node.inputs[i]).shape.str());
+  }
+  for (const auto& [name, value] : node.attrs) text += "," + name + "=" + attr_value_str(value);
+  return text;
+}
+
+// A parity case's attributes that the rule did not choose and the schema does not require:
+// fewer means the case is closer to the op's defaults, which is what a rule speaks about.
+int extra_attrs(const MatrixCell& cell, const Node& node) {
+  const OpSchema& schema = op_schema(cell.op.op);
+  int extra = 0;
+  for (const auto& [name, value] : node.attrs) {
+    const AttrSpec* spec = schema.find_attr(name);
+    const bool required = spec != nullptr && !spec->default_value;
+    if (!required && !cell.op.attrs.contains(name)) ++extra;
+  }
+  return extra;
+}
+
+// Every element of x (input 0, and every value of a variadic first operand) is the value;
+// the other inputs and the attributes come from the op's parity grid: the case at the cell's
+// dtype with no empty input and the fewest attributes beyond the rule's and the required.
 std::optional<Built> build_whole(const MatrixCell& cell, std::string& why) {
+  std::vector<ParityCase> candidates;
+  const OpSchema& schema = op_schema(cell.op.op);
   for (ParityCase& c : parity_cases(cell.op.op)) {
-    if (c.inputs.empty() || c.inputs[0].dtype() != cell.dtype) continue;
+    if (!schema.inputs.empty() && (c.inputs.empty() || c.inputs[0].dtype() != cell.dtype)) {
+      continue;
+    }
     if (std::ranges::any_of(c.inputs, [](const Tensor& t) { return t.numel() == 0; })) continue;
+    candidates.push_back(std::move(c));
+  }
+  std::ranges::stable_sort(candidates, {}, [&](const ParityCase& c) {
+    return extra_attrs(cell, c.graph.node(0));
+  });
+  const bool variadic_x = schema.inputs.size() == 1 && schema.inputs[0].variadic;
+  for (ParityCase& c : candidates) {
     const Node& node = c.graph.node(0);
     Attributes attrs = node.attrs;
     for (const auto& [k, v] : cell.op.attrs) attrs[k] = v;
+    if (schema.inputs.empty()) {
+      // No inputs: x is the tensor attribute (Constant's value), at the cell's dtype.
+      for (auto& [name, value] : attrs) {
+        if (attr_type_of(value) != AttrType::Tensor) continue;
+        Tensor x(cell.dtype, std::get<Tensor>(value).shape());
+        for (int64_t i = 0; i < x.numel(); ++i) {
+          x.set_double(i, value_of(cell.rule.clauses[0].value, x.dtype()));
+        }
+        value = std::move(x);
+      }
+    }
     std::vector<std::optional<TypeInfo>> types;
     for (ValueId id : node.inputs) {
       if (id == kNoValue) {
@@ -282,17 +330,25 @@ std::optional<Built> build_whole(const MatrixCell& cell, std::string& why) {
       }
     }
     Built b;
-    b.inputs = std::move(c.inputs);
-    Tensor& x = b.inputs[0];
-    for (int64_t i = 0; i < x.numel(); ++i) {
-      x.set_double(i, value_of(cell.rule.clauses[0].value, x.dtype()));
+    try {
+      b.graph = one_node(cell, types, attrs, static_cast<int>(node.outputs.size()));
+    } catch (const VoltaError&) {
+      continue;  // the rule's attributes do not fit this case's shapes
     }
-    b.graph = one_node(cell, types, attrs, static_cast<int>(node.outputs.size()));
-    b.shape = c.id;
+    b.inputs = std::move(c.inputs);
+    for (size_t k = 0; k < b.inputs.size(); ++k) {
+      if (k != 0 && !variadic_x) continue;
+      Tensor& x = b.inputs[k];
+      for (int64_t i = 0; i < x.numel(); ++i) {
+        x.set_double(i, value_of(cell.rule.clauses[0].value, x.dtype()));
+      }
+    }
+    b.shape = describe(b.graph);
     return b;
   }
   why = "no parity case of " + std::string(op_name(cell.op.op)) + " at " +
-        std::string(dtype_name(cell.dtype)) + " with non-empty inputs to take the shapes from";
+        std::string(dtype_name(cell.dtype)) +
+        " with non-empty inputs that takes the rule's attributes";
   return std::nullopt;
 }
 

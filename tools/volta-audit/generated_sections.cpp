@@ -217,7 +217,11 @@ std::string render_tolerances() {
     std::vector<std::string> fields;
     std::istringstream cols(line);
     std::string field;
-    while (std::getline(cols, field, '\t')) fields.push_back(field);
+    while (std::getline(cols, field, '\t')) {
+      std::string cell;  // a '|' in a reason would end the Markdown cell
+      for (char c : field) cell += c == '|' ? std::string("\\|") : std::string(1, c);
+      fields.push_back(std::move(cell));
+    }
     fields.resize(7);
     rows.push_back(std::move(fields));
   }
