@@ -204,8 +204,7 @@ Graph one_node(const MatrixCell& cell, const std::vector<std::optional<TypeInfo>
   Graph g;
   std::vector<ValueId> ids;
   for (size_t i = 0; i < types.size(); ++i) {
-    ids.push_back(types[i] ? g.add_input("in" + std::to_string(i), types[i]->dtype,
-                                         types[i]->shape)
+    ids.push_back(types[i] ? g.add_input("in" + std::to_string(i), types[i]->dtype, types[i]->shape)
                            : kNoValue);
   }
   g.set_outputs(g.add_node(cell.op.op, ids, std::move(attrs), "op", num_outputs));
@@ -225,8 +224,7 @@ Built build_elementwise(const MatrixCell& cell) {
     const auto at = static_cast<size_t>(i);
     const DType d = input_dtype(schema, at, cell.dtype);
     types.push_back(TypeInfo{d, Shape{kMatrixElements}});
-    b.inputs.push_back(
-        benign(d, Shape{kMatrixElements}, input_spec(schema, at).domain, seed, at));
+    b.inputs.push_back(benign(d, Shape{kMatrixElements}, input_spec(schema, at).domain, seed, at));
   }
   for (const Clause& c : cell.rule.clauses) {
     Tensor& t = b.inputs[static_cast<size_t>(subject_input(c.subject))];
@@ -302,9 +300,8 @@ std::optional<Built> build_whole(const MatrixCell& cell, std::string& why) {
     if (std::ranges::any_of(c.inputs, [](const Tensor& t) { return t.numel() == 0; })) continue;
     candidates.push_back(std::move(c));
   }
-  std::ranges::stable_sort(candidates, {}, [&](const ParityCase& c) {
-    return extra_attrs(cell, c.graph.node(0));
-  });
+  std::ranges::stable_sort(candidates, {},
+                           [&](const ParityCase& c) { return extra_attrs(cell, c.graph.node(0)); });
   const bool variadic_x = schema.inputs.size() == 1 && schema.inputs[0].variadic;
   for (ParityCase& c : candidates) {
     const Node& node = c.graph.node(0);
@@ -371,8 +368,7 @@ std::string check(const MatrixCell& cell, const Tensor& out, int64_t at, double 
       ok = matches(got, r.value, out.dtype());
       break;
     case ResultKind::SameAsX:
-      ok = (std::isnan(got) && std::isnan(x)) ||
-           (got == x && std::signbit(got) == std::signbit(x));
+      ok = (std::isnan(got) && std::isnan(x)) || (got == x && std::signbit(got) == std::signbit(x));
       want = "x = " + show(x);
       break;
     case ResultKind::Finite:
@@ -449,6 +445,16 @@ std::vector<Built> build(const MatrixCell& cell, std::string& why) {
   return out;
 }
 
+// "Relu[f32] If x is NaN, the result is NaN.": stable across runs, unique per rule x op x dtype.
+std::string cell_id(const RuleOp& op, DType dtype, const Rule& rule) {
+  std::string id = op.text;
+  id += "[";
+  id += dtype_name(dtype);
+  id += "] ";
+  id += rule.sentence;
+  return id;
+}
+
 std::string line_of(const MatrixCell& cell) {
   return "policy line " + std::to_string(cell.rule.line) + ": ";
 }
@@ -462,8 +468,7 @@ std::vector<MatrixCell> matrix_cells(const Policy& policy) {
     for (const RuleOp& op : rule.ops) {
       std::string why;
       for (DType d : cell_dtypes(rule, op, why)) {
-        MatrixCell cell{op.text + "[" + std::string(dtype_name(d)) + "] " + rule.sentence, op, d,
-                        rule};
+        MatrixCell cell{cell_id(op, d, rule), op, d, rule};
         if (seen.insert(cell.id).second) cells.push_back(std::move(cell));
       }
     }
@@ -481,8 +486,13 @@ std::vector<std::string> matrix_problems(const Policy& policy) {
       const std::string where = "line " + std::to_string(rule.line) + ": " + op.text + ": ";
       if (dtypes.empty()) problems.push_back(where + why);
       for (DType d : dtypes) {
-        const std::string id = op.text + "[" + std::string(dtype_name(d)) + "] " + rule.sentence;
-        if (!seen.insert(id).second) problems.push_back(where + "repeats the rule " + id);
+        const std::string id = cell_id(op, d, rule);
+        if (!seen.insert(id).second) {
+          std::string problem = where;
+          problem += "repeats the rule ";
+          problem += id;
+          problems.push_back(std::move(problem));
+        }
       }
     }
   }
@@ -532,8 +542,7 @@ CaseOutcome run_matrix_cell(const MatrixCell& cell, const Evaluate& evaluate) {
 
 std::vector<SuiteCase> matrix_suite(const Policy& policy, std::string_view backend, int threads) {
   if (backend != "cpu" && backend != "reference" && backend != "cuda") {
-    fail(ErrorCode::InvalidArgument, "the numerics suite has no backend '" +
-                                         std::string(backend) +
+    fail(ErrorCode::InvalidArgument, "the numerics suite has no backend '" + std::string(backend) +
                                          "' (supported: " + std::string(kMatrixBackends) + ")");
   }
   std::vector<SuiteCase> out;
@@ -546,8 +555,9 @@ std::vector<SuiteCase> matrix_suite(const Policy& policy, std::string_view backe
     auto shared = std::make_shared<MatrixCell>(std::move(cell));
     if (backend == "cuda") {
       s.body = [] {
-        return failed(Outcome::Skipped, "no CUDA backend in this build: the matrix's CUDA cells "
-                                        "need the CUDA backend and a CUDA device");
+        return failed(Outcome::Skipped,
+                      "no CUDA backend in this build: the matrix's CUDA cells "
+                      "need the CUDA backend and a CUDA device");
       };
     } else if (backend == "reference") {
       s.body = [shared] { return run_matrix_cell(*shared, reference_evaluator()); };

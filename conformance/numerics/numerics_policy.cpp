@@ -1,11 +1,10 @@
 #include "volta/conformance/numerics_policy.h"
 
-#include "tolerances_tsv.h"
-
 #include <charconv>
 #include <fstream>
 #include <sstream>
 
+#include "tolerances_tsv.h"
 #include "volta/error.h"
 #include "volta/ir/op_schema.h"
 
@@ -79,8 +78,8 @@ std::optional<Clause> parse_clause(std::string_view s, std::string& error) {
     std::string_view rest = s;
     if (!consume(rest, lead.text)) continue;
     if (std::optional<Value> v = parse_value(rest)) return Clause{lead.subject, *v};
-    error = "value '" + std::string(rest) + "' after '" + std::string(lead.text) +
-            "' (expected " + std::string(kValues) + ")";
+    error = "value '" + std::string(rest) + "' after '" + std::string(lead.text) + "' (expected " +
+            std::string(kValues) + ")";
     return std::nullopt;
   }
   error = "condition '" + std::string(s) +
@@ -255,8 +254,7 @@ std::string_view subject_text(Subject s) {
 }
 
 ParsedLine parse_rule_line(std::string_view line) {
-  constexpr std::string_view kShape =
-      "expected - `Op1, Op2`: If CONDITION, the result is RESULT.";
+  constexpr std::string_view kShape = "expected - `Op1, Op2`: If CONDITION, the result is RESULT.";
   ParsedLine out;
   std::string_view s = trim(line);
   if (!consume(s, "- `")) {
@@ -295,8 +293,8 @@ ParsedLine parse_rule_line(std::string_view line) {
   const bool row = rule.clauses.front().subject == Subject::RowElem;
   const bool all = rule.clauses.front().subject == Subject::AllX;
   if ((row || all) && rule.clauses.size() != 1) {
-    out.error = "'" + std::string(subject_text(rule.clauses.front().subject)) +
-                "' takes no second clause";
+    out.error =
+        "'" + std::string(subject_text(rule.clauses.front().subject)) + "' takes no second clause";
     return out;
   }
   std::optional<RuleResult> r = parse_result(result, out.error);

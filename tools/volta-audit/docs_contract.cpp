@@ -573,8 +573,7 @@ std::string now_utc_millis() {
 // The numerics policy: its rules are the matrix's input, so a rule that does not parse, an
 // op of the table without a rule, or a rule no cell can run fails the docs check.
 
-DocFinding rules_finding(const std::string& file, int line, GateStatus status,
-                         std::string detail) {
+DocFinding rules_finding(const std::string& file, int line, GateStatus status, std::string detail) {
   return DocFinding{"numerics-rules", file, line, "rule grammar", status, std::move(detail)};
 }
 
@@ -597,9 +596,9 @@ void check_policy_rules(const std::string& file, const TextFile& doc,
                                          "have no numerics rule: " + names));
   }
   if (findings.size() == before) {
-    findings.push_back(rules_finding(file, 0, GateStatus::Pass,
-                                     std::to_string(policy.rules.size()) +
-                                         " rules parse; every op of the op table has one"));
+    findings.push_back(rules_finding(
+        file, 0, GateStatus::Pass,
+        std::to_string(policy.rules.size()) + " rules parse; every op of the op table has one"));
   }
 }
 

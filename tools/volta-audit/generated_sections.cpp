@@ -9,8 +9,8 @@
 
 #include "docs_contract.h"
 #include "volta/backends/cpu.h"
-#include "volta/conformance/onnx_coverage.h"
 #include "volta/conformance/matrix_suite.h"
+#include "volta/conformance/onnx_coverage.h"
 #include "volta/conformance/onnx_suite.h"
 #include "volta/ir/op_schema.h"
 #include "volta/reference/reference.h"
@@ -183,8 +183,7 @@ std::string render_numerics_matrix(const conformance::Database& db, std::string_
     ++total;
   }
   if (!any) {
-    throw SectionUnavailable("no numerics results for commit " +
-                             std::string(commit.substr(0, 12)) +
+    throw SectionUnavailable("no numerics results for commit " + std::string(commit.substr(0, 12)) +
                              "; run `volta-audit run numerics` first");
   }
   std::vector<std::vector<std::string>> rows;
@@ -197,8 +196,7 @@ std::string render_numerics_matrix(const conformance::Database& db, std::string_
       } else if (it == by_backend.end()) {
         row.emplace_back("MISSING");
       } else {
-        row.push_back(std::to_string(it->second.first) + " / " +
-                      std::to_string(it->second.second));
+        row.push_back(std::to_string(it->second.first) + " / " + std::to_string(it->second.second));
       }
     }
     rows.push_back(std::move(row));

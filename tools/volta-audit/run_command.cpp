@@ -72,8 +72,8 @@ OnnxInputs load_onnx_inputs(const std::filesystem::path& data_root,
 
 // The numerics suite's cases on one backend: the NaN/Inf matrix of the policy the binary was
 // built from.
-std::vector<SuiteCase> numerics_cases(const conformance::Policy& policy,
-                                      const std::string& backend, int threads) {
+std::vector<SuiteCase> numerics_cases(const conformance::Policy& policy, const std::string& backend,
+                                      int threads) {
   std::vector<SuiteCase> cases = conformance::matrix_suite(policy, backend, threads);
   // TODO(lead): connect the property cases (conformance/numerics/include/volta/conformance/
   // properties.h, another branch) once they are on main; they judge CPU against reference, so
@@ -151,8 +151,8 @@ int run_command(Args& args) {
         backend_arg ? std::vector<std::string>{*backend_arg} : default_backends(suite);
     for (const std::string& backend : chosen) {
       std::vector<SuiteCase> cases =
-          suite == conformance::kOnnxSuite ? conformance::onnx_suite_cases(onnx_inputs->corpus,
-                                                                           backend, threads)
+          suite == conformance::kOnnxSuite
+              ? conformance::onnx_suite_cases(onnx_inputs->corpus, backend, threads)
           : suite == conformance::kNumericsSuite ? numerics_cases(*policy, backend, threads)
                                                  : conformance::parity_suite(backend, threads);
       for (const SuiteCase& c : cases) families.insert(c.family);

@@ -47,8 +47,8 @@ BOOST_AUTO_TEST_CASE(attributes_take_the_schema_type) {
       "is the index of the first NaN.");
   BOOST_TEST_REQUIRE(p.error == "");
   BOOST_TEST(std::get<double>(p.rule->ops[0].attrs.at("min")) == 0.0);
-  BOOST_TEST((std::get<std::vector<int64_t>>(p.rule->ops[1].attrs.at("axes")) ==
-              std::vector<int64_t>{1}));
+  BOOST_TEST(
+      (std::get<std::vector<int64_t>>(p.rule->ops[1].attrs.at("axes")) == std::vector<int64_t>{1}));
   BOOST_TEST((p.rule->result.kind == ResultKind::IndexOfFirst));
 }
 
@@ -63,12 +63,14 @@ BOOST_AUTO_TEST_CASE(bad_rules_say_what_was_expected) {
              "schema)");
   BOOST_TEST(!parse_rule_line("- `Relu`: When x is NaN, the result is NaN.").rule);
   BOOST_TEST(!parse_rule_line("- `Relu`: If x is NaN, the result is NaN").rule);
-  BOOST_TEST(parse_rule_line("- `Softmax`: If an element of the row is NaN, the result is x.")
-                 .error == "the result 'x' needs an elementwise condition ('x is V')");
+  BOOST_TEST(
+      parse_rule_line("- `Softmax`: If an element of the row is NaN, the result is x.").error ==
+      "the result 'x' needs an elementwise condition ('x is V')");
   BOOST_TEST(parse_rule_line("- `ReduceMax`: If x is NaN, the result is the index of the first "
                              "NaN.")
-                 .error == "'the index of the first V' needs the condition 'an element of the "
-                           "row is V'");
+                 .error ==
+             "'the index of the first V' needs the condition 'an element of the "
+             "row is V'");
 }
 
 BOOST_AUTO_TEST_CASE(errors_name_the_line) {

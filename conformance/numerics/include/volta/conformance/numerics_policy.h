@@ -52,10 +52,10 @@ struct Clause {
 };
 
 enum class ResultKind : uint8_t {
-  Value,       // a value class or a decimal number, exact in the output dtype
-  SameAsX,     // `x`: the input element unchanged, bitwise
-  Finite,      // not NaN, not Inf
-  Error,       // the kernel rejects the input
+  Value,         // a value class or a decimal number, exact in the output dtype
+  SameAsX,       // `x`: the input element unchanged, bitwise
+  Finite,        // not NaN, not Inf
+  Error,         // the kernel rejects the input
   IndexOfFirst,  // `the index of the first V` (row-wise arg-reductions)
 };
 
@@ -71,7 +71,7 @@ struct RuleOp {
   OpKind op;
   Attributes attrs;
   std::vector<DType> dtypes;  // `Exp[f32]`: the rule holds for these dtypes only; empty: all
-  std::string text;  // as written, e.g. "Cast(to=i32)"
+  std::string text;           // as written, e.g. "Cast(to=i32)"
 };
 
 struct Rule {
