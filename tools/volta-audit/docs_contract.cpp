@@ -581,23 +581,28 @@ void check_policy_rules(const std::string& file, const TextFile& doc,
                         std::vector<DocFinding>& findings) {
   const conformance::Policy policy = conformance::parse_policy(join_lines(doc));
   const size_t before = findings.size();
+  // Findings about the rules as a whole point at the BEGIN RULES marker.
+  const auto marker = std::ranges::find(doc.lines, conformance::kRulesBegin);
+  const int rules_line =
+      marker == doc.lines.end() ? 0 : static_cast<int>(marker - doc.lines.begin()) + 1;
   for (const conformance::PolicyError& e : policy.errors) {
-    findings.push_back(rules_finding(file, e.line, GateStatus::Fail, e.message));
+    findings.push_back(
+        rules_finding(file, e.line == 0 ? rules_line : e.line, GateStatus::Fail, e.message));
   }
   for (const std::string& problem : conformance::matrix_problems(policy)) {
-    findings.push_back(rules_finding(file, 0, GateStatus::Fail, problem));
+    findings.push_back(rules_finding(file, rules_line, GateStatus::Fail, problem));
   }
   const std::vector<OpKind> missing = conformance::ops_without_rule(policy);
   if (!missing.empty()) {
     std::string names;
     for (OpKind op : missing) names += (names.empty() ? "" : ", ") + std::string(op_name(op));
-    findings.push_back(rules_finding(file, 0, GateStatus::Fail,
+    findings.push_back(rules_finding(file, rules_line, GateStatus::Fail,
                                      std::to_string(missing.size()) + " op(s) of the op table " +
                                          "have no numerics rule: " + names));
   }
   if (findings.size() == before) {
     findings.push_back(rules_finding(
-        file, 0, GateStatus::Pass,
+        file, rules_line, GateStatus::Pass,
         std::to_string(policy.rules.size()) + " rules parse; every op of the op table has one"));
   }
 }
