@@ -303,45 +303,55 @@ std::optional<Built> build_whole(const MatrixCell& cell, std::string& why) {
   std::ranges::stable_sort(candidates, {},
                            [&](const ParityCase& c) { return extra_attrs(cell, c.graph.node(0)); });
   const bool variadic_x = schema.inputs.size() == 1 && schema.inputs[0].variadic;
-  for (ParityCase& c : candidates) {
-    const Node& node = c.graph.node(0);
-    Attributes attrs = node.attrs;
-    for (const auto& [k, v] : cell.op.attrs) attrs[k] = v;
-    if (schema.inputs.empty()) {
-      // No inputs: x is the tensor attribute (Constant's value), at the cell's dtype.
-      for (auto& [name, value] : attrs) {
-        if (attr_type_of(value) != AttrType::Tensor) continue;
-        Tensor x(cell.dtype, std::get<Tensor>(value).shape());
+  // First with the op's defaults for every attribute the rule does not set and the schema
+  // does not require (a rule speaks about the op as written), then with the case's own.
+  for (const bool defaults : {true, false}) {
+    for (const ParityCase& c : candidates) {
+      const Node& node = c.graph.node(0);
+      Attributes attrs;
+      for (const auto& [k, v] : node.attrs) {
+        const AttrSpec* spec = schema.find_attr(k);
+        const bool keep = !defaults || spec == nullptr || !spec->default_value ||
+                          attr_type_of(v) == AttrType::Tensor;
+        if (keep) attrs[k] = v;
+      }
+      for (const auto& [k, v] : cell.op.attrs) attrs[k] = v;
+      if (schema.inputs.empty()) {
+        // No inputs: x is the tensor attribute (Constant's value), at the cell's dtype.
+        for (auto& [name, value] : attrs) {
+          if (attr_type_of(value) != AttrType::Tensor) continue;
+          Tensor x(cell.dtype, std::get<Tensor>(value).shape());
+          for (int64_t i = 0; i < x.numel(); ++i) {
+            x.set_double(i, value_of(cell.rule.clauses[0].value, x.dtype()));
+          }
+          value = std::move(x);
+        }
+      }
+      std::vector<std::optional<TypeInfo>> types;
+      for (ValueId id : node.inputs) {
+        if (id == kNoValue) {
+          types.emplace_back();
+        } else {
+          types.push_back(TypeInfo{c.graph.value(id).dtype, c.graph.value(id).shape});
+        }
+      }
+      Built b;
+      try {
+        b.graph = one_node(cell, types, attrs, static_cast<int>(node.outputs.size()));
+      } catch (const VoltaError&) {
+        continue;  // the rule's attributes do not fit this case's shapes
+      }
+      b.inputs = c.inputs;
+      for (size_t k = 0; k < b.inputs.size(); ++k) {
+        if (k != 0 && !variadic_x) continue;
+        Tensor& x = b.inputs[k];
         for (int64_t i = 0; i < x.numel(); ++i) {
           x.set_double(i, value_of(cell.rule.clauses[0].value, x.dtype()));
         }
-        value = std::move(x);
       }
+      b.shape = describe(b.graph);
+      return b;
     }
-    std::vector<std::optional<TypeInfo>> types;
-    for (ValueId id : node.inputs) {
-      if (id == kNoValue) {
-        types.emplace_back();
-      } else {
-        types.push_back(TypeInfo{c.graph.value(id).dtype, c.graph.value(id).shape});
-      }
-    }
-    Built b;
-    try {
-      b.graph = one_node(cell, types, attrs, static_cast<int>(node.outputs.size()));
-    } catch (const VoltaError&) {
-      continue;  // the rule's attributes do not fit this case's shapes
-    }
-    b.inputs = std::move(c.inputs);
-    for (size_t k = 0; k < b.inputs.size(); ++k) {
-      if (k != 0 && !variadic_x) continue;
-      Tensor& x = b.inputs[k];
-      for (int64_t i = 0; i < x.numel(); ++i) {
-        x.set_double(i, value_of(cell.rule.clauses[0].value, x.dtype()));
-      }
-    }
-    b.shape = describe(b.graph);
-    return b;
   }
   why = "no parity case of " + std::string(op_name(cell.op.op)) + " at " +
         std::string(dtype_name(cell.dtype)) +
