@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The release audit, from a fresh machine: install missing packages, build, run every suite
-# (parity; onnx on the CPU backend and the reference engine) into the results database
+# (parity; onnx and the numerics matrix on the CPU backend and the reference engine, plus the
+# numerics suite's CUDA cells, skipped without that backend) into the results database
 # (default ./volta-results.db), check the docs contract, and print the gate table. Exit
 # status is the gate's: 0 only when every blocker passes.
 # Usage: scripts/ci/audit.sh [--release] [--db PATH] [--preset NAME]
@@ -29,5 +30,7 @@ audit="build/$preset/tools/volta-audit/volta-audit"
 "$audit" run parity --backend cpu --db "$db" || true
 "$audit" run parity --backend cuda --db "$db" || true
 "$audit" run onnx --db "$db" || true
+"$audit" run numerics --db "$db" || true
+"$audit" run numerics --backend cuda --db "$db" || true
 "$audit" docs check --db "$db" || true
 "$audit" gate "${release[@]}" --db "$db"

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "queries.h"
+#include "volta/conformance/matrix_suite.h"
 #include "volta/ir/op_schema.h"
 
 namespace volta::audit {
@@ -568,6 +569,44 @@ std::string now_utc_millis() {
   return buf;
 }
 
+// ---------------------------------------------------------------------------------------
+// The numerics policy: its rules are the matrix's input, so a rule that does not parse, an
+// op of the table without a rule, or a rule no cell can run fails the docs check.
+
+DocFinding rules_finding(const std::string& file, int line, GateStatus status, std::string detail) {
+  return DocFinding{"numerics-rules", file, line, "rule grammar", status, std::move(detail)};
+}
+
+void check_policy_rules(const std::string& file, const TextFile& doc,
+                        std::vector<DocFinding>& findings) {
+  const conformance::Policy policy = conformance::parse_policy(join_lines(doc));
+  const size_t before = findings.size();
+  // Findings about the rules as a whole point at the BEGIN RULES marker.
+  const auto marker = std::ranges::find(doc.lines, conformance::kRulesBegin);
+  const int rules_line =
+      marker == doc.lines.end() ? 0 : static_cast<int>(marker - doc.lines.begin()) + 1;
+  for (const conformance::PolicyError& e : policy.errors) {
+    findings.push_back(
+        rules_finding(file, e.line == 0 ? rules_line : e.line, GateStatus::Fail, e.message));
+  }
+  for (const std::string& problem : conformance::matrix_problems(policy)) {
+    findings.push_back(rules_finding(file, rules_line, GateStatus::Fail, problem));
+  }
+  const std::vector<OpKind> missing = conformance::ops_without_rule(policy);
+  if (!missing.empty()) {
+    std::string names;
+    for (OpKind op : missing) names += (names.empty() ? "" : ", ") + std::string(op_name(op));
+    findings.push_back(rules_finding(file, rules_line, GateStatus::Fail,
+                                     std::to_string(missing.size()) + " op(s) of the op table " +
+                                         "have no numerics rule: " + names));
+  }
+  if (findings.size() == before) {
+    findings.push_back(rules_finding(
+        file, rules_line, GateStatus::Pass,
+        std::to_string(policy.rules.size()) + " rules parse; every op of the op table has one"));
+  }
+}
+
 }  // namespace
 
 std::vector<DocFinding> check_docs(const fs::path& root, const EvidenceFn* evidence,
@@ -579,6 +618,7 @@ std::vector<DocFinding> check_docs(const fs::path& root, const EvidenceFn* evide
     const TextFile doc = read_text(root / file);
     check_sections(file, doc, cache, findings);
     claims.check_file(file, doc);
+    if (file == conformance::kPolicyFile) check_policy_rules(file, doc, findings);
   }
   check_workflows(root, findings);
   return findings;

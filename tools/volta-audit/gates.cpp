@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "build_info.h"
 #include "queries.h"
+#include "volta/conformance/matrix_suite.h"
 #include "volta/conformance/onnx_coverage.h"
 #include "volta/conformance/onnx_suite.h"
 #include "volta/conformance/sqlite.h"
@@ -318,6 +320,98 @@ std::string onnx_gate_sql() {
   return sql;
 }
 
+// The numerics matrix: evidence as in kSuiteGateSql over suite "numerics", judged against the
+// cells the numerics policy defines on the verified backends. One reason per kind of blocker:
+// a policy that does not parse, cells without a result (MISSING: a rule nobody ran), and
+// unexpected results. CUDA cells are SKIPPED (expected) until that backend exists.
+constexpr std::string_view kNumericsGateSql = R"sql(
+WITH expected(case_id, backend) AS ({expected}),
+ranked AS (
+  SELECT c.case_id, c.backend, r.outcome, r.verdict, r.message,
+         row_number() OVER (PARTITION BY r.case_ref
+                            ORDER BY run.started_at DESC, run.id DESC) AS recency
+  FROM result r
+  JOIN run ON run.id = r.run_id
+  JOIN test_case c ON c.id = r.case_ref
+  WHERE run.commit_sha = :commit AND run.status = 'complete'
+    AND (:release = 0 OR run.dirty = 0) AND c.suite = 'numerics'
+),
+evidence AS (SELECT case_id, backend, outcome, verdict, message FROM ranked WHERE recency = 1),
+missing AS (
+  SELECT e.case_id, e.backend FROM expected e
+  WHERE NOT EXISTS (SELECT 1 FROM evidence v WHERE v.case_id = e.case_id
+                                               AND v.backend = e.backend)
+),
+unexpected AS (SELECT * FROM evidence WHERE verdict <> 'expected'),
+reasons(k, reason) AS (
+  SELECT 1, {policy_error} WHERE {policy_error} IS NOT NULL
+  UNION ALL
+  SELECT 2, (SELECT count(*) FROM missing) ||
+            ' policy cell(s) MISSING (a rule without a result); first: ' ||
+            (SELECT backend || ' ' || case_id FROM missing ORDER BY backend, case_id LIMIT 1)
+  WHERE EXISTS (SELECT 1 FROM missing)
+  UNION ALL
+  SELECT 3, (SELECT count(*) FROM unexpected) || ' unexpected result(s); first: ' ||
+            (SELECT backend || ' ' || case_id || ' ' || outcome || ' (' || verdict || '): ' ||
+                    message
+             FROM unexpected ORDER BY backend, case_id LIMIT 1)
+  WHERE EXISTS (SELECT 1 FROM unexpected)
+),
+tally AS (
+  SELECT count(*) AS cases,
+         coalesce(sum(outcome = 'PASS'), 0) AS passed,
+         coalesce(sum(outcome = 'SKIPPED'), 0) AS skipped
+  FROM evidence
+),
+dirty_only AS (
+  SELECT :release = 1 AND EXISTS (
+    SELECT 1 FROM result r
+    JOIN run ON run.id = r.run_id
+    JOIN test_case c ON c.id = r.case_ref
+    WHERE run.commit_sha = :commit AND run.status = 'complete' AND run.dirty = 1
+      AND c.suite = 'numerics'
+  ) AS yes
+)
+SELECT
+  CASE WHEN cases = 0 THEN 'NOT VERIFIED'
+       WHEN EXISTS (SELECT 1 FROM reasons) THEN 'FAIL'
+       ELSE 'PASS' END,
+  CASE WHEN cases = 0 AND (SELECT yes FROM dirty_only) THEN
+         'only dirty-tree numerics results for commit ' || substr(:commit, 1, 12) ||
+         ', which are not release evidence; run `volta-audit run numerics` from a clean checkout'
+       WHEN cases = 0 THEN
+         'no numerics results for commit ' || substr(:commit, 1, 12) ||
+         '; run `volta-audit run numerics`'
+       WHEN EXISTS (SELECT 1 FROM reasons) THEN
+         (SELECT group_concat(reason, '; ') FROM (SELECT reason FROM reasons ORDER BY k))
+       ELSE
+         cases || ' cases: ' || passed || ' pass, ' || (cases - passed - skipped) ||
+         ' expected non-pass, ' || skipped || ' skipped'
+  END
+FROM tally
+)sql";
+
+// The cells of the policy the binary was built from, on the backends the matrix verifies.
+std::string numerics_gate_sql() {
+  std::string expected;
+  std::string policy_error = "NULL";
+  try {
+    const conformance::Policy policy = conformance::load_policy(build::kSourceDir);
+    for (const conformance::MatrixCell& cell : conformance::matrix_cells(policy)) {
+      for (std::string_view backend : {"cpu", "reference"}) {
+        expected += (expected.empty() ? "VALUES (" : ", (") + sql_literal(cell.id) + ", " +
+                    sql_literal(backend) + ")";
+      }
+    }
+  } catch (const VoltaError& e) {
+    policy_error = sql_literal(e.what());
+  }
+  std::string sql(kNumericsGateSql);
+  replace_all(sql, "{expected}", expected.empty() ? "SELECT NULL, NULL WHERE 0" : expected);
+  replace_all(sql, "{policy_error}", policy_error);
+  return sql;
+}
+
 std::vector<Gate> build_gates() {
   std::vector<Gate> all;
   const auto suite_gate = [&all](std::string_view name, std::string_view description,
@@ -327,8 +421,8 @@ std::vector<Gate> build_gates() {
   all.push_back({"onnx-conformance",
                  "ONNX backend test data: every result as expected, corpus at its floor", true,
                  onnx_gate_sql()});
-  suite_gate("numerics-matrix", "numerics: per-family parity, NaN/Inf matrix, properties", false,
-             {.suite = "numerics"});
+  all.push_back({"numerics-matrix", "numerics: per-family parity, NaN/Inf matrix, properties",
+                 false, numerics_gate_sql()});
   suite_gate("parity-cpu-reference", "engine CPU matches the reference within tolerance", true,
              {.suite = "parity", .backend = "cpu"});
   suite_gate("parity-cuda-cpu", "CUDA matches engine CPU within tolerance", false,

@@ -5,9 +5,11 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <sstream>
 
 #include "docs_contract.h"
 #include "volta/backends/cpu.h"
+#include "volta/conformance/matrix_suite.h"
 #include "volta/conformance/onnx_coverage.h"
 #include "volta/conformance/onnx_suite.h"
 #include "volta/ir/op_schema.h"
@@ -141,12 +143,98 @@ std::vector<std::string> onnx_cells(const Tally& tally, std::vector<std::string>
   return first;
 }
 
+// The numerics suite's newest result per case for the commit (as its gate reads them).
+constexpr std::string_view kNumericsRowsSql = R"sql(
+SELECT family, backend, case_id, outcome FROM (
+  SELECT c.family, c.backend, c.case_id, r.outcome,
+         row_number() OVER (PARTITION BY r.case_ref
+                            ORDER BY run.started_at DESC, run.id DESC) AS recency
+  FROM result r
+  JOIN run ON run.id = r.run_id
+  JOIN test_case c ON c.id = r.case_ref
+  WHERE run.commit_sha = :commit AND run.status = 'complete' AND c.suite = 'numerics'
+) WHERE recency = 1
+)sql";
+
+// The value class a matrix case id places: "Relu[f32] If x is NaN, ..." -> "NaN"; decimal
+// magnitudes are one class. Empty for cases that are not matrix cells (properties).
+std::string value_class_of(const std::string& case_id) {
+  const size_t at = case_id.find("] If ");
+  if (at == std::string::npos) return {};
+  const conformance::ParsedLine parsed =
+      conformance::parse_rule_line("- `Identity`: " + case_id.substr(at + 2));
+  if (!parsed.rule) return {};
+  const conformance::Value& v = parsed.rule->clauses.front().value;
+  return v.cls == conformance::ValueClass::Number ? "decimal" : v.text;
+}
+
+std::string render_numerics_matrix(const conformance::Database& db, std::string_view commit) {
+  conformance::Statement query = db.prepare(kNumericsRowsSql);
+  query.bind(query.parameter_index(":commit"), commit);
+  // (family, value class) -> backend -> {pass, cells}
+  std::map<std::pair<std::string, std::string>, std::map<std::string, std::pair<int, int>>> cells;
+  bool any = false;
+  while (query.step()) {
+    any = true;
+    const std::string value = value_class_of(query.column_text(2));
+    if (value.empty()) continue;
+    auto& [passed, total] = cells[{query.column_text(0), value}][query.column_text(1)];
+    passed += query.column_text(3) == "PASS" ? 1 : 0;
+    ++total;
+  }
+  if (!any) {
+    throw SectionUnavailable("no numerics results for commit " + std::string(commit.substr(0, 12)) +
+                             "; run `volta-audit run numerics` first");
+  }
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& [key, by_backend] : cells) {
+    std::vector<std::string> row = {key.first, key.second};
+    for (std::string_view backend : {"cpu", "reference", "cuda"}) {
+      const auto it = by_backend.find(std::string(backend));
+      if (backend == "cuda") {
+        row.emplace_back("NOT VERIFIED");
+      } else if (it == by_backend.end()) {
+        row.emplace_back("MISSING");
+      } else {
+        row.push_back(std::to_string(it->second.first) + " / " + std::to_string(it->second.second));
+      }
+    }
+    rows.push_back(std::move(row));
+  }
+  return markdown_table({"family", "value", "cpu pass / cells", "reference pass / cells", "cuda"},
+                        rows);
+}
+
+// The tolerance table as checked in, one row per entry with its reason.
+std::string render_tolerances() {
+  std::vector<std::vector<std::string>> rows;
+  std::istringstream in{std::string(conformance::tolerances_tsv())};
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    std::vector<std::string> fields;
+    std::istringstream cols(line);
+    std::string field;
+    while (std::getline(cols, field, '\t')) {
+      std::string cell;  // a '|' in a reason would end the Markdown cell
+      for (char c : field) cell += c == '|' ? std::string("\\|") : std::string(1, c);
+      fields.push_back(std::move(cell));
+    }
+    fields.resize(7);
+    rows.push_back(std::move(fields));
+  }
+  return markdown_table({"family", "dtype", "backends", "abs", "rel", "ulp", "reason"}, rows);
+}
+
 constexpr GeneratedSection kGeneratedSections[] = {
     {"op-backend-matrix", false, [](const ResultsSource&) { return render_op_backend_matrix(); }},
     {"onnx-coverage", true,
      [](const ResultsSource& r) { return render_onnx_coverage(*r.db, r.commit); }},
     {"onnx-totals", true,
      [](const ResultsSource& r) { return render_onnx_totals(*r.db, r.commit); }},
+    {"numerics-matrix", true,
+     [](const ResultsSource& r) { return render_numerics_matrix(*r.db, r.commit); }},
+    {"tolerances", false, [](const ResultsSource&) { return render_tolerances(); }},
 };
 
 }  // namespace

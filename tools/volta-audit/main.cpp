@@ -20,9 +20,11 @@ constexpr Command kCommands[] = {
     {"run", volta::audit::run_command,
      "run SUITE... [--family F] [--backend cpu|cuda|reference] [--filter PATTERN]\n"
      "              [--threads N] [--timeout SECONDS] [--no-isolate] [--expectations DIR]\n"
-     "              [--data DIR] [--db PATH]\n"
-     "      run suites (parity, onnx) and record one row per case; onnx runs on cpu and\n"
-     "      reference (one run each) unless --backend names one"},
+     "              [--data DIR] [--replay ID] [--db PATH]\n"
+     "      run suites (parity, onnx, numerics) and record one row per case; onnx and\n"
+     "      numerics run on cpu and reference (one run each) unless --backend names one;\n"
+     "      numerics is the NaN/Inf matrix of governance/numerics-policy.md (--family F\n"
+     "      narrows it; --replay ID reruns one recorded case)"},
     {"gate", volta::audit::gate_command,
      "gate [--release] [--commit SHA] [--db PATH]\n"
      "      evaluate every gate for the commit; exit 0 only when every blocker passes"},

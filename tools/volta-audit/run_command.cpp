@@ -6,6 +6,7 @@
 
 #include "build_info.h"
 #include "commands.h"
+#include "volta/conformance/matrix_suite.h"
 #include "volta/conformance/onnx_suite.h"
 #include "volta/conformance/parity_suite.h"
 #include "volta/conformance/progress.h"
@@ -19,10 +20,10 @@ namespace {
 
 using conformance::SuiteCase;
 
-constexpr std::string_view kSuites = "parity, onnx";
+constexpr std::string_view kSuites = "parity, onnx, numerics";
 constexpr std::string_view kRunOptions =
     "--family F, --backend cpu|cuda|reference, --filter PATTERN, --threads N, "
-    "--timeout SECONDS, --no-isolate, --expectations DIR, --data DIR, --db PATH";
+    "--timeout SECONDS, --no-isolate, --expectations DIR, --data DIR, --replay ID, --db PATH";
 
 int positive_int(const std::string& text, std::string_view option) {
   try {
@@ -35,17 +36,20 @@ int positive_int(const std::string& text, std::string_view option) {
 }
 
 void check_suite(const std::string& suite) {
-  if (suite != "parity" && suite != conformance::kOnnxSuite) {
+  if (suite != "parity" && suite != conformance::kOnnxSuite &&
+      suite != conformance::kNumericsSuite) {
     throw UsageError("unknown suite '" + suite + "' (available: " + std::string(kSuites) + ")");
   }
 }
 
 // The backends a suite runs on when --backend is not given: parity judges the CPU backend
-// (CUDA only on request), onnx runs every test on the CPU backend and the reference engine.
+// (CUDA only on request), onnx runs every test on the CPU backend and the reference engine,
+// numerics checks the policy on both (its CUDA cells are NOT VERIFIED: --backend cuda).
 std::vector<std::string> default_backends(const std::string& suite) {
   if (suite == conformance::kOnnxSuite) {
     return {conformance::kOnnxBackends.begin(), conformance::kOnnxBackends.end()};
   }
+  if (suite == conformance::kNumericsSuite) return {"cpu", "reference"};
   return {"cpu"};
 }
 
@@ -64,6 +68,22 @@ OnnxInputs load_onnx_inputs(const std::filesystem::path& data_root,
                        : std::string(build::kSourceDir) + "/conformance/onnx/expectations.tsv";
   in.expectations = conformance::load_onnx_expectations(file);
   return in;
+}
+
+// The numerics suite's cases on one backend: the NaN/Inf matrix of the policy the binary was
+// built from.
+std::vector<SuiteCase> numerics_cases(const conformance::Policy& policy, const std::string& backend,
+                                      int threads) {
+  std::vector<SuiteCase> cases = conformance::matrix_suite(policy, backend, threads);
+  // TODO(lead): connect the property cases (conformance/numerics/include/volta/conformance/
+  // properties.h, another branch) once they are on main; they judge CPU against reference, so
+  // they belong to the cpu run only:
+  //   if (backend == "cpu") {
+  //     std::ranges::move(conformance::property_cases({}), std::back_inserter(cases));
+  //   }
+  // and make --replay ID of a "property:" case call conformance::replay_property(ID, message of
+  // its newest recorded row) instead of rerunning the case by id.
+  return cases;
 }
 
 // One suite on one backend, its cases built before any run opens.
@@ -90,6 +110,7 @@ int run_command(Args& args) {
   options.expectations_dir =
       expectations_arg.value_or(std::string(build::kSourceDir) + "/conformance/expectations");
   const std::optional<std::string> data_arg = args.option("--data");
+  const std::optional<std::string> replay_arg = args.option("--replay");
   options.interactive = conformance::Progress::stderr_is_terminal();
   const std::vector<std::string> suites = args.positionals(kRunOptions);
   if (suites.empty()) {
@@ -99,6 +120,16 @@ int run_command(Args& args) {
   const bool onnx =
       std::find(suites.begin(), suites.end(), conformance::kOnnxSuite) != suites.end();
   if (data_arg && !onnx) throw UsageError("--data DIR applies to the onnx suite only");
+  const bool numerics = std::find(suites.begin(), suites.end(),
+                                  std::string(conformance::kNumericsSuite)) != suites.end();
+  if (replay_arg) {
+    if (!numerics || suites.size() != 1) {
+      throw UsageError("--replay ID applies to the numerics suite alone");
+    }
+    if (!options.filter.empty()) throw UsageError("--replay ID and --filter exclude each other");
+    // A case id is its own glob (ids hold no '*'): the run holds exactly that case.
+    options.filter = *replay_arg;
+  }
   if (!std::filesystem::is_directory(options.expectations_dir)) {
     throw UsageError("expectations directory '" + options.expectations_dir +
                      "' does not exist (pass --expectations DIR)");
@@ -110,6 +141,8 @@ int run_command(Args& args) {
     onnx_inputs = load_onnx_inputs(data_arg.value_or(std::string(conformance::kOnnxDataRoot)),
                                    expectations_arg);
   }
+  std::optional<conformance::Policy> policy;
+  if (numerics) policy = conformance::load_policy(build::kSourceDir);
   std::vector<PlannedSuite> planned;
   std::vector<std::string> backends;  // in order of first use: one run each
   std::set<std::string> families;
@@ -120,7 +153,8 @@ int run_command(Args& args) {
       std::vector<SuiteCase> cases =
           suite == conformance::kOnnxSuite
               ? conformance::onnx_suite_cases(onnx_inputs->corpus, backend, threads)
-              : conformance::parity_suite(backend, threads);
+          : suite == conformance::kNumericsSuite ? numerics_cases(*policy, backend, threads)
+                                                 : conformance::parity_suite(backend, threads);
       for (const SuiteCase& c : cases) families.insert(c.family);
       planned.push_back({suite, backend, std::move(cases)});
       if (std::find(backends.begin(), backends.end(), backend) == backends.end()) {
@@ -135,6 +169,16 @@ int run_command(Args& args) {
                      ")");
   }
 
+  if (replay_arg) {
+    const bool found = std::ranges::any_of(planned, [&](const PlannedSuite& p) {
+      return std::ranges::any_of(p.cases,
+                                 [&](const SuiteCase& c) { return c.case_id == *replay_arg; });
+    });
+    if (!found) {
+      throw UsageError("--replay: the numerics suite has no case '" + *replay_arg +
+                       "' (`volta-audit query` lists recorded case ids)");
+    }
+  }
   conformance::ResultStore store(db);
   int64_t unexpected = 0;
   for (const std::string& backend : backends) {
@@ -151,8 +195,9 @@ int run_command(Args& args) {
     }
     info.command = "volta-audit run " + info.suites + " --backend " + backend +
                    (options.family.empty() ? "" : " --family " + options.family) +
-                   (options.filter.empty() ? "" : " --filter " + options.filter) +
-                   (data_arg ? " --data " + *data_arg : "");
+                   (options.filter.empty() || replay_arg ? "" : " --filter " + options.filter) +
+                   (data_arg ? " --data " + *data_arg : "") +
+                   (replay_arg ? " --replay '" + *replay_arg + "'" : "");
     const int64_t run_id = store.begin_run(info);
     std::fprintf(stderr, "run %lld: commit %.12s%s, backend %s, database %s\n",
                  static_cast<long long>(run_id), build::kCommit, build::kDirty ? " (dirty)" : "",
