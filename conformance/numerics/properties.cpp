@@ -8,6 +8,7 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <numeric>
 #include <optional>
 #include <regex>
 #include <sstream>
@@ -87,11 +88,12 @@ const InputSpec& input_spec(OpKind op, size_t i) {
   return schema.inputs[std::min(i, schema.inputs.size() - 1)];
 }
 
-// Random shapes for the elementwise ops: ranks 0-4, dims mostly small with empty and size-1
-// dims, or one long axis around the elementwise chunk (16384) so chunk edges are drawn.
+// Random shapes: ranks 0-4, dims mostly small with empty and size-1 dims, or one long axis
+// around the elementwise chunk (16384) or the reduction leaf (4096) so their edges are drawn.
 Shape random_shape() {
   if (*rc::gen::inRange(0, 8) == 7) {
-    const int64_t n = *rc::gen::element<int64_t>(16383, 16384, 16385, 2 * 16384 + 7);
+    const int64_t n =
+        *rc::gen::element<int64_t>(4095, 4096, 4097, 16383, 16384, 16385, (2 * 16384) + 7);
     return Shape{n};
   }
   const int rank = *rc::gen::inRange(0, 5);
@@ -149,6 +151,42 @@ bool elementwise_binary(OpKind op) {
   return std::find(ops.begin(), ops.end(), op) != ops.end();
 }
 
+// Ops with one data operand whose axis attributes ("axis", "axes", "perm") can be redrawn
+// for any rank.
+bool axis_op(OpKind op) {
+  using K = OpKind;
+  static const std::vector<OpKind> ops = {
+      K::ReduceSum,       K::ReduceMean,      K::ReduceMax, K::ReduceMin,
+      K::ReduceProd,      K::ReduceSumSquare, K::ReduceL1,  K::ReduceL2,
+      K::ReduceLogSumExp, K::ArgMax,          K::ArgMin,    K::CumSum,
+      K::Softmax,         K::LogSoftmax,      K::Hardmax,   K::Transpose};
+  return std::find(ops.begin(), ops.end(), op) != ops.end();
+}
+
+// Redraws the axis attributes of an axis op for `rank`.
+void redraw_axes(Attributes& attrs, int rank) {
+  if (attrs.contains("axis")) {
+    if (rank == 0) discard_case("an axis op needs rank >= 1");
+    attrs["axis"] = int64_t{*rc::gen::inRange(-rank, rank)};
+  }
+  if (attrs.contains("axes")) {
+    std::vector<int64_t> axes;
+    for (int a = 0; a < rank; ++a) {
+      if (*rc::gen::inRange(0, 2) == 1) axes.push_back(a);
+    }
+    if (axes.empty()) discard_case("no axis drawn");
+    attrs["axes"] = axes;
+  }
+  if (attrs.contains("perm")) {
+    std::vector<int64_t> perm(static_cast<size_t>(rank));
+    std::iota(perm.begin(), perm.end(), 0);
+    for (int i = rank - 1; i > 0; --i) {
+      std::swap(perm[static_cast<size_t>(i)], perm[*rc::gen::inRange<size_t>(0, i + 1)]);
+    }
+    attrs["perm"] = perm;
+  }
+}
+
 // One drawn case: a grid case (shapes, dtypes, attributes) with fresh values, or for the
 // elementwise ops the grid case's dtypes and attributes on random (broadcast) shapes.
 struct Drawn {
@@ -175,13 +213,15 @@ Drawn draw_case(OpKind op) {
   d.inputs = base.inputs;
 
   const size_t arity = node.inputs.size();
-  const bool reshape =
-      ((elementwise_unary(op) && arity == 1) || (elementwise_binary(op) && arity == 2)) &&
-      *rc::gen::inRange(0, 2) == 1;
+  const bool reshape = ((elementwise_unary(op) && arity == 1) ||
+                        (elementwise_binary(op) && arity == 2) || (axis_op(op) && arity == 1)) &&
+                       *rc::gen::inRange(0, 2) == 1;
   std::vector<Shape> shapes;
   for (const Tensor& t : base.inputs) shapes.push_back(t.shape());
+  Attributes attrs = node.attrs;
   if (reshape) {
     shapes[0] = random_shape();
+    if (axis_op(op)) redraw_axes(attrs, shapes[0].rank());
     if (arity == 2) {
       shapes[1] = broadcast_partner(shapes[0]);
       if (*rc::gen::inRange(0, 2) == 1) std::swap(shapes[0], shapes[1]);
@@ -207,13 +247,14 @@ Drawn draw_case(OpKind op) {
   }
   try {
     d.graph.set_outputs(
-        d.graph.add_node(op, ids, node.attrs, "op", static_cast<int>(node.outputs.size())));
+        d.graph.add_node(op, ids, attrs, "op", static_cast<int>(node.outputs.size())));
   } catch (const VoltaError&) {
     discard_case("the op rejects the drawn shapes");
   }
   if (reshape) {
-    d.what += " reshaped to";
+    d.what += " redrawn as";
     for (const Shape& s : shapes) d.what += " " + s.str();
+    for (const auto& [name, value] : attrs) d.what += " " + name + "=" + attr_value_str(value);
   }
   d.what += " value seed " + std::to_string(value_seed);
 

@@ -77,7 +77,11 @@ void on_both(const Graph& graph, const std::vector<Tensor>& inputs, const std::s
         engine ? run_engine(graph, inputs) : run_reference(graph, inputs);
     const std::string problem = check(out);
     if (!problem.empty()) {
-      fail_case(std::string(engine ? "engine" : "reference") + ", " + what + ": " + problem);
+      std::string message = engine ? "engine, " : "reference, ";
+      message += what;
+      message += ": ";
+      message += problem;
+      fail_case(message);
     }
   }
 }

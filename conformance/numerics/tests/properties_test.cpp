@@ -74,6 +74,17 @@ BOOST_AUTO_TEST_CASE(planted_nan_flush_is_caught_and_replayed) {
   BOOST_TEST(honest.outcome == Outcome::Pass, honest.message);
 }
 
+// The Softmax grid stops at rank 3: a rank-4 output only comes from a redrawn shape and axis.
+BOOST_AUTO_TEST_CASE(axis_ops_are_drawn_on_random_shapes) {
+  const props::Property p =
+      props::engine_matches_reference(OpKind::Softmax, [](std::vector<Tensor>& out) {
+        if (out[0].shape().rank() == 4) props::fail_case("rank 4 drawn");
+      });
+  const CaseOutcome out = props::run_property(p, 99, 500);
+  BOOST_TEST(out.outcome == Outcome::FailNumeric);
+  BOOST_TEST(out.message.find("rank 4 drawn") != std::string::npos, out.message);
+}
+
 BOOST_AUTO_TEST_CASE(replay_property_finds_the_case_and_rejects_bad_input) {
   const CaseOutcome out =
       replay_property("property:Add:commutes-bitwise", "seed=7 iterations=5 failed at ...");
@@ -133,6 +144,7 @@ BOOST_AUTO_TEST_CASE(every_property_passes) {
   }
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  BOOST_TEST(failures == 0);
   BOOST_TEST_MESSAGE(cases.size() << " properties, " << failures << " failing, " << seconds
                                   << " s");
 }
