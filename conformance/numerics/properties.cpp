@@ -98,6 +98,7 @@ Shape random_shape() {
   }
   const int rank = *rc::gen::inRange(0, 5);
   std::vector<int64_t> dims;
+  dims.reserve(static_cast<size_t>(rank));
   for (int i = 0; i < rank; ++i) {
     dims.push_back(
         *rc::gen::weightedOneOf<int64_t>({{3, rc::gen::inRange<int64_t>(1, 10)},
@@ -430,6 +431,7 @@ Property engine_matches_reference(OpKind op, Tamper tamper) {
 
 std::vector<Property> all_properties() {
   std::vector<Property> out;
+  out.reserve(static_cast<size_t>(kOpCount) + 16);
   for (int i = 0; i < kOpCount; ++i)
     out.push_back(engine_matches_reference(static_cast<OpKind>(i)));
   for (Property& p : algebraic_properties()) out.push_back(std::move(p));
@@ -444,8 +446,10 @@ CaseOutcome run_property(const Property& p, uint64_t seed, int iterations) {
   metadata.id = p.case_id();
   metadata.description = p.case_id();
   SilentListener listener;
+  // An explicit (empty) reproduce map: RapidCheck then never reads RC_PARAMS nor prints its
+  // global configuration.
   const rc::detail::TestResult result =
-      rc::detail::checkTestable(p.body, metadata, params, listener);
+      rc::detail::checkProperty(rc::detail::toProperty(p.body), metadata, params, listener, {});
   CaseOutcome out;
   const std::string header =
       "seed=" + std::to_string(seed) + " iterations=" + std::to_string(iterations);

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 #include <numeric>
+#include <sstream>
 
 #include "properties_internal.h"
 #include "volta/ir/printer.h"
@@ -150,6 +151,33 @@ void abs_is_nonnegative() {
     return "";
   });
 }
+
+// An elementwise law: `holds(in, out)` for every element of op(x) (x, y the same tensor for
+// binary ops), on random shapes and values with specials.
+template <typename Holds>
+void elementwise_law(OpKind op, bool binary, Holds holds) {
+  const DType dtype = draw_dtype(op);
+  const Shape shape = small_shape(0, 4, 6);
+  const std::vector<Tensor> inputs = {draw_values(dtype, shape, 0)};
+  Graph g;
+  const ValueId x = g.add_input("x", dtype, shape);
+  g.set_outputs({binary ? g.add(op, {x, x}) : g.add(op, {x})});
+  on_both(g, inputs, shapes_str(inputs), [&](const std::vector<Tensor>& out) -> std::string {
+    for (int64_t i = 0; i < out[0].numel(); ++i) {
+      const double in = inputs[0].get_double(i);
+      const double v = out[0].get_double(i);
+      if (!holds(in, v)) {
+        std::ostringstream os;
+        os.precision(17);
+        os << "index " << i << ": " << op_name(op) << "(" << in << ") = " << v;
+        return os.str();
+      }
+    }
+    return "";
+  });
+}
+
+bool nan_or(double v, bool ok) { return std::isnan(v) || ok; }
 
 std::vector<int64_t> random_perm(int rank) {
   std::vector<int64_t> perm(static_cast<size_t>(rank));
@@ -312,6 +340,41 @@ std::vector<Property> algebraic_properties() {
           {K::Max, "self-is-identity", [] { idempotent(K::Max); }},
           {K::Min, "self-is-identity", [] { idempotent(K::Min); }},
           {K::Neg, "neg-neg-is-identity", neg_neg_is_identity},
+          {K::Relu, "nonnegative",
+           [] {
+             elementwise_law(K::Relu, false, [](double in, double v) {
+               return std::isnan(in) == std::isnan(v) && nan_or(v, v >= 0);
+             });
+           }},
+          {K::Sigmoid, "in-unit-interval",
+           [] {
+             elementwise_law(K::Sigmoid, false, [](double in, double v) {
+               return std::isnan(in) == std::isnan(v) && nan_or(v, v >= 0 && v <= 1);
+             });
+           }},
+          {K::Tanh, "in-unit-ball",
+           [] {
+             elementwise_law(K::Tanh, false, [](double in, double v) {
+               return std::isnan(in) == std::isnan(v) && nan_or(v, v >= -1 && v <= 1);
+             });
+           }},
+          {K::IsNaN, "is-nan-exactly",
+           [] {
+             elementwise_law(K::IsNaN, false,
+                             [](double in, double v) { return (v != 0) == std::isnan(in); });
+           }},
+          {K::Equal, "self-is-not-nan",
+           [] {
+             elementwise_law(K::Equal, true,
+                             [](double in, double v) { return (v != 0) == !std::isnan(in); });
+           }},
+          {K::Sub, "self-is-positive-zero",
+           [] {
+             // x - x is +0 for finite x (round to nearest), NaN for NaN and +/-Inf.
+             elementwise_law(K::Sub, true, [](double in, double v) {
+               return std::isfinite(in) ? v == 0 && !std::signbit(v) : std::isnan(v);
+             });
+           }},
           {K::Abs, "nonnegative", abs_is_nonnegative},
           {K::Transpose, "inverse-perm-is-identity", transpose_inverse_is_identity},
           {K::Reshape, "round-trip-is-identity", reshape_round_trip},
