@@ -7,6 +7,7 @@
 #include <boost/test/unit_test.hpp>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <map>
 #include <set>
@@ -36,7 +37,9 @@ BOOST_AUTO_TEST_CASE(every_op_has_an_engine_reference_property) {
   for (const SuiteCase& c : cases) {
     BOOST_TEST(ids.insert(c.case_id).second, "duplicate case id " << c.case_id);
     BOOST_TEST(c.case_id.rfind("property:" + c.op + ":", 0) == 0u, c.case_id);
-    BOOST_TEST(c.params.find("iterations=25") != std::string::npos, c.params);
+    BOOST_TEST(
+        (c.params.starts_with("seed=") && c.params.find(" iterations=") != std::string::npos),
+        c.params);
     if (c.case_id.ends_with(":engine-matches-reference")) ops.insert(c.op);
   }
   BOOST_TEST(ops.size() == static_cast<size_t>(kOpCount));
@@ -45,6 +48,27 @@ BOOST_AUTO_TEST_CASE(every_op_has_an_engine_reference_property) {
   // The bodies run in the suite runner's forked child like any case.
   const CaseOutcome isolated = run_case(cases.front().body, IsolationOptions{});
   BOOST_TEST(isolated.outcome == Outcome::Pass, isolated.message);
+}
+
+BOOST_AUTO_TEST_CASE(iterations_and_seed_options) {
+  // The nightly sets VOLTA_PROPERTY_ITERATIONS for the whole binary: put it back afterwards.
+  const char* outer = std::getenv("VOLTA_PROPERTY_ITERATIONS");
+  const bool had = outer != nullptr;
+  const std::string saved = had ? outer : "";
+  ::setenv("VOLTA_PROPERTY_ITERATIONS", "7", 1);
+  const std::vector<SuiteCase> env = property_cases({});
+  BOOST_TEST(env.front().params.ends_with(" iterations=7"), env.front().params);
+  ::setenv("VOLTA_PROPERTY_ITERATIONS", "many", 1);
+  BOOST_CHECK_THROW(property_cases({}), VoltaError);
+  ::unsetenv("VOLTA_PROPERTY_ITERATIONS");
+  BOOST_TEST(property_cases({}).front().params.ends_with(" iterations=25"));
+  // Each case gets its own seed derived from the run's seed and the case id.
+  const std::vector<SuiteCase> a = property_cases({});
+  const std::vector<SuiteCase> b = property_cases({.iterations = 25, .seed = 5});
+  BOOST_TEST(a.front().params != b.front().params);
+  BOOST_TEST(a.front().params == property_cases({}).front().params);
+  BOOST_TEST(a[0].params != a[1].params);
+  if (had) ::setenv("VOLTA_PROPERTY_ITERATIONS", saved.c_str(), 1);
 }
 
 BOOST_AUTO_TEST_CASE(bitwise_difference_treats_nan_payloads_as_equal) {
