@@ -188,8 +188,9 @@ void redraw_axes(Attributes& attrs, int rank) {
   }
 }
 
-// One drawn case: a grid case (shapes, dtypes, attributes) with fresh values, or for the
-// elementwise ops the grid case's dtypes and attributes on random (broadcast) shapes.
+// One drawn case: a grid case (shapes, dtypes, attributes) with fresh values; for the
+// elementwise ops also the grid case's dtypes and attributes on random (broadcast) shapes, and
+// for the axis ops random shapes with redrawn axes.
 struct Drawn {
   Graph graph;
   std::vector<Tensor> inputs;
@@ -310,6 +311,10 @@ void check_engine_matches_reference(OpKind op, const Tamper& tamper) {
                 " differs between 1 thread (poison 0xff) and 3 threads (poison 0x00): " +
                 bitwise_difference(got[i], again[i]));
     }
+  }
+  if (got.size() != want.size()) {
+    fail_case(d.what + ": the engine returns " + std::to_string(got.size()) +
+              " outputs, the reference " + std::to_string(want.size()));
   }
   if (tamper) tamper(got);
   const OpFamily family = op_schema(op).family;
