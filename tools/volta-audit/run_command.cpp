@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <iterator>
 #include <set>
 #include <thread>
 
@@ -10,6 +11,7 @@
 #include "volta/conformance/onnx_suite.h"
 #include "volta/conformance/parity_suite.h"
 #include "volta/conformance/progress.h"
+#include "volta/conformance/properties.h"
 #include "volta/conformance/runner.h"
 #include "volta/conformance/store.h"
 #include "volta/onnx/model.h"
@@ -75,15 +77,29 @@ OnnxInputs load_onnx_inputs(const std::filesystem::path& data_root,
 std::vector<SuiteCase> numerics_cases(const conformance::Policy& policy, const std::string& backend,
                                       int threads) {
   std::vector<SuiteCase> cases = conformance::matrix_suite(policy, backend, threads);
-  // TODO(lead): connect the property cases (conformance/numerics/include/volta/conformance/
-  // properties.h, another branch) once they are on main; they judge CPU against reference, so
-  // they belong to the cpu run only:
-  //   if (backend == "cpu") {
-  //     std::ranges::move(conformance::property_cases({}), std::back_inserter(cases));
-  //   }
-  // and make --replay ID of a "property:" case call conformance::replay_property(ID, message of
-  // its newest recorded row) instead of rerunning the case by id.
+  // Properties judge the CPU engine against the reference: they belong to the cpu run.
+  if (backend == "cpu") {
+    std::ranges::move(conformance::property_cases({}), std::back_inserter(cases));
+  }
   return cases;
+}
+
+// Replays the newest recorded failure of a property case; exit 1 when it reproduces.
+int replay_property_case(conformance::ResultStore& store, const std::string& case_id) {
+  conformance::Statement row = store.db().prepare(
+      "SELECT r.message FROM result r JOIN test_case c ON c.id = r.case_ref "
+      "WHERE c.case_id = ?1 AND r.outcome != 'PASS' ORDER BY r.id DESC LIMIT 1");
+  row.bind(1, case_id);
+  if (!row.step()) {
+    throw UsageError("--replay: no recorded failure of '" + case_id +
+                     "' in the database (run `volta-audit run numerics` first)");
+  }
+  const conformance::CaseOutcome outcome =
+      conformance::replay_property(case_id, row.column_text(0));
+  std::printf("replay %s: %s\n%s\n", case_id.c_str(),
+              std::string(conformance::outcome_name(outcome.outcome)).c_str(),
+              outcome.message.c_str());
+  return outcome.outcome == conformance::Outcome::Pass ? 0 : 1;
 }
 
 // One suite on one backend, its cases built before any run opens.
@@ -180,6 +196,10 @@ int run_command(Args& args) {
     }
   }
   conformance::ResultStore store(db);
+  // A property failure is replayed from its recorded seed and iteration count (the nightly
+  // runs more iterations than CI), not rerun with today's options.
+  if (replay_arg && replay_arg->starts_with("property:"))
+    return replay_property_case(store, *replay_arg);
   int64_t unexpected = 0;
   for (const std::string& backend : backends) {
     conformance::RunInfo info;
