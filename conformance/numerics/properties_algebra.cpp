@@ -95,8 +95,11 @@ std::string shapes_str(const std::vector<Tensor>& inputs) {
   return s;
 }
 
-// op(a, b) == op(b, a) bitwise (NaN payloads aside).
+// op(a, b) == op(b, a) bitwise (NaN payloads aside). Max and Min keep their first operand on
+// ties (numerics policy), so max(+0, -0) and max(-0, +0) differ in sign by design: zeros are
+// compared by value for them.
 void commutes(OpKind op) {
+  const bool ties_keep_first = op == OpKind::Max || op == OpKind::Min;
   const DType dtype = draw_dtype(op);
   Shape a = small_shape(0, 4, 6);
   Shape b = partner(a);
@@ -106,8 +109,16 @@ void commutes(OpKind op) {
   const ValueId x = g.add_input("a", dtype, a);
   const ValueId y = g.add_input("b", dtype, b);
   g.set_outputs({g.add(op, {x, y}), g.add(op, {y, x})});
-  on_both(g, inputs, shapes_str(inputs),
-          [](const std::vector<Tensor>& out) { return bitwise_difference(out[0], out[1]); });
+  on_both(g, inputs, shapes_str(inputs), [ties_keep_first](const std::vector<Tensor>& out) {
+    Tensor swapped = out[1];
+    for (int64_t i = 0; ties_keep_first && i < swapped.numel(); ++i) {
+      if (is_floating(swapped.dtype()) && swapped.get_double(i) == 0.0 &&
+          out[0].get_double(i) == 0.0) {
+        swapped.set_double(i, out[0].get_double(i));
+      }
+    }
+    return bitwise_difference(out[0], swapped);
+  });
 }
 
 // op(x, x) == x bitwise.
