@@ -14,8 +14,10 @@ bool selected(const SuiteCase& c, const RunOptions& options) {
 
 bool has_wildcard(std::string_view pattern) { return pattern.find('*') != std::string_view::npos; }
 
-ResultRow row_for(const std::string& suite, const SuiteCase& c, const CaseOutcome& o,
-                  const Expectation* expectation, std::string_view today) {
+}  // namespace
+
+ResultRow result_row(const std::string& suite, const SuiteCase& c, const CaseOutcome& o,
+                     const Expectation* expectation, std::string_view today) {
   ResultRow row;
   row.suite = suite;
   row.family = c.family;
@@ -37,8 +39,6 @@ ResultRow row_for(const std::string& suite, const SuiteCase& c, const CaseOutcom
   row.message = o.message;
   return row;
 }
-
-}  // namespace
 
 SuiteSummary run_suite(ResultStore& store, int64_t run_id, const std::string& suite,
                        const std::vector<SuiteCase>& cases, const RunOptions& options) {
@@ -74,7 +74,7 @@ SuiteSummary run_suite(ResultStore& store, int64_t run_id, const std::string& su
   std::vector<std::string> seen;
   for (const SuiteCase* c : chosen) {
     const CaseOutcome outcome = run_case(c->body, options.isolation);
-    add(row_for(suite, *c, outcome, match_expectation(expectations, c->case_id), today));
+    add(result_row(suite, *c, outcome, match_expectation(expectations, c->case_id), today));
     seen.push_back(c->case_id);
   }
   // An expectation that names one exact case the suite no longer produces is MISSING: the
@@ -89,7 +89,7 @@ SuiteSummary run_suite(ResultStore& store, int64_t run_id, const std::string& su
       o.outcome = Outcome::Missing;
       o.message = "expectation at line " + std::to_string(e.line) +
                   " names a case the suite did not produce";
-      add(row_for(suite, missing, o, &e, today));
+      add(result_row(suite, missing, o, &e, today));
     }
   }
   flush();

@@ -89,30 +89,6 @@ std::string params_of(const OnnxTest& test) {
   return "opset=" + std::to_string(test.opset) + " ops=" + ops;
 }
 
-ResultRow row_for(const SuiteCase& c, const CaseOutcome& o, const Expectation* expectation,
-                  std::string_view today) {
-  ResultRow row;
-  row.suite = std::string(kOnnxSuite);
-  row.family = c.family;
-  row.op = c.op;
-  row.backend = c.backend;
-  row.case_id = c.case_id;
-  row.params = c.params;
-  row.outcome = o.outcome;
-  row.verdict = verdict_for(o.outcome, expectation, today);
-  row.expectation = expectation ? expectation->pattern : "";
-  row.max_abs = o.max_abs;
-  row.max_rel = o.max_rel;
-  row.max_ulp = o.max_ulp;
-  row.tolerance_key = o.tolerance_key;
-  row.tolerance = o.tolerance;
-  row.output_hash = o.output_hash;
-  row.duration_ms = o.duration_ms;
-  row.kernel = o.kernel;
-  row.message = o.message;
-  return row;
-}
-
 }  // namespace
 
 CaseOutcome run_onnx_test(const OnnxTest& test, std::string_view backend, int threads,
@@ -224,7 +200,8 @@ SuiteSummary run_onnx_suite(ResultStore& store, int64_t run_id, std::string_view
   std::set<std::string> seen;
   for (const SuiteCase* c : chosen) {
     const CaseOutcome outcome = run_case(c->body, options.isolation);
-    add(row_for(*c, outcome, match_expectation(mine, c->case_id), today));
+    add(result_row(std::string(kOnnxSuite), *c, outcome, match_expectation(mine, c->case_id),
+                   today));
     seen.insert(c->case_id);
   }
   // A line naming one exact test the corpus no longer has would otherwise rot unnoticed.
@@ -236,7 +213,7 @@ SuiteSummary run_onnx_suite(ResultStore& store, int64_t run_id, std::string_view
       o.outcome = Outcome::Missing;
       o.message = "expectation at line " + std::to_string(e.line) +
                   " names a test the corpus does not have";
-      add(row_for(missing, o, &e, today));
+      add(result_row(std::string(kOnnxSuite), missing, o, &e, today));
     }
   }
   store.record(run_id, batch);

@@ -4,6 +4,7 @@
 
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "volta/conformance/expectations.h"
@@ -30,6 +31,11 @@ struct SuiteSummary {
   int64_t cases = 0;
   int64_t unexpected = 0;  // unexpected, unexpected-pass and expired verdicts
 };
+
+// The row recording case `c` of `suite` with its outcome, judged against its expectation
+// (nullptr: none) on the date `today` (YYYY-MM-DD).
+ResultRow result_row(const std::string& suite, const SuiteCase& c, const CaseOutcome& o,
+                     const Expectation* expectation, std::string_view today);
 
 // Runs the cases of `suite` that pass the filters into run `run_id`. Expectations naming a
 // case id (no '*') that the suite did not produce are recorded as MISSING.
