@@ -81,6 +81,22 @@ Tolerance ToleranceTable::lookup(OpFamily family, DType dtype, std::string_view 
            ": add a row with its reason to conformance/harness/tolerances.tsv");
 }
 
+Outcome outcome_of(Mismatch m) {
+  switch (m) {
+    case Mismatch::None:
+      return Outcome::Pass;
+    case Mismatch::DType:
+      return Outcome::FailDType;
+    case Mismatch::Shape:
+      return Outcome::FailShape;
+    case Mismatch::Nan:
+    case Mismatch::Inf:
+    case Mismatch::Numeric:
+      return Outcome::FailNumeric;
+  }
+  return Outcome::Error;
+}
+
 std::string_view mismatch_name(Mismatch m) {
   switch (m) {
     case Mismatch::None:

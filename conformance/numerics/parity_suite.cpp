@@ -12,22 +12,6 @@
 namespace volta::conformance {
 namespace {
 
-Outcome outcome_of(Mismatch m) {
-  switch (m) {
-    case Mismatch::None:
-      return Outcome::Pass;
-    case Mismatch::DType:
-      return Outcome::FailDType;
-    case Mismatch::Shape:
-      return Outcome::FailShape;
-    case Mismatch::Nan:
-    case Mismatch::Inf:
-    case Mismatch::Numeric:
-      return Outcome::FailNumeric;
-  }
-  return Outcome::Error;
-}
-
 std::vector<Tensor> run_poisoned(const ExecutionPlan& plan, const Backend& backend,
                                  const std::vector<Tensor>& inputs, int threads, std::byte poison) {
   ExecutionContext ctx(threads);

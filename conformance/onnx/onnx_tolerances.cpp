@@ -34,22 +34,6 @@ double parse_number(const std::string& text, int line) {
   bad_row(line, "'" + text + "' is not a non-negative number");
 }
 
-Outcome outcome_of(Mismatch m) {
-  switch (m) {
-    case Mismatch::None:
-      return Outcome::Pass;
-    case Mismatch::DType:
-      return Outcome::FailDType;
-    case Mismatch::Shape:
-      return Outcome::FailShape;
-    case Mismatch::Nan:
-    case Mismatch::Inf:
-    case Mismatch::Numeric:
-      return Outcome::FailNumeric;
-  }
-  return Outcome::Error;
-}
-
 }  // namespace
 
 std::string OnnxTolerance::str() const {

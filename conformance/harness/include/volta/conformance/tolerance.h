@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "volta/conformance/outcome.h"
 #include "volta/ir/op_schema.h"
 #include "volta/ir/tensor.h"
 
@@ -43,6 +44,8 @@ class ToleranceTable {
 
 enum class Mismatch { None, DType, Shape, Nan, Inf, Numeric };
 std::string_view mismatch_name(Mismatch m);
+// The raw outcome a comparison gives: PASS, or FAIL_DTYPE / FAIL_SHAPE / FAIL_NUMERIC.
+Outcome outcome_of(Mismatch m);
 
 struct Comparison {
   Mismatch mismatch = Mismatch::None;
