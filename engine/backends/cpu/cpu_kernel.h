@@ -21,6 +21,12 @@ struct KernelArgs {
   ThreadPool& pool;
 };
 
+// The data of optional input i, or nullptr when the node leaves it out.
+template <class T>
+const T* optional_input_data(const KernelArgs& args, size_t i) {
+  return i < args.inputs.size() && args.inputs[i].present() ? args.inputs[i].as<T>() : nullptr;
+}
+
 using KernelFn = void (*)(const KernelArgs& args);
 
 // A concrete kernel: function, name (what it is: dtype, op, ISA, tile) and guarantee.

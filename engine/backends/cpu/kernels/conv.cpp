@@ -133,8 +133,7 @@ void run_conv(const GemmMicroKernel<T>& micro, const KernelArgs& args) {
   const Geometry g = geometry(args);
   const T* x = args.inputs[0].as<T>();
   const T* w = args.inputs[1].as<T>();
-  const T* bias =
-      args.inputs.size() > 2 && args.inputs[2].present() ? args.inputs[2].as<T>() : nullptr;
+  const T* bias = optional_input_data<T>(args, 2);
   T* y = y_view.as<T>();
   const int64_t in_size = product(g.in);
   const int64_t out_size = product(g.out);
@@ -199,8 +198,7 @@ void run_depthwise(const KernelArgs& args) {
   const Geometry g = geometry(args);
   const T* x = args.inputs[0].as<T>();
   const T* w = args.inputs[1].as<T>();
-  const T* bias =
-      args.inputs.size() > 2 && args.inputs[2].present() ? args.inputs[2].as<T>() : nullptr;
+  const T* bias = optional_input_data<T>(args, 2);
   T* y = y_view.as<T>();
   const int64_t in_size = product(g.in);
   const int64_t out_size = product(g.out);
@@ -272,8 +270,7 @@ void run_conv_transpose(const GemmMicroKernel<T>& micro, const KernelArgs& args)
   const Geometry g = geometry(args);
   const T* x = args.inputs[0].as<T>();
   const T* w = args.inputs[1].as<T>();
-  const T* bias =
-      args.inputs.size() > 2 && args.inputs[2].present() ? args.inputs[2].as<T>() : nullptr;
+  const T* bias = optional_input_data<T>(args, 2);
   T* y = y_view.as<T>();
   const int64_t in_size = product(g.in);
   const int64_t out_size = product(g.out);

@@ -67,8 +67,7 @@ template <class T, class L>
 void nll_loss(const KernelArgs& args, const T* log_prob, const LossLayout& layout, T* out) {
   const ConstTensorView& labels_view = args.inputs[1];
   const L* labels = labels_view.as<L>();
-  const T* weights =
-      args.inputs.size() > 2 && args.inputs[2].present() ? args.inputs[2].as<T>() : nullptr;
+  const T* weights = optional_input_data<T>(args, 2);
   const IgnoreIndex ignore = ignore_index_of(args.attrs);
   const std::string& reduction = args.attrs.get_string("reduction");
   check_labels(labels, labels_view.shape, layout.classes, ignore);
