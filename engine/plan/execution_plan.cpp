@@ -29,6 +29,18 @@ uint64_t hash_memory_plan(const MemoryPlan& memory) {
   return h.digest();
 }
 
+std::vector<std::string> non_bit_exact_steps(const ExecutionPlan& plan) {
+  std::vector<std::string> lines;
+  for (const PlannedStep& step : plan.steps) {
+    if (step.kernel.determinism == KernelDeterminism::BitExact) continue;
+    const Node& node = plan.graph.node(step.node);
+    lines.push_back("node '" + node.name + "' (" + std::string(op_name(node.op)) + ", kernel " +
+                    step.kernel.variant + ", " +
+                    std::string(kernel_determinism_name(step.kernel.determinism)) + ")");
+  }
+  return lines;
+}
+
 std::string describe_plan(const ExecutionPlan& plan) {
   const Graph& g = plan.graph;
   std::string out = "plan: backend=" + plan.backend +
@@ -49,6 +61,7 @@ std::string describe_plan(const ExecutionPlan& plan) {
     out += "step " + std::to_string(s) + ": " + std::string(op_name(node.op)) + " '" + node.name +
            "' kernel=" + step.kernel.variant + " (" +
            std::string(kernel_determinism_name(step.kernel.determinism)) + ")";
+    if (!node.origin.empty()) out += " from pass " + node.origin;
     for (ValueId v : node.outputs) {
       const Value& value = g.value(v);
       out += " -> %" + std::to_string(v.index) + ":" + std::string(dtype_name(value.dtype)) +
@@ -60,7 +73,10 @@ std::string describe_plan(const ExecutionPlan& plan) {
     }
     out += "\n";
   }
-  return out;
+  const std::vector<std::string> relaxed = non_bit_exact_steps(plan);
+  out += "not bit-exact: " + std::to_string(relaxed.size()) + " step(s)";
+  for (const std::string& line : relaxed) out += "\n  " + line;
+  return out + "\n";
 }
 
 }  // namespace volta

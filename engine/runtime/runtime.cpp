@@ -75,7 +75,8 @@ ExecutionPlan compile(Graph graph, const Backend& backend, DeterminismMode mode,
 
 void ExecutionContext::Free::operator()(std::byte* p) const { std::free(p); }
 
-ExecutionContext::ExecutionContext(int num_threads) : pool_(num_threads) {}
+ExecutionContext::ExecutionContext(int num_threads, ScheduleOptions schedule)
+    : pool_(num_threads, schedule) {}
 
 std::byte* ExecutionContext::arena(int64_t bytes) {
   if (bytes > arena_bytes_) {
@@ -117,7 +118,8 @@ std::vector<Tensor> execute(const ExecutionPlan& plan, const Backend& backend,
 
   std::vector<ConstTensorView> in_views;
   std::vector<TensorView> out_views;
-  for (const PlannedStep& step : plan.steps) {
+  for (size_t s = 0; s < plan.steps.size(); ++s) {
+    const PlannedStep& step = plan.steps[s];
     const Node& node = g.node(step.node);
     in_views.clear();
     out_views.clear();
@@ -139,6 +141,7 @@ std::vector<Tensor> execute(const ExecutionPlan& plan, const Backend& backend,
       if (e.code() != ErrorCode::KernelFailure) throw;
       fail(ErrorCode::KernelFailure, node_ref(node, backend) + ": " + e.message());
     }
+    if (ctx.step_observer()) ctx.step_observer()(static_cast<int>(s), step, out_views);
   }
 
   std::vector<Tensor> outputs;

@@ -1,13 +1,21 @@
 #include "volta/runtime/thread_pool.h"
 
+#include <algorithm>
+#include <cmath>
+
 #include "volta/error.h"
 
 namespace volta {
 
-ThreadPool::ThreadPool(int num_threads) : num_threads_(num_threads) {
+ThreadPool::ThreadPool(int num_threads, ScheduleOptions schedule)
+    : num_threads_(num_threads), schedule_(schedule) {
   if (num_threads < 1 || num_threads > 1024) {
     fail(ErrorCode::InvalidArgument,
          "thread count must be in [1, 1024], got " + std::to_string(num_threads));
+  }
+  if (!std::isfinite(schedule.chunk_scale) || schedule.chunk_scale <= 0) {
+    fail(ErrorCode::InvalidArgument,
+         "chunk scale must be positive and finite, got " + std::to_string(schedule.chunk_scale));
   }
   // The calling thread takes part in every loop, so n threads need n - 1 workers.
   for (int i = 1; i < num_threads; ++i) workers_.emplace_back([this] { worker_loop(); });
@@ -25,7 +33,7 @@ ThreadPool::~ThreadPool() {
 void ThreadPool::run_tasks() {
   std::unique_lock lock(mutex_);
   while (next_task_ < num_tasks_) {
-    const int64_t index = next_task_++;
+    const int64_t index = task_at(next_task_++);
     const std::function<void(int64_t)>* task = task_;
     lock.unlock();
     std::exception_ptr error;
@@ -59,7 +67,20 @@ void ThreadPool::worker_loop() {
 void ThreadPool::parallel_for(int64_t num_tasks, const std::function<void(int64_t)>& task) {
   if (num_tasks <= 0) return;
   if (workers_.empty() || num_tasks == 1) {
-    for (int64_t i = 0; i < num_tasks; ++i) task(i);
+    if (!schedule_.reverse_task_order) {
+      for (int64_t i = 0; i < num_tasks; ++i) task(i);
+      return;
+    }
+    // Reverse order still reports the lowest-numbered failing task.
+    std::exception_ptr failure;
+    for (int64_t i = num_tasks - 1; i >= 0; --i) {
+      try {
+        task(i);
+      } catch (...) {
+        failure = std::current_exception();
+      }
+    }
+    if (failure) std::rethrow_exception(failure);
     return;
   }
   {
@@ -89,6 +110,9 @@ void ThreadPool::parallel_chunks(int64_t n, int64_t chunk,
                                  const std::function<void(int64_t, int64_t)>& body) {
   if (n <= 0) return;
   if (chunk <= 0) fail(ErrorCode::InvalidArgument, "parallel_chunks: chunk must be positive");
+  if (schedule_.chunk_scale != 1.0) {
+    chunk = std::max<int64_t>(1, std::llround(static_cast<double>(chunk) * schedule_.chunk_scale));
+  }
   const int64_t tasks = (n + chunk - 1) / chunk;
   parallel_for(tasks, [&](int64_t t) { body(t * chunk, std::min(n, (t + 1) * chunk)); });
 }

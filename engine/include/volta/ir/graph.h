@@ -37,6 +37,9 @@ struct Node {
   std::vector<ValueId> inputs;  // kNoValue for an absent optional input
   std::vector<ValueId> outputs;
   Attributes attrs;
+  // The pass that created or last rewrote this node (a pass that does so sets it); empty:
+  // the frontend that built the graph. Traces and first-divergence reports name it.
+  std::string origin = {};
 };
 
 // An SSA graph. Nodes are kept in program order: every value is defined once (graph input,

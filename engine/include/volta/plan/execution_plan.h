@@ -43,6 +43,10 @@ struct ExecutionPlan {
 uint64_t hash_schedule(const Schedule& schedule);
 uint64_t hash_memory_plan(const MemoryPlan& memory);
 
+// The steps whose kernel is not bit-exact (only a Relaxed plan has any), one line each:
+// "node 'attn.sum' (ReduceSum, kernel f32_x, run-to-run)". Plans, run rows and reports list them.
+std::vector<std::string> non_bit_exact_steps(const ExecutionPlan& plan);
+
 // Human summary: steps with op, kernel variant, output shapes and buffer offsets.
 std::string describe_plan(const ExecutionPlan& plan);
 

@@ -5,6 +5,7 @@
 //         -> one kernel per node from the backend (Strict: bit-exact only) -> execute
 
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -25,10 +26,15 @@ struct CompileOptions {
 ExecutionPlan compile(Graph graph, const Backend& backend, DeterminismMode mode,
                       const CompileOptions& options = {});
 
+// Sees every step's outputs right after its kernel ran (before later steps may reuse their
+// memory): how the determinism suite traces a hash per node output.
+using StepObserver = std::function<void(int step_index, const PlannedStep& step,
+                                        std::span<const TensorView> outputs)>;
+
 // Per-caller execution state: the thread pool and the arena buffers come from.
 class ExecutionContext {
  public:
-  explicit ExecutionContext(int num_threads = 1);
+  explicit ExecutionContext(int num_threads = 1, ScheduleOptions schedule = {});
   ThreadPool& pool() { return pool_; }
   int num_threads() const { return pool_.num_threads(); }
   // An aligned arena of at least `bytes`, reused across runs.
@@ -37,6 +43,9 @@ class ExecutionContext {
   // shows up in its output (the conformance harness runs each case with two patterns).
   void set_poison(std::optional<std::byte> pattern) { poison_ = pattern; }
   std::optional<std::byte> poison() const { return poison_; }
+  // Called after every step of every run on this context; empty: none (the default).
+  void set_step_observer(StepObserver observer) { observer_ = std::move(observer); }
+  const StepObserver& step_observer() const { return observer_; }
 
  private:
   ThreadPool pool_;
@@ -46,6 +55,7 @@ class ExecutionContext {
   std::unique_ptr<std::byte[], Free> arena_;
   int64_t arena_bytes_ = 0;
   std::optional<std::byte> poison_;
+  StepObserver observer_;
 };
 
 // Runs a plan. Inputs must match the graph inputs in order, dtype and shape

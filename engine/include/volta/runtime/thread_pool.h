@@ -10,17 +10,30 @@
 
 namespace volta {
 
+// How a pool hands out work. The determinism contract says results never depend on it: the
+// determinism suite's configuration matrix runs its corpus under each variation. Production
+// code keeps the defaults.
+struct ScheduleOptions {
+  bool reverse_task_order = false;  // claim tasks from the last to the first
+  // Scales the chunk of parallel_chunks (element-parallel loops, whose chunking is not part
+  // of any result); parallel_for tasks, which define reduction leaves, are never rescaled.
+  double chunk_scale = 1.0;
+};
+
 // A fixed set of workers that run index-parallel loops. Callers split work by problem
 // shape into a fixed number of tasks; the thread count only decides who runs which task,
 // never what a task computes, so results do not depend on it.
 class ThreadPool {
  public:
-  explicit ThreadPool(int num_threads);  // 1: everything runs on the calling thread
+  // 1: everything runs on the calling thread. Throws VoltaError(InvalidArgument) for a
+  // thread count outside [1, 1024] or a chunk scale that is not positive and finite.
+  explicit ThreadPool(int num_threads, ScheduleOptions schedule = {});
   ~ThreadPool();
   ThreadPool(const ThreadPool&) = delete;
   ThreadPool& operator=(const ThreadPool&) = delete;
 
   int num_threads() const { return num_threads_; }
+  const ScheduleOptions& schedule() const { return schedule_; }
 
   // Runs task(i) for every i in [0, num_tasks) and waits. If tasks throw, the exception
   // of the lowest-numbered failing task is rethrown (deterministic error reporting).
@@ -33,8 +46,12 @@ class ThreadPool {
  private:
   void worker_loop();
   void run_tasks();
+  int64_t task_at(int64_t claim) const {
+    return schedule_.reverse_task_order ? num_tasks_ - 1 - claim : claim;
+  }
 
   int num_threads_;
+  ScheduleOptions schedule_;
   std::vector<std::thread> workers_;
   std::mutex mutex_;
   std::condition_variable wake_;

@@ -1,0 +1,68 @@
+#pragma once
+// The `determinism` suite: levels 1-3 of the determinism contract (DESIGN.md) as evidence
+// rows, each family with a negative control that proves its check can fail. Backend "cpu".
+//
+// A SUBJECT is a graph with fixed inputs: "model:transformer-block", "model:mlp", "model:cnn",
+// and "onnx:<test>" for every ONNX backend test the CPU engine passes (data set 0's inputs).
+// Families and case ids:
+//   replay-100         replay:SUBJECT  `runs` executions of one compiled plan in this process and
+//                                      one in each of `processes` fresh processes; PASS when
+//                                      every output's bits agree. output_hash: the outputs' hash;
+//                                      params "runs=100 processes=3 threads=3". The first run's
+//                                      node trace is recorded (trace_store.h).
+//   thread-invariance  threads:SUBJECT  the outputs at 1, 2, 3, 4 and 8 threads are identical.
+//                      config:NAME:SUBJECT  the outputs under configuration file NAME
+//                                      (conformance/determinism/configs/NAME.conf: one setting
+//                                      changed from the baseline, with its reason) are identical
+//                                      to the baseline's.
+//   plan-stability     plan:SUBJECT    the IR hash after every pass and the schedule, allocation
+//                                      and plan hashes agree over two compiles here and one in
+//                                      each fresh process. output_hash: the plan fingerprint
+//                                      "plan=H ir=H schedule=H allocation=H passes=NAME:H,...",
+//                                      which the plan-stability gate also compares across the
+//                                      build types (Debug vs optimized) of the commit.
+//   strict-mode        strict:rejects-non-bit-exact   Strict refuses a plan that needs a
+//                                      run-to-run kernel (R-STRICT-NONDETERMINISTIC, naming it);
+//                      strict:relaxed-lists-non-bit-exact  Relaxed compiles it, and the plan
+//                                      and the row (not_bit_exact) name that node.
+// Negative controls (one per check, run every time): "control:replay:timing-dependent-kernel",
+// "control:threads:thread-count-kernel", "control:config:chunk-size-kernel",
+// "control:config:task-order-kernel", "control:plan:address-dependent-pass". Each plants a
+// test-only defect (a kernel that claims bit-exact but is not, a pass whose output depends on
+// a heap address) and is PASS only when its check catches the defect.
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "volta/conformance/runner.h"
+
+namespace volta::conformance {
+
+inline constexpr std::string_view kDeterminismSuite = "determinism";
+
+struct DeterminismOptions {
+  int runs = 100;      // in-process executions per subject (replay-100)
+  int processes = 3;   // fresh processes per subject (replay-100, plan-stability); 0: none
+  int threads = 3;     // threads of the replay runs
+  std::filesystem::path onnx_data;         // the ONNX backend test data root; empty: no onnx subjects
+  std::filesystem::path onnx_expectations; // onnx expectations.tsv: listed tests are not subjects
+  std::filesystem::path configs;           // the configuration files' directory
+  // argv prefix that starts a fresh worker process (`volta-audit __determinism-worker`);
+  // empty: processes = 0.
+  std::vector<std::string> worker_command;
+  // Plant a divergence: flip the lowest bit of element 0 of this node's first output in
+  // every run (the diff demo and its test). Empty: none.
+  std::string plant_divergence_node;
+};
+
+// Every case of the suite (cheap to build: subjects load lazily inside the case bodies).
+std::vector<SuiteCase> determinism_cases(const DeterminismOptions& options);
+
+// The fresh-process side: prints one line per subject matching `filter` (glob over subject
+// names): "SUBJECT<TAB>output-hash<TAB>plan-fingerprint". Returns the exit status.
+int determinism_worker_main(const std::vector<std::string>& args);
+
+}  // namespace volta::conformance
