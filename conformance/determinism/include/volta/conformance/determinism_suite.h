@@ -25,12 +25,11 @@
 //                                      run-to-run kernel (R-STRICT-NONDETERMINISTIC, naming it);
 //                      strict:relaxed-lists-non-bit-exact  Relaxed compiles it, and the plan
 //                                      and the row (not_bit_exact) name that node.
-// Negative controls (one per check, run every time): "control:replay:timing-dependent-kernel",
-// "control:threads:thread-count-kernel", "control:config:chunk-size-kernel",
-// "control:config:task-order-kernel", "control:plan:address-dependent-pass". Each plants a
+// Negative controls (kNegativeControls: one per check, run every time). Each plants a
 // test-only defect (a kernel that claims bit-exact but is not, a pass whose output depends on
 // a heap address) and is PASS only when its check catches the defect.
 
+#include <array>
 #include <cstdint>
 #include <filesystem>
 #include <string>
@@ -42,6 +41,22 @@
 namespace volta::conformance {
 
 inline constexpr std::string_view kDeterminismSuite = "determinism";
+inline constexpr std::string_view kReplayFamily = "replay-100";
+inline constexpr std::string_view kThreadInvarianceFamily = "thread-invariance";
+inline constexpr std::string_view kPlanStabilityFamily = "plan-stability";
+inline constexpr std::string_view kStrictModeFamily = "strict-mode";
+
+// The negative controls' case ids, by the family whose check each one proves.
+struct NegativeControl {
+  std::string_view family, case_id;
+};
+inline constexpr std::array<NegativeControl, 5> kNegativeControls = {{
+    {kReplayFamily, "control:replay:timing-dependent-kernel"},
+    {kThreadInvarianceFamily, "control:threads:thread-count-kernel"},
+    {kThreadInvarianceFamily, "control:config:chunk-size-kernel"},
+    {kThreadInvarianceFamily, "control:config:task-order-kernel"},
+    {kPlanStabilityFamily, "control:plan:address-dependent-pass"},
+}};
 
 struct DeterminismOptions {
   int runs = 100;      // in-process executions per subject (replay-100)
