@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "commands.h"
+#include "volta/conformance/determinism_suite.h"
 #include "volta/conformance/sqlite.h"
 #include "volta/error.h"
 
@@ -20,11 +21,14 @@ constexpr Command kCommands[] = {
     {"run", volta::audit::run_command,
      "run SUITE... [--family F] [--backend cpu|cuda|reference] [--filter PATTERN]\n"
      "              [--threads N] [--timeout SECONDS] [--no-isolate] [--expectations DIR]\n"
-     "              [--data DIR] [--replay ID] [--db PATH]\n"
-     "      run suites (parity, onnx, numerics) and record one row per case; onnx and\n"
-     "      numerics run on cpu and reference (one run each) unless --backend names one;\n"
-     "      numerics is the NaN/Inf matrix of governance/numerics-policy.md (--family F\n"
-     "      narrows it; --replay ID reruns one recorded case)"},
+     "              [--data DIR] [--replay ID] [--runs N] [--processes N]\n"
+     "              [--plant-divergence NODE] [--db PATH]\n"
+     "      run suites (parity, onnx, numerics, determinism) and record one row per case;\n"
+     "      onnx and numerics run on cpu and reference (one run each) unless --backend names\n"
+     "      one; numerics is the NaN/Inf matrix of governance/numerics-policy.md (--family F\n"
+     "      narrows it; --replay ID reruns one recorded case); determinism replays every\n"
+     "      subject --runs times (100) here and in --processes fresh processes (3), checks\n"
+     "      the configuration matrix and plan stability, and records node traces"},
     {"gate", volta::audit::gate_command,
      "gate [--release] [--commit SHA] [--db PATH]\n"
      "      evaluate every gate for the commit; exit 0 only when every blocker passes"},
@@ -51,6 +55,15 @@ void print_usage(std::FILE* to) {
 
 int main(int argc, char** argv) {
   const std::vector<std::string_view> all(argv + 1, argv + argc);
+  // The determinism suite's fresh processes: this binary, started again by the suite.
+  if (!all.empty() && all[0] == "__determinism-worker") {
+    try {
+      return volta::conformance::determinism_worker_main({argv + 2, argv + argc});
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "volta-audit __determinism-worker: %s\n", e.what());
+      return 1;
+    }
+  }
   if (all.empty() || all[0] == "--help" || all[0] == "-h" || all[0] == "help") {
     print_usage(all.empty() ? stderr : stdout);
     return all.empty() ? 2 : 0;

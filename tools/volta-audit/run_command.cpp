@@ -7,6 +7,7 @@
 
 #include "build_info.h"
 #include "commands.h"
+#include "volta/conformance/determinism_suite.h"
 #include "volta/conformance/matrix_suite.h"
 #include "volta/conformance/onnx_suite.h"
 #include "volta/conformance/parity_suite.h"
@@ -22,10 +23,11 @@ namespace {
 
 using conformance::SuiteCase;
 
-constexpr std::string_view kSuites = "parity, onnx, numerics";
+constexpr std::string_view kSuites = "parity, onnx, numerics, determinism";
 constexpr std::string_view kRunOptions =
     "--family F, --backend cpu|cuda|reference, --filter PATTERN, --threads N, "
-    "--timeout SECONDS, --no-isolate, --expectations DIR, --data DIR, --replay ID, --db PATH";
+    "--timeout SECONDS, --no-isolate, --expectations DIR, --data DIR, --replay ID, --runs N, "
+    "--processes N, --plant-divergence NODE, --db PATH";
 
 int positive_int(const std::string& text, std::string_view option) {
   try {
@@ -39,7 +41,7 @@ int positive_int(const std::string& text, std::string_view option) {
 
 void check_suite(const std::string& suite) {
   if (suite != "parity" && suite != conformance::kOnnxSuite &&
-      suite != conformance::kNumericsSuite) {
+      suite != conformance::kNumericsSuite && suite != conformance::kDeterminismSuite) {
     throw UsageError("unknown suite '" + suite + "' (available: " + std::string(kSuites) + ")");
   }
 }
@@ -102,6 +104,18 @@ int replay_property_case(conformance::ResultStore& store, const std::string& cas
   return outcome.outcome == conformance::Outcome::Pass ? 0 : 1;
 }
 
+// This executable's path, for the determinism suite's fresh processes.
+std::string self_executable() {
+  std::error_code error;
+  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", error);
+  if (error) throw UsageError("cannot find this executable (/proc/self/exe): " + error.message());
+  return self.string();
+}
+
+int non_negative_int(const std::string& text, std::string_view option) {
+  return text == "0" ? 0 : positive_int(text, option);
+}
+
 // One suite on one backend, its cases built before any run opens.
 struct PlannedSuite {
   std::string suite, backend;
@@ -135,9 +149,20 @@ int run_command(Args& args) {
   std::for_each(suites.begin(), suites.end(), check_suite);
   const bool onnx =
       std::find(suites.begin(), suites.end(), conformance::kOnnxSuite) != suites.end();
-  if (data_arg && !onnx) throw UsageError("--data DIR applies to the onnx suite only");
   const bool numerics = std::find(suites.begin(), suites.end(),
                                   std::string(conformance::kNumericsSuite)) != suites.end();
+  const bool determinism = std::find(suites.begin(), suites.end(),
+                                     std::string(conformance::kDeterminismSuite)) != suites.end();
+  const std::optional<std::string> runs_arg = args.option("--runs");
+  const std::optional<std::string> processes_arg = args.option("--processes");
+  const std::optional<std::string> plant_arg = args.option("--plant-divergence");
+  if ((runs_arg || processes_arg || plant_arg) && !determinism) {
+    throw UsageError("--runs, --processes and --plant-divergence apply to the determinism suite");
+  }
+  if (data_arg && !onnx && !determinism) {
+    throw UsageError("--data DIR applies to the onnx and determinism suites only");
+  }
+
   if (replay_arg) {
     if (!numerics || suites.size() != 1) {
       throw UsageError("--replay ID applies to the numerics suite alone");
@@ -159,6 +184,27 @@ int run_command(Args& args) {
   }
   std::optional<conformance::Policy> policy;
   if (numerics) policy = conformance::load_policy(build::kSourceDir);
+  conformance::DeterminismOptions determinism_options;
+  if (determinism) {
+    if (backend_arg && *backend_arg != "cpu") {
+      throw UsageError("the determinism suite runs on the cpu backend only (got --backend " +
+                       *backend_arg + ")");
+    }
+    determinism_options.runs = runs_arg ? positive_int(*runs_arg, "--runs") : 100;
+    determinism_options.processes =
+        processes_arg ? non_negative_int(*processes_arg, "--processes") : 3;
+    determinism_options.threads = threads;
+    determinism_options.onnx_data = data_arg.value_or(std::string(conformance::kOnnxDataRoot));
+    determinism_options.onnx_expectations =
+        expectations_arg ? *expectations_arg + "/onnx.tsv"
+                         : std::string(build::kSourceDir) + "/conformance/onnx/expectations.tsv";
+    determinism_options.configs =
+        std::string(build::kSourceDir) + "/conformance/determinism/configs";
+    determinism_options.worker_command = {self_executable(), "__determinism-worker"};
+    determinism_options.family = options.family;
+    determinism_options.filter = options.filter;
+    determinism_options.plant_divergence_node = plant_arg.value_or("");
+  }
   std::vector<PlannedSuite> planned;
   std::vector<std::string> backends;  // in order of first use: one run each
   std::set<std::string> families;
@@ -170,7 +216,9 @@ int run_command(Args& args) {
           suite == conformance::kOnnxSuite
               ? conformance::onnx_suite_cases(onnx_inputs->corpus, backend, threads)
           : suite == conformance::kNumericsSuite ? numerics_cases(*policy, backend, threads)
-                                                 : conformance::parity_suite(backend, threads);
+          : suite == conformance::kDeterminismSuite
+              ? conformance::determinism_cases(determinism_options)
+              : conformance::parity_suite(backend, threads);
       for (const SuiteCase& c : cases) families.insert(c.family);
       planned.push_back({suite, backend, std::move(cases)});
       if (std::find(backends.begin(), backends.end(), backend) == backends.end()) {
@@ -217,6 +265,9 @@ int run_command(Args& args) {
                    (options.family.empty() ? "" : " --family " + options.family) +
                    (options.filter.empty() || replay_arg ? "" : " --filter " + options.filter) +
                    (data_arg ? " --data " + *data_arg : "") +
+                   (runs_arg ? " --runs " + *runs_arg : "") +
+                   (processes_arg ? " --processes " + *processes_arg : "") +
+                   (plant_arg ? " --plant-divergence " + *plant_arg : "") +
                    (replay_arg ? " --replay '" + *replay_arg + "'" : "");
     const int64_t run_id = store.begin_run(info);
     std::fprintf(stderr, "run %lld: commit %.12s%s, backend %s, database %s\n",

@@ -10,11 +10,12 @@
 //                                      every output's bits agree. output_hash: the outputs' hash;
 //                                      params "runs=100 processes=3 threads=3". The first run's
 //                                      node trace is recorded (trace_store.h).
-//   thread-invariance  threads:SUBJECT  the outputs at 1, 2, 3, 4 and 8 threads are identical.
-//                      config:NAME:SUBJECT  the outputs under configuration file NAME
-//                                      (conformance/determinism/configs/NAME.conf: one setting
-//                                      changed from the baseline, with its reason) are identical
-//                                      to the baseline's.
+//   thread-invariance  threads:SUBJECT the outputs under the baseline configuration and under
+//                                      every variation of the configuration matrix
+//                                      (configs/*.conf: threads 1, 2, 4, 8 against the baseline's
+//                                      3, passes off, chunk scales, reversed task order; each file
+//                                      changes one setting and says why) are identical. params
+//                                      lists the configurations.
 //   plan-stability     plan:SUBJECT    the IR hash after every pass and the schedule, allocation
 //                                      and plan hashes agree over two compiles here and one in
 //                                      each fresh process. output_hash: the plan fingerprint
@@ -59,25 +60,31 @@ inline constexpr std::array<NegativeControl, 5> kNegativeControls = {{
 }};
 
 struct DeterminismOptions {
-  int runs = 100;      // in-process executions per subject (replay-100)
-  int processes = 3;   // fresh processes per subject (replay-100, plan-stability); 0: none
-  int threads = 3;     // threads of the replay runs
-  std::filesystem::path onnx_data;         // the ONNX backend test data root; empty: no onnx subjects
-  std::filesystem::path onnx_expectations; // onnx expectations.tsv: listed tests are not subjects
-  std::filesystem::path configs;           // the configuration files' directory
+  int runs = 100;     // in-process executions per subject (replay-100)
+  int processes = 3;  // fresh processes per subject (replay-100, plan-stability); 0: none
+  int threads = 3;    // threads of the replay runs
+  std::filesystem::path onnx_data;  // the ONNX backend test data root; empty: no onnx subjects
+  std::filesystem::path onnx_expectations;  // onnx expectations.tsv: listed tests are not subjects
+  std::filesystem::path configs;            // the configuration files' directory
   // argv prefix that starts a fresh worker process (`volta-audit __determinism-worker`);
   // empty: processes = 0.
   std::vector<std::string> worker_command;
+  // The run's --family and --filter: fresh processes compute only what the selected cases need.
+  std::string family, filter;
   // Plant a divergence: flip the lowest bit of element 0 of this node's first output in
   // every run (the diff demo and its test). Empty: none.
   std::string plant_divergence_node;
 };
 
-// Every case of the suite (cheap to build: subjects load lazily inside the case bodies).
+// Every case of the suite. Subjects load inside the case bodies; the fresh processes run here,
+// once for all selected subjects. Throws VoltaError for a bad configuration directory or ONNX
+// data, before anything is recorded.
 std::vector<SuiteCase> determinism_cases(const DeterminismOptions& options);
 
-// The fresh-process side: prints one line per subject matching `filter` (glob over subject
-// names): "SUBJECT<TAB>output-hash<TAB>plan-fingerprint". Returns the exit status.
+// The fresh-process side (`volta-audit __determinism-worker`): `--subjects FILE` (one name per
+// line) `--threads N [--onnx-data DIR --onnx-expectations FILE] [--plant-divergence NODE]`;
+// prints "SUBJECT<TAB>output-hash<TAB>plan-fingerprint" or "SUBJECT<TAB>ERROR<TAB>message" per
+// subject. Returns the exit status.
 int determinism_worker_main(const std::vector<std::string>& args);
 
 }  // namespace volta::conformance

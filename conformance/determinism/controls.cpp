@@ -1,0 +1,165 @@
+#include "controls.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "volta/backends/cpu.h"
+#include "volta/ir/random.h"
+#include "volta/runtime/runtime.h"
+
+namespace volta::conformance {
+namespace {
+
+constexpr std::string_view kControlNode = "control.sum";
+constexpr int64_t kControlElements = 65536;
+constexpr int64_t kTasks = 64;
+
+// Forwards everything to the CPU backend; subclasses take over selected nodes.
+class CpuWrapper : public Backend {
+ public:
+  CpuWrapper() : cpu_(make_cpu_backend()) {}
+  std::string_view name() const override { return cpu_->name(); }
+  Capabilities capabilities() const override { return cpu_->capabilities(); }
+  KernelSelection select_kernel(const Graph& graph, const Node& node) const override {
+    return cpu_->select_kernel(graph, node);
+  }
+  void run_kernel(const KernelChoice& kernel, const Node& node,
+                  std::span<const ConstTensorView> inputs, std::span<const TensorView> outputs,
+                  ExecutionContext& ctx) const override {
+    cpu_->run_kernel(kernel, node, inputs, outputs, ctx);
+  }
+
+ protected:
+  std::unique_ptr<Backend> cpu_;
+};
+
+class DefectiveBackend final : public CpuWrapper {
+ public:
+  DefectiveBackend(DefectiveSum sum, KernelDeterminism declared) : sum_(sum), declared_(declared) {}
+
+  KernelSelection select_kernel(const Graph& graph, const Node& node) const override {
+    if (node.name != kControlNode) return cpu_->select_kernel(graph, node);
+    static constexpr std::string_view kVariants[] = {"f32_sum_completion_order",
+                                                     "f32_sum_per_thread", "f32_sum_per_chunk"};
+    return KernelChoice{std::string(kVariants[static_cast<int>(sum_)]), declared_, this};
+  }
+
+  void run_kernel(const KernelChoice& kernel, const Node& node,
+                  std::span<const ConstTensorView> inputs, std::span<const TensorView> outputs,
+                  ExecutionContext& ctx) const override {
+    if (kernel.impl != this) return cpu_->run_kernel(kernel, node, inputs, outputs, ctx);
+    const float* x = inputs[0].as<float>();
+    const int64_t n = inputs[0].numel();
+    *outputs[0].as<float>() = sum(x, n, ctx.pool());
+  }
+
+ private:
+  static float partial(const float* x, int64_t begin, int64_t end) {
+    float s = 0;
+    for (int64_t i = begin; i < end; ++i) s += x[i];
+    return s;
+  }
+
+  float sum(const float* x, int64_t n, ThreadPool& pool) const {
+    std::mutex mutex;
+    switch (sum_) {
+      case DefectiveSum::CompletionOrder: {
+        // The bug: one accumulator per thread, each adding the partials of whichever tasks
+        // its thread happened to claim, in the order it ran them; then the accumulators in
+        // the order threads first showed up. Which thread runs what is thread timing.
+        std::vector<std::pair<std::thread::id, float>> accumulators;
+        pool.parallel_for(kTasks, [&](int64_t t) {
+          const float p = partial(x, t * n / kTasks, (t + 1) * n / kTasks);
+          const std::lock_guard lock(mutex);
+          const std::thread::id self = std::this_thread::get_id();
+          auto it =
+              std::ranges::find(accumulators, self, &std::pair<std::thread::id, float>::first);
+          if (it == accumulators.end()) it = accumulators.insert(it, {self, 0.0f});
+          it->second += p;
+        });
+        float total = 0;
+        for (const auto& [thread, sum] : accumulators) total += sum;
+        return total;
+      }
+      case DefectiveSum::PerThread: {
+        const int64_t parts = pool.num_threads();  // the bug: split by thread count
+        std::vector<float> partials(static_cast<size_t>(parts));
+        pool.parallel_for(parts, [&](int64_t t) {
+          partials[static_cast<size_t>(t)] = partial(x, t * n / parts, (t + 1) * n / parts);
+        });
+        float total = 0;
+        for (float p : partials) total += p;
+        return total;
+      }
+      case DefectiveSum::PerChunk: {
+        std::map<int64_t, float> partials;  // the bug: one leaf per scheduling chunk
+        pool.parallel_chunks(n, n / kTasks, [&](int64_t begin, int64_t end) {
+          const float p = partial(x, begin, end);
+          const std::lock_guard lock(mutex);
+          partials[begin] = p;
+        });
+        float total = 0;
+        for (const auto& [begin, p] : partials) total += p;
+        return total;
+      }
+    }
+    return 0;
+  }
+
+  DefectiveSum sum_;
+  KernelDeterminism declared_;
+};
+
+class PlantedBackend final : public CpuWrapper {
+ public:
+  explicit PlantedBackend(std::string node) : node_(std::move(node)) {}
+
+  void run_kernel(const KernelChoice& kernel, const Node& node,
+                  std::span<const ConstTensorView> inputs, std::span<const TensorView> outputs,
+                  ExecutionContext& ctx) const override {
+    cpu_->run_kernel(kernel, node, inputs, outputs, ctx);
+    if (node.name != node_ || outputs.empty() || outputs[0].numel() == 0) return;
+    auto* first = static_cast<unsigned char*>(outputs[0].data);
+    first[0] ^= 1;  // the lowest bit of element 0 (little-endian)
+  }
+
+ private:
+  std::string node_;
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_defective_backend(DefectiveSum sum, KernelDeterminism declared) {
+  return std::make_unique<DefectiveBackend>(sum, declared);
+}
+
+Subject control_subject() {
+  Subject s{"control:sum", "graph builder", {}, {}};
+  const ValueId x = s.graph.add_input("x", DType::F32, Shape{kControlElements});
+  s.graph.set_outputs({s.graph.add(OpKind::ReduceSum, {x}, {}, std::string(kControlNode))});
+  Tensor data = random_tensor(DType::F32, Shape{kControlElements}, 17, -1, 1);
+  float* v = data.data_as<float>();
+  for (int64_t i = 0; i < kControlElements; ++i) {
+    v[i] *= std::ldexp(1.0f, static_cast<int>((i * 7919) % 27) - 13);
+  }
+  s.inputs.push_back(std::move(data));
+  return s;
+}
+
+std::unique_ptr<Backend> make_planted_backend(std::string node) {
+  return std::make_unique<PlantedBackend>(std::move(node));
+}
+
+void address_dependent_pass(Graph& graph) {
+  std::vector<Node>& nodes = graph.mutable_nodes();
+  if (nodes.empty()) return;
+  nodes[0].name += "@" + std::to_string(reinterpret_cast<uintptr_t>(nodes.data()));
+}
+
+}  // namespace volta::conformance

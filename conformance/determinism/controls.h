@@ -1,0 +1,39 @@
+#pragma once
+// Test-only defects the determinism checks must catch (the negative controls), and the
+// planted divergence `volta-audit diff` is demonstrated on. None of this is production code:
+// the suite builds these backends around the CPU backend for its control cases only.
+
+#include <memory>
+#include <string>
+
+#include "subjects.h"
+#include "volta/runtime/backend.h"
+
+namespace volta::conformance {
+
+// How the control kernel adds up the partial sums of its fixed 64 tasks.
+enum class DefectiveSum {
+  CompletionOrder,  // per-thread accumulators over the tasks each thread claimed, in the
+                    // order it ran them: depends on thread timing and task order
+  PerThread,        // one partial per thread: depends on the thread count
+  PerChunk,         // one partial per element-parallel chunk: depends on the chunk size
+};
+
+// The CPU backend, except that node "control.sum" (a full f32 ReduceSum) runs the defective
+// kernel, which declares `declared` (a lie for the negative controls, the truth for the
+// strict-mode cases).
+std::unique_ptr<Backend> make_defective_backend(DefectiveSum sum, KernelDeterminism declared);
+
+// x [65536] f32 -> ReduceSum "control.sum": values spanning eight orders of magnitude, so a
+// different summation order changes the rounded result.
+Subject control_subject();
+
+// The CPU backend, except that the first element of node `node`'s first output has its lowest
+// bit flipped after every run of that node (a planted, reproducible divergence).
+std::unique_ptr<Backend> make_planted_backend(std::string node);
+
+// A "pass" whose output depends on a heap address (it stamps the graph's node storage address
+// into a node name), as a pass iterating a pointer-keyed container would.
+void address_dependent_pass(Graph& graph);
+
+}  // namespace volta::conformance

@@ -1,0 +1,401 @@
+#include "volta/conformance/determinism_suite.h"
+
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <sstream>
+
+#include "checks.h"
+#include "controls.h"
+#include "traced_run.h"
+#include "volta/backends/cpu.h"
+#include "volta/conformance/expectations.h"
+
+extern char** environ;
+
+namespace volta::conformance {
+namespace {
+
+namespace fs = std::filesystem;
+
+using ProcessReports = std::map<std::string, std::vector<ProcessReport>>;
+
+// What every case body shares: read once when the cases are built.
+struct Shared {
+  DeterminismOptions options;
+  SubjectSource source;
+  ConfigMatrix matrix;
+  ProcessReports processes;  // subject -> one report per fresh process
+};
+
+std::unique_ptr<Backend> subject_backend(const DeterminismOptions& options) {
+  return options.plant_divergence_node.empty()
+             ? make_cpu_backend()
+             : make_planted_backend(options.plant_divergence_node);
+}
+
+// Runs argv, returns its standard output; throws when it cannot start or exits non-zero.
+std::string run_process(const std::vector<std::string>& argv) {
+  int fds[2];
+  if (pipe(fds) != 0) fail(ErrorCode::InvalidArgument, "pipe() failed for a fresh process");
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, fds[1], STDOUT_FILENO);
+  posix_spawn_file_actions_addclose(&actions, fds[0]);
+  std::vector<char*> args;
+  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  pid_t pid = 0;
+  const int spawned = posix_spawn(&pid, args[0], &actions, nullptr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  close(fds[1]);
+  std::string out;
+  if (spawned == 0) {
+    char buf[65536];
+    for (ssize_t n; (n = read(fds[0], buf, sizeof buf)) != 0;) {
+      if (n > 0)
+        out.append(buf, static_cast<size_t>(n));
+      else if (errno != EINTR)
+        break;
+    }
+  }
+  close(fds[0]);
+  if (spawned != 0) {
+    fail(ErrorCode::InvalidArgument,
+         "cannot start fresh process " + argv[0] + ": " + std::strerror(spawned));
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    fail(ErrorCode::InvalidArgument,
+         "fresh process " + argv[0] + " " + argv[1] + " failed (" +
+             (WIFEXITED(status) ? "exit " + std::to_string(WEXITSTATUS(status))
+                                : "signal " + std::to_string(WTERMSIG(status))) +
+             ")");
+  }
+  return out;
+}
+
+// `processes` fresh workers, each computing every subject once.
+ProcessReports run_fresh_processes(const DeterminismOptions& options,
+                                   const std::vector<std::string>& subjects) {
+  ProcessReports reports;
+  if (subjects.empty() || options.processes <= 0 || options.worker_command.empty()) return reports;
+  char pattern[] = "/tmp/volta-determinism-XXXXXX";
+  const int fd = mkstemp(pattern);
+  if (fd < 0) fail(ErrorCode::InvalidArgument, "cannot create the fresh processes' subject list");
+  close(fd);
+  const std::string list = pattern;
+  {
+    std::ofstream out(list);
+    for (const std::string& s : subjects) out << s << "\n";
+  }
+  std::vector<std::string> argv = options.worker_command;
+  for (const std::string& a : {std::string("--subjects"), list, std::string("--threads"),
+                               std::to_string(options.threads)}) {
+    argv.push_back(a);
+  }
+  if (!options.onnx_data.empty()) {
+    argv.insert(argv.end(), {"--onnx-data", options.onnx_data.string(), "--onnx-expectations",
+                             options.onnx_expectations.string()});
+  }
+  if (!options.plant_divergence_node.empty()) {
+    argv.insert(argv.end(), {"--plant-divergence", options.plant_divergence_node});
+  }
+  for (int p = 0; p < options.processes; ++p) {
+    std::string output;
+    std::string error;
+    try {
+      output = run_process(argv);
+    } catch (const VoltaError& e) {
+      error = e.what();
+    }
+    std::map<std::string, ProcessReport> got;
+    std::istringstream in(output);
+    for (std::string line; std::getline(in, line);) {
+      const size_t a = line.find('\t');
+      const size_t b = a == std::string::npos ? a : line.find('\t', a + 1);
+      if (b == std::string::npos) continue;
+      ProcessReport r;
+      if (line.substr(a + 1, b - a - 1) == "ERROR") {
+        r.error = line.substr(b + 1);
+      } else {
+        r.output_hash = line.substr(a + 1, b - a - 1);
+        r.plan_fingerprint = line.substr(b + 1);
+      }
+      got[line.substr(0, a)] = r;
+    }
+    for (const std::string& s : subjects) {
+      auto it = got.find(s);
+      reports[s].push_back(
+          it != got.end()
+              ? it->second
+              : ProcessReport{"", "", error.empty() ? "reported nothing for it" : error});
+    }
+  }
+  fs::remove(list);
+  return reports;
+}
+
+bool selected(const DeterminismOptions& o, std::string_view family, const std::string& case_id) {
+  return (o.family.empty() || o.family == family) &&
+         (o.filter.empty() || glob_match(o.filter, case_id));
+}
+
+CaseOutcome outcome_of(const CheckResult& r) {
+  CaseOutcome out;
+  out.outcome = r.identical ? Outcome::Pass : Outcome::FailNumeric;
+  out.message = r.summary;
+  out.output_hash = r.hash;
+  out.kernel = r.kernels;
+  out.traces = r.trace;
+  return out;
+}
+
+// A negative control passes when its check found the planted defect.
+CaseOutcome control_outcome(const CheckResult& r, std::string_view defect) {
+  CaseOutcome out;
+  out.outcome = r.identical ? Outcome::FailNumeric : Outcome::Pass;
+  out.message = r.identical ? "negative control NOT caught: " + std::string(defect) +
+                                  ", yet the check found: " + r.summary
+                            : "caught " + std::string(defect) + ": " + r.summary;
+  out.kernel = r.kernels;
+  return out;
+}
+
+// The matrix's variations of one setting; `threads` (when > 0) replaces every thread count.
+ConfigMatrix variations_of(const ConfigMatrix& m, std::string_view setting, int threads = 0) {
+  ConfigMatrix out{m.baseline, {}};
+  for (const ConfigFile& f : m.variations) {
+    if (f.setting == setting) out.variations.push_back(f);
+  }
+  if (threads > 0) {
+    out.baseline.threads = threads;
+    for (ConfigFile& f : out.variations) f.config.threads = threads;
+  }
+  return out;
+}
+
+std::vector<SuiteCase> control_cases(const std::shared_ptr<const Shared>& shared) {
+  const int threads = shared->options.threads;
+  const int runs = shared->options.runs;
+  std::vector<SuiteCase> cases;
+  auto add = [&](std::string_view family, std::string_view id, std::string params, CaseBody body) {
+    cases.push_back({std::string(family), "ReduceSum", "cpu", std::string(id), std::move(params),
+                     std::move(body)});
+  };
+  add(kReplayFamily, kNegativeControls[0].case_id,
+      "runs=" + std::to_string(runs) + " threads=" + std::to_string(threads),
+      [shared, runs, threads] {
+        const auto backend =
+            make_defective_backend(DefectiveSum::CompletionOrder, KernelDeterminism::BitExact);
+        return control_outcome(
+            check_replay(control_subject(), *backend, runs, threads, {}),
+            "a sum with one accumulator per thread over the tasks each thread claimed");
+      });
+  add(kThreadInvarianceFamily, kNegativeControls[1].case_id, "configurations=threads-*", [shared] {
+    const auto backend =
+        make_defective_backend(DefectiveSum::PerThread, KernelDeterminism::BitExact);
+    return control_outcome(
+        check_configurations(control_subject(), *backend, variations_of(shared->matrix, "threads")),
+        "a sum split into one partial per thread");
+  });
+  add(kThreadInvarianceFamily, kNegativeControls[2].case_id, "configurations=chunk-scale-*",
+      [shared] {
+        const auto backend =
+            make_defective_backend(DefectiveSum::PerChunk, KernelDeterminism::BitExact);
+        return control_outcome(check_configurations(control_subject(), *backend,
+                                                    variations_of(shared->matrix, "chunk_scale")),
+                               "a sum with one partial per scheduling chunk");
+      });
+  add(kThreadInvarianceFamily, kNegativeControls[3].case_id,
+      "configurations=task-order-* threads=1", [shared] {
+        const auto backend =
+            make_defective_backend(DefectiveSum::CompletionOrder, KernelDeterminism::BitExact);
+        // One thread: the task order is the only thing that changes between the two runs.
+        return control_outcome(check_configurations(control_subject(), *backend,
+                                                    variations_of(shared->matrix, "task_order", 1)),
+                               "a sum that adds its partials in the order its tasks run");
+      });
+  add(kPlanStabilityFamily, kNegativeControls[4].case_id, "subject=model:mlp", [shared] {
+    const auto cpu = make_cpu_backend();
+    return control_outcome(
+        check_plan(load_subject("model:mlp", shared->source), *cpu, address_dependent_pass, {}),
+        "a pass that writes a heap address into a node name");
+  });
+  return cases;
+}
+
+std::vector<SuiteCase> strict_cases() {
+  std::vector<SuiteCase> cases;
+  cases.push_back(
+      {std::string(kStrictModeFamily), "ReduceSum", "cpu", "strict:rejects-non-bit-exact",
+       "mode=strict", [] {
+         const auto backend =
+             make_defective_backend(DefectiveSum::PerThread, KernelDeterminism::RunToRun);
+         CaseOutcome out;
+         out.outcome = Outcome::FailNumeric;
+         try {
+           compile(control_subject().graph, *backend, DeterminismMode::Strict);
+           out.message = "Strict compiled a plan with a run-to-run kernel";
+         } catch (const VoltaError& e) {
+           const std::string m = e.what();
+           const bool names_it = e.code() == ErrorCode::NonDeterministicKernel &&
+                                 m.find("node 'control.sum' (ReduceSum)") != std::string::npos &&
+                                 m.find("f32_sum_per_thread") != std::string::npos;
+           out.outcome = names_it ? Outcome::Pass : Outcome::FailNumeric;
+           out.message =
+               (names_it ? "refused as documented: " : "refused without naming node and kernel: ") +
+               m;
+         }
+         return out;
+       }});
+  cases.push_back(
+      {std::string(kStrictModeFamily), "ReduceSum", "cpu", "strict:relaxed-lists-non-bit-exact",
+       "mode=relaxed", [] {
+         const auto backend =
+             make_defective_backend(DefectiveSum::PerThread, KernelDeterminism::RunToRun);
+         const Subject subject = control_subject();
+         const ExecutionPlan plan = compile(subject.graph, *backend, DeterminismMode::Relaxed);
+         ExecutionContext ctx(2);
+         const TracedRun run = run_plan(plan, *backend, ctx, subject.inputs, false);
+         const std::vector<std::string> lines = non_bit_exact_steps(plan);
+         CaseOutcome out;
+         for (const std::string& line : lines) {
+           out.not_bit_exact += (out.not_bit_exact.empty() ? "" : "; ") + line;
+         }
+         const bool listed =
+             lines.size() == 1 && lines[0].find("control.sum") != std::string::npos &&
+             describe_plan(plan).find("not bit-exact: 1 step(s)") != std::string::npos;
+         out.outcome = listed ? Outcome::Pass : Outcome::FailNumeric;
+         out.output_hash = run.hash;
+         out.kernel = "f32_sum_per_thread";
+         out.message = listed ? "Relaxed compiled and ran it; the plan lists: " + out.not_bit_exact
+                              : "the Relaxed plan does not list exactly node 'control.sum' as not "
+                                "bit-exact: '" +
+                                    out.not_bit_exact + "'";
+         return out;
+       }});
+  return cases;
+}
+
+}  // namespace
+
+std::vector<SuiteCase> determinism_cases(const DeterminismOptions& options) {
+  auto shared = std::make_shared<Shared>();
+  shared->options = options;
+  shared->source = {options.onnx_data, options.onnx_expectations};
+  shared->matrix = load_config_matrix(options.configs);
+  const std::vector<std::string> subjects = subject_names(shared->source);
+  std::vector<std::string> needs_processes;
+  for (const std::string& s : subjects) {
+    if (selected(options, kReplayFamily, "replay:" + s) ||
+        selected(options, kPlanStabilityFamily, "plan:" + s)) {
+      needs_processes.push_back(s);
+    }
+  }
+  shared->processes = run_fresh_processes(options, needs_processes);
+
+  std::vector<SuiteCase> cases = control_cases(shared);
+  for (SuiteCase& c : strict_cases()) cases.push_back(std::move(c));
+  const std::string op = "graph";
+  for (const std::string& s : subjects) {
+    auto processes = [shared, s] {
+      const auto it = shared->processes.find(s);
+      return it == shared->processes.end() ? std::vector<ProcessReport>{} : it->second;
+    };
+    cases.push_back({std::string(kReplayFamily), op, "cpu", "replay:" + s,
+                     "runs=" + std::to_string(options.runs) +
+                         " processes=" + std::to_string(processes().size()) +
+                         " threads=" + std::to_string(options.threads),
+                     [shared, s, processes] {
+                       const auto backend = subject_backend(shared->options);
+                       return outcome_of(check_replay(load_subject(s, shared->source), *backend,
+                                                      shared->options.runs, shared->options.threads,
+                                                      processes()));
+                     }});
+    cases.push_back({std::string(kThreadInvarianceFamily), op, "cpu", "threads:" + s,
+                     "baseline=" + describe(shared->matrix.baseline) +
+                         " variations=" + std::to_string(shared->matrix.variations.size()),
+                     [shared, s] {
+                       const auto backend = subject_backend(shared->options);
+                       return outcome_of(check_configurations(load_subject(s, shared->source),
+                                                              *backend, shared->matrix));
+                     }});
+    cases.push_back({std::string(kPlanStabilityFamily), op, "cpu", "plan:" + s,
+                     "compiles=2 processes=" + std::to_string(processes().size()),
+                     [shared, s, processes] {
+                       const auto backend = subject_backend(shared->options);
+                       return outcome_of(
+                           check_plan(load_subject(s, shared->source), *backend, {}, processes()));
+                     }});
+  }
+  return cases;
+}
+
+int determinism_worker_main(const std::vector<std::string>& args) {
+  DeterminismOptions options;
+  fs::path subjects_file;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (i + 1 >= args.size()) {
+      std::fprintf(stderr, "determinism worker: %s needs a value\n", a.c_str());
+      return 2;
+    }
+    const std::string& v = args[++i];
+    if (a == "--subjects")
+      subjects_file = v;
+    else if (a == "--threads")
+      options.threads = std::stoi(v);
+    else if (a == "--onnx-data")
+      options.onnx_data = v;
+    else if (a == "--onnx-expectations")
+      options.onnx_expectations = v;
+    else if (a == "--plant-divergence")
+      options.plant_divergence_node = v;
+    else {
+      std::fprintf(
+          stderr,
+          "determinism worker: unknown option %s (supported: --subjects FILE, --threads N, "
+          "--onnx-data DIR, --onnx-expectations FILE, --plant-divergence NODE)\n",
+          a.c_str());
+      return 2;
+    }
+  }
+  std::ifstream in(subjects_file);
+  if (!in) {
+    std::fprintf(stderr, "determinism worker: cannot read --subjects %s\n", subjects_file.c_str());
+    return 2;
+  }
+  const SubjectSource source{options.onnx_data, options.onnx_expectations};
+  const auto backend = subject_backend(options);
+  for (std::string name; std::getline(in, name);) {
+    if (name.empty()) continue;
+    std::string line;
+    try {
+      const Subject subject = load_subject(name, source);
+      const ExecutionPlan plan = compile(subject.graph, *backend, DeterminismMode::Strict);
+      ExecutionContext ctx(options.threads);
+      const TracedRun run = run_plan(plan, *backend, ctx, subject.inputs, false);
+      line = name + "\t" + run.hash + "\t" + plan_fingerprint(plan);
+    } catch (const std::exception& e) {
+      std::string message = e.what();
+      for (char& c : message) {
+        if (c == '\n' || c == '\t') c = ' ';
+      }
+      line = name + "\tERROR\t" + message;
+    }
+    std::printf("%s\n", line.c_str());
+  }
+  return std::fflush(stdout) == 0 ? 0 : 1;
+}
+
+}  // namespace volta::conformance

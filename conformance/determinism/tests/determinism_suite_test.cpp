@@ -1,0 +1,141 @@
+// The determinism suite without the ONNX corpus or fresh processes: its configuration files,
+// its checks on the built-in models, and every negative control caught.
+#define BOOST_TEST_MODULE determinism_suite
+#include "volta/conformance/determinism_suite.h"
+
+#include <boost/test/unit_test.hpp>
+#include <fstream>
+
+#include "configs.h"
+#include "controls.h"
+
+namespace volta::conformance {
+namespace {
+
+namespace fs = std::filesystem;
+
+DeterminismOptions offline_options() {
+  DeterminismOptions o;
+  o.runs = 10;
+  o.processes = 0;
+  o.configs = VOLTA_DETERMINISM_CONFIGS;
+  return o;
+}
+
+CaseOutcome run(const std::vector<SuiteCase>& cases, std::string_view id) {
+  for (const SuiteCase& c : cases) {
+    if (c.case_id == id) return c.body();
+  }
+  BOOST_FAIL("no case " << id);
+  return {};
+}
+
+BOOST_AUTO_TEST_CASE(the_committed_matrix_changes_one_setting_per_file) {
+  const ConfigMatrix m = load_config_matrix(VOLTA_DETERMINISM_CONFIGS);
+  BOOST_CHECK_EQUAL(describe(m.baseline), "threads=3 passes=on chunk_scale=1 task_order=forward");
+  std::vector<std::string> names;
+  for (const ConfigFile& f : m.variations) {
+    names.push_back(f.name);
+    BOOST_CHECK(!f.reason.empty());
+  }
+  const std::vector<std::string> want = {
+      "chunk-scale-4x", "chunk-scale-quarter", "passes-off", "task-order-reverse",
+      "threads-1",      "threads-2",           "threads-4",  "threads-8"};
+  BOOST_CHECK_EQUAL_COLLECTIONS(names.begin(), names.end(), want.begin(), want.end());
+}
+
+// A scratch configuration directory with the committed baseline and one variation.
+struct ScratchConfigs {
+  fs::path dir;
+  explicit ScratchConfigs(const std::string& variation) {
+    char pattern[] = "/tmp/volta-configs-XXXXXX";
+    dir = mkdtemp(pattern);
+    fs::copy_file(fs::path(VOLTA_DETERMINISM_CONFIGS) / "baseline.conf", dir / "baseline.conf");
+    std::ofstream(dir / "bad.conf") << variation;
+  }
+  ~ScratchConfigs() { fs::remove_all(dir); }
+};
+
+void expect_config_error(const std::string& variation, const std::string& needle) {
+  const ScratchConfigs scratch(variation);
+  try {
+    load_config_matrix(scratch.dir);
+    BOOST_ERROR("accepted: " << variation);
+  } catch (const VoltaError& e) {
+    BOOST_CHECK_MESSAGE(std::string(e.what()).find(needle) != std::string::npos, e.what());
+  }
+}
+
+BOOST_AUTO_TEST_CASE(bad_configuration_files_are_refused_with_file_and_reason) {
+  expect_config_error("threads = 2\n", "no `reason = ...` line");
+  expect_config_error("reason = r\nthreads = 2\npasses = off\n", "changes exactly one setting");
+  expect_config_error("reason = r\n", "changes exactly one setting");
+  expect_config_error("reason = r\nthreads = 3\n", "has the baseline's value");
+  expect_config_error("reason = r\nfast = yes\n",
+                      "unknown setting 'fast' (settings: reason, "
+                      "threads, passes, chunk_scale, task_order)");
+  expect_config_error("reason = r\nchunk_scale = -1\n", "is not a positive number");
+  expect_config_error("reason = r\nthreads = 0\n", "bad.conf:2: threads = '0' is not a thread");
+  expect_config_error("reason = r\ntask_order = random\n", "is not forward or reverse");
+  expect_config_error("reason = r\nthreads 2\n", "expected `setting = value`");
+}
+
+BOOST_AUTO_TEST_CASE(built_in_models_pass_every_check) {
+  const std::vector<SuiteCase> cases = determinism_cases(offline_options());
+  for (std::string_view model : {"model:mlp", "model:cnn", "model:transformer-block"}) {
+    for (std::string_view check : {"replay:", "threads:", "plan:"}) {
+      const std::string id = std::string(check) + std::string(model);
+      const CaseOutcome out = run(cases, id);
+      BOOST_CHECK_MESSAGE(out.outcome == Outcome::Pass, id << ": " << out.message);
+      BOOST_CHECK_EQUAL(out.output_hash.empty(), false);
+    }
+  }
+  const CaseOutcome replay = run(cases, "replay:model:transformer-block");
+  BOOST_CHECK(replay.traces.size() > 20);  // every node output of the first run
+  BOOST_CHECK_EQUAL(replay.traces.front().subject, "model:transformer-block");
+  BOOST_CHECK_EQUAL(replay.traces.front().origin, "graph builder");
+  BOOST_CHECK(run(cases, "plan:model:mlp").output_hash.starts_with("plan="));
+}
+
+// Every check must be shown able to fail: each control is a planted defect its check catches.
+BOOST_AUTO_TEST_CASE(every_negative_control_is_caught) {
+  DeterminismOptions options = offline_options();
+  options.runs = 100;
+  const std::vector<SuiteCase> cases = determinism_cases(options);
+  for (const NegativeControl& control : kNegativeControls) {
+    const CaseOutcome out = run(cases, control.case_id);
+    BOOST_CHECK_MESSAGE(out.outcome == Outcome::Pass, control.case_id << ": " << out.message);
+    BOOST_CHECK_MESSAGE(out.message.starts_with("caught "), out.message);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(strict_refuses_and_relaxed_lists_a_run_to_run_kernel) {
+  const std::vector<SuiteCase> cases = determinism_cases(offline_options());
+  const CaseOutcome strict = run(cases, "strict:rejects-non-bit-exact");
+  BOOST_CHECK_MESSAGE(strict.outcome == Outcome::Pass, strict.message);
+  const CaseOutcome relaxed = run(cases, "strict:relaxed-lists-non-bit-exact");
+  BOOST_CHECK_MESSAGE(relaxed.outcome == Outcome::Pass, relaxed.message);
+  BOOST_CHECK_EQUAL(relaxed.not_bit_exact,
+                    "node 'control.sum' (ReduceSum, kernel f32_sum_per_thread, run-to-run)");
+}
+
+// The planted divergence changes one node's bits, reproducibly: the replay still passes (every
+// run agrees) but its trace differs from a clean run's first at that node. (One flipped low
+// bit may round away downstream, so the final outputs need not differ: the trace shows it.)
+BOOST_AUTO_TEST_CASE(a_planted_divergence_is_reproducible_and_local) {
+  DeterminismOptions planted = offline_options();
+  planted.plant_divergence_node = "fc3";
+  const CaseOutcome clean = run(determinism_cases(offline_options()), "replay:model:mlp");
+  const CaseOutcome dirty = run(determinism_cases(planted), "replay:model:mlp");
+  BOOST_CHECK_MESSAGE(dirty.outcome == Outcome::Pass, dirty.message);
+  BOOST_REQUIRE_EQUAL(clean.traces.size(), dirty.traces.size());
+  size_t first = clean.traces.size();
+  for (size_t i = 0; i < clean.traces.size() && first == clean.traces.size(); ++i) {
+    if (clean.traces[i].hash != dirty.traces[i].hash) first = i;
+  }
+  BOOST_REQUIRE_LT(first, clean.traces.size());
+  BOOST_CHECK_EQUAL(clean.traces[first].node, "fc3");
+}
+
+}  // namespace
+}  // namespace volta::conformance
