@@ -6,17 +6,23 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <charconv>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
+#include <span>
 #include <sstream>
+#include <vector>
 
 namespace volta::conformance {
 namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// Values are one line each, and trace fields are tab-separated: newlines, tabs and the
+// escape character itself are escaped.
 std::string escape(std::string_view s) {
   std::string out;
   for (char c : s) {
@@ -24,6 +30,8 @@ std::string escape(std::string_view s) {
       out += "\\\\";
     } else if (c == '\n') {
       out += "\\n";
+    } else if (c == '\t') {
+      out += "\\t";
     } else {
       out += c;
     }
@@ -35,12 +43,85 @@ std::string unescape(std::string_view s) {
   std::string out;
   for (size_t i = 0; i < s.size(); ++i) {
     if (s[i] == '\\' && i + 1 < s.size()) {
-      out += s[++i] == 'n' ? '\n' : s[i];
+      const char c = s[++i];
+      out += c == 'n' ? '\n' : c == 't' ? '\t' : c;
     } else {
       out += s[i];
     }
   }
   return out;
+}
+
+constexpr char kHexDigits[] = "0123456789abcdef";
+
+std::string hex(std::span<const std::byte> bytes) {
+  std::string out;
+  out.reserve(bytes.size() * 2);
+  for (const std::byte b : bytes) {
+    const auto v = std::to_integer<unsigned>(b);
+    out += kHexDigits[v >> 4];
+    out += kHexDigits[v & 0xF];
+  }
+  return out;
+}
+
+std::optional<std::vector<std::byte>> unhex(std::string_view text) {
+  auto digit = [](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    return -1;
+  };
+  if (text.size() % 2 != 0) return std::nullopt;
+  std::vector<std::byte> out(text.size() / 2);
+  for (size_t i = 0; i < out.size(); ++i) {
+    const int hi = digit(text[2 * i]), lo = digit(text[2 * i + 1]);
+    if (hi < 0 || lo < 0) return std::nullopt;
+    out[i] = static_cast<std::byte>(hi * 16 + lo);
+  }
+  return out;
+}
+
+std::optional<int> parse_int(std::string_view text) {
+  int value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  return value;
+}
+
+// One trace row: its fields, escaped, separated by tabs; the data as hex, "-" when the
+// output was traced by hash only.
+std::string trace_line(const NodeTraceRow& r) {
+  std::string out;
+  for (const std::string* field : {&r.subject, &r.node, &r.op, &r.kernel, &r.determinism, &r.origin,
+                                   &r.dtype, &r.shape, &r.hash}) {
+    out += escape(*field) + "\t";
+  }
+  out += std::to_string(r.step) + "\t" + std::to_string(r.output) + "\t";
+  return out + (r.data ? hex(*r.data) : "-");
+}
+
+std::optional<NodeTraceRow> parse_trace_line(std::string_view line) {
+  std::vector<std::string_view> fields;
+  for (size_t start = 0;;) {
+    const size_t tab = line.find('\t', start);
+    fields.push_back(line.substr(start, tab - start));
+    if (tab == std::string_view::npos) break;
+    start = tab + 1;
+  }
+  if (fields.size() != 12) return std::nullopt;
+  NodeTraceRow r;
+  std::string* text[] = {&r.subject, &r.node,  &r.op,    &r.kernel, &r.determinism,
+                         &r.origin,  &r.dtype, &r.shape, &r.hash};
+  for (size_t i = 0; i < std::size(text); ++i) *text[i] = unescape(fields[i]);
+  const std::optional<int> step = parse_int(fields[9]), output = parse_int(fields[10]);
+  if (!step || !output) return std::nullopt;
+  r.step = *step;
+  r.output = *output;
+  if (fields[11] != "-") {
+    r.data = unhex(fields[11]);
+    if (!r.data) return std::nullopt;
+  }
+  return r;
 }
 
 // Hex floats round-trip exactly.
@@ -102,7 +183,9 @@ std::string serialize(const CaseOutcome& o) {
       << "kernel=" << escape(o.kernel) << "\n"
       << "message=" << escape(o.message) << "\n"
       << "duration_ms=" << number(o.duration_ms) << "\n"
-      << "end\n";
+      << "not_bit_exact=" << escape(o.not_bit_exact) << "\n";
+  for (const NodeTraceRow& r : o.traces) out << "trace=" << trace_line(r) << "\n";
+  out << "end\n";
   return out.str();
 }
 
@@ -118,7 +201,14 @@ std::optional<CaseOutcome> deserialize(std::string_view text) {
     const size_t eq = line.find('=');
     if (eq == std::string::npos) return std::nullopt;
     const std::string key = line.substr(0, eq);
-    const std::string value = unescape(std::string_view(line).substr(eq + 1));
+    const std::string_view raw = std::string_view(line).substr(eq + 1);
+    if (key == "trace") {  // fields escaped one by one: split before unescaping
+      std::optional<NodeTraceRow> row = parse_trace_line(raw);
+      if (!row) return std::nullopt;
+      o.traces.push_back(std::move(*row));
+      continue;
+    }
+    const std::string value = unescape(raw);
     if (key == "outcome") {
       const std::optional<Outcome> parsed = parse_outcome(value);
       if (!parsed) return std::nullopt;
@@ -142,6 +232,8 @@ std::optional<CaseOutcome> deserialize(std::string_view text) {
       o.message = value;
     } else if (key == "duration_ms") {
       o.duration_ms = parse_number(value).value_or(0);
+    } else if (key == "not_bit_exact") {
+      o.not_bit_exact = value;
     } else {
       return std::nullopt;
     }

@@ -1,8 +1,10 @@
 #include "volta/conformance/runner.h"
 
 #include <algorithm>
+#include <iterator>
 
 #include "volta/conformance/progress.h"
+#include "volta/conformance/trace_store.h"
 
 namespace volta::conformance {
 namespace {
@@ -13,6 +15,18 @@ bool selected(const SuiteCase& c, const RunOptions& options) {
 }
 
 bool has_wildcard(std::string_view pattern) { return pattern.find('*') != std::string_view::npos; }
+
+// Traces carry output bytes (up to kTraceDataCap each): a batch is flushed early once its
+// traces hold this much, so a suite of large subjects does not pile them up in memory.
+constexpr int64_t kTraceBytesPerBatch = int64_t{64} << 20;
+
+int64_t trace_bytes(const std::vector<NodeTraceRow>& traces) {
+  int64_t bytes = 0;
+  for (const NodeTraceRow& t : traces) {
+    if (t.data) bytes += static_cast<int64_t>(t.data->size());
+  }
+  return bytes;
+}
 
 }  // namespace
 
@@ -37,6 +51,7 @@ ResultRow result_row(const std::string& suite, const SuiteCase& c, const CaseOut
   row.duration_ms = o.duration_ms;
   row.kernel = o.kernel;
   row.message = o.message;
+  row.not_bit_exact = o.not_bit_exact;
   return row;
 }
 
@@ -59,22 +74,37 @@ SuiteSummary run_suite(ResultStore& store, int64_t run_id, const std::string& su
   SuiteSummary summary;
   Progress progress(suite, static_cast<int64_t>(chosen.size()), options.interactive);
   std::vector<ResultRow> batch;
+  std::vector<NodeTraceRow> traces;  // of the batch's cases
+  int64_t batch_trace_bytes = 0;
   auto flush = [&] {
+    // The rows and the traces of a batch land together or not at all.
+    Transaction tx(store.db());
     store.record(run_id, batch);
+    record_traces(store, run_id, traces);
+    tx.commit();
     batch.clear();
+    traces.clear();
+    batch_trace_bytes = 0;
   };
-  auto add = [&](ResultRow row) {
+  auto add = [&](ResultRow row, std::vector<NodeTraceRow> case_traces) {
     ++summary.cases;
     if (row.verdict != Verdict::Expected) ++summary.unexpected;
     progress.add(row.outcome, row.case_id);
     batch.push_back(std::move(row));
-    if (static_cast<int>(batch.size()) >= options.batch_size) flush();
+    batch_trace_bytes += trace_bytes(case_traces);
+    std::move(case_traces.begin(), case_traces.end(), std::back_inserter(traces));
+    if (static_cast<int>(batch.size()) >= options.batch_size ||
+        batch_trace_bytes >= kTraceBytesPerBatch) {
+      flush();
+    }
   };
 
   std::vector<std::string> seen;
   for (const SuiteCase* c : chosen) {
-    const CaseOutcome outcome = run_case(c->body, options.isolation);
-    add(result_row(suite, *c, outcome, match_expectation(expectations, c->case_id), today));
+    CaseOutcome outcome = run_case(c->body, options.isolation);
+    ResultRow row =
+        result_row(suite, *c, outcome, match_expectation(expectations, c->case_id), today);
+    add(std::move(row), std::move(outcome.traces));
     seen.push_back(c->case_id);
   }
   // An expectation that names one exact case the suite no longer produces is MISSING: the
@@ -89,7 +119,7 @@ SuiteSummary run_suite(ResultStore& store, int64_t run_id, const std::string& su
       o.outcome = Outcome::Missing;
       o.message = "expectation at line " + std::to_string(e.line) +
                   " names a case the suite did not produce";
-      add(result_row(suite, missing, o, &e, today));
+      add(result_row(suite, missing, o, &e, today), {});
     }
   }
   flush();

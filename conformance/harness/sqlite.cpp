@@ -88,6 +88,15 @@ Statement& Statement::bind(int index, const std::optional<double>& value) {
   return value ? bind(index, *value) : bind(index, std::nullopt);
 }
 
+Statement& Statement::bind(int index, std::span<const std::byte> value) {
+  // sqlite3_bind_blob with a null pointer binds NULL; an empty output is an empty BLOB.
+  const int rc = value.empty() ? sqlite3_bind_zeroblob(stmt_, index, 0)
+                               : sqlite3_bind_blob64(stmt_, index, value.data(), value.size(),
+                                                     SQLITE_TRANSIENT);
+  if (rc != SQLITE_OK) fail("binding parameter");
+  return *this;
+}
+
 int Statement::parameter_index(std::string_view name) const {
   return sqlite3_bind_parameter_index(stmt_, std::string(name).c_str());
 }
@@ -116,6 +125,12 @@ double Statement::column_double(int index) const { return sqlite3_column_double(
 std::string Statement::column_text(int index) const {
   const auto* text = sqlite3_column_text(stmt_, index);
   return text ? reinterpret_cast<const char*>(text) : "";
+}
+std::vector<std::byte> Statement::column_blob(int index) const {
+  const auto* data = static_cast<const std::byte*>(sqlite3_column_blob(stmt_, index));
+  const auto size = static_cast<size_t>(sqlite3_column_bytes(stmt_, index));
+  if (data == nullptr) return {};  // NULL or a zero-length BLOB
+  return {data, data + size};
 }
 bool Statement::column_is_null(int index) const {
   return sqlite3_column_type(stmt_, index) == SQLITE_NULL;
@@ -186,12 +201,17 @@ int64_t Database::last_insert_id() const { return sqlite3_last_insert_rowid(db_)
 
 int64_t Database::changes() const { return sqlite3_changes64(db_); }
 
-Transaction::Transaction(Database& db) : db_(db) { db_.exec("BEGIN IMMEDIATE"); }
+bool Database::in_transaction() const { return sqlite3_get_autocommit(db_) == 0; }
+
+Transaction::Transaction(Database& db) : db_(db), nested_(db.in_transaction()) {
+  db_.exec(nested_ ? "SAVEPOINT volta_nested" : "BEGIN IMMEDIATE");
+}
 
 Transaction::~Transaction() {
   if (done_) return;
   try {
-    db_.exec("ROLLBACK");
+    // ROLLBACK TO keeps the savepoint open; RELEASE pops it, leaving the outer transaction.
+    db_.exec(nested_ ? "ROLLBACK TO volta_nested; RELEASE volta_nested" : "ROLLBACK");
   } catch (const StoreError&) {
     // SQLite has already rolled back (it does after an I/O error or a full disk); the error
     // that got us here is the one to report.
@@ -199,7 +219,7 @@ Transaction::~Transaction() {
 }
 
 void Transaction::commit() {
-  db_.exec("COMMIT");
+  db_.exec(nested_ ? "RELEASE volta_nested" : "COMMIT");
   done_ = true;
 }
 

@@ -124,6 +124,29 @@ CREATE TABLE gate_result (
   evaluated_at  TEXT NOT NULL
 );
 )sql",
+    // v2: the determinism suite's evidence. Which steps of a Relaxed plan are not bit-exact,
+    // and the node traces `volta-audit diff` compares (trace_store.h).
+    R"sql(
+ALTER TABLE result ADD COLUMN not_bit_exact TEXT NOT NULL DEFAULT '';
+CREATE TABLE node_trace (
+  id           INTEGER PRIMARY KEY,
+  run_id       INTEGER NOT NULL REFERENCES run(id),
+  subject      TEXT NOT NULL CHECK (subject <> ''),
+  step         INTEGER NOT NULL CHECK (step >= 0),
+  node         TEXT NOT NULL,
+  op           TEXT NOT NULL,
+  kernel       TEXT NOT NULL,
+  determinism  TEXT NOT NULL,
+  origin       TEXT NOT NULL,
+  output       INTEGER NOT NULL CHECK (output >= 0),
+  dtype        TEXT NOT NULL,
+  shape        TEXT NOT NULL,
+  hash         TEXT NOT NULL,
+  data         BLOB,  -- NULL: traced by hash only (above kTraceDataCap)
+  UNIQUE (run_id, subject, step, output)
+);
+CREATE INDEX node_trace_by_run ON node_trace(run_id);
+)sql",
 };
 
 std::string describe(std::string_view path) {
@@ -250,9 +273,11 @@ MergeSummary fold_shard(Database& db, const std::string& shard) {
   summary.results = exec_counting(
       db,
       "INSERT INTO main.result (run_id, case_ref, outcome, verdict, expectation, max_abs, "
-      "max_rel, max_ulp, tolerance_key, tolerance, output_hash, duration_ms, kernel, message) "
+      "max_rel, max_ulp, tolerance_key, tolerance, output_hash, duration_ms, kernel, message, "
+      "not_bit_exact) "
       "SELECT r.new, c.new, outcome, verdict, expectation, max_abs, max_rel, max_ulp, "
-      "tolerance_key, tolerance, output_hash, duration_ms, kernel, message FROM shard.result "
+      "tolerance_key, tolerance, output_hash, duration_ms, kernel, message, not_bit_exact "
+      "FROM shard.result "
       "JOIN temp.run_map r ON r.old = run_id JOIN temp.case_map c ON c.old = case_ref");
   summary.expectations = exec_counting(
       db,
@@ -264,6 +289,12 @@ MergeSummary fold_shard(Database& db, const std::string& shard) {
       "INSERT INTO main.perf_sample (run_id, benchmark, pass, repetition, value, unit) "
       "SELECT r.new, benchmark, pass, repetition, value, unit FROM shard.perf_sample "
       "JOIN temp.run_map r ON r.old = run_id");
+  summary.node_traces = exec_counting(
+      db,
+      "INSERT INTO main.node_trace (run_id, subject, step, node, op, kernel, determinism, "
+      "origin, output, dtype, shape, hash, data) "
+      "SELECT r.new, subject, step, node, op, kernel, determinism, origin, output, dtype, shape, "
+      "hash, data FROM shard.node_trace JOIN temp.run_map r ON r.old = run_id");
   // Rows not keyed by a run are facts, not events: one already in the output is not repeated.
   db.exec(
       "INSERT INTO main.perf_baseline (machine, benchmark, value, unit, commit_sha, reason, "
@@ -310,9 +341,12 @@ void add(MergeSummary& total, const MergeSummary& part) {
   total.new_cases += part.new_cases;
   total.expectations += part.expectations;
   total.perf_samples += part.perf_samples;
+  total.node_traces += part.node_traces;
 }
 
 }  // namespace
+
+std::span<const std::string_view> schema_migrations() { return kMigrations; }
 
 void apply_migrations(Database& db, std::span<const std::string_view> migrations) {
   const int target = static_cast<int>(migrations.size());
@@ -477,8 +511,8 @@ void ResultStore::record(int64_t run_id, std::span<const ResultRow> rows) {
       "op = excluded.op, params = excluded.params RETURNING id");
   Statement add_result = db_.prepare(
       "INSERT INTO result (run_id, case_ref, outcome, verdict, expectation, max_abs, max_rel, "
-      "max_ulp, tolerance_key, tolerance, output_hash, duration_ms, kernel, message) "
-      "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+      "max_ulp, tolerance_key, tolerance, output_hash, duration_ms, kernel, message, "
+      "not_bit_exact) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
   for (size_t i = 0; i < rows.size(); ++i) {
     const ResultRow& r = rows[i];
     try {
@@ -502,7 +536,8 @@ void ResultStore::record(int64_t run_id, std::span<const ResultRow> rows) {
           .bind(11, r.output_hash)
           .bind(12, r.duration_ms)
           .bind(13, r.kernel)
-          .bind(14, r.message);
+          .bind(14, r.message)
+          .bind(15, r.not_bit_exact);
       add_result.run();
     } catch (const StoreError& e) {
       throw StoreError(std::string(e.what()) + " (result " + std::to_string(i + 1) + " of " +

@@ -38,6 +38,12 @@ constexpr Command kCommands[] = {
     {"query", volta::audit::query_command,
      "query NAME | --sql \"SELECT ...\" [--commit SHA] [--db PATH]\n"
      "      canned questions (query --list) or any read-only SQL"},
+    {"diff", volta::audit::diff_command,
+     "diff RUN_A RUN_B [--subject S] [--db PATH]\n"
+     "      compare two runs' node traces (volta-audit run determinism records them): per\n"
+     "      subject, the first node in schedule order whose output differs, with its op,\n"
+     "      kernel variants, the pass that produced it and the first differing element;\n"
+     "      exit 0 when nothing diverges, 1 when something does"},
     {"merge", volta::audit::merge_command,
      "merge SHARD.db... -o OUT.db\n"
      "      fold shard databases into one, keeping each run's provenance"},

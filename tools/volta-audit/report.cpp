@@ -99,6 +99,18 @@ QueryResult worst_errors(const Database& db, int64_t run_id, std::string_view me
                run_id);
 }
 
+// Rows of the commit's complete runs whose plans ran kernels without a bit-exact guarantee
+// (Relaxed mode): the determinism contract says every report shows them.
+QueryResult not_bit_exact(const Database& db, const std::string& commit) {
+  Statement query = db.prepare(
+      "SELECT DISTINCT c.suite, c.backend, c.case_id, r.not_bit_exact AS nodes "
+      "FROM result r JOIN test_case c ON c.id = r.case_ref JOIN run ON run.id = r.run_id "
+      "WHERE run.commit_sha = ? AND run.status = 'complete' AND r.not_bit_exact <> '' "
+      "ORDER BY c.suite, c.backend, c.case_id, nodes");
+  query.bind(1, commit);
+  return read_rows(query);
+}
+
 QueryResult gate_table(const Database& db, const std::string& commit) {
   QueryResult table;
   table.columns = {"gate", "status", "blocker", "reason"};
@@ -135,6 +147,12 @@ Report build_report(const Database& db) {
              "ORDER BY c.suite, c.backend, c.case_id",
              run_id),
        "None: every result matches its expectation."});
+  report.sections.push_back(
+      {"Not bit-exact",
+       "Cases of commit " + commit.substr(0, 12) +
+           " whose plans (Relaxed mode) run nodes on kernels without a bit-exact guarantee, "
+           "with those nodes.",
+       not_bit_exact(db, commit), "None: every plan of this commit's complete runs is bit-exact."});
   report.sections.push_back({"Gates",
                              "Every gate for commit " + commit.substr(0, 12) +
                                  ", with pull-request blockers (volta-audit gate --release makes "

@@ -128,6 +128,70 @@ BOOST_AUTO_TEST_CASE(outcomes_survive_the_wire_exactly) {
   BOOST_TEST(!deserialize("outcome=PASS\n").has_value());  // truncated: no "end"
 }
 
+BOOST_AUTO_TEST_CASE(traces_and_not_bit_exact_survive_the_wire_exactly) {
+  CaseOutcome o;
+  o.outcome = Outcome::Pass;
+  o.not_bit_exact =
+      "node 'a' (ReduceSum, kernel k1, run-to-run); node 'b' (Gemm, kernel k2, "
+      "run-to-run)";
+  NodeTraceRow full;
+  full.subject = "onnx:test_add";
+  full.step = 3;
+  full.node = "odd\tname\\with\nescapes";  // the wire's separators inside a field
+  full.op = "Add";
+  full.kernel = "f32_add_avx2";
+  full.determinism = "bit-exact";
+  full.origin = "";
+  full.output = 1;
+  full.dtype = "f32";
+  full.shape = "[2,3]";
+  full.hash = "0123456789abcdef";
+  full.data =
+      std::vector<std::byte>{std::byte{0x00}, std::byte{0xff}, std::byte{0x3f}, std::byte{0x80}};
+  NodeTraceRow hash_only = full;
+  hash_only.step = 4;
+  hash_only.output = 0;
+  hash_only.data.reset();
+  NodeTraceRow empty = full;
+  empty.step = 5;
+  empty.data = std::vector<std::byte>{};
+  o.traces = {full, hash_only, empty};
+
+  const std::optional<CaseOutcome> back = deserialize(serialize(o));
+  BOOST_REQUIRE(back.has_value());
+  BOOST_TEST(back->not_bit_exact == o.not_bit_exact);
+  BOOST_REQUIRE(back->traces.size() == 3u);
+  for (size_t i = 0; i < 3; ++i) {
+    const NodeTraceRow& want = o.traces[i];
+    const NodeTraceRow& got = back->traces[i];
+    BOOST_TEST(got.subject == want.subject);
+    BOOST_TEST(got.step == want.step);
+    BOOST_TEST(got.node == want.node);
+    BOOST_TEST(got.op == want.op);
+    BOOST_TEST(got.kernel == want.kernel);
+    BOOST_TEST(got.determinism == want.determinism);
+    BOOST_TEST(got.origin == want.origin);
+    BOOST_TEST(got.output == want.output);
+    BOOST_TEST(got.dtype == want.dtype);
+    BOOST_TEST(got.shape == want.shape);
+    BOOST_TEST(got.hash == want.hash);
+    BOOST_TEST((got.data == want.data), "trace " << i);
+  }
+  // A malformed trace line makes the whole report unreadable, not a half-read row; the same
+  // line well formed is read.
+  const std::optional<CaseOutcome> handwritten =
+      deserialize("outcome=PASS\ntrace=s\tn\to\tk\td\tr\tf32\t[1]\th\t7\t0\t00\nend\n");
+  BOOST_REQUIRE(handwritten.has_value());
+  BOOST_REQUIRE(handwritten->traces.size() == 1u);
+  BOOST_TEST(handwritten->traces[0].step == 7);
+  BOOST_TEST((handwritten->traces[0].data == std::vector<std::byte>{std::byte{0}}));
+  BOOST_TEST(!deserialize("outcome=PASS\ntrace=a\tb\nend\n").has_value());
+  BOOST_TEST(!deserialize("outcome=PASS\ntrace=s\tn\to\tk\td\tr\tf32\t[1]\th\tx\t0\t00\nend\n")
+                  .has_value());  // step "x"
+  BOOST_TEST(!deserialize("outcome=PASS\ntrace=s\tn\to\tk\td\tr\tf32\t[1]\th\t0\t0\t0g\nend\n")
+                  .has_value());  // data "0g"
+}
+
 BOOST_AUTO_TEST_CASE(isolated_cases_report_crashes_timeouts_and_errors) {
   const IsolationOptions opts{true, 2.0};
   const CaseOutcome pass = run_case([] { return CaseOutcome{Outcome::Pass}; }, opts);

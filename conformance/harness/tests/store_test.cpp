@@ -22,6 +22,8 @@
 #include <tuple>
 #include <vector>
 
+#include "volta/conformance/trace_store.h"
+
 namespace volta::conformance {
 namespace {
 
@@ -174,7 +176,7 @@ BOOST_AUTO_TEST_CASE(a_new_file_gets_the_current_schema_in_wal_mode) {
   BOOST_TEST(text(store.db(), "PRAGMA journal_mode") == "wal");
   BOOST_TEST(count(store.db(), "PRAGMA foreign_keys") == 1);
   for (const char* table : {"run", "test_case", "result", "expectation", "perf_sample",
-                            "perf_baseline", "doc_claim", "gate_result"}) {
+                            "perf_baseline", "doc_claim", "gate_result", "node_trace"}) {
     Statement s = store.db().prepare("SELECT count(*) FROM sqlite_master WHERE name = ?");
     s.bind(1, std::string_view(table)).step();
     BOOST_TEST(s.column_int(0) == 1, "table " << table);
@@ -244,6 +246,51 @@ BOOST_AUTO_TEST_CASE(a_failed_migration_step_rolls_back_and_keeps_the_version) {
   apply_migrations(db, fixed);
   BOOST_TEST(count(db, "PRAGMA user_version") == 2);
   BOOST_TEST(count(db, "SELECT count(*) FROM sqlite_master WHERE name = 'second'") == 1);
+}
+
+// A file written by a build with schema version 1: its rows survive the migration to the
+// current version, and the columns added since read as their defaults.
+BOOST_AUTO_TEST_CASE(a_version_1_file_migrates_with_its_rows_intact) {
+  TempDir dir;
+  const std::string path = dir.file("v1.db");
+  {
+    Database db(path, Mode::ReadWrite);
+    apply_migrations(db, schema_migrations().first(1));
+    BOOST_TEST(count(db, "PRAGMA user_version") == 1);
+    db.exec(
+        "INSERT INTO run (id, commit_sha, dirty, build_type, compiler, cpu_model, threads, "
+        "backend, machine, suites, command, started_at, ended_at, status, host, pid) VALUES "
+        "(1, 'v1commit', 0, 'Release', 'g++', 'cpu', 2, 'cpu', 'm', 'parity', 'x', 't0', 't1', "
+        "'complete', 'h', 1);"
+        "INSERT INTO test_case (id, suite, family, op, backend, case_id) VALUES "
+        "(1, 'parity', 'elementwise', 'Add', 'cpu', 'Add(shape=[2])');"
+        "INSERT INTO result (run_id, case_ref, outcome, verdict, max_abs, duration_ms, message) "
+        "VALUES (1, 1, 'FAIL_NUMERIC', 'unexpected', 0.25, 3.0, 'kept');");
+  }
+  ResultStore store(path);
+  BOOST_TEST(store.schema_version() == kSchemaVersion);
+  const Database& db = store.db();
+  BOOST_TEST(run_status(db, 1) == "complete");
+  BOOST_TEST(text(db, "SELECT commit_sha FROM run WHERE id = 1") == "v1commit");
+  Statement r = db.prepare(
+      "SELECT outcome, max_abs, message, not_bit_exact FROM result JOIN test_case c "
+      "ON c.id = case_ref WHERE c.case_id = 'Add(shape=[2])' AND run_id = 1");
+  BOOST_REQUIRE(r.step());
+  BOOST_TEST(r.column_text(0) == "FAIL_NUMERIC");
+  BOOST_TEST(r.column_double(1) == 0.25);
+  BOOST_TEST(r.column_text(2) == "kept");
+  BOOST_TEST(r.column_text(3) == "");
+  BOOST_TEST(!r.step());
+  BOOST_TEST(count(db, "SELECT count(*) FROM node_trace") == 0);
+
+  // The migrated file takes new rows of both kinds.
+  ResultStore writer(path);
+  const int64_t run = writer.begin_run(run_info());
+  ResultRow relaxed = row("Add(shape=[3])");
+  relaxed.not_bit_exact = "node 'sum' (ReduceSum, kernel f32_reduce_atomic, run-to-run)";
+  writer.record(run, std::vector{relaxed});
+  BOOST_TEST(text(writer.db(), "SELECT not_bit_exact FROM result WHERE run_id = ?", run) ==
+             relaxed.not_bit_exact);
 }
 
 // ---- refused files --------------------------------------------------------------------------
@@ -619,7 +666,17 @@ Shard make_shard(const std::string& path, const std::string& commit,
   std::vector<ResultRow> rows;
   rows.reserve(case_ids.size());
   for (const std::string& id : case_ids) rows.push_back(row(id));
+  rows.front().not_bit_exact = "node 'n' (Add, kernel k, run-to-run)";
   store.record(run, rows);
+  NodeTraceRow traced;
+  traced.subject = "model:" + commit;
+  traced.node = "n";
+  traced.op = "Add";
+  traced.dtype = "f32";
+  traced.shape = "[1]";
+  traced.hash = "hash of " + commit;
+  traced.data = std::vector<std::byte>{std::byte{1}, std::byte{2}, std::byte{3}, std::byte{4}};
+  record_traces(store, run, std::vector{traced});
   store.record_expectations(
       run, std::vector{ExpectationRow{"parity", "Add(*)", "PASS", "r", "#1", "2099-01-01"}});
   Database& db = store.db();
@@ -689,6 +746,7 @@ BOOST_AUTO_TEST_CASE(merge_keeps_provenance_dedups_cases_and_remaps_run_ids) {
   BOOST_TEST(summary.new_cases == 4);  // x=1, x=2, only=b, x=3
   BOOST_TEST(summary.expectations == 2);
   BOOST_TEST(summary.perf_samples == 2);
+  BOOST_TEST(summary.node_traces == 2);
   BOOST_TEST((file_bytes(a.path) == a_before));
   BOOST_TEST((file_bytes(b.path) == b_before));
 
@@ -725,6 +783,19 @@ BOOST_AUTO_TEST_CASE(merge_keeps_provenance_dedups_cases_and_remaps_run_ids) {
                    "SELECT count(*) FROM perf_sample p JOIN run ON run.id = p.run_id "
                    "WHERE run.commit_sha IN ('a', 'b')") == 2);
   BOOST_TEST(count(db, "SELECT count(*) FROM perf_baseline") == 1);  // identical facts, once
+  // Traces follow their run, bytes and all; the not-bit-exact column comes along.
+  for (const std::string commit : {"a", "b"}) {
+    const int64_t run = count(db, "SELECT id FROM run WHERE commit_sha = ?", commit);
+    const std::vector<NodeTraceRow> traces = load_traces(db, run);
+    BOOST_REQUIRE(traces.size() == 1u);
+    BOOST_TEST(traces[0].subject == "model:" + commit);
+    BOOST_TEST(traces[0].hash == "hash of " + commit);
+    BOOST_TEST((traces[0].data ==
+                std::vector<std::byte>{std::byte{1}, std::byte{2}, std::byte{3}, std::byte{4}}));
+  }
+  BOOST_TEST(count(db,
+                   "SELECT count(*) FROM result r JOIN run ON run.id = r.run_id "
+                   "WHERE r.not_bit_exact = 'node ''n'' (Add, kernel k, run-to-run)'") == 2);
 }
 
 BOOST_AUTO_TEST_CASE(merging_a_shard_twice_gives_its_runs_twice) {

@@ -44,9 +44,18 @@ void build_store(TempStore& t) {
       result("ReduceSum(axis=0)", Outcome::Error, Verdict::Unexpected, "threw", reduction),
       result("Add(shape=[2])", Outcome::Skipped, Verdict::Expected, "no CUDA device", cuda),
   };
+  rows[1].not_bit_exact =
+      "node 'sum' (ReduceSum, kernel f32_reduce_atomic, run-to-run); node 'mm' (Gemm, kernel "
+      "f32_gemm_split_k, run-to-run)";
   t.add_run(rows, {.started_at = "2030-01-02T00:00:00Z"});
-  t.add_run({result("Newer(shape=[1])", Outcome::Crash, Verdict::Unexpected, "unfinished")},
-            {.end = RunEnd::Incomplete, .started_at = "2030-01-03T00:00:00Z"});
+  conformance::ResultRow unfinished =
+      result("Newer(shape=[1])", Outcome::Crash, Verdict::Unexpected, "unfinished");
+  unfinished.not_bit_exact = "node 'incomplete' (Add, kernel k, run-to-run)";
+  t.add_run({unfinished}, {.end = RunEnd::Incomplete, .started_at = "2030-01-03T00:00:00Z"});
+  conformance::ResultRow other_commit = result("Other(shape=[1])", Outcome::Pass);
+  other_commit.not_bit_exact = "node 'elsewhere' (Add, kernel k, run-to-run)";
+  t.add_run({other_commit},
+            {.commit = testing::kOtherCommit, .started_at = "2029-01-01T00:00:00Z"});
 }
 
 BOOST_AUTO_TEST_CASE(markdown_report_describes_the_newest_complete_run) {
@@ -84,6 +93,18 @@ BOOST_AUTO_TEST_CASE(markdown_report_describes_the_newest_complete_run) {
                       "| parity | cpu | Erf(shape=\\[2\\]) | PASS | unexpected-pass | expected "
                       "FAIL\\_NUMERIC (#5) |\n"));
   BOOST_TEST(contains(md, "| parity | cpu | ReduceSum(axis=0) | ERROR | unexpected | threw |\n"));
+  // Cases of the run's commit whose plans are not bit-exact, with their nodes; not those of
+  // an incomplete run or another commit.
+  BOOST_TEST(contains(md,
+                      "## Not bit-exact\n\nCases of commit 0123456789ab whose plans (Relaxed "
+                      "mode) run nodes on kernels without a bit-exact guarantee, with those "
+                      "nodes.\n\n| suite | backend | case\\_id | nodes |\n|---|---|---|---|\n"
+                      "| parity | cpu | Add(shape=\\[2\\]) | node 'sum' (ReduceSum, kernel "
+                      "f32\\_reduce\\_atomic, run-to-run); node 'mm' (Gemm, kernel "
+                      "f32\\_gemm\\_split\\_k, run-to-run) |\n\n## Gates"),
+             md);
+  BOOST_TEST(!contains(md, "node 'incomplete'"));
+  BOOST_TEST(!contains(md, "node 'elsewhere'"));
   BOOST_TEST(!contains(md, "Old(shape"));    // an older run
   BOOST_TEST(!contains(md, "Newer(shape"));  // an incomplete run
   // The gate table for the run's commit, pull-request blockers. The gate's evidence is every
@@ -111,6 +132,11 @@ BOOST_AUTO_TEST_CASE(html_report_is_standalone_and_escapes_every_text) {
       contains(html, "<td>&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; &amp; | *bold*</td>"));
   BOOST_TEST(contains(html, "<td>Softmax(axis=-1,shape=[3,5],dtype=f32)</td>"));
   BOOST_TEST(contains(html, "<td>ReduceSum(axis=0)</td><td>ERROR</td><td>unexpected</td>"));
+  BOOST_TEST(contains(html, "<h2>Not bit-exact</h2>"));
+  BOOST_TEST(contains(html,
+                      "<td>node &#39;sum&#39; (ReduceSum, kernel f32_reduce_atomic, "
+                      "run-to-run); node &#39;mm&#39; (Gemm, kernel f32_gemm_split_k, "
+                      "run-to-run)</td>"));
   BOOST_TEST(contains(html, "<h2>Gates</h2>"));
   BOOST_TEST(contains(html, "<tr><td>parity-cpu-reference</td><td>FAIL</td><td>yes</td>"));
   BOOST_TEST(contains(html, "<tr><td>docs-contract</td><td>NOT VERIFIED</td><td>yes</td>"));
@@ -135,6 +161,11 @@ BOOST_AUTO_TEST_CASE(a_clean_run_says_so_instead_of_printing_empty_tables) {
   const std::string md = render_report(t.db(), ReportFormat::Markdown);
   BOOST_TEST(contains(md, "None: every result matches its expectation.\n"));
   BOOST_TEST(contains(md, "No result carries a ULP distance.\n"));
+  BOOST_TEST(contains(md,
+                      "## Not bit-exact\n\nCases of commit 0123456789ab whose plans (Relaxed "
+                      "mode) run nodes on kernels without a bit-exact guarantee, with those "
+                      "nodes.\n\nNone: every plan of this commit's complete runs is bit-exact.\n"),
+             md);
   BOOST_TEST(contains(md,
                       "| parity-cpu-reference | PASS | yes | 1 cases: 1 pass, 0 expected "
                       "non-pass, 0 skipped |\n"));

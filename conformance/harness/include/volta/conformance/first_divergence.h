@@ -15,7 +15,9 @@ namespace volta::conformance {
 
 struct Divergence {
   std::string subject;
-  NodeTraceRow a, b;  // the two rows of the first differing step/output
+  // The two rows of the first differing step/output. Where only one run traced that
+  // step/output (a plan difference), the other row has only subject and step set.
+  NodeTraceRow a, b;
   // "plans differ at step 3: node 'x' (Add) vs node 'y' (Mul)" when the two runs did not
   // execute the same plan; empty when they did (then the outputs differ).
   std::string plan_difference;
@@ -25,7 +27,8 @@ struct Divergence {
 };
 
 // The rows of one subject of each run, ordered by step and output. nullopt: no divergence
-// (same steps, same hashes).
+// (same steps, same hashes). Runs that traced a different number of steps or outputs differ
+// in plan, at the first step/output one of them lacks.
 std::optional<Divergence> first_divergence(std::span<const NodeTraceRow> a,
                                            std::span<const NodeTraceRow> b);
 
@@ -34,8 +37,8 @@ std::string describe(const Divergence& d);
 
 struct TraceDiff {
   int64_t subjects = 0;  // subjects traced in both runs
-  int64_t outputs = 0;   // node outputs compared
-  std::vector<Divergence> divergences;  // the first one per diverging subject, by subject
+  int64_t outputs = 0;   // node output hashes compared (up to each subject's divergence)
+  std::vector<Divergence> divergences;            // the first one per diverging subject, by subject
   std::vector<std::string> only_in_a, only_in_b;  // subjects traced in one run only
 };
 

@@ -5,8 +5,10 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "volta/conformance/outcome.h"
+#include "volta/conformance/trace_store.h"
 
 namespace volta::conformance {
 
@@ -19,6 +21,10 @@ struct CaseOutcome {
   std::string kernel = {};
   std::string message = {};
   double duration_ms = 0;  // filled in by run_case
+  // "; "-joined non_bit_exact_steps(plan) of the case's plan; empty for Strict plans.
+  std::string not_bit_exact = {};
+  // Node traces the case took; run_suite records them into the run with the case's row.
+  std::vector<NodeTraceRow> traces = {};
 };
 
 using CaseBody = std::function<CaseOutcome()>;

@@ -23,7 +23,7 @@ struct RunOptions {
   std::string filter;  // glob over case ids; empty: every case
   IsolationOptions isolation;
   std::string expectations_dir;  // where SUITE.tsv files live
-  int batch_size = 64;           // results per transaction
+  int batch_size = 64;           // results per transaction (fewer when traces are large)
   bool interactive = false;      // progress bar instead of plain lines
 };
 
@@ -38,7 +38,8 @@ ResultRow result_row(const std::string& suite, const SuiteCase& c, const CaseOut
                      const Expectation* expectation, std::string_view today);
 
 // Runs the cases of `suite` that pass the filters into run `run_id`. Expectations naming a
-// case id (no '*') that the suite did not produce are recorded as MISSING.
+// case id (no '*') that the suite did not produce are recorded as MISSING. Each case's
+// traces (CaseOutcome::traces) are recorded with its row, in the same transaction.
 SuiteSummary run_suite(ResultStore& store, int64_t run_id, const std::string& suite,
                        const std::vector<SuiteCase>& cases, const RunOptions& options);
 

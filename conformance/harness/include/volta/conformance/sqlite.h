@@ -2,12 +2,15 @@
 // A thin RAII layer over the SQLite C API: a connection, prepared statements, transactions.
 // Every failure becomes a StoreError naming the file and SQLite's own message.
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 struct sqlite3;
 struct sqlite3_stmt;
@@ -45,6 +48,8 @@ class Statement {
   Statement& bind(int index, std::string_view value);
   Statement& bind(int index, std::nullopt_t);
   Statement& bind(int index, const std::optional<double>& value);
+  // A BLOB; an empty span stays an empty BLOB, never NULL.
+  Statement& bind(int index, std::span<const std::byte> value);
   // The 1-based position of a named parameter (":commit"), or 0 when the SQL does not name it.
   int parameter_index(std::string_view name) const;
   // True when running the statement cannot write the database (sqlite3_stmt_readonly).
@@ -57,6 +62,7 @@ class Statement {
   int64_t column_int(int index) const;
   double column_double(int index) const;
   std::string column_text(int index) const;
+  std::vector<std::byte> column_blob(int index) const;
   bool column_is_null(int index) const;
   int column_count() const;
   std::string column_name(int index) const;
@@ -88,7 +94,8 @@ class Database {
   void exec(std::string_view sql);  // one or more statements, no results
   Statement prepare(std::string_view sql) const;
   int64_t last_insert_id() const;
-  int64_t changes() const;  // rows changed by the latest INSERT, UPDATE or DELETE
+  int64_t changes() const;      // rows changed by the latest INSERT, UPDATE or DELETE
+  bool in_transaction() const;  // inside BEGIN ... COMMIT (not autocommit)
   const std::string& path() const { return path_; }
   sqlite3* handle() const { return db_; }
 
@@ -103,6 +110,9 @@ std::string sqlite_file_uri(std::string_view path, bool read_only);
 
 // BEGIN IMMEDIATE ... COMMIT, rolled back if the scope exits by exception. IMMEDIATE takes
 // the write lock up front, so two writers queue at BEGIN instead of one failing at COMMIT.
+// Inside another transaction it is a SAVEPOINT of it: batches that are one transaction on
+// their own (ResultStore::record) join a caller's transaction, and nothing is durable until
+// the outermost commits.
 class Transaction {
  public:
   explicit Transaction(Database& db);
@@ -113,6 +123,7 @@ class Transaction {
 
  private:
   Database& db_;
+  bool nested_ = false;
   bool done_ = false;
 };
 

@@ -17,7 +17,7 @@
 
 namespace volta::conformance {
 
-inline constexpr int kSchemaVersion = 1;
+inline constexpr int kSchemaVersion = 2;
 inline constexpr const char* kDefaultDatabase = "volta-results.db";
 // PRAGMA application_id of every Volta results database ("Volt"): what tells our file apart
 // from another application's SQLite file that happens to have a user_version.
@@ -48,6 +48,9 @@ struct ResultRow {
   double duration_ms = 0;
   std::string kernel;   // kernel variants that ran, e.g. "f32_gemm_avx2fma_6x16"
   std::string message;  // diagnostic, failure detail or skip precondition
+  // The plan's steps whose kernels are not bit-exact (Relaxed plans), "; "-joined lines of
+  // non_bit_exact_steps(plan); empty for Strict plans and for cases without a plan.
+  std::string not_bit_exact;
 };
 
 struct ExpectationRow {
@@ -62,7 +65,12 @@ struct MergeSummary {
   int64_t new_cases = 0;  // cases the output did not have yet
   int64_t expectations = 0;
   int64_t perf_samples = 0;
+  int64_t node_traces = 0;
 };
+
+// The schema's forward migrations: element v takes version v to v + 1 (kSchemaVersion in
+// all). Tests build files of an older version with a prefix of them.
+std::span<const std::string_view> schema_migrations();
 
 // Takes `db` from its user_version up to migrations.size(): migrations[v] moves version v to
 // v + 1, each step in its own transaction, so a step that fails leaves the file at the version
@@ -82,6 +90,9 @@ class ResultStore {
   void record(int64_t run_id, std::span<const ResultRow> rows);
   void record_expectations(int64_t run_id, std::span<const ExpectationRow> rows);
   void finish_run(int64_t run_id);  // status 'complete'; the run must be 'running'
+  // Throws StoreError unless `run_id` exists and is 'running'; `action` words the message
+  // ("record results into"). For writers of rows keyed by run (record_traces).
+  void require_running(int64_t run_id, std::string_view action) const;
 
   // Folds shard databases into `out` (created if missing). Runs get fresh ids and keep their
   // provenance, with the shard's path as origin ('running' ones become 'incomplete'); cases
@@ -98,7 +109,6 @@ class ResultStore {
   void check_integrity() const;
   void enable_wal();
   void mark_dead_runs_incomplete();
-  void require_running(int64_t run_id, std::string_view action) const;
 
   Database db_;
 };

@@ -21,16 +21,18 @@ struct NodeTraceRow {
   std::string subject;  // what ran, e.g. "onnx:test_add" or "model:transformer-block"
   int step = 0;         // position in the plan's schedule
   std::string node, op, kernel;
-  std::string determinism;  // the kernel's guarantee: "bit-exact", "run-to-run", ...
-  std::string origin;       // the pass that produced the node, or the frontend that built it
-  int output = 0;           // output index of the node
+  std::string determinism;   // the kernel's guarantee: "bit-exact", "run-to-run", ...
+  std::string origin;        // the pass that produced the node, or the frontend that built it
+  int output = 0;            // output index of the node
   std::string dtype, shape;  // "f32", "[2,3]"
   std::string hash;          // 16 hex digits over the output's bytes
   std::optional<std::vector<std::byte>> data;  // the bytes; nullopt above kTraceDataCap
 };
 
-// One transaction; the run must be 'running'. Rows of one (run, subject, step, output) are
-// unique: recording a subject twice in one run is refused (StoreError).
+// One transaction (a savepoint of the caller's, when it has one open: run_suite records a
+// batch's results and traces together); the run must be 'running'. Rows of one (run,
+// subject, step, output) are unique: recording a subject twice in one run is refused
+// (StoreError naming run, subject, step and output), and the batch with it.
 void record_traces(ResultStore& store, int64_t run_id, std::span<const NodeTraceRow> rows);
 
 // Every trace row of `run_id`, ordered by subject, step, output. Empty when it has none.
