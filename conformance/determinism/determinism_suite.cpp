@@ -292,7 +292,7 @@ std::vector<SuiteCase> strict_cases() {
 std::vector<SuiteCase> determinism_cases(const DeterminismOptions& options) {
   auto shared = std::make_shared<Shared>();
   shared->options = options;
-  shared->source = {options.onnx_data, options.onnx_expectations};
+  shared->source = {options.onnx_data, options.onnx_expectations, options.large_models};
   shared->matrix = load_config_matrix(options.configs);
   const std::vector<std::string> subjects = subject_names(shared->source);
   std::vector<std::string> needs_processes;
@@ -375,7 +375,7 @@ int determinism_worker_main(const std::vector<std::string>& args) {
     std::fprintf(stderr, "determinism worker: cannot read --subjects %s\n", subjects_file.c_str());
     return 2;
   }
-  const SubjectSource source{options.onnx_data, options.onnx_expectations};
+  const SubjectSource source{options.onnx_data, options.onnx_expectations, true};
   const auto backend = subject_backend(options);
   for (std::string name; std::getline(in, name);) {
     if (name.empty()) continue;

@@ -46,18 +46,18 @@ Subject mlp() {
   return s;
 }
 
-// x [2, 3, 32, 32] -> Conv 3x3 (16) -> Relu -> MaxPool 2 -> Conv 3x3 (32) -> Relu ->
+// x [batch, 3, size, size] -> Conv 3x3 (16) -> Relu -> MaxPool 2 -> Conv 3x3 (32) -> Relu ->
 // depthwise Conv 3x3 -> GlobalAveragePool -> Flatten -> Gemm-like MatMul + Add (10).
-Subject cnn() {
-  Subject s{"model:cnn", std::string(kBuilder), {}, {}};
+Subject cnn(std::string name, int64_t batch, int64_t size) {
+  Subject s{std::move(name), std::string(kBuilder), {}, {}};
   Graph& g = s.graph;
-  const ValueId x = g.add_input("x", DType::F32, Shape{2, 3, 32, 32});
+  const ValueId x = g.add_input("x", DType::F32, Shape{batch, 3, size, size});
   const std::vector<int64_t> pads = {1, 1, 1, 1};
-  auto conv = [&](ValueId in, const std::string& name, int64_t out_ch, int64_t in_ch, int64_t group,
-                  uint64_t stream) {
-    const ValueId w = weight(g, name + ".weight", Shape{out_ch, in_ch / group, 3, 3}, stream);
-    const ValueId b = weight(g, name + ".bias", Shape{out_ch}, stream + 100);
-    return g.add(OpKind::Conv, {in, w, b}, {{"pads", pads}, {"group", group}}, name);
+  auto conv = [&](ValueId in, const std::string& layer, int64_t out_ch, int64_t in_ch,
+                  int64_t group, uint64_t stream) {
+    const ValueId w = weight(g, layer + ".weight", Shape{out_ch, in_ch / group, 3, 3}, stream);
+    const ValueId b = weight(g, layer + ".bias", Shape{out_ch}, stream + 100);
+    return g.add(OpKind::Conv, {in, w, b}, {{"pads", pads}, {"group", group}}, layer);
   };
   ValueId h = g.add(OpKind::Relu, {conv(x, "conv1", 16, 3, 1, 1)}, {}, "conv1.relu");
   h = g.add(OpKind::MaxPool, {h},
@@ -66,20 +66,25 @@ Subject cnn() {
   h = g.add(OpKind::Relu, {conv(h, "conv2", 32, 16, 1, 2)}, {}, "conv2.relu");
   h = conv(h, "conv3.depthwise", 32, 32, 32, 3);
   h = g.add(OpKind::GlobalAveragePool, {h}, {}, "gap");
-  h = g.add(OpKind::Reshape, {h}, {{"shape", std::vector<int64_t>{2, 32}}}, "flatten");
+  h = g.add(OpKind::Reshape, {h}, {{"shape", std::vector<int64_t>{batch, 32}}}, "flatten");
   h = g.add(OpKind::MatMul, {h, weight(g, "fc.weight", Shape{32, 10}, 4)}, {}, "fc.matmul");
   g.set_outputs({g.add(OpKind::Add, {h, weight(g, "fc.bias", Shape{10}, 5)}, {}, "logits")});
-  s.inputs.push_back(random_tensor(DType::F32, Shape{2, 3, 32, 32}, 12, -1, 1));
+  s.inputs.push_back(random_tensor(DType::F32, Shape{batch, 3, size, size}, 12, -1, 1));
   return s;
 }
 
-Subject transformer_block() {
-  const TransformerBlockConfig config{
-      .batch = 2, .seq = 16, .d_model = 64, .heads = 4, .d_ff = 256};
-  Subject s{"model:transformer-block", std::string(kBuilder), transformer_block_graph(config), {}};
-  s.inputs.push_back(random_tensor(DType::F32, Shape{2, 16, 64}, 13, -1, 1));
+Subject transformer_block(std::string name, const TransformerBlockConfig& config) {
+  Subject s{std::move(name), std::string(kBuilder), transformer_block_graph(config), {}};
+  s.inputs.push_back(
+      random_tensor(DType::F32, Shape{config.batch, config.seq, config.d_model}, 13, -1, 1));
   return s;
 }
+
+const TransformerBlockConfig kTransformer{
+    .batch = 2, .seq = 16, .d_model = 64, .heads = 4, .d_ff = 256};
+// The soak's block: GEMMs span several cache blocks, rows several reduction leaves.
+const TransformerBlockConfig kLargeTransformer{
+    .batch = 4, .seq = 128, .d_model = 256, .heads = 8, .d_ff = 1024};
 
 // The ONNX tests the CPU engine passes: those no expectation lists for the CPU backend.
 std::vector<OnnxTest> passing_onnx_tests(const SubjectSource& source) {
@@ -123,6 +128,10 @@ Subject onnx_subject(const std::string& name, const SubjectSource& source) {
 
 std::vector<std::string> subject_names(const SubjectSource& source) {
   std::vector<std::string> names = {"model:cnn", "model:mlp", "model:transformer-block"};
+  if (source.large_models) {
+    names = {"model:cnn", "model:cnn-large", "model:mlp", "model:transformer-block",
+             "model:transformer-block-large"};
+  }
   for (const OnnxTest& t : passing_onnx_tests(source))
     names.push_back(std::string(kOnnxPrefix) + t.id);
   return names;
@@ -130,12 +139,15 @@ std::vector<std::string> subject_names(const SubjectSource& source) {
 
 Subject load_subject(const std::string& name, const SubjectSource& source) {
   if (name == "model:mlp") return mlp();
-  if (name == "model:cnn") return cnn();
-  if (name == "model:transformer-block") return transformer_block();
+  if (name == "model:cnn") return cnn(name, 2, 32);
+  if (name == "model:cnn-large") return cnn(name, 8, 96);
+  if (name == "model:transformer-block") return transformer_block(name, kTransformer);
+  if (name == "model:transformer-block-large") return transformer_block(name, kLargeTransformer);
   if (name.starts_with(kOnnxPrefix)) return onnx_subject(name, source);
   fail(ErrorCode::InvalidArgument, "unknown determinism subject '" + name +
                                        "' (built-in: model:cnn, model:mlp, "
-                                       "model:transformer-block; ONNX tests: onnx:FOLDER/TEST)");
+                                       "model:transformer-block and their -large soak versions; "
+                                       "ONNX tests: onnx:FOLDER/TEST)");
 }
 
 }  // namespace volta::conformance

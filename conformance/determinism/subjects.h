@@ -20,9 +20,10 @@ struct Subject {
 struct SubjectSource {
   std::filesystem::path onnx_data;          // empty: no ONNX subjects
   std::filesystem::path onnx_expectations;  // tests it lists for the CPU backend are left out
+  bool large_models = false;                // add the soak's larger models (-large)
 };
 
-// Every subject's name, sorted: the built-in models first, then the ONNX tests.
+// Every subject's name: the built-in models first (sorted), then the ONNX tests (sorted).
 std::vector<std::string> subject_names(const SubjectSource& source);
 
 // Builds (or imports, with the CPU engine as import-time evaluator) one subject. Throws

@@ -66,7 +66,7 @@ std::string joined(const std::vector<std::string>& names) {
   return out;
 }
 
-// "a, b, c and 7 more": a usage message names a few subjects, not hundreds.
+// "a, b, c and 7 more": messages name a few subjects, not hundreds.
 std::string some_subjects(const std::vector<std::string>& names) {
   constexpr size_t kShown = 3;
   if (names.size() <= kShown) return joined(names);
@@ -112,10 +112,12 @@ int diff_command(Args& args) {
   }
   if (!diff.only_in_a.empty() || !diff.only_in_b.empty()) std::printf("\n");
   if (!diff.only_in_a.empty()) {
-    std::printf("traced in run A only: %s\n", joined(diff.only_in_a).c_str());
+    std::printf("traced in run A only: %zu subject(s): %s\n", diff.only_in_a.size(),
+                some_subjects(diff.only_in_a).c_str());
   }
   if (!diff.only_in_b.empty()) {
-    std::printf("traced in run B only: %s\n", joined(diff.only_in_b).c_str());
+    std::printf("traced in run B only: %zu subject(s): %s\n", diff.only_in_b.size(),
+                some_subjects(diff.only_in_b).c_str());
   }
   const std::string verdict = diff.divergences.empty()
                                   ? "no divergence"

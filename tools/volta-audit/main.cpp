@@ -22,7 +22,7 @@ constexpr Command kCommands[] = {
      "run SUITE... [--family F] [--backend cpu|cuda|reference] [--filter PATTERN]\n"
      "              [--threads N] [--timeout SECONDS] [--no-isolate] [--expectations DIR]\n"
      "              [--data DIR] [--replay ID] [--runs N] [--processes N]\n"
-     "              [--plant-divergence NODE] [--db PATH]\n"
+     "              [--large-models] [--plant-divergence NODE] [--db PATH]\n"
      "      run suites (parity, onnx, numerics, determinism) and record one row per case;\n"
      "      onnx and numerics run on cpu and reference (one run each) unless --backend names\n"
      "      one; numerics is the NaN/Inf matrix of governance/numerics-policy.md (--family F\n"

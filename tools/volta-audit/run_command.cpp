@@ -27,7 +27,7 @@ constexpr std::string_view kSuites = "parity, onnx, numerics, determinism";
 constexpr std::string_view kRunOptions =
     "--family F, --backend cpu|cuda|reference, --filter PATTERN, --threads N, "
     "--timeout SECONDS, --no-isolate, --expectations DIR, --data DIR, --replay ID, --runs N, "
-    "--processes N, --plant-divergence NODE, --db PATH";
+    "--processes N, --large-models, --plant-divergence NODE, --db PATH";
 
 int positive_int(const std::string& text, std::string_view option) {
   try {
@@ -141,6 +141,10 @@ int run_command(Args& args) {
       expectations_arg.value_or(std::string(build::kSourceDir) + "/conformance/expectations");
   const std::optional<std::string> data_arg = args.option("--data");
   const std::optional<std::string> replay_arg = args.option("--replay");
+  const std::optional<std::string> runs_arg = args.option("--runs");
+  const std::optional<std::string> processes_arg = args.option("--processes");
+  const std::optional<std::string> plant_arg = args.option("--plant-divergence");
+  const bool large_models = args.flag("--large-models");
   options.interactive = conformance::Progress::stderr_is_terminal();
   const std::vector<std::string> suites = args.positionals(kRunOptions);
   if (suites.empty()) {
@@ -153,11 +157,10 @@ int run_command(Args& args) {
                                   std::string(conformance::kNumericsSuite)) != suites.end();
   const bool determinism = std::find(suites.begin(), suites.end(),
                                      std::string(conformance::kDeterminismSuite)) != suites.end();
-  const std::optional<std::string> runs_arg = args.option("--runs");
-  const std::optional<std::string> processes_arg = args.option("--processes");
-  const std::optional<std::string> plant_arg = args.option("--plant-divergence");
-  if ((runs_arg || processes_arg || plant_arg) && !determinism) {
-    throw UsageError("--runs, --processes and --plant-divergence apply to the determinism suite");
+  if ((runs_arg || processes_arg || plant_arg || large_models) && !determinism) {
+    throw UsageError(
+        "--runs, --processes, --large-models and --plant-divergence apply to the determinism "
+        "suite");
   }
   if (data_arg && !onnx && !determinism) {
     throw UsageError("--data DIR applies to the onnx and determinism suites only");
@@ -204,6 +207,7 @@ int run_command(Args& args) {
     determinism_options.family = options.family;
     determinism_options.filter = options.filter;
     determinism_options.plant_divergence_node = plant_arg.value_or("");
+    determinism_options.large_models = large_models;
   }
   std::vector<PlannedSuite> planned;
   std::vector<std::string> backends;  // in order of first use: one run each
@@ -268,6 +272,7 @@ int run_command(Args& args) {
                    (runs_arg ? " --runs " + *runs_arg : "") +
                    (processes_arg ? " --processes " + *processes_arg : "") +
                    (plant_arg ? " --plant-divergence " + *plant_arg : "") +
+                   (large_models ? " --large-models" : "") +
                    (replay_arg ? " --replay '" + *replay_arg + "'" : "");
     const int64_t run_id = store.begin_run(info);
     std::fprintf(stderr, "run %lld: commit %.12s%s, backend %s, database %s\n",

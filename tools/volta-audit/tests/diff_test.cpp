@@ -156,7 +156,7 @@ BOOST_AUTO_TEST_CASE(subjects_traced_in_one_run_only_are_listed) {
                                quoted(t.path()));
   BOOST_TEST(r.status == 0);
   BOOST_TEST(r.output ==
-             "A = run 1, B = run 2\n\ntraced in run A only: onnx:test_add\n\n"
+             "A = run 1, B = run 2\n\ntraced in run A only: 1 subject(s): onnx:test_add\n\n"
              "diff: 1 subjects, 4 node outputs compared, no divergence\n");
 }
 

@@ -2,7 +2,8 @@
 // The `determinism` suite: levels 1-3 of the determinism contract (DESIGN.md) as evidence
 // rows, each family with a negative control that proves its check can fail. Backend "cpu".
 //
-// A SUBJECT is a graph with fixed inputs: "model:transformer-block", "model:mlp", "model:cnn",
+// A SUBJECT is a graph with fixed inputs: "model:transformer-block", "model:mlp", "model:cnn"
+// (plus "model:transformer-block-large" and "model:cnn-large" with large_models, for the soak)
 // and "onnx:<test>" for every ONNX backend test the CPU engine passes (data set 0's inputs).
 // Families and case ids:
 //   replay-100         replay:SUBJECT  `runs` executions of one compiled plan in this process and
@@ -66,6 +67,7 @@ struct DeterminismOptions {
   std::filesystem::path onnx_data;  // the ONNX backend test data root; empty: no onnx subjects
   std::filesystem::path onnx_expectations;  // onnx expectations.tsv: listed tests are not subjects
   std::filesystem::path configs;            // the configuration files' directory
+  bool large_models = false;  // add the soak's larger models (model:cnn-large, ...-large)
   // argv prefix that starts a fresh worker process (`volta-audit __determinism-worker`);
   // empty: processes = 0.
   std::vector<std::string> worker_command;
