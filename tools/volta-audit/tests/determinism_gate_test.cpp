@@ -1,9 +1,11 @@
 // The determinism gates (determinism-100, thread-invariance, plan-stability) over hand-built
-// suite rows: each blocker on its own, with the exact reason a release engineer reads.
+// suite rows: each blocker on its own, with the exact reason a release engineer reads, and the
+// determinism-evidence section of governance/determinism-policy.md.
 #define BOOST_TEST_MODULE determinism_gate
 #include <boost/test/unit_test.hpp>
 
 #include "determinism_evidence.h"
+#include "docs_contract.h"
 #include "gates.h"
 
 namespace volta::audit {
@@ -291,6 +293,54 @@ BOOST_AUTO_TEST_CASE(release_ignores_dirty_runs_in_every_determinism_gate) {
   check(evaluate(t, "determinism-100", true), GateStatus::Pass, kReplayPass);
   check(evaluate(t, "thread-invariance", true), GateStatus::Pass, kThreadsPass);
   check(evaluate(t, "plan-stability", true), GateStatus::Pass, kPlanPass);
+}
+
+// --- the determinism-evidence section ---
+
+std::string render_evidence(TempStore& t, std::string_view commit = kCommit) {
+  for (const GeneratedSection& section : generated_sections()) {
+    if (section.name == "determinism-evidence") {
+      BOOST_TEST(section.from_results);
+      return section.render(ResultsSource{&t.db(), std::string(commit)});
+    }
+  }
+  BOOST_FAIL("no generated section determinism-evidence");
+  return {};
+}
+
+BOOST_AUTO_TEST_CASE(the_evidence_section_counts_each_family_and_its_controls) {
+  TempStore t;
+  add_passing_determinism_suite(t);
+  add_build_run(t,
+                {determinism_row("threads:model:cnn", kThreadInvarianceFamily, Outcome::FailNumeric,
+                                 Verdict::Unexpected, "bits differ"),
+                 determinism_row("control:config:task-order-kernel", kThreadInvarianceFamily,
+                                 Outcome::FailNumeric, Verdict::Unexpected, "not caught")},
+                "Release", {.started_at = "2030-01-02T00:00:00Z"});
+  BOOST_TEST(render_evidence(t) ==
+             "| family            | cases | pass | fail | skipped | negative controls caught | "
+             "evidence                                          |\n"
+             "|-------------------|-------|------|------|---------|--------------------------|"
+             "---------------------------------------------------|\n"
+             "| replay-100        | 2     | 2    | 0    | 0       | 1 of 1                   | "
+             "100 runs + 3 fresh processes at 3 threads         |\n"
+             "| thread-invariance | 4     | 3    | 1    | 0       | 2 of 3                   | "
+             "configurations: chunk-size, task-order            |\n"
+             "| plan-stability    | 2     | 2    | 0    | 0       | 1 of 1                   | "
+             "build types Debug (1 run), RelWithDebInfo (1 run) |\n"
+             "| strict-mode       | 2     | 2    | 0    | 0       | —                        | "
+             "—                                                 |\n");
+}
+
+BOOST_AUTO_TEST_CASE(the_evidence_section_is_unavailable_without_results) {
+  TempStore t;
+  add_passing_determinism_suite(t);
+  BOOST_CHECK_EXCEPTION(render_evidence(t, testing::kOtherCommit), SectionUnavailable,
+                        [](const SectionUnavailable& e) {
+                          return std::string(e.what()) ==
+                                 "no determinism results for commit fedcba987654; run "
+                                 "`volta-audit run determinism` first";
+                        });
 }
 
 }  // namespace
