@@ -2,9 +2,12 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <string>
+#include <vector>
 
 #include "build_info.h"
 #include "queries.h"
+#include "volta/conformance/determinism_suite.h"
 #include "volta/conformance/matrix_suite.h"
 #include "volta/conformance/onnx_coverage.h"
 #include "volta/conformance/onnx_suite.h"
@@ -17,11 +20,11 @@ using conformance::Database;
 using conformance::Statement;
 using conformance::StoreError;
 
-// The cases a suite gate judges: one suite, optionally narrowed to a backend or a family.
+// The cases a suite gate judges: one suite, optionally narrowed to a backend or to families.
 struct Selection {
   std::string_view suite;
-  std::string_view backend = {};  // empty: every backend
-  std::string_view family = {};   // empty: every family
+  std::string_view backend = {};                // empty: every backend
+  std::vector<std::string_view> families = {};  // empty: every family
 };
 
 std::string sql_literal(std::string_view text) {
@@ -33,37 +36,65 @@ std::string sql_literal(std::string_view text) {
   return quoted + "'";
 }
 
-// "parity (backend cuda)": how reasons name the evidence.
+std::string joined(const std::vector<std::string_view>& words, std::string_view separator) {
+  std::string out;
+  for (std::string_view w : words)
+    out += (out.empty() ? "" : std::string(separator)) + std::string(w);
+  return out;
+}
+
+// "parity (backend cuda)", "determinism (families replay-100, strict-mode)": how reasons name
+// the evidence.
 std::string selection_label(const Selection& s) {
   std::string label(s.suite);
   if (!s.backend.empty()) label += " (backend " + std::string(s.backend) + ")";
-  if (!s.family.empty()) label += " (family " + std::string(s.family) + ")";
+  if (s.families.size() == 1) label += " (family " + std::string(s.families[0]) + ")";
+  if (s.families.size() > 1) label += " (families " + joined(s.families, ", ") + ")";
   return label;
 }
 
-// The command that produces the evidence, so a NOT VERIFIED reason says what to do.
+// The command that produces the evidence, so a NOT VERIFIED reason says what to do. `run`
+// takes one --family: a selection of several families runs the whole suite.
 std::string selection_command(const Selection& s) {
   std::string command = "volta-audit run " + std::string(s.suite);
   if (!s.backend.empty()) command += " --backend " + std::string(s.backend);
-  if (!s.family.empty()) command += " --family " + std::string(s.family);
+  if (s.families.size() == 1) command += " --family " + std::string(s.families[0]);
   return command;
 }
 
 std::string selection_filter(const Selection& s) {
   std::string filter = "c.suite = " + sql_literal(s.suite);
   if (!s.backend.empty()) filter += " AND c.backend = " + sql_literal(s.backend);
-  if (!s.family.empty()) filter += " AND c.family = " + sql_literal(s.family);
+  if (!s.families.empty()) {
+    std::string quoted;
+    for (std::string_view f : s.families) quoted += (quoted.empty() ? "" : ", ") + sql_literal(f);
+    filter += " AND c.family IN (" + quoted + ")";
+  }
   return filter;
 }
 
-// A suite gate's evidence is, for every case of the selection, its result in the newest
-// complete run of the commit that has one: shards and reruns each contribute the cases they
-// ran, and a rerun supersedes an older result. Under :release, runs of dirty trees are not
-// evidence at all. Ties on started_at (one-second resolution) fall to the later run id.
-// {filter}, {label} and {command} are filled in per gate by suite_gate_sql.
-constexpr std::string_view kSuiteGateSql = R"sql(
-WITH ranked AS (
-  SELECT c.case_id, r.outcome, r.verdict, r.message,
+// The negative controls that prove the checks of the selection's families can fail.
+std::vector<std::string_view> negative_controls(const Selection& s) {
+  std::vector<std::string_view> controls;
+  if (s.suite != conformance::kDeterminismSuite) return controls;
+  for (const conformance::NegativeControl& control : conformance::kNegativeControls) {
+    if (std::ranges::find(s.families, control.family) != s.families.end()) {
+      controls.push_back(control.case_id);
+    }
+  }
+  return controls;
+}
+
+// What every suite gate reads. Its evidence is, for every case of the selection, its result
+// in the newest complete run of the commit that has one: shards and reruns each contribute the
+// cases they ran, and a rerun supersedes an older result. Under :release, runs of dirty trees
+// are not evidence at all. Ties on started_at (one-second resolution) fall to the later run id.
+// `ranked` keeps every result of the evidence runs for gates that compare runs. {filter},
+// {label}, {command} and {controls} are filled in per gate by fill_suite_gate.
+constexpr std::string_view kSuiteEvidenceCtes = R"sql(
+ranked AS (
+  SELECT c.case_id, r.outcome, r.verdict, r.message, r.output_hash,
+         run.id AS run_id, run.build_type, run.started_at,
          row_number() OVER (PARTITION BY r.case_ref
                             ORDER BY run.started_at DESC, run.id DESC) AS recency
   FROM result r
@@ -73,11 +104,18 @@ WITH ranked AS (
     AND (:release = 0 OR run.dirty = 0) AND {filter}
 ),
 evidence AS (SELECT case_id, outcome, verdict, message FROM ranked WHERE recency = 1),
+-- A check is evidence only once its negative control (a planted defect) made it fail.
+controls(case_id) AS ({controls}),
+control_evidence AS (
+  SELECT k.case_id, e.outcome, e.verdict, e.message
+  FROM controls k LEFT JOIN evidence e ON e.case_id = k.case_id
+),
 tally AS (
   SELECT count(*) AS cases,
          coalesce(sum(outcome = 'PASS'), 0) AS passed,
          coalesce(sum(outcome = 'SKIPPED'), 0) AS skipped,
-         coalesce(sum(verdict <> 'expected'), 0) AS unexpected
+         coalesce(sum(verdict <> 'expected'), 0) AS unexpected,
+         (SELECT count(*) FROM controls) AS controls
   FROM evidence
 ),
 -- Under :release a history of dirty-tree runs only would read as "no results"; say why.
@@ -89,10 +127,51 @@ dirty_only AS (
     WHERE run.commit_sha = :commit AND run.status = 'complete' AND run.dirty = 1 AND {filter}
   ) AS yes
 )
+)sql";
+
+// The blockers every suite gate shares, as rows of reasons(k, status, reason): unexpected
+// results, a selection whose cases were all skipped, and negative controls without a result or
+// that did not catch their defect (an expectation excused them). The latter two are NOT
+// VERIFIED: nothing failed, but nothing was shown either.
+constexpr std::string_view kSuiteReasons = R"sql(
+  SELECT 1, 'FAIL', unexpected || ' unexpected result(s); first: ' ||
+         (SELECT case_id || ' ' || outcome || ' (' || verdict || '): ' || message
+          FROM evidence WHERE verdict <> 'expected' ORDER BY case_id LIMIT 1)
+  FROM tally WHERE unexpected > 0
+  UNION ALL
+  SELECT 2, 'NOT VERIFIED', 'all ' || cases || ' ' || {label} || ' cases skipped: ' ||
+         (SELECT message FROM evidence ORDER BY case_id LIMIT 1)
+  FROM tally WHERE cases > 0 AND skipped = cases
+  UNION ALL
+  SELECT 3, 'NOT VERIFIED',
+         CASE WHEN n = 1 THEN 'negative control ' || ids || ' has'
+              ELSE 'negative controls ' || ids || ' have' END ||
+         ' no result: a check not shown able to fail is not evidence; run `{suite_command}`'
+  FROM (SELECT count(*) AS n, group_concat(case_id, ', ') AS ids
+        FROM (SELECT case_id FROM control_evidence WHERE outcome IS NULL ORDER BY case_id))
+  WHERE n > 0
+  UNION ALL
+  SELECT 4, 'NOT VERIFIED', 'negative control ' || case_id || ' did not catch its planted ' ||
+         'defect (' || outcome || ', expected): ' || message
+  FROM control_evidence WHERE outcome <> 'PASS' AND verdict = 'expected'
+)sql";
+
+// "; 3 negative controls caught their planted defects", or nothing for a gate without any.
+constexpr std::string_view kControlsCaught = R"sql(
+CASE WHEN controls = 0 THEN ''
+     WHEN controls = 1 THEN '; 1 negative control caught its planted defect'
+     ELSE '; ' || controls || ' negative controls caught their planted defects' END
+)sql";
+
+// A suite gate: the shared evidence and blockers. FAIL when any blocker failed, NOT VERIFIED
+// when the others only lack evidence; every blocker gets its reason.
+constexpr std::string_view kSuiteGateSql = R"sql(
+WITH {evidence},
+reasons(k, status, reason) AS ({reasons})
 SELECT
   CASE WHEN cases = 0 THEN 'NOT VERIFIED'
-       WHEN unexpected > 0 THEN 'FAIL'
-       WHEN skipped = cases THEN 'NOT VERIFIED'
+       WHEN EXISTS (SELECT 1 FROM reasons WHERE status = 'FAIL') THEN 'FAIL'
+       WHEN EXISTS (SELECT 1 FROM reasons) THEN 'NOT VERIFIED'
        ELSE 'PASS' END,
   CASE WHEN cases = 0 AND (SELECT yes FROM dirty_only) THEN
          'only dirty-tree ' || {label} || ' results for commit ' || substr(:commit, 1, 12) ||
@@ -100,16 +179,92 @@ SELECT
        WHEN cases = 0 THEN
          'no ' || {label} || ' results for commit ' || substr(:commit, 1, 12) ||
          '; run `' || {command} || '`'
-       WHEN unexpected > 0 THEN
-         unexpected || ' unexpected result(s); first: ' ||
-         (SELECT case_id || ' ' || outcome || ' (' || verdict || '): ' || message
-          FROM evidence WHERE verdict <> 'expected' ORDER BY case_id LIMIT 1)
-       WHEN skipped = cases THEN
-         'all ' || cases || ' ' || {label} || ' cases skipped: ' ||
-         (SELECT message FROM evidence ORDER BY case_id LIMIT 1)
+       WHEN EXISTS (SELECT 1 FROM reasons) THEN
+         (SELECT group_concat(reason, '; ') FROM (SELECT reason FROM reasons ORDER BY k, reason))
        ELSE
          cases || ' cases: ' || passed || ' pass, ' || (cases - passed - skipped) ||
-         ' expected non-pass, ' || skipped || ' skipped'
+         ' expected non-pass, ' || skipped || ' skipped' || {controls_caught}
+  END
+FROM tally
+)sql";
+
+// plan-stability: the suite gate's blockers over family plan-stability, plus the plan
+// fingerprint (output_hash of every plan:SUBJECT case: plan, IR-after-each-pass, schedule and
+// allocation hashes) compared across every evidence run of the commit, not only the newest,
+// and those runs must include a Debug and an optimized build: the optimizer must not change
+// a plan. A case whose fingerprint differs is reported with the oldest run's fingerprint and
+// the first run that disagrees with it.
+constexpr std::string_view kPlanStabilityGateSql = R"sql(
+WITH {evidence},
+fingerprints AS (
+  SELECT case_id, run_id, build_type, started_at, output_hash FROM ranked
+  WHERE substr(case_id, 1, 5) = 'plan:' AND output_hash <> ''
+),
+first_fingerprint AS (
+  SELECT * FROM (
+    SELECT f.*, row_number() OVER (PARTITION BY case_id ORDER BY started_at, run_id) AS k
+    FROM fingerprints f
+  ) WHERE k = 1
+),
+diverged AS (
+  SELECT * FROM (
+    SELECT a.case_id, a.run_id AS run_a, a.build_type AS type_a, a.output_hash AS hash_a,
+           b.run_id AS run_b, b.build_type AS type_b, b.output_hash AS hash_b,
+           row_number() OVER (PARTITION BY a.case_id ORDER BY b.started_at, b.run_id) AS k
+    FROM first_fingerprint a
+    JOIN fingerprints b ON b.case_id = a.case_id AND b.output_hash <> a.output_hash
+  ) WHERE k = 1
+),
+compared AS (
+  SELECT (SELECT count(DISTINCT case_id) FROM fingerprints) AS plans,
+         (SELECT count(DISTINCT run_id) FROM fingerprints) AS runs,
+         coalesce((SELECT group_concat(build_type, ', ')
+                   FROM (SELECT DISTINCT build_type FROM fingerprints ORDER BY build_type)),
+                  'none') AS build_types,
+         EXISTS (SELECT 1 FROM fingerprints WHERE build_type = 'Debug') AS debug,
+         EXISTS (SELECT 1 FROM fingerprints WHERE build_type <> 'Debug') AS optimized
+),
+reasons(k, status, reason) AS (
+  {reasons}
+  UNION ALL
+  SELECT 5, 'FAIL', (SELECT count(*) FROM diverged) ||
+         ' plan fingerprint(s) differ between runs of the commit; first: ' ||
+         (SELECT case_id || ': run ' || run_a || ' (' || type_a || ') gave "' || hash_a ||
+                 '", run ' || run_b || ' (' || type_b || ') gave "' || hash_b || '"'
+          FROM diverged ORDER BY case_id LIMIT 1)
+  WHERE EXISTS (SELECT 1 FROM diverged)
+  UNION ALL
+  SELECT 6, 'NOT VERIFIED',
+         CASE WHEN runs = 0 THEN
+                'no plan:SUBJECT case recorded a plan fingerprint; run `{command_text}`'
+              ELSE
+                'plan fingerprints only from build type(s) ' || build_types || ' (' || runs ||
+                ' run(s)); plan stability needs a Debug and an optimized (Release or ' ||
+                'RelWithDebInfo) build of the commit: run `{command_text}` from ' ||
+                CASE WHEN debug THEN 'an optimized build (the `relassert` preset)'
+                     ELSE 'a Debug build (scripts/ci/audit.sh builds the `debug` preset for it)'
+                END
+         END
+  FROM compared WHERE NOT (debug AND optimized)
+)
+SELECT
+  CASE WHEN cases = 0 THEN 'NOT VERIFIED'
+       WHEN EXISTS (SELECT 1 FROM reasons WHERE status = 'FAIL') THEN 'FAIL'
+       WHEN EXISTS (SELECT 1 FROM reasons) THEN 'NOT VERIFIED'
+       ELSE 'PASS' END,
+  CASE WHEN cases = 0 AND (SELECT yes FROM dirty_only) THEN
+         'only dirty-tree ' || {label} || ' results for commit ' || substr(:commit, 1, 12) ||
+         ', which are not release evidence; run `' || {command} || '` from a clean checkout'
+       WHEN cases = 0 THEN
+         'no ' || {label} || ' results for commit ' || substr(:commit, 1, 12) ||
+         '; run `' || {command} || '`'
+       WHEN EXISTS (SELECT 1 FROM reasons) THEN
+         (SELECT group_concat(reason, '; ') FROM (SELECT reason FROM reasons ORDER BY k, reason))
+       ELSE
+         cases || ' cases: ' || passed || ' pass, ' || (cases - passed - skipped) ||
+         ' expected non-pass, ' || skipped || ' skipped; ' ||
+         (SELECT plans || ' plan fingerprint(s) identical across ' || runs ||
+                 ' runs of build types ' || build_types FROM compared) || {controls_caught}
   END
 FROM tally
 )sql";
@@ -121,11 +276,24 @@ void replace_all(std::string& text, std::string_view placeholder, std::string_vi
   }
 }
 
-std::string suite_gate_sql(const Selection& s) {
-  std::string sql(kSuiteGateSql);
+// Fills a suite gate template for one selection. Fragments go in first, so their own
+// placeholders are filled with the template's.
+std::string fill_suite_gate(std::string_view sql_template, const Selection& s) {
+  std::string sql(sql_template);
+  replace_all(sql, "{evidence}", kSuiteEvidenceCtes);
+  replace_all(sql, "{reasons}", kSuiteReasons);
+  replace_all(sql, "{controls_caught}", kControlsCaught);
+  std::string controls;
+  for (std::string_view id : negative_controls(s)) {
+    controls += (controls.empty() ? "VALUES (" : ", (") + sql_literal(id) + ")";
+  }
+  replace_all(sql, "{controls}", controls.empty() ? "SELECT NULL WHERE 0" : controls);
   replace_all(sql, "{filter}", selection_filter(s));
   replace_all(sql, "{label}", sql_literal(selection_label(s)));
   replace_all(sql, "{command}", sql_literal(selection_command(s)));
+  // Inside string literals: the commands as plain text.
+  replace_all(sql, "{command_text}", selection_command(s));
+  replace_all(sql, "{suite_command}", "volta-audit run " + std::string(s.suite));
   return sql;
 }
 
@@ -416,8 +584,9 @@ std::vector<Gate> build_gates() {
   std::vector<Gate> all;
   const auto suite_gate = [&all](std::string_view name, std::string_view description,
                                  bool blocks_pr, const Selection& selection) {
-    all.push_back({name, description, blocks_pr, suite_gate_sql(selection)});
+    all.push_back({name, description, blocks_pr, fill_suite_gate(kSuiteGateSql, selection)});
   };
+  using conformance::kDeterminismSuite;
   all.push_back({"onnx-conformance",
                  "ONNX backend test data: every result as expected, corpus at its floor", true,
                  onnx_gate_sql()});
@@ -427,14 +596,28 @@ std::vector<Gate> build_gates() {
              {.suite = "parity", .backend = "cpu"});
   suite_gate("parity-cuda-cpu", "CUDA matches engine CPU within tolerance", false,
              {.suite = "parity", .backend = "cuda"});
-  suite_gate("determinism-100-run", "one plan gives bit-identical outputs 100 times", false,
-             {.suite = "determinism", .family = "replay-100"});
-  suite_gate("thread-invariance", "CPU outputs are bit-identical for 1, 2, 3, 4 and 8 threads",
-             false, {.suite = "determinism", .family = "thread-invariance"});
+  suite_gate("determinism-100",
+             "one plan gives bit-identical outputs 100 times, in one process and across "
+             "processes; Strict refuses non-bit-exact kernels",
+             true,
+             {.suite = kDeterminismSuite,
+              .families = {conformance::kReplayFamily, conformance::kStrictModeFamily}});
+  suite_gate("thread-invariance",
+             "CPU outputs are bit-identical for 1, 2, 3, 4 and 8 threads and every schedule "
+             "configuration",
+             true,
+             {.suite = kDeterminismSuite, .families = {conformance::kThreadInvarianceFamily}});
+  all.push_back(
+      {"plan-stability",
+       "IR, schedule, allocation and plan hashes agree across runs, processes and "
+       "Debug vs optimized builds",
+       true,
+       fill_suite_gate(kPlanStabilityGateSql, {.suite = kDeterminismSuite,
+                                               .families = {conformance::kPlanStabilityFamily}})});
   suite_gate("transformer-train-reload", "tiny transformer trains, saves, reloads, infers", false,
-             {.suite = "model", .family = "transformer-train-reload"});
+             {.suite = "model", .families = {"transformer-train-reload"}});
   suite_gate("checkpoint-round-trip", "a checkpoint reloads to the same bits", false,
-             {.suite = "model", .family = "checkpoint-round-trip"});
+             {.suite = "model", .families = {"checkpoint-round-trip"}});
   all.push_back({"perf-double-pass", "no benchmark regresses beyond 5% in both perf passes", false,
                  std::string(kPerfGateSql)});
   all.push_back({"docs-contract", "generated docs are in sync and every claim has evidence", true,

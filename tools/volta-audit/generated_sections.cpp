@@ -9,6 +9,7 @@
 
 #include "docs_contract.h"
 #include "volta/backends/cpu.h"
+#include "volta/conformance/determinism_suite.h"
 #include "volta/conformance/matrix_suite.h"
 #include "volta/conformance/onnx_coverage.h"
 #include "volta/conformance/onnx_suite.h"
@@ -205,6 +206,138 @@ std::string render_numerics_matrix(const conformance::Database& db, std::string_
                         rows);
 }
 
+// The determinism suite's newest result per case for the commit (as its gates read them).
+constexpr std::string_view kDeterminismRowsSql = R"sql(
+SELECT family, case_id, outcome, params FROM (
+  SELECT c.family, c.case_id, c.params, r.outcome,
+         row_number() OVER (PARTITION BY r.case_ref
+                            ORDER BY run.started_at DESC, run.id DESC) AS recency
+  FROM result r
+  JOIN run ON run.id = r.run_id
+  JOIN test_case c ON c.id = r.case_ref
+  WHERE run.commit_sha = :commit AND run.status = 'complete' AND c.suite = 'determinism'
+) WHERE recency = 1
+)sql";
+
+// The build types whose plan fingerprints the plan-stability gate compares: every complete
+// run of the commit with a plan:SUBJECT fingerprint, not only the newest.
+constexpr std::string_view kPlanBuildTypesSql = R"sql(
+SELECT run.build_type, count(DISTINCT run.id)
+FROM result r
+JOIN run ON run.id = r.run_id
+JOIN test_case c ON c.id = r.case_ref
+WHERE run.commit_sha = :commit AND run.status = 'complete' AND c.suite = 'determinism'
+  AND c.family = 'plan-stability' AND substr(c.case_id, 1, 5) = 'plan:' AND r.output_hash <> ''
+GROUP BY run.build_type ORDER BY run.build_type
+)sql";
+
+std::string plural(int64_t n, std::string_view one, std::string_view many) {
+  return std::to_string(n) + " " + std::string(n == 1 ? one : many);
+}
+
+// "runs=100 processes=3 threads=3" -> "100 runs + 3 fresh processes at 3 threads"; params
+// of another form are shown as recorded.
+std::string replay_params_text(const std::string& params) {
+  std::map<std::string, std::string> value;
+  std::istringstream words(params);
+  for (std::string word; words >> word;) {
+    const size_t eq = word.find('=');
+    if (eq != std::string::npos) value[word.substr(0, eq)] = word.substr(eq + 1);
+  }
+  if (!value.contains("runs") || !value.contains("processes") || !value.contains("threads")) {
+    return params;
+  }
+  return value["runs"] + " runs + " + value["processes"] + " fresh processes at " +
+         value["threads"] + " threads";
+}
+
+// One family's row of the determinism-evidence table.
+struct FamilyEvidence {
+  int64_t cases = 0, passed = 0, failed = 0, skipped = 0;
+  int64_t controls = 0, caught = 0;  // negative controls of the family, and those that passed
+  std::set<std::string> params;      // replay-100: distinct params of the replay cases
+  std::set<std::string> configs;     // thread-invariance: the NAMEs of config:NAME:SUBJECT
+};
+
+std::string render_determinism_evidence(const conformance::Database& db, std::string_view commit) {
+  using conformance::kNegativeControls;
+  std::map<std::string, FamilyEvidence> families;
+  for (std::string_view family :
+       {conformance::kReplayFamily, conformance::kThreadInvarianceFamily,
+        conformance::kPlanStabilityFamily, conformance::kStrictModeFamily}) {
+    families[std::string(family)];
+  }
+  for (const conformance::NegativeControl& control : kNegativeControls) {
+    ++families[std::string(control.family)].controls;
+  }
+  conformance::Statement query = db.prepare(kDeterminismRowsSql);
+  query.bind(query.parameter_index(":commit"), commit);
+  bool any = false;
+  while (query.step()) {
+    any = true;
+    FamilyEvidence& f = families[query.column_text(0)];
+    const std::string case_id = query.column_text(1);
+    const std::string outcome = query.column_text(2);
+    if (std::ranges::any_of(kNegativeControls, [&](const conformance::NegativeControl& c) {
+          return c.case_id == case_id;
+        })) {
+      f.caught += outcome == "PASS" ? 1 : 0;
+      continue;
+    }
+    ++f.cases;
+    f.passed += outcome == "PASS" ? 1 : 0;
+    f.skipped += outcome == "SKIPPED" ? 1 : 0;
+    f.failed += outcome != "PASS" && outcome != "SKIPPED" ? 1 : 0;
+    if (case_id.starts_with("replay:")) f.params.insert(query.column_text(3));
+    if (case_id.starts_with("config:")) {
+      f.configs.insert(case_id.substr(7, case_id.find(':', 7) - 7));
+    }
+  }
+  if (!any) {
+    throw SectionUnavailable("no determinism results for commit " +
+                             std::string(commit.substr(0, 12)) +
+                             "; run `volta-audit run determinism` first");
+  }
+  conformance::Statement build_types = db.prepare(kPlanBuildTypesSql);
+  build_types.bind(build_types.parameter_index(":commit"), commit);
+  std::string compared;
+  while (build_types.step()) {
+    compared += (compared.empty() ? "" : ", ") + build_types.column_text(0) + " (" +
+                plural(build_types.column_int(1), "run", "runs") + ")";
+  }
+
+  // The contract's families in its order, then any other family the suite recorded.
+  std::vector<std::string> order = {
+      std::string(conformance::kReplayFamily), std::string(conformance::kThreadInvarianceFamily),
+      std::string(conformance::kPlanStabilityFamily), std::string(conformance::kStrictModeFamily)};
+  for (const auto& [family, f] : families) {
+    if (std::ranges::find(order, family) == order.end()) order.push_back(family);
+  }
+  std::vector<std::vector<std::string>> rows;
+  for (const std::string& family : order) {
+    const FamilyEvidence& f = families[family];
+    std::string evidence;
+    if (family == conformance::kReplayFamily) {
+      for (const std::string& p : f.params) {
+        evidence += (evidence.empty() ? "" : "; ") + replay_params_text(p);
+      }
+    } else if (family == conformance::kThreadInvarianceFamily) {
+      for (const std::string& c : f.configs) {
+        evidence += (evidence.empty() ? "configurations: " : ", ") + c;
+      }
+    } else if (family == conformance::kPlanStabilityFamily && !compared.empty()) {
+      evidence = "build types " + compared;
+    }
+    rows.push_back(
+        {family, std::to_string(f.cases), std::to_string(f.passed), std::to_string(f.failed),
+         std::to_string(f.skipped),
+         f.controls == 0 ? "—" : std::to_string(f.caught) + " of " + std::to_string(f.controls),
+         evidence.empty() ? "—" : evidence});
+  }
+  return markdown_table(
+      {"family", "cases", "pass", "fail", "skipped", "negative controls caught", "evidence"}, rows);
+}
+
 // The tolerance table as checked in, one row per entry with its reason.
 std::string render_tolerances() {
   std::vector<std::vector<std::string>> rows;
@@ -235,6 +368,8 @@ constexpr GeneratedSection kGeneratedSections[] = {
     {"numerics-matrix", true,
      [](const ResultsSource& r) { return render_numerics_matrix(*r.db, r.commit); }},
     {"tolerances", false, [](const ResultsSource&) { return render_tolerances(); }},
+    {"determinism-evidence", true,
+     [](const ResultsSource& r) { return render_determinism_evidence(*r.db, r.commit); }},
 };
 
 }  // namespace

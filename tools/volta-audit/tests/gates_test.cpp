@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "commands.h"
+#include "determinism_evidence.h"
 #include "store_builder.h"
 #include "volta/conformance/onnx_corpus.h"
 
@@ -42,7 +43,7 @@ void check(const GateResult& r, GateStatus status, std::string_view reason) {
   BOOST_TEST(r.reason == reason);
 }
 
-BOOST_AUTO_TEST_CASE(gates_are_the_ten_release_gates_in_table_order) {
+BOOST_AUTO_TEST_CASE(gates_are_the_eleven_release_gates_in_table_order) {
   std::vector<std::string_view> names;
   std::vector<std::string_view> pr_blockers;
   for (const Gate& g : gates()) {
@@ -50,14 +51,16 @@ BOOST_AUTO_TEST_CASE(gates_are_the_ten_release_gates_in_table_order) {
     if (g.blocks_pr) pr_blockers.push_back(g.name);
   }
   const std::vector<std::string_view> expected = {
-      "onnx-conformance",         "numerics-matrix",
-      "parity-cpu-reference",     "parity-cuda-cpu",
-      "determinism-100-run",      "thread-invariance",
-      "transformer-train-reload", "checkpoint-round-trip",
-      "perf-double-pass",         "docs-contract"};
+      "onnx-conformance",      "numerics-matrix",
+      "parity-cpu-reference",  "parity-cuda-cpu",
+      "determinism-100",       "thread-invariance",
+      "plan-stability",        "transformer-train-reload",
+      "checkpoint-round-trip", "perf-double-pass",
+      "docs-contract"};
   BOOST_TEST(names == expected, boost::test_tools::per_element());
   const std::vector<std::string_view> blockers = {"onnx-conformance", "parity-cpu-reference",
-                                                  "docs-contract"};
+                                                  "determinism-100",  "thread-invariance",
+                                                  "plan-stability",   "docs-contract"};
   BOOST_TEST(pr_blockers == blockers, boost::test_tools::per_element());
   BOOST_TEST(find_gate("parity-cuda-cpu") == &gates()[3]);
   BOOST_TEST(find_gate("no-such-gate") == nullptr);
@@ -66,7 +69,7 @@ BOOST_AUTO_TEST_CASE(gates_are_the_ten_release_gates_in_table_order) {
 BOOST_AUTO_TEST_CASE(an_empty_store_verifies_nothing_and_says_what_to_run) {
   TempStore t;
   const std::vector<GateResult> results = evaluate_gates(t.db(), kCommit, false);
-  BOOST_REQUIRE_EQUAL(results.size(), 10u);
+  BOOST_REQUIRE_EQUAL(results.size(), 11u);
   for (size_t i = 0; i < results.size(); ++i) {
     BOOST_TEST(results[i].gate == gates()[i].name);
     BOOST_TEST(gate_status_name(results[i].status) == "NOT VERIFIED");
@@ -85,12 +88,15 @@ BOOST_AUTO_TEST_CASE(an_empty_store_verifies_nothing_and_says_what_to_run) {
   BOOST_TEST(reason("parity-cuda-cpu") ==
              "no parity (backend cuda) results for commit 0123456789ab; run `volta-audit run "
              "parity --backend cuda`");
-  BOOST_TEST(reason("determinism-100-run") ==
-             "no determinism (family replay-100) results for commit 0123456789ab; run "
-             "`volta-audit run determinism --family replay-100`");
+  BOOST_TEST(reason("determinism-100") ==
+             "no determinism (families replay-100, strict-mode) results for commit "
+             "0123456789ab; run `volta-audit run determinism`");
   BOOST_TEST(reason("thread-invariance") ==
              "no determinism (family thread-invariance) results for commit 0123456789ab; run "
              "`volta-audit run determinism --family thread-invariance`");
+  BOOST_TEST(reason("plan-stability") ==
+             "no determinism (family plan-stability) results for commit 0123456789ab; run "
+             "`volta-audit run determinism --family plan-stability`");
   BOOST_TEST(reason("transformer-train-reload") ==
              "no model (family transformer-train-reload) results for commit 0123456789ab; run "
              "`volta-audit run model --family transformer-train-reload`");
@@ -164,11 +170,16 @@ BOOST_AUTO_TEST_CASE(each_suite_gate_reads_only_its_suite_backend_and_family) {
       result("test_abs", Outcome::Pass, Verdict::Expected, "", kOnnx),
       result("ReduceSum(axis=0)", Outcome::Pass, Verdict::Expected, "", kNumerics),
   });
-  check(evaluate(t, "determinism-100-run"), GateStatus::Pass,
-        "1 cases: 1 pass, 0 expected non-pass, 0 skipped");
-  check(evaluate(t, "thread-invariance"), GateStatus::Fail,
-        "1 unexpected result(s); first: Threads(model=mlp) FAIL_NUMERIC (unexpected): bits differ "
-        "at 3");
+  // The determinism gates also want their negative controls (determinism_gate_test).
+  check(evaluate(t, "determinism-100"), GateStatus::NotVerified,
+        "negative control control:replay:timing-dependent-kernel has no result: a check not "
+        "shown able to fail is not evidence; run `volta-audit run determinism`");
+  BOOST_TEST(evaluate(t, "thread-invariance")
+                 .reason.starts_with("1 unexpected result(s); first: Threads(model=mlp) "
+                                     "FAIL_NUMERIC (unexpected): bits differ at 3; "));
+  BOOST_TEST(evaluate(t, "plan-stability")
+                 .reason.starts_with("1 unexpected result(s); first: PlanHash(model=mlp) "
+                                     "FAIL_NUMERIC (unexpected): hash moved; "));
   check(evaluate(t, "transformer-train-reload"), GateStatus::Pass,
         "1 cases: 1 pass, 0 expected non-pass, 0 skipped");
   check(evaluate(t, "checkpoint-round-trip"), GateStatus::Fail,
@@ -254,7 +265,8 @@ BOOST_AUTO_TEST_CASE(release_makes_every_gate_a_blocker) {
   for (const GateResult& r : evaluate_gates(t.db(), kCommit, false)) {
     BOOST_TEST_CONTEXT(r.gate) {
       BOOST_TEST(r.blocker == (r.gate == "onnx-conformance" || r.gate == "parity-cpu-reference" ||
-                               r.gate == "docs-contract"));
+                               r.gate == "determinism-100" || r.gate == "thread-invariance" ||
+                               r.gate == "plan-stability" || r.gate == "docs-contract"));
     }
   }
 }
@@ -439,16 +451,17 @@ BOOST_AUTO_TEST_CASE(gate_command_exits_zero_only_when_every_blocker_passes) {
   t.add_run({result("Add(shape=[2])", Outcome::Pass)});
   add_passing_onnx_corpus(t, "cpu");
   add_passing_onnx_corpus(t, "reference");
+  testing::add_passing_determinism_suite(t);
   BOOST_TEST(run_gate_command({"--commit", kCommit, "--db", t.path()}) == 1);  // docs not checked
-  BOOST_TEST(gate_rows(t) == 10);
+  BOOST_TEST(gate_rows(t) == 11);
 
   t.add_claim("parity-claim", "README.md", 4, "PASS", "gate parity-cpu-reference: PASS",
               "2030-01-01T00:00:00Z");
   BOOST_TEST(run_gate_command({"--commit", kCommit, "--db", t.path()}) == 0);
-  BOOST_TEST(gate_rows(t) == 20);
-  // Under --release the seven gates without evidence block too.
+  BOOST_TEST(gate_rows(t) == 22);
+  // Under --release the five gates without evidence block too.
   BOOST_TEST(run_gate_command({"--release", "--commit", kCommit, "--db", t.path()}) == 1);
-  BOOST_TEST(gate_rows(t) == 30);
+  BOOST_TEST(gate_rows(t) == 33);
 }
 
 }  // namespace
