@@ -150,6 +150,13 @@ bool selected(const DeterminismOptions& o, std::string_view family, const std::s
          (o.filter.empty() || glob_match(o.filter, case_id));
 }
 
+// "configurations=chunk-scale-4x,...,threads-8": what a threads:SUBJECT case compares.
+std::string configurations_param(const ConfigMatrix& m) {
+  std::string names;
+  for (const ConfigFile& f : m.variations) names += (names.empty() ? "" : ",") + f.name;
+  return "configurations=" + names;
+}
+
 CaseOutcome outcome_of(const CheckResult& r) {
   CaseOutcome out;
   out.outcome = r.identical ? Outcome::Pass : Outcome::FailNumeric;
@@ -323,9 +330,7 @@ std::vector<SuiteCase> determinism_cases(const DeterminismOptions& options) {
                                                       processes()));
                      }});
     cases.push_back({std::string(kThreadInvarianceFamily), op, "cpu", "threads:" + s,
-                     "baseline=" + describe(shared->matrix.baseline) +
-                         " variations=" + std::to_string(shared->matrix.variations.size()),
-                     [shared, s] {
+                     configurations_param(shared->matrix), [shared, s] {
                        const auto backend = subject_backend(shared->options);
                        return outcome_of(check_configurations(load_subject(s, shared->source),
                                                               *backend, shared->matrix));

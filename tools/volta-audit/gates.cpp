@@ -94,7 +94,7 @@ std::vector<std::string_view> negative_controls(const Selection& s) {
 constexpr std::string_view kSuiteEvidenceCtes = R"sql(
 ranked AS (
   SELECT c.case_id, r.outcome, r.verdict, r.message, r.output_hash,
-         run.id AS run_id, run.build_type, run.started_at,
+         run.id AS run_id, run.build_type, run.machine, run.started_at,
          row_number() OVER (PARTITION BY r.case_ref
                             ORDER BY run.started_at DESC, run.id DESC) AS recency
   FROM result r
@@ -196,13 +196,15 @@ FROM tally
 // the first run that disagrees with it.
 constexpr std::string_view kPlanStabilityGateSql = R"sql(
 WITH {evidence},
+-- Plans are compared per machine: the kernel variant (ISA, tile) is part of the plan, and the
+-- policy promises nothing across machines with different instruction sets.
 fingerprints AS (
-  SELECT case_id, run_id, build_type, started_at, output_hash FROM ranked
+  SELECT case_id, run_id, build_type, machine, started_at, output_hash FROM ranked
   WHERE substr(case_id, 1, 5) = 'plan:' AND output_hash <> ''
 ),
 first_fingerprint AS (
   SELECT * FROM (
-    SELECT f.*, row_number() OVER (PARTITION BY case_id ORDER BY started_at, run_id) AS k
+    SELECT f.*, row_number() OVER (PARTITION BY case_id, machine ORDER BY started_at, run_id) AS k
     FROM fingerprints f
   ) WHERE k = 1
 ),
@@ -212,8 +214,14 @@ diverged AS (
            b.run_id AS run_b, b.build_type AS type_b, b.output_hash AS hash_b,
            row_number() OVER (PARTITION BY a.case_id ORDER BY b.started_at, b.run_id) AS k
     FROM first_fingerprint a
-    JOIN fingerprints b ON b.case_id = a.case_id AND b.output_hash <> a.output_hash
+    JOIN fingerprints b ON b.case_id = a.case_id AND b.machine = a.machine
+                       AND b.output_hash <> a.output_hash
   ) WHERE k = 1
+),
+-- Machines on which both a Debug and an optimized build recorded plans.
+cross_build AS (
+  SELECT machine FROM fingerprints GROUP BY machine
+  HAVING sum(build_type = 'Debug') > 0 AND sum(build_type <> 'Debug') > 0
 ),
 compared AS (
   SELECT (SELECT count(DISTINCT case_id) FROM fingerprints) AS plans,
@@ -222,13 +230,14 @@ compared AS (
                    FROM (SELECT DISTINCT build_type FROM fingerprints ORDER BY build_type)),
                   'none') AS build_types,
          EXISTS (SELECT 1 FROM fingerprints WHERE build_type = 'Debug') AS debug,
-         EXISTS (SELECT 1 FROM fingerprints WHERE build_type <> 'Debug') AS optimized
+         EXISTS (SELECT 1 FROM fingerprints WHERE build_type <> 'Debug') AS optimized,
+         EXISTS (SELECT 1 FROM cross_build) AS same_machine
 ),
 reasons(k, status, reason) AS (
   {reasons}
   UNION ALL
   SELECT 5, 'FAIL', (SELECT count(*) FROM diverged) ||
-         ' plan fingerprint(s) differ between runs of the commit; first: ' ||
+          ' plan fingerprint(s) differ between runs of the commit on one machine; first: ' ||
          (SELECT case_id || ': run ' || run_a || ' (' || type_a || ') gave "' || hash_a ||
                  '", run ' || run_b || ' (' || type_b || ') gave "' || hash_b || '"'
           FROM diverged ORDER BY case_id LIMIT 1)
@@ -237,6 +246,9 @@ reasons(k, status, reason) AS (
   SELECT 6, 'NOT VERIFIED',
          CASE WHEN runs = 0 THEN
                 'no plan:SUBJECT case recorded a plan fingerprint; run `{command_text}`'
+              WHEN debug AND optimized THEN
+                'the Debug and optimized plan fingerprints come from different machines; ' ||
+                'run `{command_text}` from both builds on one machine (scripts/ci/audit.sh does)'
               ELSE
                 'plan fingerprints only from build type(s) ' || build_types || ' (' || runs ||
                 ' run(s)); plan stability needs a Debug and an optimized (Release or ' ||
@@ -245,7 +257,7 @@ reasons(k, status, reason) AS (
                      ELSE 'a Debug build (scripts/ci/audit.sh builds the `debug` preset for it)'
                 END
          END
-  FROM compared WHERE NOT (debug AND optimized)
+  FROM compared WHERE NOT same_machine
 )
 SELECT
   CASE WHEN cases = 0 THEN 'NOT VERIFIED'

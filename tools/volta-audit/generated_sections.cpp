@@ -222,18 +222,14 @@ SELECT family, case_id, outcome, params FROM (
 // The build types whose plan fingerprints the plan-stability gate compares: every complete
 // run of the commit with a plan:SUBJECT fingerprint, not only the newest.
 constexpr std::string_view kPlanBuildTypesSql = R"sql(
-SELECT run.build_type, count(DISTINCT run.id)
+SELECT DISTINCT run.build_type
 FROM result r
 JOIN run ON run.id = r.run_id
 JOIN test_case c ON c.id = r.case_ref
 WHERE run.commit_sha = :commit AND run.status = 'complete' AND c.suite = 'determinism'
   AND c.family = 'plan-stability' AND substr(c.case_id, 1, 5) = 'plan:' AND r.output_hash <> ''
-GROUP BY run.build_type ORDER BY run.build_type
+ORDER BY run.build_type
 )sql";
-
-std::string plural(int64_t n, std::string_view one, std::string_view many) {
-  return std::to_string(n) + " " + std::string(n == 1 ? one : many);
-}
 
 // "runs=100 processes=3 threads=3" -> "100 runs + 3 fresh processes at 3 threads"; params
 // of another form are shown as recorded.
@@ -256,7 +252,7 @@ struct FamilyEvidence {
   int64_t cases = 0, passed = 0, failed = 0, skipped = 0;
   int64_t controls = 0, caught = 0;  // negative controls of the family, and those that passed
   std::set<std::string> params;      // replay-100: distinct params of the replay cases
-  std::set<std::string> configs;     // thread-invariance: the NAMEs of config:NAME:SUBJECT
+  std::set<std::string> configs;     // thread-invariance: the configurations of threads:SUBJECT
 };
 
 std::string render_determinism_evidence(const conformance::Database& db, std::string_view commit) {
@@ -289,8 +285,11 @@ std::string render_determinism_evidence(const conformance::Database& db, std::st
     f.skipped += outcome == "SKIPPED" ? 1 : 0;
     f.failed += outcome != "PASS" && outcome != "SKIPPED" ? 1 : 0;
     if (case_id.starts_with("replay:")) f.params.insert(query.column_text(3));
-    if (case_id.starts_with("config:")) {
-      f.configs.insert(case_id.substr(7, case_id.find(':', 7) - 7));
+    // threads:SUBJECT params: "configurations=threads-1,threads-2,...".
+    const std::string params = query.column_text(3);
+    if (case_id.starts_with("threads:") && params.starts_with("configurations=")) {
+      std::istringstream names(params.substr(15));
+      for (std::string name; std::getline(names, name, ',');) f.configs.insert(name);
     }
   }
   if (!any) {
@@ -302,8 +301,7 @@ std::string render_determinism_evidence(const conformance::Database& db, std::st
   build_types.bind(build_types.parameter_index(":commit"), commit);
   std::string compared;
   while (build_types.step()) {
-    compared += (compared.empty() ? "" : ", ") + build_types.column_text(0) + " (" +
-                plural(build_types.column_int(1), "run", "runs") + ")";
+    compared += (compared.empty() ? "" : ", ") + build_types.column_text(0);
   }
 
   // The contract's families in its order, then any other family the suite recorded.

@@ -40,6 +40,13 @@ inline ResultRow replay_row(std::string_view subject) {
   return row;
 }
 
+inline ResultRow threads_row(std::string_view subject) {
+  ResultRow row =
+      determinism_row("threads:" + std::string(subject), conformance::kThreadInvarianceFamily);
+  row.params = "configurations=passes-off,task-order-reverse,threads-1";
+  return row;
+}
+
 inline ResultRow plan_row(std::string_view subject, std::string fingerprint) {
   ResultRow row =
       determinism_row("plan:" + std::string(subject), conformance::kPlanStabilityFamily);
@@ -54,9 +61,9 @@ inline std::vector<ResultRow> passing_determinism_rows() {
       replay_row("model:cnn"),
       determinism_row("strict:rejects-non-bit-exact", conformance::kStrictModeFamily),
       determinism_row("strict:relaxed-lists-non-bit-exact", conformance::kStrictModeFamily),
-      determinism_row("threads:model:mlp", conformance::kThreadInvarianceFamily),
-      determinism_row("config:chunk-size:model:mlp", conformance::kThreadInvarianceFamily),
-      determinism_row("config:task-order:model:mlp", conformance::kThreadInvarianceFamily),
+      threads_row("model:mlp"),
+      threads_row("model:cnn"),
+      threads_row("model:transformer-block"),
       plan_row("model:mlp", kMlpFingerprint),
       plan_row("model:cnn", kCnnFingerprint),
   };

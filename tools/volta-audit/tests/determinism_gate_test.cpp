@@ -94,13 +94,13 @@ BOOST_AUTO_TEST_CASE(an_unexpected_row_fails_each_gate_and_names_it) {
         "2 unexpected result(s); first: replay:model:mlp FAIL_NUMERIC (unexpected): run 37 of "
         "100: output 0 differs at element 5");
 
-  add_build_run(
-      t,
-      {determinism_row("config:task-order:model:mlp", kThreadInvarianceFamily, Outcome::FailNumeric,
-                       Verdict::Unexpected, "output 1 differs from the baseline at element 0")},
-      "RelWithDebInfo", {.started_at = "2030-01-02T00:00:00Z"});
+  add_build_run(t,
+                {determinism_row("threads:model:transformer-block", kThreadInvarianceFamily,
+                                 Outcome::FailNumeric, Verdict::Unexpected,
+                                 "output 1 differs from the baseline at element 0")},
+                "RelWithDebInfo", {.started_at = "2030-01-02T00:00:00Z"});
   check(evaluate(t, "thread-invariance"), GateStatus::Fail,
-        "1 unexpected result(s); first: config:task-order:model:mlp FAIL_NUMERIC (unexpected): "
+        "1 unexpected result(s); first: threads:model:transformer-block FAIL_NUMERIC (unexpected): "
         "output 1 differs from the baseline at element 0");
 
   add_build_run(t,
@@ -184,7 +184,8 @@ BOOST_AUTO_TEST_CASE(a_fingerprint_that_differs_between_two_runs_fails_naming_bo
       add_build_run(t, rows, "RelWithDebInfo", {.started_at = "2030-01-01T01:00:00Z"});
   BOOST_TEST(optimized == 2);
   check(evaluate(t, "plan-stability"), GateStatus::Fail,
-        "1 plan fingerprint(s) differ between runs of the commit; first: plan:model:mlp: run 1 "
+        "1 plan fingerprint(s) differ between runs of the commit on one machine; first: "
+        "plan:model:mlp: run 1 "
         "(Debug) gave \"" +
             kMlpFingerprint + "\", run 2 (RelWithDebInfo) gave \"" + moved + "\"");
 
@@ -204,7 +205,8 @@ BOOST_AUTO_TEST_CASE(the_first_diverging_case_by_id_is_named_and_all_are_counted
   rows.push_back(plan_row("model:cnn", kMlpFingerprint));
   add_build_run(t, rows, "Release", {.started_at = "2030-01-01T01:00:00Z"});
   check(evaluate(t, "plan-stability"), GateStatus::Fail,
-        "2 plan fingerprint(s) differ between runs of the commit; first: plan:model:cnn: run 1 "
+        "2 plan fingerprint(s) differ between runs of the commit on one machine; first: "
+        "plan:model:cnn: run 1 "
         "(Debug) gave \"" +
             kCnnFingerprint + "\", run 2 (Release) gave \"" + kMlpFingerprint + "\"");
 }
@@ -242,6 +244,28 @@ BOOST_AUTO_TEST_CASE(one_build_type_is_not_verified_and_says_which_build_is_miss
         "Debug and an optimized (Release or RelWithDebInfo) build of the commit: run "
         "`volta-audit run determinism --family plan-stability` from an optimized build (the "
         "`relassert` preset)");
+}
+
+// Kernel variants (ISA, tile) are part of the plan: machines are never compared with each other.
+BOOST_AUTO_TEST_CASE(plans_are_compared_per_machine_only) {
+  TempStore t;
+  add_build_run(t, passing_determinism_rows(), "Debug");
+  std::vector<conformance::ResultRow> rows = without(passing_determinism_rows(), "plan:model:mlp");
+  rows.push_back(plan_row("model:mlp", kCnnFingerprint));
+  const int64_t other = add_build_run(t, rows, "RelWithDebInfo");
+  t.db()
+      .prepare("UPDATE run SET machine = 'other-host / AVX2 CPU' WHERE id = ?")
+      .bind(1, other)
+      .run();
+  check(evaluate(t, "plan-stability"), GateStatus::NotVerified,
+        "the Debug and optimized plan fingerprints come from different machines; run "
+        "`volta-audit run determinism --family plan-stability` from both builds on one machine "
+        "(scripts/ci/audit.sh does)");
+  add_build_run(t, passing_determinism_rows(), "Release");
+  check(evaluate(t, "plan-stability"), GateStatus::Pass,
+        "3 cases: 3 pass, 0 expected non-pass, 0 skipped; 2 plan fingerprint(s) identical across 3 "
+        "runs of build types Debug, RelWithDebInfo, Release; 1 negative control caught its "
+        "planted defect");
 }
 
 BOOST_AUTO_TEST_CASE(plan_rows_without_a_fingerprint_compare_nothing) {
@@ -319,17 +343,17 @@ BOOST_AUTO_TEST_CASE(the_evidence_section_counts_each_family_and_its_controls) {
                 "Release", {.started_at = "2030-01-02T00:00:00Z"});
   BOOST_TEST(render_evidence(t) ==
              "| family            | cases | pass | fail | skipped | negative controls caught | "
-             "evidence                                          |\n"
+             "evidence                                                  |\n"
              "|-------------------|-------|------|------|---------|--------------------------|"
-             "---------------------------------------------------|\n"
+             "-----------------------------------------------------------|\n"
              "| replay-100        | 2     | 2    | 0    | 0       | 1 of 1                   | "
-             "100 runs + 3 fresh processes at 3 threads         |\n"
-             "| thread-invariance | 4     | 3    | 1    | 0       | 2 of 3                   | "
-             "configurations: chunk-size, task-order            |\n"
+             "100 runs + 3 fresh processes at 3 threads                 |\n"
+             "| thread-invariance | 3     | 2    | 1    | 0       | 2 of 3                   | "
+             "configurations: passes-off, task-order-reverse, threads-1 |\n"
              "| plan-stability    | 2     | 2    | 0    | 0       | 1 of 1                   | "
-             "build types Debug (1 run), RelWithDebInfo (1 run) |\n"
+             "build types Debug, RelWithDebInfo                         |\n"
              "| strict-mode       | 2     | 2    | 0    | 0       | —                        | "
-             "—                                                 |\n");
+             "—                                                         |\n");
 }
 
 BOOST_AUTO_TEST_CASE(the_evidence_section_is_unavailable_without_results) {
