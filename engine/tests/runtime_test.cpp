@@ -205,6 +205,12 @@ BOOST_AUTO_TEST_CASE(relaxed_mode_runs_it_and_records_the_variant) {
   BOOST_REQUIRE_EQUAL(out.size(), 1u);
   BOOST_CHECK_EQUAL(out[0].shape().str(), "[]");
   test::check_close(out[0], Tensor::from<float>(Shape{}, {static_cast<float>(want)}), 1e-2, 1e-4);
+  const std::vector<std::string> relaxed = non_bit_exact_steps(plan);
+  BOOST_REQUIRE_EQUAL(relaxed.size(), 1u);
+  BOOST_CHECK_EQUAL(relaxed[0],
+                    "node 'total' (ReduceSum, kernel f32_reduce_sum_atomic, non-deterministic)");
+  BOOST_CHECK(describe_plan(plan).find("not bit-exact: 1 step(s)\n  node 'total'") !=
+              std::string::npos);
 }
 
 // The outputs of `plan` for `inputs`, run with `threads` threads.
@@ -287,6 +293,70 @@ BOOST_AUTO_TEST_CASE(cpu_outputs_may_be_inputs_folded_parameters_or_empty) {
   BOOST_CHECK_EQUAL(out[0].shape().str(), "[0,3]");
   test::check_close(out[1], Tensor::from<float>(Shape{3}, {-1.0f, 2.0f, -3.0f}), 0, 0);
   BOOST_CHECK_EQUAL(out[2].shape().str(), "[0,3]");
+}
+
+// The determinism suite's schedule variations: what they change and what they must not.
+BOOST_AUTO_TEST_CASE(reverse_task_order_claims_the_last_task_first_and_reports_the_lowest_failure) {
+  ThreadPool pool(1, {.reverse_task_order = true});
+  std::vector<int64_t> order;
+  pool.parallel_for(4, [&](int64_t i) { order.push_back(i); });
+  BOOST_CHECK((order == std::vector<int64_t>{3, 2, 1, 0}));
+  ThreadPool pool3(3, {.reverse_task_order = true});
+  try {
+    pool3.parallel_for(64, [](int64_t i) {
+      if (i == 5 || i == 40) throw std::runtime_error("task " + std::to_string(i));
+    });
+    BOOST_ERROR("no exception");
+  } catch (const std::runtime_error& e) {
+    BOOST_CHECK_EQUAL(std::string(e.what()), "task 5");
+  }
+  try {
+    pool.parallel_for(8, [](int64_t i) {
+      if (i == 2 || i == 6) throw std::runtime_error("task " + std::to_string(i));
+    });
+    BOOST_ERROR("no exception");
+  } catch (const std::runtime_error& e) {
+    BOOST_CHECK_EQUAL(std::string(e.what()), "task 2");
+  }
+}
+
+BOOST_AUTO_TEST_CASE(chunk_scale_rescales_element_chunks_only) {
+  ThreadPool pool(2, {.chunk_scale = 0.25});
+  std::atomic<int> chunks{0};
+  std::atomic<int64_t> covered{0};
+  pool.parallel_chunks(1000, 100, [&](int64_t b, int64_t e) {
+    ++chunks;
+    covered += e - b;
+  });
+  BOOST_CHECK_EQUAL(chunks.load(), 40);  // chunks of 25
+  BOOST_CHECK_EQUAL(covered.load(), 1000);
+  std::atomic<int> tasks{0};
+  pool.parallel_for(7, [&](int64_t) { ++tasks; });
+  BOOST_CHECK_EQUAL(tasks.load(), 7);  // parallel_for tasks are never rescaled
+  expect_error([] { ThreadPool bad(2, {.chunk_scale = 0}); }, ErrorCode::InvalidArgument,
+               "chunk scale must be positive and finite, got 0.000000");
+}
+
+BOOST_AUTO_TEST_CASE(the_step_observer_sees_every_step_output_before_it_is_reused) {
+  const std::unique_ptr<Backend> cpu = make_cpu_backend();
+  const ExecutionPlan plan = compile(relu_sum_graph(100), *cpu, DeterminismMode::Strict);
+  const Tensor x = random_tensor(DType::F32, Shape{100}, 3, -1.0, 1.0);
+  ExecutionContext ctx(2);
+  std::vector<std::string> seen;
+  ctx.set_step_observer([&](int index, const PlannedStep& step, std::span<const TensorView> outs) {
+    BOOST_REQUIRE_EQUAL(outs.size(), 1u);
+    seen.push_back(std::to_string(index) + ":" + plan.graph.node(step.node).name + ":" +
+                   outs[0].shape.str());
+    if (index == 0) {  // Relu's output: negatives are 0 here, whatever later steps do
+      for (int64_t i = 0; i < 100; ++i) BOOST_CHECK(outs[0].as<float>()[i] >= 0.0f);
+    }
+  });
+  execute(plan, *cpu, ctx, std::vector<Tensor>{x});
+  BOOST_REQUIRE_EQUAL(seen.size(), plan.steps.size());
+  BOOST_CHECK_EQUAL(seen.back().substr(0, 2), std::to_string(plan.steps.size() - 1) + ":");
+  ctx.set_step_observer({});
+  execute(plan, *cpu, ctx, std::vector<Tensor>{x});
+  BOOST_CHECK_EQUAL(seen.size(), plan.steps.size());  // no observer, no calls
 }
 
 }  // namespace

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The release audit, from a fresh machine: install missing packages, build, run every suite
 # (parity; onnx and the numerics matrix on the CPU backend and the reference engine, plus the
-# numerics suite's CUDA cells, skipped without that backend) into the results database
+# numerics suite's CUDA cells, skipped without that backend; the determinism suite, whose
+# plan-stability family also runs from a Debug build of the same commit) into the results database
 # (default ./volta-results.db), check the docs contract, and print the gate table. Exit
 # status is the gate's: 0 only when every blocker passes.
 # Usage: scripts/ci/audit.sh [--release] [--db PATH] [--preset NAME]
@@ -32,5 +33,12 @@ audit="build/$preset/tools/volta-audit/volta-audit"
 "$audit" run onnx --db "$db" || true
 "$audit" run numerics --db "$db" || true
 "$audit" run numerics --backend cuda --db "$db" || true
+"$audit" run determinism --db "$db" || true
+# Plan stability holds across build types: the same plans from a Debug build (volta-audit only).
+if [ "$preset" != debug ]; then
+  VOLTA_WERROR="${VOLTA_WERROR:-ON}" cmake --preset debug >/dev/null
+  cmake --build --preset debug --target volta-audit >/dev/null
+  build/debug/tools/volta-audit/volta-audit run determinism --family plan-stability --db "$db" || true
+fi
 "$audit" docs check --db "$db" || true
 "$audit" gate "${release[@]}" --db "$db"
