@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
 # One shard of a distributed audit: build, then run SUITE on BACKEND into its own database.
+# The determinism shard also runs its plan-stability family from a Debug build on the same
+# machine: the plan-stability gate compares a Debug and an optimized build's plans per machine.
 # Usage: scripts/ci/audit_shard.sh SUITE BACKEND OUT.db
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -10,3 +12,8 @@ fi
 scripts/ci/bootstrap.sh
 scripts/ci/build.sh relassert >/dev/null
 build/relassert/tools/volta-audit/volta-audit run "$1" --backend "$2" --db "$3" || true
+if [ "$1" = determinism ]; then
+  VOLTA_WERROR="${VOLTA_WERROR:-ON}" cmake --preset debug >/dev/null
+  cmake --build --preset debug --target volta-audit >/dev/null
+  build/debug/tools/volta-audit/volta-audit run determinism --family plan-stability --db "$3" || true
+fi
