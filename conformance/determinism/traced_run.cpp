@@ -7,13 +7,7 @@
 namespace volta::conformance {
 
 std::string hash_outputs(const std::vector<Tensor>& outputs) {
-  StableHasher h;
-  for (const Tensor& t : outputs) {
-    h.text(dtype_name(t.dtype()));
-    h.text(t.shape().str());
-    h.bytes(t.data(), t.nbytes());
-  }
-  return hash_hex(h.digest());
+  return hash_hex(hash_tensors(outputs));
 }
 
 std::string plan_fingerprint(const ExecutionPlan& plan) {

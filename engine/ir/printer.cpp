@@ -87,6 +87,16 @@ std::ostream& operator<<(std::ostream& os, DType dtype) { return os << dtype_nam
 std::ostream& operator<<(std::ostream& os, ErrorCode code) { return os << error_code_name(code); }
 std::ostream& operator<<(std::ostream& os, const Shape& shape) { return os << shape.str(); }
 
+uint64_t hash_tensors(std::span<const Tensor> tensors) {
+  StableHasher h;
+  for (const Tensor& t : tensors) {
+    h.text(dtype_name(t.dtype()));
+    h.text(t.shape().str());
+    h.bytes(t.data(), t.nbytes());
+  }
+  return h.digest();
+}
+
 uint64_t ir_hash(const Graph& graph) {
   StableHasher h;
   h.text(to_text(graph));  // parameter contents enter through their digests in the text

@@ -163,11 +163,9 @@ CASE WHEN controls = 0 THEN ''
      ELSE '; ' || controls || ' negative controls caught their planted defects' END
 )sql";
 
-// A suite gate: the shared evidence and blockers. FAIL when any blocker failed, NOT VERIFIED
-// when the others only lack evidence; every blocker gets its reason.
-constexpr std::string_view kSuiteGateSql = R"sql(
-WITH {evidence},
-reasons(k, status, reason) AS ({reasons})
+// The verdict every suite gate ends with, over `tally` and `reasons`: {pass_detail} adds a
+// gate's own figures to its PASS reason ('' for none).
+constexpr std::string_view kSuiteVerdict = R"sql(
 SELECT
   CASE WHEN cases = 0 THEN 'NOT VERIFIED'
        WHEN EXISTS (SELECT 1 FROM reasons WHERE status = 'FAIL') THEN 'FAIL'
@@ -183,9 +181,17 @@ SELECT
          (SELECT group_concat(reason, '; ') FROM (SELECT reason FROM reasons ORDER BY k, reason))
        ELSE
          cases || ' cases: ' || passed || ' pass, ' || (cases - passed - skipped) ||
-         ' expected non-pass, ' || skipped || ' skipped' || {controls_caught}
+         ' expected non-pass, ' || skipped || ' skipped' || {pass_detail} || {controls_caught}
   END
 FROM tally
+)sql";
+
+// A suite gate: the shared evidence and blockers. FAIL when any blocker failed, NOT VERIFIED
+// when the others only lack evidence; every blocker gets its reason.
+constexpr std::string_view kSuiteGateSql = R"sql(
+WITH {evidence},
+reasons(k, status, reason) AS ({reasons})
+{verdict}
 )sql";
 
 // plan-stability: the suite gate's blockers over family plan-stability, plus the plan
@@ -259,27 +265,13 @@ reasons(k, status, reason) AS (
          END
   FROM compared WHERE NOT same_machine
 )
-SELECT
-  CASE WHEN cases = 0 THEN 'NOT VERIFIED'
-       WHEN EXISTS (SELECT 1 FROM reasons WHERE status = 'FAIL') THEN 'FAIL'
-       WHEN EXISTS (SELECT 1 FROM reasons) THEN 'NOT VERIFIED'
-       ELSE 'PASS' END,
-  CASE WHEN cases = 0 AND (SELECT yes FROM dirty_only) THEN
-         'only dirty-tree ' || {label} || ' results for commit ' || substr(:commit, 1, 12) ||
-         ', which are not release evidence; run `' || {command} || '` from a clean checkout'
-       WHEN cases = 0 THEN
-         'no ' || {label} || ' results for commit ' || substr(:commit, 1, 12) ||
-         '; run `' || {command} || '`'
-       WHEN EXISTS (SELECT 1 FROM reasons) THEN
-         (SELECT group_concat(reason, '; ') FROM (SELECT reason FROM reasons ORDER BY k, reason))
-       ELSE
-         cases || ' cases: ' || passed || ' pass, ' || (cases - passed - skipped) ||
-         ' expected non-pass, ' || skipped || ' skipped; ' ||
-         (SELECT plans || ' plan fingerprint(s) identical across ' || runs ||
-                 ' runs of build types ' || build_types FROM compared) || {controls_caught}
-  END
-FROM tally
+{verdict}
 )sql";
+
+// The plan-stability gate's own figures in its PASS reason.
+constexpr std::string_view kPlanPassDetail =
+    "'; ' || (SELECT plans || ' plan fingerprint(s) identical across ' || runs || "
+    "' runs of build types ' || build_types FROM compared)";
 
 void replace_all(std::string& text, std::string_view placeholder, std::string_view replacement) {
   for (size_t at = text.find(placeholder); at != std::string::npos;
@@ -290,8 +282,11 @@ void replace_all(std::string& text, std::string_view placeholder, std::string_vi
 
 // Fills a suite gate template for one selection. Fragments go in first, so their own
 // placeholders are filled with the template's.
-std::string fill_suite_gate(std::string_view sql_template, const Selection& s) {
+std::string fill_suite_gate(std::string_view sql_template, const Selection& s,
+                            std::string_view pass_detail = "''") {
   std::string sql(sql_template);
+  replace_all(sql, "{verdict}", kSuiteVerdict);
+  replace_all(sql, "{pass_detail}", pass_detail);
   replace_all(sql, "{evidence}", kSuiteEvidenceCtes);
   replace_all(sql, "{reasons}", kSuiteReasons);
   replace_all(sql, "{controls_caught}", kControlsCaught);
@@ -619,13 +614,14 @@ std::vector<Gate> build_gates() {
              "configuration",
              true,
              {.suite = kDeterminismSuite, .families = {conformance::kThreadInvarianceFamily}});
-  all.push_back(
-      {"plan-stability",
-       "IR, schedule, allocation and plan hashes agree across runs, processes and "
-       "Debug vs optimized builds",
-       true,
-       fill_suite_gate(kPlanStabilityGateSql, {.suite = kDeterminismSuite,
-                                               .families = {conformance::kPlanStabilityFamily}})});
+  all.push_back({"plan-stability",
+                 "IR, schedule, allocation and plan hashes agree across runs, processes and "
+                 "Debug vs optimized builds",
+                 true,
+                 fill_suite_gate(
+                     kPlanStabilityGateSql,
+                     {.suite = kDeterminismSuite, .families = {conformance::kPlanStabilityFamily}},
+                     kPlanPassDetail)});
   suite_gate("transformer-train-reload", "tiny transformer trains, saves, reloads, infers", false,
              {.suite = "model", .families = {"transformer-train-reload"}});
   suite_gate("checkpoint-round-trip", "a checkpoint reloads to the same bits", false,

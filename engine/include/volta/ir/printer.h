@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <iosfwd>
+#include <span>
 #include <string>
 
 #include "volta/ir/graph.h"
@@ -29,6 +30,9 @@ class StableHasher {
  private:
   uint64_t state_ = 14695981039346656037ull;
 };
+
+// Hash of tensors' dtypes, shapes and bytes, in order: how suites compare outputs bit for bit.
+uint64_t hash_tensors(std::span<const Tensor> tensors);
 
 // Stream output of the IR's enums and shapes, for diagnostics and test frameworks.
 std::ostream& operator<<(std::ostream& os, OpKind op);
