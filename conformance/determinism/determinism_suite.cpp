@@ -18,8 +18,6 @@
 #include "volta/backends/cpu.h"
 #include "volta/conformance/expectations.h"
 
-extern char** environ;
-
 namespace volta::conformance {
 namespace {
 
@@ -50,6 +48,7 @@ std::string run_process(const std::vector<std::string>& argv) {
   posix_spawn_file_actions_adddup2(&actions, fds[1], STDOUT_FILENO);
   posix_spawn_file_actions_addclose(&actions, fds[0]);
   std::vector<char*> args;
+  args.reserve(argv.size() + 1);
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
   pid_t pid = 0;
@@ -396,7 +395,9 @@ int determinism_worker_main(const std::vector<std::string>& args) {
       for (char& c : message) {
         if (c == '\n' || c == '\t') c = ' ';
       }
-      line = name + "\tERROR\t" + message;
+      line = name;
+      line += "\tERROR\t";
+      line += message;
     }
     std::printf("%s\n", line.c_str());
   }

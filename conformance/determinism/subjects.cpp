@@ -20,7 +20,8 @@ constexpr std::string_view kBuilder = "graph builder";
 
 // Weights are counter-based random values, so every process builds the same bits.
 ValueId weight(Graph& g, const std::string& name, const Shape& shape, uint64_t stream) {
-  const double fan_in = static_cast<double>(shape.numel() / std::max<int64_t>(1, shape[0]));
+  const double fan_in =
+      static_cast<double>(shape.numel()) / static_cast<double>(std::max<int64_t>(1, shape[0]));
   const double scale = 1.0 / std::sqrt(std::max(1.0, fan_in));
   return g.add_parameter(name, random_tensor(DType::F32, shape, 7, -scale, scale, stream));
 }
