@@ -1,7 +1,5 @@
 #include "checks.h"
 
-#include <set>
-
 #include "traced_run.h"
 #include "volta/conformance/first_divergence.h"
 
@@ -10,16 +8,6 @@ namespace {
 
 ExecutionPlan compile_subject(const Subject& subject, const Backend& backend, bool passes) {
   return compile(subject.graph, backend, DeterminismMode::Strict, {.optimize = passes});
-}
-
-std::string kernels_of(const ExecutionPlan& plan) {
-  std::string out;
-  std::set<std::string> seen;
-  for (const PlannedStep& step : plan.steps) {
-    if (seen.insert(step.kernel.variant).second)
-      out += (out.empty() ? "" : ",") + step.kernel.variant;
-  }
-  return out;
 }
 
 // Why two traced runs differ: the first divergent node, or (when every node output agrees,
@@ -35,7 +23,7 @@ CheckResult check_replay(const Subject& subject, const Backend& backend, int run
                          std::span<const ProcessReport> processes) {
   CheckResult result;
   const ExecutionPlan plan = compile_subject(subject, backend, true);
-  result.kernels = kernels_of(plan);
+  result.kernels = kernel_variants(plan);
   ExecutionContext ctx(threads);
   TracedRun first =
       run_plan(plan, backend, ctx, subject.inputs, true, subject.name, subject.frontend);
@@ -87,7 +75,7 @@ CheckResult check_configurations(const Subject& subject, const Backend& backend,
     return run_plan(plan, backend, ctx, subject.inputs, true, subject.name, subject.frontend);
   };
   const ExecutionPlan plan = compile_subject(subject, backend, matrix.baseline.passes);
-  result.kernels = kernels_of(plan);
+  result.kernels = kernel_variants(plan);
   const TracedRun baseline = run_config(matrix.baseline, plan);
   std::string names;
   int differing = 0;
@@ -132,7 +120,7 @@ CheckResult check_plan(const Subject& subject, const Backend& backend,
   }
   const ExecutionPlan first = compile(graphs[0], backend, DeterminismMode::Strict);
   const ExecutionPlan second = compile(graphs[1], backend, DeterminismMode::Strict);
-  result.kernels = kernels_of(first);
+  result.kernels = kernel_variants(first);
   result.hash = plan_fingerprint(first);
   const std::string again = plan_fingerprint(second);
   if (again != result.hash) {

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <charconv>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -355,17 +356,22 @@ int determinism_worker_main(const std::vector<std::string>& args) {
       return 2;
     }
     const std::string& v = args[++i];
-    if (a == "--subjects")
+    if (a == "--subjects") {
       subjects_file = v;
-    else if (a == "--threads")
-      options.threads = std::stoi(v);
-    else if (a == "--onnx-data")
+    } else if (a == "--threads") {
+      const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), options.threads);
+      if (ec != std::errc() || end != v.data() + v.size() || options.threads < 1) {
+        std::fprintf(stderr, "determinism worker: --threads takes a positive integer, got '%s'\n",
+                     v.c_str());
+        return 2;
+      }
+    } else if (a == "--onnx-data") {
       options.onnx_data = v;
-    else if (a == "--onnx-expectations")
+    } else if (a == "--onnx-expectations") {
       options.onnx_expectations = v;
-    else if (a == "--plant-divergence")
+    } else if (a == "--plant-divergence") {
       options.plant_divergence_node = v;
-    else {
+    } else {
       std::fprintf(
           stderr,
           "determinism worker: unknown option %s (supported: --subjects FILE, --threads N, "

@@ -101,17 +101,6 @@ std::vector<OnnxTest> passing_onnx_tests(const SubjectSource& source) {
   return corpus;
 }
 
-// input_0.pb, input_1.pb, ... of data set 0, until the first gap.
-std::vector<Tensor> read_inputs(const fs::path& data_set) {
-  std::vector<Tensor> inputs;
-  for (int k = 0;; ++k) {
-    const fs::path file = data_set / ("input_" + std::to_string(k) + ".pb");
-    if (!fs::exists(file)) break;
-    inputs.push_back(onnx::read_tensor_file(file).tensor);
-  }
-  return inputs;
-}
-
 Subject onnx_subject(const std::string& name, const SubjectSource& source) {
   const std::string id = name.substr(kOnnxPrefix.size());
   const fs::path dir = source.onnx_data / id;
@@ -119,7 +108,7 @@ Subject onnx_subject(const std::string& name, const SubjectSource& source) {
     fail(ErrorCode::InvalidArgument,
          "determinism subject '" + name + "': no ONNX test directory " + dir.string());
   }
-  Subject s{name, "ONNX import", {}, read_inputs(dir / "test_data_set_0")};
+  Subject s{name, "ONNX import", {}, onnx::read_tensor_files(dir / "test_data_set_0", "input")};
   const onnx::Model model = onnx::Model::load(dir / "model.onnx");
   s.graph = model.import_for(s.inputs).graph;
   return s;

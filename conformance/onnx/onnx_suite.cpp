@@ -21,17 +21,6 @@ struct DataSet {
   std::vector<Tensor> inputs, outputs;
 };
 
-// input_0.pb, input_1.pb, ... (or output_N.pb) until the first gap.
-std::vector<Tensor> read_tensors(const fs::path& dir, std::string_view stem) {
-  std::vector<Tensor> out;
-  for (int k = 0;; ++k) {
-    const fs::path file = dir / (std::string(stem) + "_" + std::to_string(k) + ".pb");
-    if (!fs::exists(file)) break;
-    out.push_back(onnx::read_tensor_file(file).tensor);
-  }
-  return out;
-}
-
 // A graph input or output of a type Volta has no dtype for (UINT8, seq(FLOAT), ...).
 std::optional<std::string> unsupported_signature(const onnx::Model& model) {
   auto check = [](const std::vector<onnx::ValueSpec>& specs,
@@ -55,17 +44,6 @@ bool is_refusal(ErrorCode code) {
 
 std::string hash_outputs(const std::vector<Tensor>& outputs) {
   return hash_hex(hash_tensors(outputs));
-}
-
-// The kernel variants a plan runs, each once, in step order.
-std::string kernels_of(const ExecutionPlan& plan) {
-  std::string out;
-  std::set<std::string> seen;
-  for (const PlannedStep& step : plan.steps) {
-    if (!seen.insert(step.kernel.variant).second) continue;
-    out += (out.empty() ? "" : ",") + step.kernel.variant;
-  }
-  return out;
 }
 
 // The reference path never touches engine kernels: the import-time evaluator is the
@@ -109,12 +87,12 @@ CaseOutcome run_onnx_test(const OnnxTest& test, std::string_view backend, int th
     }
     std::vector<Tensor> outputs_seen;
     for (size_t k = 0; k < test.data_sets.size(); ++k) {
-      DataSet data{read_tensors(test.data_sets[k], "input"),
-                   read_tensors(test.data_sets[k], "output")};
+      DataSet data{onnx::read_tensor_files(test.data_sets[k], "input"),
+                   onnx::read_tensor_files(test.data_sets[k], "output")};
       std::vector<Tensor> got;
       if (session) {
         got = session->run(data.inputs);
-        if (k == 0) out.kernel = kernels_of(session->plan_for(data.inputs));
+        if (k == 0) out.kernel = kernel_variants(session->plan_for(data.inputs));
       } else {
         got = run_reference(model, data.inputs);
         out.kernel = "reference";

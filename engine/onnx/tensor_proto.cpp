@@ -102,6 +102,16 @@ Tensor tensor_from_proto(const ::onnx::TensorProto& proto, std::string_view what
   return proto;
 }
 
+std::vector<Tensor> read_tensor_files(const std::filesystem::path& dir, std::string_view stem) {
+  std::vector<Tensor> out;
+  for (int k = 0;; ++k) {
+    const std::filesystem::path file = dir / (std::string(stem) + "_" + std::to_string(k) + ".pb");
+    if (!std::filesystem::exists(file)) break;
+    out.push_back(read_tensor_file(file).tensor);
+  }
+  return out;
+}
+
 NamedTensor read_tensor_file(const std::filesystem::path& file) {
   std::ifstream in(file, std::ios::binary);
   if (!in) fail(ErrorCode::InvalidArgument, "cannot open tensor file " + file.string());

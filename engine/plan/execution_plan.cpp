@@ -1,5 +1,7 @@
 #include "volta/plan/execution_plan.h"
 
+#include <set>
+
 #include "volta/ir/printer.h"
 
 namespace volta {
@@ -27,6 +29,17 @@ uint64_t hash_memory_plan(const MemoryPlan& memory) {
     h.u64(static_cast<uint64_t>(a->shares_with.index));
   }
   return h.digest();
+}
+
+std::string kernel_variants(const ExecutionPlan& plan) {
+  std::string out;
+  std::set<std::string> seen;
+  for (const PlannedStep& step : plan.steps) {
+    if (seen.insert(step.kernel.variant).second) {
+      out += (out.empty() ? "" : ",") + step.kernel.variant;
+    }
+  }
+  return out;
 }
 
 std::vector<std::string> non_bit_exact_steps(const ExecutionPlan& plan) {

@@ -85,6 +85,19 @@ std::vector<std::string_view> negative_controls(const Selection& s) {
   return controls;
 }
 
+// Under :release a history of dirty-tree runs only would read as "no results"; this CTE says
+// whether that is the case for the gate's {filter}, so its reason can say why.
+constexpr std::string_view kDirtyOnlyCte = R"sql(
+dirty_only AS (
+  SELECT :release = 1 AND EXISTS (
+    SELECT 1 FROM result r
+    JOIN run ON run.id = r.run_id
+    JOIN test_case c ON c.id = r.case_ref
+    WHERE run.commit_sha = :commit AND run.status = 'complete' AND run.dirty = 1 AND {filter}
+  ) AS yes
+)
+)sql";
+
 // What every suite gate reads. Its evidence is, for every case of the selection, its result
 // in the newest complete run of the commit that has one: shards and reruns each contribute the
 // cases they ran, and a rerun supersedes an older result. Under :release, runs of dirty trees
@@ -118,15 +131,7 @@ tally AS (
          (SELECT count(*) FROM controls) AS controls
   FROM evidence
 ),
--- Under :release a history of dirty-tree runs only would read as "no results"; say why.
-dirty_only AS (
-  SELECT :release = 1 AND EXISTS (
-    SELECT 1 FROM result r
-    JOIN run ON run.id = r.run_id
-    JOIN test_case c ON c.id = r.case_ref
-    WHERE run.commit_sha = :commit AND run.status = 'complete' AND run.dirty = 1 AND {filter}
-  ) AS yes
-)
+{dirty_only}
 )sql";
 
 // The blockers every suite gate shares, as rows of reasons(k, status, reason): unexpected
@@ -288,6 +293,7 @@ std::string fill_suite_gate(std::string_view sql_template, const Selection& s,
   replace_all(sql, "{verdict}", kSuiteVerdict);
   replace_all(sql, "{pass_detail}", pass_detail);
   replace_all(sql, "{evidence}", kSuiteEvidenceCtes);
+  replace_all(sql, "{dirty_only}", kDirtyOnlyCte);
   replace_all(sql, "{reasons}", kSuiteReasons);
   replace_all(sql, "{controls_caught}", kControlsCaught);
   std::string controls;
@@ -455,15 +461,7 @@ reasons(k, reason) AS (
          '; renew or remove them in conformance/onnx/expectations.tsv'
   FROM (SELECT count(*) AS n FROM expired) WHERE n > 0
 ),
-dirty_only AS (
-  SELECT :release = 1 AND EXISTS (
-    SELECT 1 FROM result r
-    JOIN run ON run.id = r.run_id
-    JOIN test_case c ON c.id = r.case_ref
-    WHERE run.commit_sha = :commit AND run.status = 'complete' AND run.dirty = 1
-      AND c.suite = 'onnx'
-  ) AS yes
-)
+{dirty_only}
 SELECT
   CASE WHEN results = 0 THEN 'NOT VERIFIED'
        WHEN EXISTS (SELECT 1 FROM reasons) THEN 'FAIL'
@@ -486,6 +484,8 @@ FROM tally
 std::string onnx_gate_sql() {
   std::string sql(kOnnxGateSql);
   replace_all(sql, "{evidence}", conformance::onnx_evidence_ctes());
+  replace_all(sql, "{dirty_only}", kDirtyOnlyCte);
+  replace_all(sql, "{filter}", "c.suite = 'onnx'");
   replace_all(sql, "{floor}", std::to_string(conformance::kOnnxCorpusFloor));
   std::string backends;
   for (std::string_view b : conformance::kOnnxBackends) {
@@ -538,15 +538,7 @@ tally AS (
          coalesce(sum(outcome = 'SKIPPED'), 0) AS skipped
   FROM evidence
 ),
-dirty_only AS (
-  SELECT :release = 1 AND EXISTS (
-    SELECT 1 FROM result r
-    JOIN run ON run.id = r.run_id
-    JOIN test_case c ON c.id = r.case_ref
-    WHERE run.commit_sha = :commit AND run.status = 'complete' AND run.dirty = 1
-      AND c.suite = 'numerics'
-  ) AS yes
-)
+{dirty_only}
 SELECT
   CASE WHEN cases = 0 THEN 'NOT VERIFIED'
        WHEN EXISTS (SELECT 1 FROM reasons) THEN 'FAIL'
@@ -584,6 +576,8 @@ std::string numerics_gate_sql() {
   std::string sql(kNumericsGateSql);
   replace_all(sql, "{expected}", expected.empty() ? "SELECT NULL, NULL WHERE 0" : expected);
   replace_all(sql, "{policy_error}", policy_error);
+  replace_all(sql, "{dirty_only}", kDirtyOnlyCte);
+  replace_all(sql, "{filter}", "c.suite = 'numerics'");
   return sql;
 }
 

@@ -1,18 +1,16 @@
 // `volta-audit diff` end to end: the built binary on a temporary database whose runs carry
 // planted node traces. Checks what it prints and its exit status.
 #define BOOST_TEST_MODULE diff
-#include <sys/wait.h>
-
 #include <bit>
 #include <boost/test/unit_test.hpp>
 #include <cstdint>
-#include <cstdio>
 #include <cstring>
 #include <string>
 #include <vector>
 
 #include "store_builder.h"
 #include "volta/conformance/trace_store.h"
+#include "volta_audit_binary.h"
 
 namespace volta::audit {
 namespace {
@@ -21,28 +19,9 @@ using conformance::NodeTraceRow;
 using testing::RunEnd;
 using testing::TempStore;
 
-struct Result {
-  int status = -1;
-  std::string output;  // stdout and stderr together
-};
-
-std::string quoted(const std::string& text) {
-  std::string out = "'";
-  for (const char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
-Result volta_audit(const std::string& arguments) {
-  const std::string command = quoted(VOLTA_AUDIT_BINARY) + " " + arguments + " 2>&1";
-  FILE* pipe = popen(command.c_str(), "r");
-  BOOST_REQUIRE(pipe != nullptr);
-  Result r;
-  char buf[4096];
-  while (const size_t n = fread(buf, 1, sizeof buf, pipe)) r.output.append(buf, n);
-  const int status = pclose(pipe);
-  r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
+using Result = testing::ProcessResult;
+using testing::quoted;
+using testing::volta_audit;
 
 std::vector<std::byte> floats(std::initializer_list<float> values) {
   std::vector<std::byte> out(values.size() * sizeof(float));

@@ -2,10 +2,7 @@
 // into a scratch database, then the onnx-conformance gate must pass and the committed coverage
 // sections must match what the results generate.
 #define BOOST_TEST_MODULE onnx_conformance
-#include <stdlib.h>
-
 #include <boost/test/unit_test.hpp>
-#include <filesystem>
 #include <string_view>
 #include <vector>
 
@@ -13,48 +10,26 @@
 #include "commands.h"
 #include "docs_contract.h"
 #include "gates.h"
-#include "volta/conformance/store.h"
+#include "store_builder.h"
 
 namespace volta::audit {
 namespace {
 
-namespace fs = std::filesystem;
-
-class ScratchDir {
- public:
-  ScratchDir() {
-    std::string pattern = (fs::temp_directory_path() / "volta-onnx-lane-XXXXXX").string();
-    if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    dir_ = pattern;
-  }
-  ~ScratchDir() {
-    std::error_code ignored;
-    fs::remove_all(dir_, ignored);
-  }
-  ScratchDir(const ScratchDir&) = delete;
-  ScratchDir& operator=(const ScratchDir&) = delete;
-  const fs::path& path() const { return dir_; }
-
- private:
-  fs::path dir_;
-};
-
 BOOST_AUTO_TEST_CASE(the_corpus_runs_as_expected_and_the_docs_match) {
-  ScratchDir scratch;
-  const std::string db = (scratch.path() / "results.db").string();
+  testing::TempStore t;
+  const std::string db = t.path();
   // A generous per-test limit: under the dev preset (Debug + sanitizers) the reference
   // engine's largest convolution takes over a minute.
   const std::vector<std::string_view> argv = {"onnx", "--db", db, "--timeout", "600"};
   Args args{argv};
   BOOST_TEST(run_command(args) == 0);  // 0: no unexpected result on either backend
 
-  conformance::ResultStore store(db);
   const GateResult gate =
-      evaluate_gate(store.db(), *find_gate("onnx-conformance"), build::kCommit, false);
+      evaluate_gate(t.db(), *find_gate("onnx-conformance"), build::kCommit, false);
   BOOST_TEST(gate_status_name(gate.status) == "PASS", gate.reason);
   BOOST_TEST_MESSAGE("onnx-conformance: " << gate.reason);
 
-  const ResultsSource results{&store.db(), build::kCommit};
+  const ResultsSource results{&t.db(), build::kCommit};
   for (const DocFinding& f : check_docs(build::kSourceDir, nullptr, &results)) {
     if (f.claim != "section:onnx-coverage" && f.claim != "section:onnx-totals") continue;
     BOOST_TEST(

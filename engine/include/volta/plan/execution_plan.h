@@ -47,6 +47,10 @@ uint64_t hash_memory_plan(const MemoryPlan& memory);
 // "node 'attn.sum' (ReduceSum, kernel f32_x, run-to-run)". Plans, run rows and reports list them.
 std::vector<std::string> non_bit_exact_steps(const ExecutionPlan& plan);
 
+// The kernel variants a plan runs, each once, in step order, comma-separated: what result
+// rows record as their kernel.
+std::string kernel_variants(const ExecutionPlan& plan);
+
 // Human summary: steps with op, kernel variant, output shapes and buffer offsets.
 std::string describe_plan(const ExecutionPlan& plan);
 

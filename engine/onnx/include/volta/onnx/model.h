@@ -100,6 +100,8 @@ struct NamedTensor {
 };
 // I-UNSUPPORTED for element types Volta lacks, I-INVALID-MODEL for malformed data.
 NamedTensor read_tensor_file(const std::filesystem::path& file);
+// `dir`/STEM_0.pb, STEM_1.pb, ... until the first gap (a backend test's input_N / output_N).
+std::vector<Tensor> read_tensor_files(const std::filesystem::path& dir, std::string_view stem);
 void write_tensor_file(const std::filesystem::path& file, const Tensor& tensor,
                        std::string_view name);
 
