@@ -285,8 +285,10 @@ void replace_all(std::string& text, std::string_view placeholder, std::string_vi
   }
 }
 
-// Fills a suite gate template for one selection. Fragments go in first, so their own
-// placeholders are filled with the template's.
+// Fills a suite gate template for one selection. The shared fragments ({verdict}, {evidence},
+// {dirty_only}, ...) are spliced in first, so that the placeholders inside them ({filter},
+// {label}, ...) are then filled together with the template's own. `pass_detail` is an SQL
+// expression appended to the PASS reason.
 std::string fill_suite_gate(std::string_view sql_template, const Selection& s,
                             std::string_view pass_detail = "''") {
   std::string sql(sql_template);
