@@ -11,6 +11,7 @@
 #include <string>
 
 #include "kernels/gemm.h"
+#include "perf_support.h"
 #include "volta/ir/tensor.h"
 #include "volta/runtime/thread_pool.h"
 
@@ -50,10 +51,8 @@ void f32_gemm(benchmark::State& state) {
     benchmark::DoNotOptimize(y.data());
     benchmark::ClobberMemory();
   }
-  const double gflop = 2.0 * static_cast<double>(size * size * size) * 1e-9;
-  state.counters["GFLOP/s"] =
-      benchmark::Counter(gflop, benchmark::Counter::kIsIterationInvariantRate);
-  state.SetLabel(std::string(kernel.name));
+  perf::record_flops(state, 2.0 * static_cast<double>(size * size * size));
+  perf::record_variant(state, kernel.name, threads);
 }
 
 BENCHMARK(f32_gemm)

@@ -147,6 +147,56 @@ CREATE TABLE node_trace (
 );
 CREATE INDEX node_trace_by_run ON node_trace(run_id);
 )sql",
+    // v3: the perf double pass (issue #7). Each sample says which kernel variant and thread
+    // count it measured, in which fresh process, with the benchmark's throughput counters. A
+    // baseline row points at the run whose samples it accepts (the Mann-Whitney test compares
+    // against samples, not one number) and keeps the value it replaced; a run on a machine
+    // with no baseline records 'candidate' rows. perf_verdict holds what `volta-audit perf`
+    // concluded per benchmark, with both passes' figures.
+    R"sql(
+ALTER TABLE perf_sample ADD COLUMN variant TEXT NOT NULL DEFAULT '';
+ALTER TABLE perf_sample ADD COLUMN threads INTEGER NOT NULL DEFAULT 1 CHECK (threads >= 1);
+ALTER TABLE perf_sample ADD COLUMN process INTEGER NOT NULL DEFAULT 0 CHECK (process >= 0);
+ALTER TABLE perf_sample ADD COLUMN gflops REAL;
+ALTER TABLE perf_sample ADD COLUMN gbytes_per_s REAL;
+ALTER TABLE perf_sample ADD COLUMN peak_bytes INTEGER;
+ALTER TABLE perf_sample ADD COLUMN context TEXT NOT NULL DEFAULT '';
+ALTER TABLE perf_baseline ADD COLUMN run_id INTEGER REFERENCES run(id);
+ALTER TABLE perf_baseline ADD COLUMN old_value REAL;
+ALTER TABLE perf_baseline ADD COLUMN kind TEXT NOT NULL DEFAULT 'accepted'
+  CHECK (kind IN ('accepted', 'candidate'));
+CREATE INDEX perf_baseline_by_machine ON perf_baseline(machine, benchmark);
+CREATE TABLE perf_verdict (
+  id               INTEGER PRIMARY KEY,
+  run_id           INTEGER NOT NULL REFERENCES run(id),
+  benchmark        TEXT NOT NULL CHECK (benchmark <> ''),
+  unit             TEXT NOT NULL,
+  variant          TEXT NOT NULL,
+  threads          INTEGER NOT NULL,
+  baseline_commit  TEXT NOT NULL DEFAULT '',  -- '' when the machine had no baseline
+  baseline_kind    TEXT NOT NULL DEFAULT '',
+  baseline_median  REAL,
+  threshold        REAL NOT NULL CHECK (threshold > 0),
+  alpha            REAL NOT NULL CHECK (alpha > 0 AND alpha < 1),
+  pass1_samples    INTEGER NOT NULL,
+  pass1_median     REAL NOT NULL,
+  pass1_low        REAL NOT NULL,  -- distribution-free confidence interval of the median
+  pass1_high       REAL NOT NULL,
+  pass1_change     REAL,           -- median / baseline median - 1
+  pass1_p          REAL,           -- two-sided Mann-Whitney U p-value against the baseline
+  pass2_samples    INTEGER NOT NULL DEFAULT 0,  -- 0: not a suspect, not re-run
+  pass2_median     REAL,
+  pass2_low        REAL,
+  pass2_high       REAL,
+  pass2_change     REAL,
+  pass2_p          REAL,
+  verdict          TEXT NOT NULL CHECK (verdict IN ('unchanged', 'regression', 'improvement',
+                     'noise', 'new', 'error')),
+  detail           TEXT NOT NULL DEFAULT '',
+  UNIQUE (run_id, benchmark)
+);
+CREATE INDEX perf_verdict_by_run ON perf_verdict(run_id);
+)sql",
 };
 
 std::string describe(std::string_view path) {
@@ -286,9 +336,21 @@ MergeSummary fold_shard(Database& db, const std::string& shard) {
       "JOIN temp.run_map r ON r.old = run_id");
   summary.perf_samples = exec_counting(
       db,
-      "INSERT INTO main.perf_sample (run_id, benchmark, pass, repetition, value, unit) "
-      "SELECT r.new, benchmark, pass, repetition, value, unit FROM shard.perf_sample "
+      "INSERT INTO main.perf_sample (run_id, benchmark, pass, repetition, value, unit, variant, "
+      "threads, process, gflops, gbytes_per_s, peak_bytes, context) "
+      "SELECT r.new, benchmark, pass, repetition, value, unit, variant, threads, process, gflops, "
+      "gbytes_per_s, peak_bytes, context FROM shard.perf_sample "
       "JOIN temp.run_map r ON r.old = run_id");
+  summary.perf_verdicts = exec_counting(
+      db,
+      "INSERT INTO main.perf_verdict (run_id, benchmark, unit, variant, threads, "
+      "baseline_commit, baseline_kind, baseline_median, threshold, alpha, pass1_samples, "
+      "pass1_median, pass1_low, pass1_high, pass1_change, pass1_p, pass2_samples, pass2_median, "
+      "pass2_low, pass2_high, pass2_change, pass2_p, verdict, detail) "
+      "SELECT r.new, benchmark, unit, variant, threads, baseline_commit, baseline_kind, "
+      "baseline_median, threshold, alpha, pass1_samples, pass1_median, pass1_low, pass1_high, "
+      "pass1_change, pass1_p, pass2_samples, pass2_median, pass2_low, pass2_high, pass2_change, "
+      "pass2_p, verdict, detail FROM shard.perf_verdict JOIN temp.run_map r ON r.old = run_id");
   summary.node_traces = exec_counting(
       db,
       "INSERT INTO main.node_trace (run_id, subject, step, node, op, kernel, determinism, "
@@ -298,9 +360,11 @@ MergeSummary fold_shard(Database& db, const std::string& shard) {
   // Rows not keyed by a run are facts, not events: one already in the output is not repeated.
   db.exec(
       "INSERT INTO main.perf_baseline (machine, benchmark, value, unit, commit_sha, reason, "
-      "created_at) SELECT machine, benchmark, value, unit, commit_sha, reason, created_at "
-      "FROM shard.perf_baseline EXCEPT SELECT machine, benchmark, value, unit, commit_sha, "
-      "reason, created_at FROM main.perf_baseline;"
+      "created_at, run_id, old_value, kind) SELECT machine, benchmark, value, unit, commit_sha, "
+      "reason, created_at, r.new, old_value, kind FROM shard.perf_baseline "
+      "LEFT JOIN temp.run_map r ON r.old = run_id "
+      "EXCEPT SELECT machine, benchmark, value, unit, commit_sha, reason, created_at, run_id, "
+      "old_value, kind FROM main.perf_baseline;"
       "INSERT INTO main.doc_claim (commit_sha, claim, file, line, evidence, status, detail, "
       "checked_at) SELECT commit_sha, claim, file, line, evidence, status, detail, checked_at "
       "FROM shard.doc_claim EXCEPT SELECT commit_sha, claim, file, line, evidence, status, "
@@ -341,6 +405,7 @@ void add(MergeSummary& total, const MergeSummary& part) {
   total.new_cases += part.new_cases;
   total.expectations += part.expectations;
   total.perf_samples += part.perf_samples;
+  total.perf_verdicts += part.perf_verdicts;
   total.node_traces += part.node_traces;
 }
 

@@ -175,8 +175,9 @@ BOOST_AUTO_TEST_CASE(a_new_file_gets_the_current_schema_in_wal_mode) {
   BOOST_TEST(count(store.db(), "PRAGMA application_id") == kApplicationId);
   BOOST_TEST(text(store.db(), "PRAGMA journal_mode") == "wal");
   BOOST_TEST(count(store.db(), "PRAGMA foreign_keys") == 1);
-  for (const char* table : {"run", "test_case", "result", "expectation", "perf_sample",
-                            "perf_baseline", "doc_claim", "gate_result", "node_trace"}) {
+  for (const char* table :
+       {"run", "test_case", "result", "expectation", "perf_sample", "perf_baseline", "doc_claim",
+        "gate_result", "node_trace", "perf_verdict"}) {
     Statement s = store.db().prepare("SELECT count(*) FROM sqlite_master WHERE name = ?");
     s.bind(1, std::string_view(table)).step();
     BOOST_TEST(s.column_int(0) == 1, "table " << table);
@@ -685,6 +686,18 @@ Shard make_shard(const std::string& path, const std::string& commit,
         "VALUES (?, 'gemm', 1, 0, 2.5, 'ms')")
       .bind(1, run)
       .run();
+  db.prepare(
+        "INSERT INTO perf_verdict (run_id, benchmark, unit, variant, threads, threshold, alpha, "
+        "pass1_samples, pass1_median, pass1_low, pass1_high, verdict) "
+        "VALUES (?, 'gemm', 'ms', 'f32_gemm_generic_4x8', 1, 0.05, 0.01, 1, 2.5, 2.5, 2.5, 'new')")
+      .bind(1, run)
+      .run();
+  db.prepare(
+        "INSERT INTO perf_baseline (machine, benchmark, value, unit, commit_sha, reason, "
+        "created_at, run_id, kind) VALUES ('m', 'gemm', 2.5, 'ms', 'c', 'first run', 't', ?, "
+        "'candidate')")
+      .bind(1, run)
+      .run();
   db.exec(
       "INSERT INTO perf_baseline (machine, benchmark, value, unit, commit_sha, reason, "
       "created_at) VALUES ('m', 'gemm', 2.0, 'ms', 'c', 'first', 't');"
@@ -746,6 +759,7 @@ BOOST_AUTO_TEST_CASE(merge_keeps_provenance_dedups_cases_and_remaps_run_ids) {
   BOOST_TEST(summary.new_cases == 4);  // x=1, x=2, only=b, x=3
   BOOST_TEST(summary.expectations == 2);
   BOOST_TEST(summary.perf_samples == 2);
+  BOOST_TEST(summary.perf_verdicts == 2);
   BOOST_TEST(summary.node_traces == 2);
   BOOST_TEST((file_bytes(a.path) == a_before));
   BOOST_TEST((file_bytes(b.path) == b_before));
@@ -782,7 +796,14 @@ BOOST_AUTO_TEST_CASE(merge_keeps_provenance_dedups_cases_and_remaps_run_ids) {
   BOOST_TEST(count(db,
                    "SELECT count(*) FROM perf_sample p JOIN run ON run.id = p.run_id "
                    "WHERE run.commit_sha IN ('a', 'b')") == 2);
-  BOOST_TEST(count(db, "SELECT count(*) FROM perf_baseline") == 1);  // identical facts, once
+  // Identical facts once; a baseline naming a run follows that run's new id.
+  BOOST_TEST(count(db, "SELECT count(*) FROM perf_baseline WHERE run_id IS NULL") == 1);
+  BOOST_TEST(count(db,
+                   "SELECT count(*) FROM perf_baseline b JOIN run ON run.id = b.run_id "
+                   "WHERE b.kind = 'candidate' AND run.commit_sha IN ('a', 'b')") == 2);
+  BOOST_TEST(count(db,
+                   "SELECT count(*) FROM perf_verdict v JOIN run ON run.id = v.run_id "
+                   "WHERE run.commit_sha IN ('a', 'b')") == 2);
   // Traces follow their run, bytes and all; the not-bit-exact column comes along.
   for (const std::string commit : {"a", "b"}) {
     const int64_t run = count(db, "SELECT id FROM run WHERE commit_sha = ?", commit);

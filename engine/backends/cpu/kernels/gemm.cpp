@@ -12,6 +12,7 @@
 
 #include "volta/error.h"
 #include "volta/ir/tensor.h"
+#include "volta/runtime/planted_slowdown.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
@@ -437,6 +438,7 @@ void gemm(const GemmMicroKernel<T>& kernel, std::span<const GemmProblem<T>> prob
   if (!gemm_isa_supported(kernel.isa)) {
     fail(ErrorCode::KernelFailure, std::string(kernel.name) + " cannot run on this CPU");
   }
+  const PlantedSlowdownScope planted("gemm");
   // Problem q owns tasks [first_task[q], first_task[q] + grids[q].tasks()), one per tile of
   // its grid, row-major.
   std::vector<int64_t> first_task;

@@ -17,7 +17,7 @@
 
 namespace volta::conformance {
 
-inline constexpr int kSchemaVersion = 2;
+inline constexpr int kSchemaVersion = 3;
 inline constexpr const char* kDefaultDatabase = "volta-results.db";
 // PRAGMA application_id of every Volta results database ("Volt"): what tells our file apart
 // from another application's SQLite file that happens to have a user_version.
@@ -65,6 +65,7 @@ struct MergeSummary {
   int64_t new_cases = 0;  // cases the output did not have yet
   int64_t expectations = 0;
   int64_t perf_samples = 0;
+  int64_t perf_verdicts = 0;
   int64_t node_traces = 0;
 };
 

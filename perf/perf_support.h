@@ -1,0 +1,45 @@
+#pragma once
+// What every Volta benchmark shares: random inputs, and the conventions `volta-audit perf`
+// reads back from each sample. A benchmark names its kernel variant (ISA and tile, or the
+// plan's variants) as its label and its thread count as the "threads" counter; throughput
+// counters are "GFLOP/s" and "GB/s" (rates over wall time) and "peak_bytes" (a plan's peak
+// arena). Any other counter is kept as context on the sample.
+
+#include <benchmark/benchmark.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <string_view>
+
+#include "volta/ir/tensor.h"
+
+namespace volta::perf {
+
+inline constexpr const char* kGflopsCounter = "GFLOP/s";
+inline constexpr const char* kGbytesCounter = "GB/s";
+inline constexpr const char* kPeakBytesCounter = "peak_bytes";
+inline constexpr const char* kThreadsCounter = "threads";
+
+// Uniform in [-1, 1) (f32 or f64), or [0, 64) for integer dtypes, from `seed`: the same
+// inputs on every run.
+Tensor random_tensor(DType dtype, const Shape& shape, uint32_t seed);
+
+// Records the variant (label) and thread count (counter) of the sample.
+void record_variant(benchmark::State& state, std::string_view variant, int threads);
+// Throughput counters: `flops` or `bytes` done by one iteration.
+void record_flops(benchmark::State& state, double flops);
+void record_bytes(benchmark::State& state, double bytes);
+void record_peak_bytes(benchmark::State& state, int64_t bytes);
+
+// Options of the volta-perf binary, parsed before Google Benchmark's own flags.
+struct Options {
+  std::filesystem::path onnx_data;  // --volta_onnx_data=DIR; empty: the installed test data
+};
+
+// Benchmarks that need the options (e.g. one per ONNX model) register themselves at startup
+// through a registrar: `static const bool kRegistered = add_registrar(fn);`.
+using Registrar = std::function<void(const Options&)>;
+bool add_registrar(Registrar registrar);
+
+}  // namespace volta::perf
