@@ -9,6 +9,8 @@
 // SECONDS is wall time per iteration; GFLOPS, GBPS and PEAK (bytes) are empty when the
 // benchmark has no such counter; CONTEXT is its other counters as "name=value;...". An
 // errored benchmark gives an error line instead of samples, so it is never silently missing.
+// --volta_describe prints what the machine fingerprint needs to know about this binary
+// ("build_type\tX\ncompiler\tY\n") and exits.
 
 #include <benchmark/benchmark.h>
 
@@ -31,6 +33,7 @@ namespace {
 
 constexpr std::string_view kSamplesFlag = "--volta_samples=";
 constexpr std::string_view kOnnxDataFlag = "--volta_onnx_data=";
+constexpr std::string_view kDescribeFlag = "--volta_describe";
 
 // Tabs and newlines would break the line format; no name or label should have them.
 std::string field(std::string_view text) {
@@ -100,6 +103,7 @@ class SampleReporter : public benchmark::BenchmarkReporter {
 }  // namespace volta::perf
 
 int main(int argc, char** argv) {
+  using volta::perf::kDescribeFlag;
   using volta::perf::kOnnxDataFlag;
   using volta::perf::kSamplesFlag;
   volta::perf::Options options;
@@ -108,6 +112,10 @@ int main(int argc, char** argv) {
   std::vector<char*> rest;
   for (int i = 0; i < argc; ++i) {
     const std::string_view arg = argv[i];
+    if (arg == kDescribeFlag) {
+      std::printf("build_type\t%s\ncompiler\t%s\n", VOLTA_PERF_BUILD_TYPE, VOLTA_PERF_COMPILER);
+      return 0;
+    }
     if (arg.starts_with(kSamplesFlag)) {
       samples = arg.substr(kSamplesFlag.size());
     } else if (arg.starts_with(kOnnxDataFlag)) {

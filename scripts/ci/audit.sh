@@ -2,8 +2,9 @@
 # The release audit, from a fresh machine: install missing packages, build, run every suite
 # (parity; onnx and the numerics matrix on the CPU backend and the reference engine, plus the
 # numerics suite's CUDA cells, skipped without that backend; the determinism suite, whose
-# plan-stability family also runs from a Debug build of the same commit) into the results database
-# (default ./volta-results.db), check the docs contract, and print the gate table. Exit
+# plan-stability family also runs from a Debug build of the same commit; the perf double pass
+# with the release preset's volta-perf) into the results database (default ./volta-results.db),
+# check the docs contract, and print the gate table. Exit
 # status is the gate's: 0 only when every blocker passes.
 # Usage: scripts/ci/audit.sh [--release] [--db PATH] [--preset NAME]
 set -euo pipefail
@@ -40,5 +41,10 @@ if [ "$preset" != debug ]; then
   cmake --build --preset debug --target volta-audit >/dev/null
   build/debug/tools/volta-audit/volta-audit run determinism --family plan-stability --db "$db" || true
 fi
+# The perf double pass times the optimized (release preset) benchmarks; baselines are this
+# machine's (a machine seen for the first time records candidates and is NOT VERIFIED).
+VOLTA_WERROR="${VOLTA_WERROR:-ON}" cmake --preset release >/dev/null
+cmake --build --preset release --target volta-perf >/dev/null
+"$audit" perf --perf-binary build/release/perf/volta-perf --db "$db" || true
 "$audit" docs check --db "$db" || true
 "$audit" gate "${release[@]}" --db "$db"

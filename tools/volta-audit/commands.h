@@ -12,6 +12,8 @@ int report_command(Args& args);  // report_command.cpp: human report of the late
 int query_command(Args& args);   // query_command.cpp: canned questions and --sql
 int merge_command(Args& args);   // merge_command.cpp: fold shard databases into one
 int docs_command(Args& args);    // docs_command.cpp: docs check / docs sync
-int diff_command(Args& args);    // diff_command.cpp: first divergence between two runs' traces
+int diff_command(Args& args);
+// diff_command.cpp: first divergence between two runs' traces
+int perf_command(Args& args);  // perf_command.cpp: the perf double pass, baseline moves
 
 }  // namespace volta::audit

@@ -44,6 +44,18 @@ constexpr Command kCommands[] = {
      "      subject, the first node in schedule order whose output differs, with its op,\n"
      "      kernel variants, the pass that produced it and the first differing element;\n"
      "      exit 0 when nothing diverges, 1 when something does"},
+    {"perf", volta::audit::perf_command,
+     "perf [--filter REGEX] [--repetitions N] [--pass2-repetitions N] [--pass2-processes N]\n"
+     "              [--min-time SECONDS] [--policy PATH] [--perf-binary PATH] [--db PATH]\n"
+     "      the perf double pass: pass 1 runs every volta-perf benchmark (N >= 9 interleaved\n"
+     "      repetitions, default 9); suspects (Mann-Whitney p < alpha and a median change\n"
+     "      beyond the threshold of governance/perf-slo.md) rerun in pass 2 in fresh processes\n"
+     "      (15 repetitions over 3 processes); only a change seen in both passes is a\n"
+     "      regression. Baselines are per machine fingerprint; an unknown machine records\n"
+     "      candidate baselines. Exit 1 when the perf-double-pass gate fails\n"
+     "  perf baseline accept BENCH... --reason TEXT [--perf-binary PATH] [--db PATH]\n"
+     "      make the newest complete run's samples of BENCH (exact names) its baseline on\n"
+     "      this machine; every move is a row with commit, reason and old/new value"},
     {"merge", volta::audit::merge_command,
      "merge SHARD.db... -o OUT.db\n"
      "      fold shard databases into one, keeping each run's provenance"},

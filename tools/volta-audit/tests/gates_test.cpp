@@ -7,6 +7,7 @@
 
 #include "commands.h"
 #include "determinism_evidence.h"
+#include "perf_evidence.h"
 #include "store_builder.h"
 #include "volta/conformance/onnx_corpus.h"
 
@@ -103,7 +104,8 @@ BOOST_AUTO_TEST_CASE(an_empty_store_verifies_nothing_and_says_what_to_run) {
   BOOST_TEST(reason("checkpoint-round-trip") ==
              "no model (family checkpoint-round-trip) results for commit 0123456789ab; run "
              "`volta-audit run model --family checkpoint-round-trip`");
-  BOOST_TEST(reason("perf-double-pass") == "no perf samples for commit 0123456789ab");
+  BOOST_TEST(reason("perf-double-pass") ==
+             "no perf run for commit 0123456789ab; run `volta-audit perf`");
   BOOST_TEST(reason("docs-contract") ==
              "docs check has not run for commit 0123456789ab; run `volta-audit docs check`");
 }
@@ -273,54 +275,102 @@ BOOST_AUTO_TEST_CASE(release_makes_every_gate_a_blocker) {
 
 // --- perf-double-pass ---
 
-BOOST_AUTO_TEST_CASE(perf_without_a_baseline_for_the_machine_is_not_verified) {
-  TempStore t;
-  const int64_t run = t.add_run({});
-  t.add_perf_samples(run, "gemm_f32_256", 1, {100, 101, 102});
-  t.add_baseline("gemm_f32_256", 100, "2030-01-01T00:00:00Z", "another machine");
-  check(evaluate(t, "perf-double-pass"), GateStatus::NotVerified,
-        "no perf baseline for machine ci-box / Test CPU");
-}
+using testing::add_perf_run;
+using testing::PerfRunSpec;
+using testing::verdict;
 
-BOOST_AUTO_TEST_CASE(perf_regression_must_be_seen_in_both_passes) {
+BOOST_AUTO_TEST_CASE(perf_without_a_perf_run_is_not_verified) {
   TempStore t;
-  const int64_t run = t.add_run({});
-  // Slower in pass 1 only: pass 2 did not confirm it.
-  t.add_perf_samples(run, "conv_f32_3x3", 1, {120, 121, 119});
-  t.add_perf_samples(run, "conv_f32_3x3", 2, {101, 100, 102});
-  // Never a suspect in pass 1, so pass 2 did not re-measure it.
-  t.add_perf_samples(run, "softmax_f32", 1, {50, 51, 49, 52});
-  t.add_baseline("conv_f32_3x3", 100, "2030-01-01T00:00:00Z");
-  t.add_baseline("softmax_f32", 50, "2030-01-01T00:00:00Z");
-  check(evaluate(t, "perf-double-pass"), GateStatus::Pass,
-        "2 benchmarks within 5% of baseline in both passes");
-
-  // Slower in both passes: medians 112 (even count: mean of 111 and 113) and 108.
-  t.add_perf_samples(run, "gemm_f32_256", 1, {111, 140, 113, 100});
-  t.add_perf_samples(run, "gemm_f32_256", 2, {108, 107, 109});
-  t.add_baseline("gemm_f32_256", 100, "2030-01-01T00:00:00Z");
-  check(evaluate(t, "perf-double-pass"), GateStatus::Fail,
-        "1 benchmark(s) more than 5% slower than baseline in both passes; first: gemm_f32_256 at "
-        "1.120x baseline in pass 1, 1.080x in pass 2");
-}
-
-BOOST_AUTO_TEST_CASE(perf_compares_with_the_newest_baseline_and_the_newest_perf_run) {
-  TempStore t;
-  const int64_t old_run = t.add_run({}, {.started_at = "2030-01-01T00:00:00Z"});
-  t.add_perf_samples(old_run, "gemm_f32_256", 1, {200});
-  t.add_perf_samples(old_run, "gemm_f32_256", 2, {200});
-  const int64_t new_run = t.add_run({}, {.started_at = "2030-01-02T00:00:00Z"});
-  t.add_perf_samples(new_run, "gemm_f32_256", 1, {130});
-  t.add_perf_samples(new_run, "gemm_f32_256", 2, {130});
-  t.add_perf_samples(new_run, "layernorm_f32", 1, {10});
-  t.add_baseline("gemm_f32_256", 100, "2030-01-01T00:00:00Z");
-  t.add_baseline("gemm_f32_256", 128, "2030-01-03T00:00:00Z");  // a deliberate move
-  check(evaluate(t, "perf-double-pass"), GateStatus::Pass,
-        "1 benchmarks within 5% of baseline in both passes; 1 without a baseline were not "
-        "compared");
-  // A run with no perf samples does not hide the one that has them.
+  // A parity run of the commit is no perf evidence, nor is an incomplete perf run.
   t.add_run({result("Add(shape=[2])", Outcome::Pass)});
+  const int64_t killed = add_perf_run(t, {.complete = false});
+  record_perf_verdicts(t.db(), killed, std::vector{verdict("gemm", PerfVerdict::Unchanged)});
+  check(evaluate(t, "perf-double-pass"), GateStatus::NotVerified,
+        "no perf run for commit 0123456789ab; run `volta-audit perf`");
+  // Under --release a dirty-tree run is not evidence, and the reason says so.
+  const int64_t dirty = add_perf_run(t, {.dirty = true});
+  record_perf_verdicts(t.db(), dirty, std::vector{verdict("gemm", PerfVerdict::Unchanged)});
+  check(evaluate(t, "perf-double-pass", true), GateStatus::NotVerified,
+        "only dirty-tree perf runs for commit 0123456789ab, which are not release evidence; run "
+        "`volta-audit perf` from a clean checkout");
   BOOST_TEST(gate_status_name(evaluate(t, "perf-double-pass").status) == "PASS");
+}
+
+BOOST_AUTO_TEST_CASE(perf_with_only_candidate_baselines_is_not_verified) {
+  TempStore t;
+  const int64_t run = add_perf_run(t);
+  record_perf_verdicts(t.db(), run,
+                       std::vector{verdict("a", PerfVerdict::New), verdict("b", PerfVerdict::New)});
+  check(evaluate(t, "perf-double-pass"), GateStatus::NotVerified,
+        "perf run " + std::to_string(run) +
+            " only recorded candidate baselines (2 benchmark(s) new on this machine), nothing "
+            "was compared; run `volta-audit perf` again to compare with them");
+  const int64_t empty = add_perf_run(t);
+  check(evaluate(t, "perf-double-pass"), GateStatus::NotVerified,
+        "perf run " + std::to_string(empty) + " recorded no verdicts");
+}
+
+BOOST_AUTO_TEST_CASE(perf_regressions_fail_listing_both_passes) {
+  TempStore t;
+  const int64_t run = add_perf_run(t);
+  record_perf_verdicts(
+      t.db(), run,
+      std::vector{verdict("softmax", PerfVerdict::Unchanged, 0.01, 0.4),
+                  verdict("gemm/256", PerfVerdict::Regression, 0.213, 4.1e-5, 0.198, 1.5e-6),
+                  verdict("conv", PerfVerdict::Noise, 0.09, 0.002, 0.01, 0.6),
+                  verdict("attention", PerfVerdict::Regression, 0.07, 0.003, 0.065, 0.0004),
+                  verdict("layernorm", PerfVerdict::Error, std::nullopt, std::nullopt, std::nullopt,
+                          std::nullopt, "crashed")});
+  check(evaluate(t, "perf-double-pass"), GateStatus::Fail,
+        "2 regression(s) seen in both passes of perf run " + std::to_string(run) +
+            ": attention +7.0% (p=0.003) in pass 1, +6.5% (p=0.0004) in pass 2; gemm/256 +21.3% "
+            "(p=4.1e-05) in pass 1, +19.8% (p=1.5e-06) in pass 2");
+}
+
+BOOST_AUTO_TEST_CASE(perf_errors_are_not_verified_and_name_the_first) {
+  TempStore t;
+  const int64_t run = add_perf_run(t);
+  record_perf_verdicts(t.db(), run,
+                       std::vector{verdict("softmax", PerfVerdict::Unchanged, 0.01, 0.4),
+                                   verdict("model/b", PerfVerdict::Error, std::nullopt,
+                                           std::nullopt, std::nullopt, std::nullopt, "no data"),
+                                   verdict("model/a", PerfVerdict::Error, std::nullopt,
+                                           std::nullopt, std::nullopt, std::nullopt, "crashed")});
+  check(evaluate(t, "perf-double-pass"), GateStatus::NotVerified,
+        "2 benchmark(s) errored in perf run " + std::to_string(run) +
+            ", so were not compared; first: model/a: crashed");
+}
+
+BOOST_AUTO_TEST_CASE(perf_passes_counting_unchanged_noise_improvements_and_new) {
+  TempStore t;
+  const int64_t run = add_perf_run(t);
+  record_perf_verdicts(t.db(), run,
+                       std::vector{verdict("a", PerfVerdict::Unchanged, 0.01, 0.4),
+                                   verdict("b", PerfVerdict::Unchanged, -0.02, 0.3),
+                                   verdict("c", PerfVerdict::Noise, 0.09, 0.002, 0.01, 0.6),
+                                   verdict("d", PerfVerdict::Improvement, -0.2, 4e-5, -0.19, 2e-6),
+                                   verdict("e", PerfVerdict::New)});
+  check(evaluate(t, "perf-double-pass"), GateStatus::Pass,
+        "4 benchmark(s) compared with their baseline in perf run " + std::to_string(run) +
+            ": 2 unchanged, 1 noise (suspect in pass 1, not repeated in pass 2), 1 "
+            "improvement(s); 1 new (candidate baselines recorded)");
+}
+
+BOOST_AUTO_TEST_CASE(perf_judges_the_newest_complete_perf_run_of_the_commit) {
+  TempStore t;
+  const int64_t old_run = add_perf_run(t, {.started_at = "2030-01-01T00:00:00Z"});
+  record_perf_verdicts(t.db(), old_run,
+                       std::vector{verdict("gemm", PerfVerdict::Regression, 0.2, 1e-4, 0.2, 1e-5)});
+  const int64_t new_run = add_perf_run(t, {.started_at = "2030-01-02T00:00:00Z"});
+  record_perf_verdicts(t.db(), new_run, std::vector{verdict("gemm", PerfVerdict::Unchanged)});
+  BOOST_TEST(gate_status_name(evaluate(t, "perf-double-pass").status) == "PASS");
+  // Another commit's regression is not this commit's.
+  const int64_t other = add_perf_run(t, {.commit = kOtherCommit});
+  record_perf_verdicts(t.db(), other,
+                       std::vector{verdict("gemm", PerfVerdict::Regression, 0.2, 1e-4, 0.2, 1e-5)});
+  BOOST_TEST(gate_status_name(evaluate(t, "perf-double-pass").status) == "PASS");
+  BOOST_TEST(gate_status_name(evaluate(t, "perf-double-pass", false, kOtherCommit).status) ==
+             "FAIL");
 }
 
 // --- docs-contract ---
