@@ -183,12 +183,12 @@ PassOutcome PerfBinary::run(const PassOptions& options) const {
 
 std::optional<PassOutcome> run_torch_peer(const std::filesystem::path& script, int repetitions,
                                           std::string& why) {
-  if (!std::filesystem::exists(script)) {
-    why = "no peer script " + script.string();
-    return std::nullopt;
-  }
   if (!run_process({"python3", "-c", "import torch"}).ok()) {
     why = "torch not importable";
+    return std::nullopt;
+  }
+  if (!std::filesystem::exists(script)) {
+    why = "torch importable but no peer script " + script.string();
     return std::nullopt;
   }
   const TempFile samples;

@@ -111,8 +111,8 @@ void record_perf_verdicts(Database& db, int64_t run_id, std::span<const PerfVerd
         .bind(3, std::string_view(kPerfUnit))
         .bind(4, r.variant)
         .bind(5, r.threads)
-        .bind(6, r.baseline ? std::string_view(r.baseline->commit) : std::string_view())
-        .bind(7, r.baseline ? std::string_view(r.baseline->kind) : std::string_view());
+        .bind(6, r.baseline ? std::string_view(r.baseline->commit) : std::string_view(""))
+        .bind(7, r.baseline ? std::string_view(r.baseline->kind) : std::string_view(""));
     bind_optional(insert, 8, r.baseline_median);
     insert.bind(9, r.threshold)
         .bind(10, r.alpha)

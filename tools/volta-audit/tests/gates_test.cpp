@@ -276,7 +276,6 @@ BOOST_AUTO_TEST_CASE(release_makes_every_gate_a_blocker) {
 // --- perf-double-pass ---
 
 using testing::add_perf_run;
-using testing::PerfRunSpec;
 using testing::verdict;
 
 BOOST_AUTO_TEST_CASE(perf_without_a_perf_run_is_not_verified) {

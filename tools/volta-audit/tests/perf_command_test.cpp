@@ -17,7 +17,7 @@
 namespace volta::audit {
 namespace {
 
-using testing::quoted;
+using testing::quoted;  // std::quoted would win by ADL on std::string: spelt testing::quoted there
 using testing::volta_audit;
 
 constexpr const char* kFilter = "f32_gemm/.*size:256/threads:1";
@@ -91,12 +91,15 @@ BOOST_AUTO_TEST_CASE(baseline_accept_moves_with_a_reason_and_refuses_unknown_nam
   unsetenv("VOLTA_PLANT_SLOWDOWN");
   const std::string binary = std::string(" --perf-binary ") + quoted(VOLTA_PERF_BINARY_FOR_TESTS);
   BOOST_REQUIRE(volta_audit(perf_arguments(t)).status == 0);
-  conformance::Statement name = t.db().prepare("SELECT benchmark FROM perf_verdict LIMIT 1");
-  BOOST_REQUIRE(name.step());
-  const std::string bench = name.column_text(0);
+  std::string bench;
+  {  // a statement left mid-result would pin this connection's read snapshot
+    conformance::Statement name = t.db().prepare("SELECT benchmark FROM perf_verdict LIMIT 1");
+    BOOST_REQUIRE(name.step());
+    bench = name.column_text(0);
+  }
 
   const testing::ProcessResult moved =
-      volta_audit("perf baseline accept " + quoted(bench) +
+      volta_audit("perf baseline accept " + testing::quoted(bench) +
                   " --reason 'measured on a quiet machine'" + binary + " --db " + quoted(t.path()));
   BOOST_TEST_MESSAGE(moved.output);
   BOOST_TEST(moved.status == 0);
@@ -110,13 +113,13 @@ BOOST_AUTO_TEST_CASE(baseline_accept_moves_with_a_reason_and_refuses_unknown_nam
   BOOST_TEST(unknown.output.find("no complete perf run on this machine has samples of "
                                  "'no-such-benchmark'") != std::string::npos);
   const testing::ProcessResult no_reason =
-      volta_audit("perf baseline accept " + quoted(bench) + " --reason ''" + binary + " --db " +
-                  quoted(t.path()));
+      volta_audit("perf baseline accept " + testing::quoted(bench) + " --reason ''" + binary +
+                  " --db " + quoted(t.path()));
   BOOST_TEST(no_reason.status == 1);
   BOOST_TEST(no_reason.output.find("needs a reason") != std::string::npos);
-  BOOST_TEST(
-      volta_audit("perf baseline accept " + quoted(bench) + binary + " --db " + quoted(t.path()))
-          .status == 2);
+  BOOST_TEST(volta_audit("perf baseline accept " + testing::quoted(bench) + binary + " --db " +
+                         quoted(t.path()))
+                 .status == 2);
   BOOST_TEST(volta_audit(perf_arguments(t) + " --repetitions 5").status == 2);
 }
 

@@ -50,6 +50,7 @@ inline void add_pass_samples(TempStore& t, int64_t run, const std::string& bench
                              const std::vector<double>& seconds,
                              const std::string& variant = "v1") {
   std::vector<PerfSample> samples;
+  samples.reserve(seconds.size());
   int repetition = 0;
   for (double s : seconds) {
     samples.push_back({.benchmark = benchmark,
