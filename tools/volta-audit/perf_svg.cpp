@@ -102,8 +102,11 @@ std::string strip_plot_svg(const StripPlot& plot) {
       // A dot per sample: zero-length segments with round caps keep each dot a few bytes.
       std::string dots;
       for (double s : row.samples) dots += "M" + number(axis.x(s)) + " " + number(mid) + "h0";
-      svg += "<path d=\"" + dots + "\" stroke=\"" + color +
-             "\" stroke-width=\"4\" stroke-linecap=\"round\" opacity=\"0.6\"/>";
+      svg.append("<path d=\"")
+          .append(dots)
+          .append("\" stroke=\"")
+          .append(color)
+          .append("\" stroke-width=\"4\" stroke-linecap=\"round\" opacity=\"0.6\"/>");
     }
     if (row.median) {
       svg += "<path d=\"M" + number(axis.x(*row.median)) + " " + number(mid - 5) +

@@ -251,11 +251,11 @@ struct PerfStore {
   }
 };
 
-// The Markdown table row of `benchmark` (escaped as the report escapes it), split into cells.
+// The Markdown table row of `benchmark`, split into (escaped) cells.
 std::vector<std::string> table_row(const std::string& report, const std::string& benchmark) {
   std::istringstream lines(report);
   for (std::string line; std::getline(lines, line);) {
-    if (!line.starts_with("| " + benchmark + " |")) continue;
+    if (!line.starts_with("| " + markdown_text(benchmark) + " |")) continue;
     std::vector<std::string> cells;
     size_t start = 2;
     for (size_t bar = line.find(" | ", start); bar != std::string::npos;
@@ -299,7 +299,7 @@ BOOST_AUTO_TEST_CASE(markdown_rows_carry_both_passes_throughput_and_peer_ratio) 
                       "change | p | pass 2 median \\[CI\\] | change | p | verdict | throughput | "
                       "peak memory | torch median | torch ratio |\n"));
   const std::vector<std::string> regression = table_row(md, kRegression);
-  const std::vector<std::string> expected = {kRegression,
+  const std::vector<std::string> expected = {markdown_text(kRegression),
                                              "f32\\_gemm\\_avx512\\_14x32",
                                              "1",
                                              "10 ms",
@@ -337,20 +337,19 @@ BOOST_AUTO_TEST_CASE(markdown_rows_carry_both_passes_throughput_and_peer_ratio) 
   BOOST_TEST(improvement.at(14) == "1.50");
 
   // Not a suspect: no pass 2; peak bytes from the samples.
-  const std::vector<std::string> hostile =
-      table_row(md, "onnx/&lt;script>alert('x')&lt;/script>\\|\\*m\\*.onnx/threads:1");
+  const std::vector<std::string> hostile = table_row(md, kHostile);
   BOOST_TEST(hostile.at(7) == "—");
   BOOST_TEST(hostile.at(8) == "—");
   BOOST_TEST(hostile.at(9) == "—");
   BOOST_TEST(hostile.at(12) == "1.5 MiB");
 
-  const std::vector<std::string> fresh = table_row(md, "new\\_bench/threads:1");
+  const std::vector<std::string> fresh = table_row(md, kNew);
   BOOST_TEST(fresh.at(3) == "—");
   BOOST_TEST(fresh.at(4) == "2 ms \\[2, 2\\]");
   BOOST_TEST(fresh.at(5) == "—");
   BOOST_TEST(fresh.at(10) == "new");
 
-  const std::vector<std::string> error = table_row(md, "broken/threads:1");
+  const std::vector<std::string> error = table_row(md, kError);
   BOOST_TEST(error.at(4) == "—");
   BOOST_TEST(error.at(10) == "error");
 }
@@ -359,10 +358,12 @@ BOOST_AUTO_TEST_CASE(regressions_and_noise_come_first_then_improvements_then_the
   PerfStore s;
   const std::string md = render_perf_report(s.t.db(), ReportFormat::Markdown);
   const size_t table = md.find("## Benchmarks");
-  const std::vector<size_t> order = {
-      md.find("| " + kRegression, table),  md.find("| mem\\_copy", table),
-      md.find("| " + kImprovement, table), md.find("| broken", table),
-      md.find("| new\\_bench", table),     md.find("| onnx/", table)};
+  const std::vector<size_t> order = {md.find("| " + markdown_text(kRegression), table),
+                                     md.find("| mem\\_copy", table),
+                                     md.find("| " + markdown_text(kImprovement), table),
+                                     md.find("| broken", table),
+                                     md.find("| new\\_bench", table),
+                                     md.find("| onnx/", table)};
   for (size_t i = 0; i < order.size(); ++i) {
     BOOST_TEST_CONTEXT("row " << i) {
       BOOST_TEST(order[i] != std::string::npos);
