@@ -6,18 +6,11 @@
 #include <cstdint>
 #include <optional>
 #include <string>
-#include <string_view>
 
 #include "report.h"
 #include "volta/conformance/sqlite.h"
 
 namespace volta::audit {
-
-// The key a peer lane's benchmark shares with the Volta benchmark it mirrors: the name without
-// a "peer:LIBRARY:" prefix, without ISA segments ("/avx512", "/avx2fma", "/generic", ...) and
-// without a "/real_time" suffix. "peer:torch:f32_gemm/size:64/threads:2" and
-// "f32_gemm/avx512/size:64/threads:2/real_time" both give "f32_gemm/size:64/threads:2".
-std::string perf_peer_key(std::string_view benchmark);
 
 // The newest complete run with perf samples or verdicts, or `run` when given (any status; a
 // run that is not a perf run is refused). Header: commit, machine fingerprint, build, date,

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "commands.h"
+#include "perf_run_data.h"
 #include "perf_svg.h"
 #include "store_builder.h"
 
