@@ -1,5 +1,8 @@
 #include "cli.h"
 
+#include <charconv>
+#include <cstdint>
+
 #include "volta/conformance/store.h"
 
 namespace volta::audit {
@@ -53,6 +56,17 @@ std::vector<std::string> Args::positionals(std::string_view supported) {
 
 std::string database_path(Args& args) {
   return args.option("--db").value_or(conformance::kDefaultDatabase);
+}
+
+int64_t parse_run_id(const std::string& text) {
+  int64_t id = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), id);
+  if (error != std::errc() || end != text.data() + text.size() || id <= 0) {
+    throw UsageError("run id '" + text +
+                     "' is not a run number (a positive integer: the `id` column of "
+                     "`volta-audit query runs`)");
+  }
+  return id;
 }
 
 }  // namespace volta::audit

@@ -2,6 +2,7 @@
 // Argument handling shared by volta-audit's commands: options are taken by name, and
 // whatever is left over is an error that names it and lists what the command supports.
 
+#include <cstdint>
 #include <optional>
 #include <span>
 #include <stdexcept>
@@ -33,6 +34,9 @@ class Args {
  private:
   std::vector<std::string_view> args_;
 };
+
+// A run id as the user typed it (a positive integer); throws UsageError otherwise.
+int64_t parse_run_id(const std::string& text);
 
 // --db PATH, defaulting to volta-results.db in the working directory.
 std::string database_path(Args& args);

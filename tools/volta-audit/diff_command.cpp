@@ -2,7 +2,6 @@
 // subject, the first node (in schedule order) whose output bits differ. The comparison is the
 // harness's (first_divergence.h); this file is the command line around it.
 
-#include <charconv>
 #include <cstdio>
 #include <optional>
 #include <string>
@@ -20,17 +19,6 @@ using conformance::NodeTraceRow;
 constexpr std::string_view kSupported = "--subject S, --db PATH";
 constexpr std::string_view kWhereTracesComeFrom =
     "node traces are recorded by `volta-audit run determinism`";
-
-int64_t parse_run_id(const std::string& text) {
-  int64_t id = 0;
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), id);
-  if (error != std::errc() || end != text.data() + text.size() || id <= 0) {
-    throw UsageError("run id '" + text +
-                     "' is not a run number (a positive integer: the `id` column of "
-                     "`volta-audit query runs`)");
-  }
-  return id;
-}
 
 // The run's traces; a run that does not exist or traced nothing is a usage error.
 std::vector<NodeTraceRow> traces_of(const conformance::Database& db, int64_t run_id) {

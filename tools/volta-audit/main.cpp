@@ -33,8 +33,11 @@ constexpr Command kCommands[] = {
      "gate [--release] [--commit SHA] [--db PATH]\n"
      "      evaluate every gate for the commit; exit 0 only when every blocker passes"},
     {"report", volta::audit::report_command,
-     "report [--format md|html] [--db PATH] [-o FILE]\n"
-     "      human report of the latest run: suites, families, worst errors, failures, gates"},
+     "report [--perf [--run ID]] [--format md|html] [--db PATH] [-o FILE]\n"
+     "      human report of the latest run: suites, families, worst errors, failures, gates;\n"
+     "      --perf: the newest complete perf run (or run ID): per benchmark both passes'\n"
+     "      medians, intervals, changes, p-values and verdicts against the baseline range,\n"
+     "      peer ratios, and (html) a strip plot of the samples"},
     {"query", volta::audit::query_command,
      "query NAME | --sql \"SELECT ...\" [--commit SHA] [--db PATH]\n"
      "      canned questions (query --list) or any read-only SQL"},

@@ -8,6 +8,80 @@
 #include "volta/conformance/outcome.h"
 
 namespace volta::audit {
+
+// Markdown cells: pipes would split the cell, and emphasis, code, link and HTML characters
+// would be interpreted; a case id or a diagnostic must read exactly as recorded.
+std::string markdown_text(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    switch (c) {
+      case '\\':
+      case '`':
+      case '*':
+      case '_':
+      case '[':
+      case ']':
+      case '|':
+        out += '\\';
+        out += c;
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '&':
+        out += "&amp;";
+        break;
+      case '\n':
+      case '\r':
+        out += ' ';
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
+std::string markdown_row(const std::vector<std::string>& cells) {
+  std::string row = "|";
+  for (const std::string& cell : cells) row += " " + markdown_text(cell) + " |";
+  return row + "\n";
+}
+
+std::string html_text(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
+std::string html_row(const std::vector<std::string>& cells, std::string_view tag) {
+  std::string row = "<tr>";
+  for (const std::string& cell : cells) {
+    row += "<" + std::string(tag) + ">" + html_text(cell) + "</" + std::string(tag) + ">";
+  }
+  return row + "</tr>\n";
+}
+
 namespace {
 
 using conformance::Database;
@@ -161,45 +235,6 @@ Report build_report(const Database& db) {
   return report;
 }
 
-// Markdown cells: pipes would split the cell, and emphasis, code, link and HTML characters
-// would be interpreted; a case id or a diagnostic must read exactly as recorded.
-std::string markdown_text(std::string_view text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '\\':
-      case '`':
-      case '*':
-      case '_':
-      case '[':
-      case ']':
-      case '|':
-        out += '\\';
-        out += c;
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '&':
-        out += "&amp;";
-        break;
-      case '\n':
-      case '\r':
-        out += ' ';
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
-
-std::string markdown_row(const std::vector<std::string>& cells) {
-  std::string row = "|";
-  for (const std::string& cell : cells) row += " " + markdown_text(cell) + " |";
-  return row + "\n";
-}
-
 std::string render_markdown(const Report& report) {
   std::string out = "# " + markdown_text(report.title) + "\n";
   for (const Section& s : report.sections) {
@@ -218,52 +253,10 @@ std::string render_markdown(const Report& report) {
   return out;
 }
 
-std::string html_text(std::string_view text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&#39;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
-
-std::string html_row(const std::vector<std::string>& cells, std::string_view tag) {
-  std::string row = "<tr>";
-  for (const std::string& cell : cells) {
-    row += "<" + std::string(tag) + ">" + html_text(cell) + "</" + std::string(tag) + ">";
-  }
-  return row + "</tr>\n";
-}
-
-constexpr std::string_view kHtmlStyle = R"css(
-body { font-family: system-ui, sans-serif; margin: 2rem; color: #222; }
-table { border-collapse: collapse; margin-bottom: 1.5rem; }
-th, td { border: 1px solid #ccc; padding: 0.2rem 0.5rem; text-align: left; vertical-align: top; }
-th { background: #f2f2f2; }
-td { font-family: ui-monospace, monospace; font-size: 0.9rem; }
-)css";
-
 std::string render_html(const Report& report) {
   std::string out = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
   out += "<title>" + html_text(report.title) + "</title>\n";
-  out += "<style>" + std::string(kHtmlStyle) + "</style>\n</head>\n<body>\n";
+  out += "<style>" + std::string(kReportHtmlStyle) + "</style>\n</head>\n<body>\n";
   out += "<h1>" + html_text(report.title) + "</h1>\n";
   for (const Section& s : report.sections) {
     out += "<h2>" + html_text(s.heading) + "</h2>\n";

@@ -1,10 +1,13 @@
-// `volta-audit report`: the latest complete run for humans, as Markdown or standalone HTML.
+// `volta-audit report`: the latest complete run for humans, as Markdown or standalone HTML;
+// with --perf, a perf run (the newest complete one, or --run ID).
 
+#include <cstdint>
 #include <cstdio>
 #include <fstream>
 #include <optional>
 
 #include "commands.h"
+#include "perf_report.h"
 #include "report.h"
 #include "volta/conformance/store.h"
 #include "volta/error.h"
@@ -12,7 +15,8 @@
 namespace volta::audit {
 namespace {
 
-constexpr std::string_view kSupported = "--format md|html, --db PATH, -o FILE";
+constexpr std::string_view kSupported =
+    "--format md|html, --db PATH, -o FILE, --perf, --run ID (with --perf)";
 
 ReportFormat parse_format(std::string_view name) {
   if (name == "md") return ReportFormat::Markdown;
@@ -35,13 +39,18 @@ void write_file(const std::string& path, const std::string& text) {
 int report_command(Args& args) {
   const ReportFormat format = parse_format(args.option("--format").value_or("md"));
   const std::optional<std::string> output = args.option("-o");
+  const bool perf = args.flag("--perf");
+  const std::optional<std::string> run = args.option("--run");
+  if (run && !perf) throw UsageError("--run ID selects a perf run: use it with --perf");
+  const std::optional<int64_t> run_id = run ? std::optional(parse_run_id(*run)) : std::nullopt;
   const std::string path = database_path(args);
   if (const std::vector<std::string> extra = args.positionals(kSupported); !extra.empty()) {
     throw UsageError("unexpected argument '" + extra.front() +
                      "' (supported: " + std::string(kSupported) + ")");
   }
   const conformance::ResultStore store(path, conformance::Database::Mode::ReadOnly);
-  const std::string report = render_report(store.db(), format);
+  const std::string report =
+      perf ? render_perf_report(store.db(), format, run_id) : render_report(store.db(), format);
   if (output) {
     write_file(*output, report);
     std::printf("report written to %s\n", output->c_str());
