@@ -3,9 +3,9 @@
 // against a double-precision oracle, and bits against themselves across thread counts, task
 // orders and tilings. An ISA this CPU lacks is skipped with a message, never passed silently.
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 #include <limits>
 #include <random>
 #include <span>
@@ -218,6 +218,10 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(odd_shapes_match_the_oracle, T, FloatTypes) {
         {.m = 31, .n = 65, .k = 47, .trans_a = true, .trans_b = true, .alpha = -0.5},
         // K over several slices, with a short last one.
         {.m = 2 * kernel->mr + 3, .n = kernel->nr + 5, .k = 2 * kernel->kc + 7},
+        // Several blocks of columns, each over all K slices.
+        {.m = 30, .n = 9 * kernel->nr + 5, .k = kernel->kc + 3, .c = Case::C::Full},
+        // op(A) too deep to pack up front: packed one slice at a time.
+        {.m = 20, .n = kernel->nr + 3, .k = 70000, .trans_b = true},
         // M over several tiles, so op(B) is packed once and shared.
         {.m = 3 * kernel->mc + 1, .n = 2 * kernel->nr - 1, .k = 40},
     };
@@ -268,11 +272,20 @@ std::vector<T> run_bits(const GemmMicroKernel<T>& kernel, const Case& g, int thr
   return ops.y;
 }
 
+// The bit pattern of x, so that NaNs and signed zeros compare exactly.
+template <class T>
+auto bits_of(T x) {
+  if constexpr (sizeof(T) == sizeof(uint32_t)) {
+    return std::bit_cast<uint32_t>(x);
+  } else {
+    return std::bit_cast<uint64_t>(x);
+  }
+}
+
 template <class T>
 bool bit_equal(const std::vector<T>& x, const std::vector<T>& y) {
-  return x.size() == y.size() && std::equal(x.begin(), x.end(), y.begin(), [](T a, T b) {
-           return std::memcmp(&a, &b, sizeof(T)) == 0;
-         });
+  return x.size() == y.size() && std::equal(x.begin(), x.end(), y.begin(),
+                                            [](T a, T b) { return bits_of(a) == bits_of(b); });
 }
 
 BOOST_AUTO_TEST_CASE_TEMPLATE(bits_do_not_depend_on_threads_or_task_order, T, FloatTypes) {

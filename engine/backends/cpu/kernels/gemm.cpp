@@ -660,6 +660,9 @@ T* shared_b_slice(T* shared, const ProblemPlan<T>& plan, int64_t k0) {
   return shared + plan.shared_offset + k0 * plan.n_padded;
 }
 
+// The most elements of op(A) a task packs up front; past it, it packs one K slice at a time.
+constexpr int64_t kMaxPackedElements = int64_t{1} << 20;
+
 // Output columns a task finishes over all K slices before it moves on, in register tiles:
 // enough for the op(A) block of a slice to be reused, few enough that this part of Y stays in
 // L2 from one slice to the next.
@@ -678,16 +681,23 @@ void run_tile(const GemmMicroKernel<T>& kernel, const GemmProblem<T>& p, int64_t
 
   const int64_t rows_padded = round_up(rows, kernel.mr);
   const int64_t block_cols = kColumnBlockPanels * kernel.nr;
-  const int64_t a_elements = rows_padded * p.k;
+  const int64_t max_depth = std::min(kernel.kc, p.k);
+  // op(A) packed for all of K unless that is too big to keep; then slice by slice, again for
+  // each block of columns.
+  const bool a_packed_once = rows_padded * p.k <= kMaxPackedElements;
+  const int64_t a_elements = rows_padded * (a_packed_once ? p.k : max_depth);
   const int64_t b_elements =
-      shared_b ? 0 : std::min(round_up(cols, kernel.nr), block_cols) * std::min(kernel.kc, p.k);
+      shared_b ? 0 : std::min(round_up(cols, kernel.nr), block_cols) * max_depth;
   T* const a_all = thread_buffer<T, TaskPacking>(static_cast<size_t>(a_elements + b_elements));
   T* const own_b_block = a_all + a_elements;
-  // Slice k0 of op(A) starts after k0 full-depth steps of every panel.
-  for (int64_t k0 = 0; k0 < p.k; k0 += kernel.kc) {
+  // Packs op(A)'s slice k0 at `dst`.
+  const auto pack_a_slice = [&](int64_t k0, T* dst) {
     pack_block(kernel.isa, p.a + row0 * p.a_row_stride + k0 * p.a_col_stride, p.a_row_stride,
-               p.a_col_stride, rows, std::min(kernel.kc, p.k - k0), kernel.mr,
-               a_all + rows_padded * k0);
+               p.a_col_stride, rows, std::min(kernel.kc, p.k - k0), kernel.mr, dst);
+  };
+  // Slice k0 of op(A) starts after k0 full-depth steps of every panel.
+  if (a_packed_once) {
+    for (int64_t k0 = 0; k0 < p.k; k0 += kernel.kc) pack_a_slice(k0, a_all + rows_padded * k0);
   }
 
   for (int64_t c0 = 0; c0 < cols; c0 += block_cols) {
@@ -696,7 +706,12 @@ void run_tile(const GemmMicroKernel<T>& kernel, const GemmProblem<T>& p, int64_t
     int64_t k0 = 0;
     do {
       const int64_t depth = std::min(kernel.kc, p.k - k0);
-      const T* const a_block = a_all + rows_padded * k0;
+      const T* a_block = a_all;
+      if (a_packed_once) {
+        a_block += rows_padded * k0;
+      } else if (depth > 0) {
+        pack_a_slice(k0, a_all);
+      }
       const T* b_block = own_b_block;
       if (depth > 0 && shared_b) {
         b_block = shared_b_slice(shared_b, plan, k0) + (col0 + c0) * depth;
