@@ -601,6 +601,8 @@ int64_t tile_start(int64_t t, int64_t tiles, int64_t units, int64_t unit) {
 constexpr int64_t kTargetTasks = 8;
 constexpr int64_t kTaskMultiple = 4;
 constexpr double kMinTileFlops = 4e6;
+// Past this many tiles a problem's grid is left as the cache blocks cut it.
+constexpr int64_t kMaxTilesSearched = 64;
 
 template <class T>
 TileGrid tile_grid(const GemmMicroKernel<T>& kernel, const GemmProblem<T>& p, size_t num_problems) {
@@ -619,7 +621,10 @@ TileGrid tile_grid(const GemmMicroKernel<T>& kernel, const GemmProblem<T>& p, si
   const auto affordable = static_cast<int64_t>(flops / kMinTileFlops);
   const int64_t per_problem = ceil_div(kTargetTasks, static_cast<int64_t>(num_problems));
   const int64_t wanted = std::min(std::max(grid.tasks(), per_problem), affordable);
-  if (grid.tasks() >= wanted) return grid;
+  // Enough tiles already, and either a multiple or so many that the remainder hardly matters.
+  const bool balanced = grid.tasks() % kTaskMultiple == 0 || grid.tasks() > kMaxTilesSearched;
+  if (grid.tasks() >= wanted && (balanced || grid.tasks() == 1)) return grid;
+  const int64_t most = std::max(grid.tasks(), affordable);
   const auto score = [&](int64_t down, int64_t across) {
     const int64_t tasks = down * across;
     const bool even = tasks % kTaskMultiple == 0 && tasks < 2 * wanted;
@@ -631,7 +636,7 @@ TileGrid tile_grid(const GemmMicroKernel<T>& kernel, const GemmProblem<T>& p, si
   for (int64_t down = grid.tiles_down; down <= std::min(grid.row_units, 2 * wanted); ++down) {
     for (int64_t across = grid.tiles_across; across <= std::min(grid.col_units, 2 * wanted);
          ++across) {
-      if (down * across < wanted) continue;
+      if (down * across < wanted || down * across > most) continue;
       if (best.tasks() < wanted ||
           score(down, across) < score(best.tiles_down, best.tiles_across)) {
         best.tiles_down = down;
