@@ -216,6 +216,8 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(odd_shapes_match_the_oracle, T, FloatTypes) {
         {.m = 257, .n = 129, .k = 513, .trans_a = true},
         {.m = 257, .n = 129, .k = 513, .trans_b = true},
         {.m = 31, .n = 65, .k = 47, .trans_a = true, .trans_b = true, .alpha = -0.5},
+        // A last op(B)^T panel with more than 16 of its lanes present.
+        {.m = 9, .n = kernel->nr + 20, .k = 37, .trans_b = true},
         // K over several slices, with a short last one.
         {.m = 2 * kernel->mr + 3, .n = kernel->nr + 5, .k = 2 * kernel->kc + 7},
         // Several blocks of columns, each over all K slices.

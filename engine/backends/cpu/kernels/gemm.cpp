@@ -387,22 +387,28 @@ VOLTA_AVX512 inline void transpose_16x16(__m512 rows[16]) {
   }
 }
 
-// pack_panel for f32 lanes that are rows contiguous along K (op(A) as stored), at most 16 of
-// them: 16 steps at a time, read as 16 x 16 blocks and transposed in registers.
+// pack_panel for f32 lanes contiguous along K (op(A) as stored, or a transposed op(B)), in
+// groups of 16 lanes: 16 steps at a time, read as 16 x 16 blocks and transposed in registers.
 VOLTA_AVX512 void pack_rows_f32_avx512(const float* src, int64_t lane_stride, int64_t depth,
                                        int width, int lanes, float* dst) {
-  const auto lane_mask = static_cast<__mmask16>((1U << width) - 1);
-  for (int64_t s0 = 0; s0 < depth; s0 += 16) {
-    const int64_t steps = std::min<int64_t>(16, depth - s0);
-    const auto step_mask = static_cast<__mmask16>((1U << steps) - 1);
-    __m512 block[16];
-    for (int l = 0; l < 16; ++l) {
-      block[l] = l < lanes ? _mm512_maskz_loadu_ps(step_mask, src + l * lane_stride + s0)
-                           : _mm512_setzero_ps();
-    }
-    transpose_16x16(block);
-    for (int64_t t = 0; t < steps; ++t) {
-      _mm512_mask_storeu_ps(dst + (s0 + t) * width, lane_mask, block[t]);
+  for (int g = 0; g < width; g += 16) {
+    const int group_width = std::min(16, width - g);
+    const int group_lanes = std::clamp(lanes - g, 0, 16);
+    const auto lane_mask = static_cast<__mmask16>((1U << group_width) - 1);
+    const float* const group_src = src + g * lane_stride;
+    for (int64_t s0 = 0; s0 < depth; s0 += 16) {
+      const int64_t steps = std::min<int64_t>(16, depth - s0);
+      const auto step_mask = static_cast<__mmask16>((1U << steps) - 1);
+      __m512 block[16];
+      for (int l = 0; l < 16; ++l) {
+        block[l] = l < group_lanes
+                       ? _mm512_maskz_loadu_ps(step_mask, group_src + l * lane_stride + s0)
+                       : _mm512_setzero_ps();
+      }
+      transpose_16x16(block);
+      for (int64_t t = 0; t < steps; ++t) {
+        _mm512_mask_storeu_ps(dst + (s0 + t) * width + g, lane_mask, block[t]);
+      }
     }
   }
 }
@@ -489,7 +495,7 @@ void pack_block(GemmIsa isa, const T* src, int64_t lane_stride, int64_t step_str
     T* const to = dst + first * depth;
 #if VOLTA_GEMM_X86
     if constexpr (std::is_same_v<T, float>) {
-      if (isa == GemmIsa::Avx512 && step_stride == 1 && lane_stride != 1 && width <= 16) {
+      if (isa == GemmIsa::Avx512 && step_stride == 1 && lane_stride != 1) {
         pack_rows_f32_avx512(src, lane_stride, depth, width, lanes, to);
         continue;
       }
