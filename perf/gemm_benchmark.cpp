@@ -1,14 +1,19 @@
-// f32 GEMM throughput, C = A @ B with square row-major operands, through the entry point the
-// CPU backend's MatMul and Gemm kernels call and with the micro-kernel they pick on this CPU.
-// Reported as GFLOP/s (2 * M * N * K flops per iteration) over wall time, since several
-// threads work on each iteration.
+// f32 GEMM throughput through the entry point the CPU backend's MatMul, Gemm, Conv and Einsum
+// kernels call, once per micro-kernel this CPU runs (the ISA is in the name, the kernel
+// variant in the label). Reported as GFLOP/s (2 * M * N * K flops per iteration) over wall
+// time, since several threads work on each iteration.
+//
+// f32_gemm/ISA/size:S/threads:T   square row-major S x S x S
+// f32_gemm_mlp/ISA/...            a transformer layer's products, B*T tokens by width d:
+//                                 up [BT,d]x[d,4d], down [BT,4d]x[4d,d], qkv [BT,d]x[d,3d]
+// f32_gemm_attention/ISA/...      scores [T,dh]x[dh,T] for each of 8 heads, one gemm() call
 
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
-#include <random>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "kernels/gemm.h"
 #include "perf_support.h"
@@ -18,48 +23,102 @@
 namespace volta::cpu {
 namespace {
 
-Tensor random_matrix(int64_t rows, int64_t cols, uint32_t seed) {
-  Tensor t(DType::F32, Shape{rows, cols});
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
-  float* data = t.data_as<float>();
-  for (int64_t i = 0; i < t.numel(); ++i) data[i] = uniform(rng);
-  return t;
+constexpr GemmIsa kIsas[] = {GemmIsa::Generic, GemmIsa::Avx2Fma, GemmIsa::Avx512};
+
+// The ISA part of a benchmark name: the micro-kernel's name between "f32_gemm_" and its tile.
+std::string isa_label(const GemmMicroKernel<float>& kernel) {
+  const std::string_view name = kernel.name.substr(std::string_view("f32_gemm_").size());
+  return std::string(name.substr(0, name.rfind('_')));
 }
 
-void f32_gemm(benchmark::State& state) {
-  const int64_t size = state.range(0);
-  const int threads = static_cast<int>(state.range(1));
-  const Tensor a = random_matrix(size, size, 1);
-  const Tensor b = random_matrix(size, size, 2);
-  Tensor y(DType::F32, Shape{size, size});
+// `count` independent row-major products [m,k] x [k,n], optionally with B transposed
+// (stored [n,k]), timed as one gemm() call.
+void run_products(benchmark::State& state, const GemmMicroKernel<float>& kernel, int64_t count,
+                  int64_t m, int64_t n, int64_t k, bool trans_b) {
+  const int threads = static_cast<int>(state.range(0));
+  const Tensor a = perf::random_tensor(DType::F32, Shape{count, m, k}, 1);
+  const Tensor b = perf::random_tensor(DType::F32, Shape{count, k, n}, 2);
+  Tensor y(DType::F32, Shape{count, m, n});
+  std::vector<GemmProblem<float>> problems;
+  for (int64_t q = 0; q < count; ++q) {
+    problems.push_back({.m = m,
+                        .n = n,
+                        .k = k,
+                        .a = a.data_as<float>() + q * m * k,
+                        .a_row_stride = k,
+                        .a_col_stride = 1,
+                        .b = b.data_as<float>() + q * k * n,
+                        .b_row_stride = trans_b ? 1 : n,
+                        .b_col_stride = trans_b ? k : 1,
+                        .y = y.data_as<float>() + q * m * n,
+                        .y_row_stride = n});
+  }
   ThreadPool pool(threads);
-  const GemmMicroKernel<float>& kernel = gemm_micro_kernel<float>(best_gemm_isa());
-  const GemmProblem<float> problem{.m = size,
-                                   .n = size,
-                                   .k = size,
-                                   .a = a.data_as<float>(),
-                                   .a_row_stride = size,
-                                   .a_col_stride = 1,
-                                   .b = b.data_as<float>(),
-                                   .b_row_stride = size,
-                                   .b_col_stride = 1,
-                                   .y = y.data_as<float>(),
-                                   .y_row_stride = size};
   for (auto _ : state) {
-    gemm<float>(kernel, std::span(&problem, 1), pool);
+    gemm<float>(kernel, problems, pool);
     benchmark::DoNotOptimize(y.data());
     benchmark::ClobberMemory();
   }
-  perf::record_flops(state, 2.0 * static_cast<double>(size * size * size));
+  perf::record_flops(state, 2.0 * static_cast<double>(count * m * n * k));
   perf::record_variant(state, kernel.name, threads);
 }
 
-BENCHMARK(f32_gemm)
-    ->ArgNames({"size", "threads"})
-    ->ArgsProduct({{64, 256, 512, 1024}, {1, 2}})
-    ->UseRealTime()
-    ->Unit(benchmark::kMillisecond);
+void register_isa(GemmIsa isa) {
+  const GemmMicroKernel<float>& kernel = gemm_micro_kernel<float>(isa);
+  const std::string label = isa_label(kernel);
+  for (int64_t size : {64, 128, 256, 512, 1024, 2048}) {
+    benchmark::RegisterBenchmark(("f32_gemm/" + label + "/size:" + std::to_string(size)).c_str(),
+                                 [&kernel, size](benchmark::State& state) {
+                                   run_products(state, kernel, 1, size, size, size, false);
+                                 })
+        ->ArgName("threads")
+        ->Arg(1)
+        ->Arg(2)
+        ->UseRealTime()
+        ->Unit(benchmark::kMillisecond);
+  }
+  struct Product {
+    const char* name;
+    int64_t in;   // K in multiples of d
+    int64_t out;  // N in multiples of d
+  };
+  constexpr Product kMlp[] = {{"up", 1, 4}, {"down", 4, 1}, {"qkv", 1, 3}};
+  for (int64_t tokens : {64, 512}) {
+    for (int64_t d : {256, 512, 768}) {
+      for (const Product& product : kMlp) {
+        benchmark::RegisterBenchmark(
+            ("f32_gemm_mlp/" + label + "/" + product.name + "/tokens:" + std::to_string(tokens) +
+             "/d:" + std::to_string(d))
+                .c_str(),
+            [&kernel, tokens, d, product](benchmark::State& state) {
+              run_products(state, kernel, 1, tokens, product.out * d, product.in * d, false);
+            })
+            ->ArgName("threads")
+            ->Arg(1)
+            ->Arg(2)
+            ->UseRealTime()
+            ->Unit(benchmark::kMicrosecond);
+      }
+    }
+  }
+  constexpr int64_t kHeads = 8, kSeq = 128, kHeadDim = 64;
+  benchmark::RegisterBenchmark(
+      ("f32_gemm_attention/" + label + "/heads:8/seq:128/head_dim:64").c_str(),
+      [&kernel](benchmark::State& state) {
+        run_products(state, kernel, kHeads, kSeq, kSeq, kHeadDim, true);
+      })
+      ->ArgName("threads")
+      ->Arg(1)
+      ->Arg(2)
+      ->UseRealTime()
+      ->Unit(benchmark::kMicrosecond);
+}
+
+const bool kRegistered = perf::add_registrar([](const perf::Options&) {
+  for (GemmIsa isa : kIsas) {
+    if (gemm_isa_supported(isa) && isa != GemmIsa::Generic) register_isa(isa);
+  }
+});
 
 }  // namespace
 }  // namespace volta::cpu

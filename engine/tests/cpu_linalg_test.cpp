@@ -400,8 +400,11 @@ Tensor direct_gemm(const cpu::GemmMicroKernel<T>& kernel, const Tensor& a, const
 
 BOOST_AUTO_TEST_CASE_TEMPLATE(every_supported_micro_kernel_matches_the_oracle, T, FloatTypes) {
   ThreadPool pool(3);
-  for (GemmIsa isa : {GemmIsa::Generic, GemmIsa::Avx2Fma}) {
-    if (!cpu::gemm_isa_supported(isa)) continue;
+  for (GemmIsa isa : {GemmIsa::Generic, GemmIsa::Avx2Fma, GemmIsa::Avx512}) {
+    if (!cpu::gemm_isa_supported(isa)) {
+      BOOST_TEST_MESSAGE("skipping ISA " << static_cast<int>(isa) << ": this CPU lacks it");
+      continue;
+    }
     const auto& kernel = gemm_micro_kernel<T>(isa);
     BOOST_TEST_MESSAGE("checking " << kernel.name);
     const int64_t mr = kernel.mr, nr = kernel.nr;
@@ -426,6 +429,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(every_supported_micro_kernel_matches_the_oracle, T
 }
 
 BOOST_AUTO_TEST_CASE(plan_records_the_micro_kernel_variant) {
+  const bool avx512 = cpu::gemm_isa_supported(GemmIsa::Avx512);
   const bool avx2 = cpu::gemm_isa_supported(GemmIsa::Avx2Fma);
   const std::unique_ptr<Backend> cpu = make_cpu_backend();
   auto variant = [&](OpKind op, DType dtype) {
@@ -435,10 +439,12 @@ BOOST_AUTO_TEST_CASE(plan_records_the_micro_kernel_variant) {
         .steps.at(0)
         .kernel.variant;
   };
-  BOOST_CHECK_EQUAL(variant(OpKind::MatMul, DType::F32),
-                    avx2 ? "f32_gemm_avx2fma_6x16" : "f32_gemm_generic_4x8");
-  BOOST_CHECK_EQUAL(variant(OpKind::Gemm, DType::F64),
-                    avx2 ? "f64_gemm_avx2fma_6x8" : "f64_gemm_generic_4x8");
+  BOOST_CHECK_EQUAL(variant(OpKind::MatMul, DType::F32), avx512 ? "f32_gemm_avx512_14x32"
+                                                         : avx2 ? "f32_gemm_avx2fma_6x16"
+                                                                : "f32_gemm_generic_4x8");
+  BOOST_CHECK_EQUAL(variant(OpKind::Gemm, DType::F64), avx512 ? "f64_gemm_avx512_14x16"
+                                                       : avx2 ? "f64_gemm_avx2fma_6x8"
+                                                              : "f64_gemm_generic_4x8");
 }
 
 // ---- Bad input to the GEMM entry point ------------------------------------------------------

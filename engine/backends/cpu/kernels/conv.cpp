@@ -345,6 +345,8 @@ const CpuKernel& fastest_conv_kernel() {
       return conv_cpu_kernel<Op, T, GemmIsa::Generic>();
     case GemmIsa::Avx2Fma:
       return conv_cpu_kernel<Op, T, GemmIsa::Avx2Fma>();
+    case GemmIsa::Avx512:
+      return conv_cpu_kernel<Op, T, GemmIsa::Avx512>();
   }
   return conv_cpu_kernel<Op, T, GemmIsa::Generic>();  // unreachable: the switch is exhaustive
 }

@@ -264,6 +264,8 @@ const CpuKernel& fastest_einsum_gemm_kernel() {
       return einsum_gemm_kernel<T, GemmIsa::Generic>();
     case GemmIsa::Avx2Fma:
       return einsum_gemm_kernel<T, GemmIsa::Avx2Fma>();
+    case GemmIsa::Avx512:
+      return einsum_gemm_kernel<T, GemmIsa::Avx512>();
   }
   return einsum_gemm_kernel<T, GemmIsa::Generic>();  // unreachable: the switch is exhaustive
 }

@@ -5,8 +5,10 @@
 #include <cstddef>
 #include <memory>
 #include <new>
+#include <optional>
 #include <string>
 #include <tuple>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -24,9 +26,9 @@
 namespace volta::cpu {
 namespace {
 
-// The largest register tile of any micro-kernel (f32 AVX2, 6 x 16): edge tiles are staged in a
-// local tile this big.
-constexpr int kMaxMicroTileElements = 6 * 16;
+// The largest register tile of any micro-kernel (f32 AVX-512, 14 x 32): edge tiles are staged
+// in a local tile this big.
+constexpr int kMaxMicroTileElements = 14 * 32;
 
 // ---- Micro-kernels ---------------------------------------------------------------------------
 
@@ -55,6 +57,7 @@ constexpr int kGenericCols = 8;
 
 #if VOLTA_GEMM_X86
 #define VOLTA_AVX2_FMA __attribute__((target("avx2,fma")))
+#define VOLTA_AVX512 __attribute__((target("avx512f,avx512vl,fma")))
 
 // The AVX2 operations the micro-kernel needs, for each element type.
 struct Avx2F32 {
@@ -135,13 +138,100 @@ bool cpu_runs_avx2_fma() {
   }();
   return kRuns;
 }
+
+// The AVX-512 operations the micro-kernel needs, for each element type.
+struct Avx512F32 {
+  using Scalar = float;
+  using Vec = __m512;
+  static constexpr int kLanes = 16;
+  VOLTA_AVX512 static Vec zero() { return _mm512_setzero_ps(); }
+  VOLTA_AVX512 static Vec splat(float x) { return _mm512_set1_ps(x); }
+  VOLTA_AVX512 static Vec load(const float* p) { return _mm512_loadu_ps(p); }
+  VOLTA_AVX512 static void store(float* p, Vec v) { _mm512_storeu_ps(p, v); }
+  VOLTA_AVX512 static Vec mul(Vec x, Vec y) { return _mm512_mul_ps(x, y); }
+  VOLTA_AVX512 static Vec fmadd(Vec x, Vec y, Vec z) { return _mm512_fmadd_ps(x, y, z); }
+};
+
+struct Avx512F64 {
+  using Scalar = double;
+  using Vec = __m512d;
+  static constexpr int kLanes = 8;
+  VOLTA_AVX512 static Vec zero() { return _mm512_setzero_pd(); }
+  VOLTA_AVX512 static Vec splat(double x) { return _mm512_set1_pd(x); }
+  VOLTA_AVX512 static Vec load(const double* p) { return _mm512_loadu_pd(p); }
+  VOLTA_AVX512 static void store(double* p, Vec v) { _mm512_storeu_pd(p, v); }
+  VOLTA_AVX512 static Vec mul(Vec x, Vec y) { return _mm512_mul_pd(x, y); }
+  VOLTA_AVX512 static Vec fmadd(Vec x, Vec y, Vec z) { return _mm512_fmadd_pd(x, y, z); }
+};
+
+// Fourteen rows of two vectors: 28 accumulators, 2 op(B) vectors and one broadcast op(A)
+// value take 31 of the 32 zmm registers. Two FMA pipes of latency 4 need 8 independent sums in
+// flight; 28 leave room for the loads.
+constexpr int kAvx512Rows = 14;
+constexpr int kAvx512VectorsPerRow = 2;
+
+template <class Ops>
+VOLTA_AVX512 void avx512_micro_kernel(int64_t kc, const typename Ops::Scalar* a,
+                                      const typename Ops::Scalar* b, typename Ops::Scalar* c,
+                                      int64_t ldc, GemmEpilogue<typename Ops::Scalar> epilogue) {
+  using Vec = typename Ops::Vec;
+  constexpr int kCols = kAvx512VectorsPerRow * Ops::kLanes;
+  Vec acc[kAvx512Rows][kAvx512VectorsPerRow];
+#pragma GCC unroll 14
+  for (int i = 0; i < kAvx512Rows; ++i) {
+#pragma GCC unroll 2
+    for (int v = 0; v < kAvx512VectorsPerRow; ++v) {
+      acc[i][v] = Ops::zero();
+      // The tile of C is read and written only at the end: fetch it while the sums run.
+      _mm_prefetch(reinterpret_cast<const char*>(c + i * ldc + v * Ops::kLanes), _MM_HINT_T0);
+    }
+  }
+#pragma GCC unroll 4
+  for (int64_t p = 0; p < kc; ++p, a += kAvx512Rows, b += kCols) {
+    Vec b_row[kAvx512VectorsPerRow];
+#pragma GCC unroll 2
+    for (int v = 0; v < kAvx512VectorsPerRow; ++v) b_row[v] = Ops::load(b + v * Ops::kLanes);
+#pragma GCC unroll 14
+    for (int i = 0; i < kAvx512Rows; ++i) {
+      const Vec a_value = Ops::splat(a[i]);
+#pragma GCC unroll 2
+      for (int v = 0; v < kAvx512VectorsPerRow; ++v) {
+        acc[i][v] = Ops::fmadd(a_value, b_row[v], acc[i][v]);
+      }
+    }
+  }
+  const Vec alpha = Ops::splat(epilogue.alpha);
+  const Vec beta = Ops::splat(epilogue.beta);
+#pragma GCC unroll 14
+  for (int i = 0; i < kAvx512Rows; ++i) {
+#pragma GCC unroll 2
+    for (int v = 0; v < kAvx512VectorsPerRow; ++v) {
+      typename Ops::Scalar* out = c + i * ldc + v * Ops::kLanes;
+      Vec result = Ops::mul(alpha, acc[i][v]);
+      if (epilogue.load_c) result = Ops::fmadd(beta, Ops::load(out), result);
+      Ops::store(out, result);
+    }
+  }
+}
+
+bool cpu_runs_avx512() {
+  static const bool kRuns = [] {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
+           __builtin_cpu_supports("fma");
+  }();
+  return kRuns;
+}
 #endif  // VOLTA_GEMM_X86
 
 // ---- Variants --------------------------------------------------------------------------------
 
-// Blocking: a kc x nr op(B) panel is 8-16 KiB, resident in L1 while the micro-kernel sweeps
-// the op(A) panels; a tile's packed op(A) block (mc x kc, 128-192 KiB) and op(B) block
-// (kc x nc, 512 KiB) fit a 1 MiB L2 together.
+// Blocking: a kc x nr op(B) panel (16-64 KiB) is reused from L1/L2 while the micro-kernel
+// sweeps a tile's mr-row op(A) panels, whose packed block (at most mc x kc, 64-256 KiB) stays
+// in L2, as does the block of Y being summed. Tiles are at most mc rows by nc columns; op(B)
+// is packed once for all the tiles below one another. The f32 AVX-512 kc (512) was measured
+// against 256, 384, 768 and 1024 at 512..2048 cubed on Zen 5; 896..1024 hit a cache-aliasing
+// cliff in a kernel-only test, 256 pays for more passes over Y.
 template <class T>
 struct MicroKernels;
 
@@ -163,8 +253,16 @@ struct MicroKernels<float> {
                                                    .nr = kAvx2VectorsPerRow * Avx2F32::kLanes,
                                                    .kc = 256,
                                                    .mc = 168,
-                                                   .nc = 512,
+                                                   .nc = 1024,
                                                    .fn = &avx2_fma_micro_kernel<Avx2F32>};
+  static constexpr GemmMicroKernel<float> kAvx512{.name = "f32_gemm_avx512_14x32",
+                                                  .isa = GemmIsa::Avx512,
+                                                  .mr = kAvx512Rows,
+                                                  .nr = kAvx512VectorsPerRow * Avx512F32::kLanes,
+                                                  .kc = 512,
+                                                  .mc = 126,
+                                                  .nc = 1024,
+                                                  .fn = &avx512_micro_kernel<Avx512F32>};
 #endif
 };
 
@@ -186,8 +284,16 @@ struct MicroKernels<double> {
                                                     .nr = kAvx2VectorsPerRow * Avx2F64::kLanes,
                                                     .kc = 256,
                                                     .mc = 96,
-                                                    .nc = 256,
+                                                    .nc = 512,
                                                     .fn = &avx2_fma_micro_kernel<Avx2F64>};
+  static constexpr GemmMicroKernel<double> kAvx512{.name = "f64_gemm_avx512_14x16",
+                                                   .isa = GemmIsa::Avx512,
+                                                   .mr = kAvx512Rows,
+                                                   .nr = kAvx512VectorsPerRow * Avx512F64::kLanes,
+                                                   .kc = 256,
+                                                   .mc = 84,
+                                                   .nc = 512,
+                                                   .fn = &avx512_micro_kernel<Avx512F64>};
 #endif
 };
 
@@ -200,6 +306,8 @@ static_assert(well_formed(MicroKernels<double>::kGeneric));
 #if VOLTA_GEMM_X86
 static_assert(well_formed(MicroKernels<float>::kAvx2Fma));
 static_assert(well_formed(MicroKernels<double>::kAvx2Fma));
+static_assert(well_formed(MicroKernels<float>::kAvx512));
+static_assert(well_formed(MicroKernels<double>::kAvx512));
 #endif
 
 std::string_view gemm_isa_name(GemmIsa isa) {
@@ -208,6 +316,8 @@ std::string_view gemm_isa_name(GemmIsa isa) {
       return "generic";
     case GemmIsa::Avx2Fma:
       return "avx2fma";
+    case GemmIsa::Avx512:
+      return "avx512";
   }
   return "unknown";
 }
@@ -217,43 +327,208 @@ std::string_view gemm_isa_name(GemmIsa isa) {
 // Packs one panel: `lanes` of its `width` lanes (rows of op(A) or columns of op(B)), `depth`
 // steps along K, interleaved so the micro-kernel reads it front to back:
 // dst[s * width + l] = src[l * lane_stride + s * step_stride]. Lanes past `lanes` are zero.
+// Packing only copies, so how a panel is packed never shows in the results.
 template <class T>
 void pack_panel(const T* src, int64_t lane_stride, int64_t step_stride, int64_t depth, int width,
                 int lanes, T* dst) {
-  if (lane_stride == 1) {
-    // Lanes adjacent in memory (op(B) as stored, or a transposed op(A)): copy runs of lanes.
-    for (int64_t s = 0; s < depth; ++s) {
-      const T* from = src + s * step_stride;
-      T* to = dst + s * width;
-      std::copy(from, from + lanes, to);
-      std::fill(to + lanes, to + width, T(0));
+  for (int64_t s = 0; s < depth; ++s, dst += width) {
+    const T* from = src + s * step_stride;
+    for (int l = 0; l < lanes; ++l) dst[l] = from[l * lane_stride];
+    std::fill(dst + lanes, dst + width, T(0));
+  }
+}
+
+// A full panel of W lanes that lie apart in memory (op(A) as stored), W known at compile time
+// so that each step's W reads unroll.
+template <class T, int W>
+void pack_full_panel(const T* src, int64_t lane_stride, int64_t step_stride, int64_t depth,
+                     T* dst) {
+  for (int64_t s = 0; s < depth; ++s, dst += W) {
+    const T* from = src + s * step_stride;
+#pragma GCC unroll 16
+    for (int l = 0; l < W; ++l) dst[l] = from[l * lane_stride];
+  }
+}
+
+#if VOLTA_GEMM_X86
+// GCC 12 warns that the intrinsics' own _mm512_undefined_ps() placeholders may be used
+// uninitialized (GCC bug 105593, fixed in 13).
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+
+// Transposes a 16 x 16 block held as 16 rows: afterwards rows[c] holds column c.
+VOLTA_AVX512 inline void transpose_16x16(__m512 rows[16]) {
+  __m512 pairs[16];  // per 128-bit lane q: rows 2i, 2i+1 of columns 4q..4q+3
+  for (int i = 0; i < 8; ++i) {
+    pairs[2 * i] = _mm512_unpacklo_ps(rows[2 * i], rows[2 * i + 1]);
+    pairs[2 * i + 1] = _mm512_unpackhi_ps(rows[2 * i], rows[2 * i + 1]);
+  }
+  __m512 quads[16];  // quads[4g + c], lane q: rows 4g..4g+3 of column 4q + c
+  for (int g = 0; g < 4; ++g) {
+    const __m512d p0 = _mm512_castps_pd(pairs[4 * g]);
+    const __m512d p1 = _mm512_castps_pd(pairs[4 * g + 1]);
+    const __m512d p2 = _mm512_castps_pd(pairs[4 * g + 2]);
+    const __m512d p3 = _mm512_castps_pd(pairs[4 * g + 3]);
+    quads[4 * g + 0] = _mm512_castpd_ps(_mm512_unpacklo_pd(p0, p2));
+    quads[4 * g + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(p0, p2));
+    quads[4 * g + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(p1, p3));
+    quads[4 * g + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(p1, p3));
+  }
+  for (int c = 0; c < 4; ++c) {
+    const __m512 low01 = _mm512_shuffle_f32x4(quads[c], quads[4 + c], _MM_SHUFFLE(1, 0, 1, 0));
+    const __m512 low23 = _mm512_shuffle_f32x4(quads[8 + c], quads[12 + c], _MM_SHUFFLE(1, 0, 1, 0));
+    const __m512 high01 = _mm512_shuffle_f32x4(quads[c], quads[4 + c], _MM_SHUFFLE(3, 2, 3, 2));
+    const __m512 high23 =
+        _mm512_shuffle_f32x4(quads[8 + c], quads[12 + c], _MM_SHUFFLE(3, 2, 3, 2));
+    rows[c] = _mm512_shuffle_f32x4(low01, low23, _MM_SHUFFLE(2, 0, 2, 0));
+    rows[4 + c] = _mm512_shuffle_f32x4(low01, low23, _MM_SHUFFLE(3, 1, 3, 1));
+    rows[8 + c] = _mm512_shuffle_f32x4(high01, high23, _MM_SHUFFLE(2, 0, 2, 0));
+    rows[12 + c] = _mm512_shuffle_f32x4(high01, high23, _MM_SHUFFLE(3, 1, 3, 1));
+  }
+}
+
+// pack_panel for f32 lanes contiguous along K (op(A) as stored, or a transposed op(B)), in
+// groups of 16 lanes: 16 steps at a time, read as 16 x 16 blocks and transposed in registers.
+VOLTA_AVX512 void pack_rows_f32_avx512(const float* src, int64_t lane_stride, int64_t depth,
+                                       int width, int lanes, float* dst) {
+  for (int g = 0; g < width; g += 16) {
+    const int group_width = std::min(16, width - g);
+    const int group_lanes = std::clamp(lanes - g, 0, 16);
+    const auto lane_mask = static_cast<__mmask16>((1U << group_width) - 1);
+    const float* const group_src = src + g * lane_stride;
+    for (int64_t s0 = 0; s0 < depth; s0 += 16) {
+      const int64_t steps = std::min<int64_t>(16, depth - s0);
+      const auto step_mask = static_cast<__mmask16>((1U << steps) - 1);
+      __m512 block[16];
+      for (int l = 0; l < 16; ++l) {
+        block[l] = l < group_lanes
+                       ? _mm512_maskz_loadu_ps(step_mask, group_src + l * lane_stride + s0)
+                       : _mm512_setzero_ps();
+      }
+      transpose_16x16(block);
+      for (int64_t t = 0; t < steps; ++t) {
+        _mm512_mask_storeu_ps(dst + (s0 + t) * width + g, lane_mask, block[t]);
+      }
     }
+  }
+}
+#pragma GCC diagnostic pop
+#endif
+
+// The `full` lanes (a multiple of `width`) of a block whose lanes are adjacent in memory,
+// packed step by step: step s of panel f is src[s * step_stride + f * width, + width).
+template <int W, class T>
+void pack_full_panels_by_step_fixed(const T* src, int64_t step_stride, int64_t full, int64_t depth,
+                                    T* dst) {
+  for (int64_t s = 0; s < depth; ++s) {
+    const T* from = src + s * step_stride;
+    T* to = dst + s * W;
+    for (int64_t f = 0; f < full; f += W, from += W, to += depth * W) {
+#pragma GCC unroll 32
+      for (int l = 0; l < W; ++l) to[l] = from[l];
+    }
+  }
+}
+
+#if VOLTA_GEMM_X86
+// The same for 128-byte panel steps (f32 AVX-512 op(B) panels, 32 wide; f64, 16 wide).
+VOLTA_AVX512 void pack_128_byte_panels_by_step_avx512(const char* src, int64_t step_bytes,
+                                                      int64_t panels, int64_t depth, char* dst) {
+  constexpr int64_t kStep = 128;
+  for (int64_t s = 0; s < depth; ++s) {
+    const char* from = src + s * step_bytes;
+    char* to = dst + s * kStep;
+    for (int64_t f = 0; f < panels; ++f, from += kStep, to += depth * kStep) {
+      const __m512i low = _mm512_loadu_si512(from);
+      const __m512i high = _mm512_loadu_si512(from + 64);
+      _mm512_storeu_si512(to, low);
+      _mm512_storeu_si512(to + 64, high);
+    }
+  }
+}
+#endif
+
+template <class T>
+void pack_full_panels_by_step(GemmIsa isa, const T* src, int64_t step_stride, int64_t full,
+                              int64_t depth, int width, T* dst) {
+#if VOLTA_GEMM_X86
+  if (isa == GemmIsa::Avx512 && width * sizeof(T) == 128) {
+    pack_128_byte_panels_by_step_avx512(reinterpret_cast<const char*>(src),
+                                        step_stride * static_cast<int64_t>(sizeof(T)), full / width,
+                                        depth, reinterpret_cast<char*>(dst));
     return;
   }
-  // Otherwise walk each lane along K, which is contiguous for op(A) as stored.
-  for (int l = 0; l < lanes; ++l) {
-    const T* from = src + l * lane_stride;
-    for (int64_t s = 0; s < depth; ++s) dst[s * width + l] = from[s * step_stride];
-  }
-  for (int l = lanes; l < width; ++l) {
-    for (int64_t s = 0; s < depth; ++s) dst[s * width + l] = T(0);
+#endif
+  switch (width) {
+    case 8:
+      pack_full_panels_by_step_fixed<8>(src, step_stride, full, depth, dst);
+      return;
+    case 16:
+      pack_full_panels_by_step_fixed<16>(src, step_stride, full, depth, dst);
+      return;
+    case 32:
+      pack_full_panels_by_step_fixed<32>(src, step_stride, full, depth, dst);
+      return;
+    default:
+      for (int64_t f = 0; f < full; f += width) {
+        pack_panel(src + f, 1, step_stride, depth, width, width, dst + f * depth);
+      }
   }
 }
 
-// Packs `extent` lanes as consecutive panels of `width` lanes, each width x depth.
+// Packs `extent` lanes as consecutive panels of `width` lanes, each width x depth, with the
+// fastest copy this CPU has for the panel's layout.
 template <class T>
-void pack_block(const T* src, int64_t lane_stride, int64_t step_stride, int64_t extent,
+void pack_block(GemmIsa isa, const T* src, int64_t lane_stride, int64_t step_stride, int64_t extent,
                 int64_t depth, int width, T* dst) {
-  for (int64_t first = 0; first < extent; first += width) {
+  int64_t first = 0;
+  if (lane_stride == 1 && extent >= width) {
+    // Lanes adjacent in memory (op(B) as stored): read the source row by row, each row into
+    // every full panel, rather than panel by panel down strided rows.
+    const int64_t full = extent / width * width;
+    pack_full_panels_by_step(isa, src, step_stride, full, depth, width, dst);
+    first = full;
+    src += full;
+  }
+  for (; first < extent; first += width, src += width * lane_stride) {
     const int lanes = static_cast<int>(std::min<int64_t>(width, extent - first));
-    pack_panel(src + first * lane_stride, lane_stride, step_stride, depth, width, lanes,
-               dst + first * depth);
+    T* const to = dst + first * depth;
+#if VOLTA_GEMM_X86
+    if constexpr (std::is_same_v<T, float>) {
+      if (isa == GemmIsa::Avx512 && step_stride == 1 && lane_stride != 1) {
+        pack_rows_f32_avx512(src, lane_stride, depth, width, lanes, to);
+        continue;
+      }
+    }
+#endif
+    if (lanes == width && lane_stride != 1) {
+      switch (width) {
+        case 4:
+          pack_full_panel<T, 4>(src, lane_stride, step_stride, depth, to);
+          continue;
+        case 6:
+          pack_full_panel<T, 6>(src, lane_stride, step_stride, depth, to);
+          continue;
+        case 8:
+          pack_full_panel<T, 8>(src, lane_stride, step_stride, depth, to);
+          continue;
+        case 14:
+          pack_full_panel<T, 14>(src, lane_stride, step_stride, depth, to);
+          continue;
+        case 16:
+          pack_full_panel<T, 16>(src, lane_stride, step_stride, depth, to);
+          continue;
+        default:
+          break;
+      }
+    }
+    pack_panel(src, lane_stride, step_stride, depth, width, lanes, to);
   }
 }
 
-// Packing space for the task running on this thread: grown on demand, never shared.
-template <class T>
-T* packing_buffer(size_t elements) {
+// A 64-byte aligned array that only grows. `Owner` tells apart the buffers one thread holds.
+template <class T, class Owner>
+T* thread_buffer(size_t elements) {
   struct AlignedDelete {
     void operator()(T* p) const { ::operator delete[](p, std::align_val_t{kTensorAlignment}); }
   };
@@ -267,7 +542,13 @@ T* packing_buffer(size_t elements) {
   return buffer.get();
 }
 
+// Packing space for the task running on this thread, never shared.
+struct TaskPacking;
+// The op(B) panels one gemm() call shares between its tasks, held by the calling thread.
+struct SharedPacking;
+
 int64_t round_up(int64_t x, int64_t multiple) { return (x + multiple - 1) / multiple * multiple; }
+int64_t ceil_div(int64_t x, int64_t y) { return (x + y - 1) / y; }
 
 // ---- Tiles -----------------------------------------------------------------------------------
 
@@ -277,7 +558,7 @@ template <class T>
 void run_edge_micro_tile(const GemmMicroKernel<T>& kernel, int64_t depth, const T* a_panel,
                          const T* b_panel, T* y, int64_t y_row_stride, int64_t rows, int64_t cols,
                          GemmEpilogue<T> epilogue) {
-  std::array<T, kMaxMicroTileElements> tile{};
+  alignas(kTensorAlignment) std::array<T, kMaxMicroTileElements> tile{};
   if (epilogue.load_c) {
     for (int64_t i = 0; i < rows; ++i) {
       std::copy(y + i * y_row_stride, y + i * y_row_stride + cols, tile.data() + i * kernel.nr);
@@ -302,81 +583,175 @@ void copy_c_into_tile(const GemmProblem<T>& p, int64_t row0, int64_t col0, int64
   }
 }
 
-// How a problem's output is cut into tasks: a grid of tiles of at most mc x nc elements, as
-// even as multiples of mr x nr allow, so that the tasks cost about the same. The grid depends
-// on the problem's shape alone.
+// How a problem's output is cut into tasks: a grid of tiles_down x tiles_across tiles, each
+// a whole number of mr x nr register tiles (but at the matrix edge), the counts differing by
+// at most one between tiles so that the tasks cost about the same. The grid depends on the
+// problems' shapes alone, and no element's value depends on the grid.
 struct TileGrid {
-  int64_t tile_rows = 0;
-  int64_t tile_cols = 0;
+  int64_t row_units = 0;  // register tile rows: ceil(m / mr)
+  int64_t col_units = 0;  // register tile columns: ceil(n / nr)
   int64_t tiles_down = 0;
   int64_t tiles_across = 0;
   int64_t tasks() const { return tiles_down * tiles_across; }
 };
 
-int64_t ceil_div(int64_t x, int64_t y) { return (x + y - 1) / y; }
-
-// `extent` split into the fewest pieces of at most `block`, each a multiple of `unit` but
-// perhaps the last: returns the piece size and count.
-std::pair<int64_t, int64_t> even_split(int64_t extent, int64_t block, int64_t unit) {
-  if (extent == 0) return {0, 0};
-  const int64_t pieces = ceil_div(extent, block);
-  const int64_t size = round_up(ceil_div(extent, pieces), unit);
-  return {size, ceil_div(extent, size)};
+// Where tile `t` of `tiles` starts along an axis of `units` register tiles of `unit` elements.
+int64_t tile_start(int64_t t, int64_t tiles, int64_t units, int64_t unit) {
+  return t * units / tiles * unit;
 }
+
+// A call should have at least kTargetTasks tiles, so that as many threads share it, and each
+// problem a multiple of kTaskMultiple of them, so that 2 or 4 threads get equal shares; but
+// no tile is cut below kMinTileFlops of work, where waking a thread would cost more than it
+// saves.
+constexpr int64_t kTargetTasks = 8;
+constexpr int64_t kTaskMultiple = 4;
+constexpr double kMinTileFlops = 4e6;
+// Past this many tiles a problem's grid is left as the cache blocks cut it.
+constexpr int64_t kMaxTilesSearched = 64;
 
 template <class T>
-TileGrid tile_grid(const GemmMicroKernel<T>& kernel, const GemmProblem<T>& p) {
+TileGrid tile_grid(const GemmMicroKernel<T>& kernel, const GemmProblem<T>& p, size_t num_problems) {
   TileGrid grid;
-  std::tie(grid.tile_rows, grid.tiles_down) = even_split(p.m, kernel.mc, kernel.mr);
-  std::tie(grid.tile_cols, grid.tiles_across) = even_split(p.n, kernel.nc, kernel.nr);
-  return grid;
+  grid.row_units = ceil_div(p.m, kernel.mr);
+  grid.col_units = ceil_div(p.n, kernel.nr);
+  if (grid.row_units == 0 || grid.col_units == 0) return grid;
+  // As big as the cache blocks allow...
+  grid.tiles_down = ceil_div(p.m, kernel.mc);
+  grid.tiles_across = ceil_div(p.n, kernel.nc);
+  // ...then cut finer for threads to share: the fewest tiles that are enough, a multiple of
+  // kTaskMultiple if a few more tiles get there, and of those the squarest, which reads the
+  // least of op(A) and op(B) per flop.
+  const double flops = 2.0 * static_cast<double>(p.m) * static_cast<double>(p.n) *
+                       static_cast<double>(std::max<int64_t>(p.k, 1));
+  const auto affordable = static_cast<int64_t>(flops / kMinTileFlops);
+  const int64_t per_problem = ceil_div(kTargetTasks, static_cast<int64_t>(num_problems));
+  const int64_t wanted = std::min(std::max(grid.tasks(), per_problem), affordable);
+  // Enough tiles already, and either a multiple or so many that the remainder hardly matters.
+  const bool balanced = grid.tasks() % kTaskMultiple == 0 || grid.tasks() > kMaxTilesSearched;
+  if (grid.tasks() >= wanted && (balanced || grid.tasks() == 1)) return grid;
+  const int64_t most = std::max(grid.tasks(), affordable);
+  const auto score = [&](int64_t down, int64_t across) {
+    const int64_t tasks = down * across;
+    const bool even = tasks % kTaskMultiple == 0 && tasks < 2 * wanted;
+    const double reads = static_cast<double>(down) / static_cast<double>(p.m) +
+                         static_cast<double>(across) / static_cast<double>(p.n);
+    return std::tuple(!even, tasks, reads);
+  };
+  TileGrid best = grid;
+  for (int64_t down = grid.tiles_down; down <= std::min(grid.row_units, 2 * wanted); ++down) {
+    for (int64_t across = grid.tiles_across; across <= std::min(grid.col_units, 2 * wanted);
+         ++across) {
+      if (down * across < wanted || down * across > most) continue;
+      if (best.tasks() < wanted ||
+          score(down, across) < score(best.tiles_down, best.tiles_across)) {
+        best.tiles_down = down;
+        best.tiles_across = across;
+      }
+    }
+  }
+  return best;
 }
+
+// One problem's place in a gemm() call: its tiles' task numbers and, when several tiles lie
+// below one another, where its shared packed op(B) lives.
+template <class T>
+struct ProblemPlan {
+  TileGrid grid;
+  bool shared_b = false;
+  int64_t n_padded = 0;       // n rounded up to whole nr-column panels
+  int64_t shared_offset = 0;  // of its packed op(B) in the shared buffer
+};
+
+// Packed op(B) of a K slice: panel after panel of depth x nr, so that the panel for column
+// col (a multiple of nr) starts at (col / nr) * depth * nr = col * depth. Slice k0 starts
+// after k0 full-depth rows of panels.
+template <class T>
+T* shared_b_slice(T* shared, const ProblemPlan<T>& plan, int64_t k0) {
+  return shared + plan.shared_offset + k0 * plan.n_padded;
+}
+
+// The most elements of op(A) a task packs up front; past it, it packs one K slice at a time.
+constexpr int64_t kMaxPackedElements = int64_t{1} << 20;
+
+// Output columns a task finishes over all K slices before it moves on, in register tiles:
+// enough for the op(A) block of a slice to be reused, few enough that this part of Y stays in
+// L2 from one slice to the next.
+constexpr int64_t kColumnBlockPanels = 8;
 
 // One task: the tile of Y with `rows` x `cols` elements whose top-left element is (row0, col0).
+// `shared_b` is the problem's packed op(B), or nullptr for the task to pack its own columns.
+// The tile's op(A) rows are packed once for all of K; then each block of columns runs its K
+// slices in order, so every element still sums its slices in order.
 template <class T>
 void run_tile(const GemmMicroKernel<T>& kernel, const GemmProblem<T>& p, int64_t row0, int64_t col0,
-              int64_t rows, int64_t cols) {
+              int64_t rows, int64_t cols, T* shared_b, const ProblemPlan<T>& plan) {
   T* const y = p.y + row0 * p.y_row_stride + col0;
   const bool has_c = p.c != nullptr;
   if (has_c && p.c != p.y) copy_c_into_tile(p, row0, col0, rows, cols, y);
 
+  const int64_t rows_padded = round_up(rows, kernel.mr);
+  const int64_t block_cols = kColumnBlockPanels * kernel.nr;
   const int64_t max_depth = std::min(kernel.kc, p.k);
-  const int64_t a_block_elements = round_up(rows, kernel.mr) * max_depth;
-  const int64_t b_block_elements = round_up(cols, kernel.nr) * max_depth;
-  T* const a_block = packing_buffer<T>(static_cast<size_t>(a_block_elements + b_block_elements));
-  T* const b_block = a_block + a_block_elements;
+  // op(A) packed for all of K unless that is too big to keep; then slice by slice, again for
+  // each block of columns.
+  const bool a_packed_once = rows_padded * p.k <= kMaxPackedElements;
+  const int64_t a_elements = rows_padded * (a_packed_once ? p.k : max_depth);
+  const int64_t b_elements =
+      shared_b ? 0 : std::min(round_up(cols, kernel.nr), block_cols) * max_depth;
+  T* const a_all = thread_buffer<T, TaskPacking>(static_cast<size_t>(a_elements + b_elements));
+  T* const own_b_block = a_all + a_elements;
+  // Packs op(A)'s slice k0 at `dst`.
+  const auto pack_a_slice = [&](int64_t k0, T* dst) {
+    pack_block(kernel.isa, p.a + row0 * p.a_row_stride + k0 * p.a_col_stride, p.a_row_stride,
+               p.a_col_stride, rows, std::min(kernel.kc, p.k - k0), kernel.mr, dst);
+  };
+  // Slice k0 of op(A) starts after k0 full-depth steps of every panel.
+  if (a_packed_once) {
+    for (int64_t k0 = 0; k0 < p.k; k0 += kernel.kc) pack_a_slice(k0, a_all + rows_padded * k0);
+  }
 
-  // One pass even when K is 0, so that Y still gets alpha * 0 + beta * C.
-  int64_t k0 = 0;
-  do {
-    const int64_t depth = std::min(kernel.kc, p.k - k0);
-    if (depth > 0) {
-      pack_block(p.a + row0 * p.a_row_stride + k0 * p.a_col_stride, p.a_row_stride, p.a_col_stride,
-                 rows, depth, kernel.mr, a_block);
-      pack_block(p.b + k0 * p.b_row_stride + col0 * p.b_col_stride, p.b_col_stride, p.b_row_stride,
-                 cols, depth, kernel.nr, b_block);
-    }
-    // The first slice applies beta to C (or overwrites Y when there is none); later slices
-    // add their partial sums onto Y.
-    const GemmEpilogue<T> epilogue =
-        k0 == 0 ? GemmEpilogue<T>{p.alpha, p.beta, has_c} : GemmEpilogue<T>{p.alpha, T(1), true};
-    for (int64_t j = 0; j < cols; j += kernel.nr) {
-      for (int64_t i = 0; i < rows; i += kernel.mr) {
-        const T* a_panel = a_block + i * depth;
+  for (int64_t c0 = 0; c0 < cols; c0 += block_cols) {
+    const int64_t bcols = std::min(block_cols, cols - c0);
+    // One pass even when K is 0, so that Y still gets alpha * 0 + beta * C.
+    int64_t k0 = 0;
+    do {
+      const int64_t depth = std::min(kernel.kc, p.k - k0);
+      const T* a_block = a_all;
+      if (a_packed_once) {
+        a_block += rows_padded * k0;
+      } else if (depth > 0) {
+        pack_a_slice(k0, a_all);
+      }
+      const T* b_block = own_b_block;
+      if (depth > 0 && shared_b) {
+        b_block = shared_b_slice(shared_b, plan, k0) + (col0 + c0) * depth;
+      } else if (depth > 0) {
+        pack_block(kernel.isa, p.b + k0 * p.b_row_stride + (col0 + c0) * p.b_col_stride,
+                   p.b_col_stride, p.b_row_stride, bcols, depth, kernel.nr, own_b_block);
+      }
+      // The first slice applies beta to C (or overwrites Y when there is none); later slices
+      // add their partial sums onto Y.
+      const GemmEpilogue<T> epilogue =
+          k0 == 0 ? GemmEpilogue<T>{p.alpha, p.beta, has_c} : GemmEpilogue<T>{p.alpha, T(1), true};
+      for (int64_t j = 0; j < bcols; j += kernel.nr) {
         const T* b_panel = b_block + j * depth;
-        T* y_piece = y + i * p.y_row_stride + j;
-        const int64_t piece_rows = std::min<int64_t>(kernel.mr, rows - i);
-        const int64_t piece_cols = std::min<int64_t>(kernel.nr, cols - j);
-        if (piece_rows == kernel.mr && piece_cols == kernel.nr) {
-          kernel.fn(depth, a_panel, b_panel, y_piece, p.y_row_stride, epilogue);
-        } else {
-          run_edge_micro_tile(kernel, depth, a_panel, b_panel, y_piece, p.y_row_stride, piece_rows,
-                              piece_cols, epilogue);
+        const int64_t piece_cols = std::min<int64_t>(kernel.nr, bcols - j);
+        for (int64_t i = 0; i < rows; i += kernel.mr) {
+          const T* a_panel = a_block + i * depth;
+          T* y_piece = y + i * p.y_row_stride + c0 + j;
+          const int64_t piece_rows = std::min<int64_t>(kernel.mr, rows - i);
+          if (piece_rows == kernel.mr && piece_cols == kernel.nr) {
+            kernel.fn(depth, a_panel, b_panel, y_piece, p.y_row_stride, epilogue);
+          } else {
+            run_edge_micro_tile(kernel, depth, a_panel, b_panel, y_piece, p.y_row_stride,
+                                piece_rows, piece_cols, epilogue);
+          }
         }
       }
-    }
-    k0 += depth;
-  } while (k0 < p.k);
+      k0 += depth;
+    } while (k0 < p.k);
+  }
 }
 
 template <class T>
@@ -397,6 +772,30 @@ void check_problem(const GemmProblem<T>& p) {
   }
 }
 
+// A shared op(B) pack this big or bigger is freed after the call instead of kept for the next.
+constexpr size_t kKeptSharedBytes = size_t{32} << 20;
+// Columns of op(B) one packing task packs for one K slice.
+constexpr int64_t kPackTaskColumns = 512;
+
+// A packing task: columns [col0, col0 + cols) of problem q's op(B), K slice k0.
+struct PackTask {
+  size_t problem = 0;
+  int64_t k0 = 0;
+  int64_t col0 = 0;
+  int64_t cols = 0;
+};
+
+template <class T>
+struct AlignedArray {
+  struct Delete {
+    void operator()(T* p) const { ::operator delete[](p, std::align_val_t{kTensorAlignment}); }
+  };
+  std::unique_ptr<T[], Delete> data;
+  explicit AlignedArray(size_t elements)
+      : data(static_cast<T*>(
+            ::operator new[](elements * sizeof(T), std::align_val_t{kTensorAlignment}))) {}
+};
+
 }  // namespace
 
 bool gemm_isa_supported(GemmIsa isa) {
@@ -409,12 +808,21 @@ bool gemm_isa_supported(GemmIsa isa) {
 #else
       return false;
 #endif
+    case GemmIsa::Avx512:
+#if VOLTA_GEMM_X86
+      return cpu_runs_avx512();
+#else
+      return false;
+#endif
   }
   return false;
 }
 
 GemmIsa best_gemm_isa() {
-  return gemm_isa_supported(GemmIsa::Avx2Fma) ? GemmIsa::Avx2Fma : GemmIsa::Generic;
+  for (GemmIsa isa : {GemmIsa::Avx512, GemmIsa::Avx2Fma}) {
+    if (gemm_isa_supported(isa)) return isa;
+  }
+  return GemmIsa::Generic;
 }
 
 template <class T>
@@ -425,6 +833,11 @@ const GemmMicroKernel<T>& gemm_micro_kernel(GemmIsa isa) {
     case GemmIsa::Avx2Fma:
 #if VOLTA_GEMM_X86
       if (cpu_runs_avx2_fma()) return MicroKernels<T>::kAvx2Fma;
+#endif
+      break;
+    case GemmIsa::Avx512:
+#if VOLTA_GEMM_X86
+      if (cpu_runs_avx512()) return MicroKernels<T>::kAvx512;
 #endif
       break;
   }
@@ -439,29 +852,70 @@ void gemm(const GemmMicroKernel<T>& kernel, std::span<const GemmProblem<T>> prob
     fail(ErrorCode::KernelFailure, std::string(kernel.name) + " cannot run on this CPU");
   }
   const PlantedSlowdownScope planted("gemm");
-  // Problem q owns tasks [first_task[q], first_task[q] + grids[q].tasks()), one per tile of
-  // its grid, row-major.
+  // Problem q owns tasks [plans[q].first_task, + plans[q].grid.tasks()), one per tile of its
+  // grid, row-major. A problem with tiles below one another has its op(B) packed once, by a
+  // first parallel loop, rather than by each of them.
+  std::vector<ProblemPlan<T>> plans;
   std::vector<int64_t> first_task;
-  std::vector<TileGrid> grids;
+  std::vector<PackTask> pack_tasks;
+  plans.reserve(problems.size());
   first_task.reserve(problems.size());
-  grids.reserve(problems.size());
   int64_t num_tasks = 0;
+  size_t shared_elements = 0;
   for (const GemmProblem<T>& p : problems) {
     check_problem(p);
+    ProblemPlan<T> plan{.grid = tile_grid(kernel, p, problems.size())};
+    plan.shared_b = plan.grid.tiles_down > 1 && p.k > 0 && p.n > 0;
+    if (plan.shared_b) {
+      plan.n_padded = round_up(p.n, kernel.nr);
+      plan.shared_offset = static_cast<int64_t>(shared_elements);
+      shared_elements += static_cast<size_t>(plan.n_padded * p.k);
+      for (int64_t k0 = 0; k0 < p.k; k0 += kernel.kc) {
+        for (int64_t col0 = 0; col0 < p.n; col0 += kPackTaskColumns) {
+          pack_tasks.push_back({.problem = plans.size(),
+                                .k0 = k0,
+                                .col0 = col0,
+                                .cols = std::min(kPackTaskColumns, p.n - col0)});
+        }
+      }
+    }
     first_task.push_back(num_tasks);
-    grids.push_back(tile_grid(kernel, p));
-    num_tasks += grids.back().tasks();
+    num_tasks += plan.grid.tasks();
+    plans.push_back(plan);
   }
+
+  T* shared = nullptr;
+  std::optional<AlignedArray<T>> large_shared;
+  if (shared_elements * sizeof(T) >= kKeptSharedBytes) {
+    large_shared.emplace(shared_elements);
+    shared = large_shared->data.get();
+  } else if (shared_elements > 0) {
+    shared = thread_buffer<T, SharedPacking>(shared_elements);
+  }
+  pool.parallel_for(static_cast<int64_t>(pack_tasks.size()), [&](int64_t index) {
+    const PackTask& t = pack_tasks[static_cast<size_t>(index)];
+    const GemmProblem<T>& p = problems[t.problem];
+    const ProblemPlan<T>& plan = plans[t.problem];
+    const int64_t depth = std::min(kernel.kc, p.k - t.k0);
+    pack_block(kernel.isa, p.b + t.k0 * p.b_row_stride + t.col0 * p.b_col_stride, p.b_col_stride,
+               p.b_row_stride, t.cols, depth, kernel.nr,
+               shared_b_slice(shared, plan, t.k0) + t.col0 * depth);
+  });
+
   pool.parallel_for(num_tasks, [&](int64_t task) {
     const auto owner = std::upper_bound(first_task.begin(), first_task.end(), task) - 1;
     const size_t q = static_cast<size_t>(owner - first_task.begin());
     const GemmProblem<T>& p = problems[q];
-    const TileGrid& grid = grids[q];
+    const ProblemPlan<T>& plan = plans[q];
+    const TileGrid& grid = plan.grid;
     const int64_t tile = task - *owner;
-    const int64_t row0 = tile / grid.tiles_across * grid.tile_rows;
-    const int64_t col0 = tile % grid.tiles_across * grid.tile_cols;
-    run_tile(kernel, p, row0, col0, std::min(grid.tile_rows, p.m - row0),
-             std::min(grid.tile_cols, p.n - col0));
+    const int64_t down = tile / grid.tiles_across, across = tile % grid.tiles_across;
+    const int64_t row0 = tile_start(down, grid.tiles_down, grid.row_units, kernel.mr);
+    const int64_t row1 = tile_start(down + 1, grid.tiles_down, grid.row_units, kernel.mr);
+    const int64_t col0 = tile_start(across, grid.tiles_across, grid.col_units, kernel.nr);
+    const int64_t col1 = tile_start(across + 1, grid.tiles_across, grid.col_units, kernel.nr);
+    run_tile(kernel, p, row0, col0, std::min(row1, p.m) - row0, std::min(col1, p.n) - col0,
+             plan.shared_b ? shared : nullptr, plan);
   });
 }
 

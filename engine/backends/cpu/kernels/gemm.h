@@ -1,15 +1,16 @@
 #pragma once
 // The CPU backend's GEMM core, Y = alpha * op(A) @ op(B) + beta * C, built the BLIS/GotoBLAS
-// way: K is cut into kc-deep slices; for each slice an output tile packs its block of op(A)
-// into MR-row panels and its block of op(B) into NR-column panels, and a register-blocked
-// micro-kernel computes MR x NR pieces of the tile from them.
+// way: K is cut into kc-deep slices; op(A) is packed into MR-row panels and op(B) into
+// NR-column panels, and a register-blocked micro-kernel computes MR x NR pieces of Y from
+// them. When a problem's output has several tiles below one another, a first parallel loop
+// packs its op(B) once for all of them; each tile packs its own rows of op(A).
 //
-// Determinism: the output is cut into tiles of at most mc x nc elements, set by the problem's
-// shape and the micro-kernel, never by the thread count, and each tile is one task. An element's
-// value is its micro-kernel's in-register sum over each K slice, slices folded into Y in order, so
-// it does not depend on the tile it falls in, the thread that runs it or the number of threads.
-// Tiles at the matrix edge run the same micro-kernel on zero-padded panels, never a separate scalar
-// loop.
+// Determinism: the output is cut into tiles, set by the problems' shapes and the micro-kernel,
+// never by the thread count, and each tile is one task. An element's value is its
+// micro-kernel's in-register sum over each K slice, slices folded into Y in order, so it does
+// not depend on the tile it falls in, the thread that runs it or the number of threads. Tiles
+// at the matrix edge run the same micro-kernel on zero-padded panels, never a separate scalar
+// loop. Different ISAs may give different bits; the variant name records which ran.
 
 #include <cstdint>
 #include <span>
@@ -19,8 +20,9 @@
 
 namespace volta::cpu {
 
-// Instruction sets with a GEMM micro-kernel, best last.
-enum class GemmIsa : uint8_t { Generic, Avx2Fma };
+// Instruction sets with a GEMM micro-kernel, best last. Avx512 needs AVX-512F/VL and FMA; the
+// kernels carry target attributes, so the build needs no -march flag.
+enum class GemmIsa : uint8_t { Generic, Avx2Fma, Avx512 };
 
 // What a micro-kernel does with its accumulated sums before storing them.
 template <class T>

@@ -138,6 +138,8 @@ const CpuKernel& fastest_linalg_kernel() {
       return linalg_cpu_kernel<Op, T, GemmIsa::Generic>();
     case GemmIsa::Avx2Fma:
       return linalg_cpu_kernel<Op, T, GemmIsa::Avx2Fma>();
+    case GemmIsa::Avx512:
+      return linalg_cpu_kernel<Op, T, GemmIsa::Avx512>();
   }
   return linalg_cpu_kernel<Op, T, GemmIsa::Generic>();  // unreachable: the switch is exhaustive
 }
