@@ -27,8 +27,9 @@ std::vector<SimdLevel> supported_levels() {
   return levels;
 }
 
-// Uniform values in [-4, 4) with every 97th element replaced by a special value.
-Tensor input(DType dtype, const Shape& shape, uint64_t seed) {
+// Uniform values in [-4, 4) with every 97th element replaced by a special value; NaN among
+// them only `with_nan` (Max, Min and Softmax take a faster path on rows without NaN).
+Tensor input(DType dtype, const Shape& shape, uint64_t seed, bool with_nan) {
   Tensor t = test::uniform(dtype, shape, seed, -4.0, 4.0);
   const double specials[] = {std::numeric_limits<double>::quiet_NaN(),
                              std::numeric_limits<double>::infinity(),
@@ -40,8 +41,9 @@ Tensor input(DType dtype, const Shape& shape, uint64_t seed) {
                              88.9,
                              -104.5,
                              30.0};
+  const size_t first = with_nan ? 0 : 1;
   for (int64_t i = static_cast<int64_t>(seed % 7); i < t.numel(); i += 97) {
-    t.set_double(i, specials[static_cast<size_t>(i / 97) % std::size(specials)]);
+    t.set_double(i, specials[first + static_cast<size_t>(i / 97) % (std::size(specials) - first)]);
   }
   return t;
 }
@@ -59,7 +61,7 @@ struct Case {
 };
 
 std::vector<Case> cases() {
-  const Shape rows{37, 1029};  // rows leave a tail of every vector width
+  const Shape rows{37, 1029};      // rows leave a tail of every vector width
   const Shape long_rows{3, 9000};  // three reduction leaves per row
   std::vector<Case> all = {
       {"add", OpKind::Add, {rows, rows}, {}},
@@ -92,19 +94,25 @@ std::vector<Case> cases() {
                           OpKind::ReduceMin, OpKind::ReduceSumSquare}) {
     const std::string name(op_name(op));
     for (const int64_t axis : {0, 1}) {
-      all.push_back({name + "_axis" + std::to_string(axis), op, {rows},
+      all.push_back({name + "_axis" + std::to_string(axis),
+                     op,
+                     {rows},
                      {{"axes", std::vector<int64_t>{axis}}, {"keepdims", int64_t{0}}}});
     }
-    all.push_back({name + "_long", op, {long_rows},
+    all.push_back({name + "_long",
+                   op,
+                   {long_rows},
                    {{"axes", std::vector<int64_t>{1}}, {"keepdims", int64_t{1}}}});
   }
   return all;
 }
 
-void check_levels_agree(DType dtype, int threads) {
+void check_levels_agree(DType dtype, int threads, bool with_nan) {
   for (const Case& c : cases()) {
     std::vector<Tensor> inputs;
-    for (size_t i = 0; i < c.shapes.size(); ++i) inputs.push_back(input(dtype, c.shapes[i], i + 1));
+    for (size_t i = 0; i < c.shapes.size(); ++i) {
+      inputs.push_back(input(dtype, c.shapes[i], i + 1, with_nan));
+    }
     std::vector<Tensor> baseline;
     {
       const ScopedSimdLevel level(SimdLevel::Baseline);
@@ -113,7 +121,8 @@ void check_levels_agree(DType dtype, int threads) {
     for (const SimdLevel level : supported_levels()) {
       const ScopedSimdLevel scoped(level);
       const std::vector<Tensor> got = test::run_op(c.op, inputs, c.attrs, 1, threads);
-      BOOST_TEST_CONTEXT(c.name << " " << dtype_name(dtype) << " threads " << threads << " at "
+      BOOST_TEST_CONTEXT(c.name << " " << dtype_name(dtype) << " threads " << threads
+                                << (with_nan ? " with NaN" : "") << " at "
                                 << cpu::simd_isa_name(level)) {
         BOOST_TEST(same_bytes(got[0], baseline[0]));
       }
@@ -122,12 +131,34 @@ void check_levels_agree(DType dtype, int threads) {
 }
 
 BOOST_AUTO_TEST_CASE(f32_kernels_give_the_same_bits_at_every_simd_level) {
-  check_levels_agree(DType::F32, 1);
-  check_levels_agree(DType::F32, 2);
+  for (const bool with_nan : {true, false}) {
+    check_levels_agree(DType::F32, 1, with_nan);
+    check_levels_agree(DType::F32, 2, with_nan);
+  }
 }
 
 BOOST_AUTO_TEST_CASE(f64_kernels_give_the_same_bits_at_every_simd_level) {
-  check_levels_agree(DType::F64, 2);
+  for (const bool with_nan : {true, false}) check_levels_agree(DType::F64, 2, with_nan);
+}
+
+// Without NaN, Max and Min take a plain compare-and-select (reduce_tree.h max_of_numbers). It
+// must keep the first of equal operands as the NaN-propagating form does, so which zero
+// survives a row of signed zeros is still fixed by the tree: the first element's.
+BOOST_AUTO_TEST_CASE(max_and_min_of_signed_zeros_keep_the_first) {
+  for (const OpKind op : {OpKind::ReduceMax, OpKind::ReduceMin}) {
+    for (const double first : {-0.0, 0.0}) {
+      Tensor x(DType::F32, Shape{2, 40});
+      for (int64_t i = 0; i < x.numel(); ++i) x.set_double(i, i % 2 == 0 ? first : -first);
+      const Tensor y =
+          test::run_op(op, {x}, {{"axes", std::vector<int64_t>{1}}, {"keepdims", int64_t{0}}})[0];
+      for (int64_t r = 0; r < 2; ++r) {
+        BOOST_TEST_CONTEXT(op_name(op) << " first " << first) {
+          BOOST_TEST(y.get_double(r) == 0.0);
+          BOOST_TEST(std::signbit(y.get_double(r)) == std::signbit(first));
+        }
+      }
+    }
+  }
 }
 
 BOOST_AUTO_TEST_CASE(scoped_level_is_clamped_to_the_cpu_and_restored) {
