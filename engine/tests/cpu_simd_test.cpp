@@ -179,7 +179,7 @@ BOOST_AUTO_TEST_CASE(scoped_level_is_clamped_to_the_cpu_and_restored) {
 BOOST_AUTO_TEST_CASE(variants_name_the_detected_isa) {
   const std::unique_ptr<Backend> backend = make_cpu_backend();
   const std::string isa(cpu::simd_isa_name(cpu::detected_simd_level()));
-  const auto variant_of = [&](OpKind op, std::vector<std::optional<TypeInfo>> types,
+  const auto variant_of = [&](OpKind op, const std::vector<std::optional<TypeInfo>>& types,
                               Attributes attrs) {
     const Graph g = test::single_op_graph(op, types, std::move(attrs));
     const KernelSelection s = backend->select_kernel(g, g.node(0));
