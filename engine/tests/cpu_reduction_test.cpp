@@ -326,7 +326,7 @@ BOOST_AUTO_TEST_CASE(kernels_are_named_and_cover_the_op_table_dtypes) {
   }
   const Graph g = single_op_graph(OpKind::ReduceSum, {TypeInfo{DType::I64, {4}}});
   const auto choice = std::get<KernelChoice>(cpu->select_kernel(g, g.node(0)));
-  BOOST_TEST(choice.variant == "i64_reduce_sum_tree4096x8");
+  BOOST_TEST(choice.variant.starts_with("i64_reduce_sum_tree4096x8_"));  // then the ISA
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -39,7 +39,8 @@ constexpr bool kIsF32 = std::is_same_v<T, float>;
 
 // Ops whose f64 form is a loop of libm calls say so in their variant name.
 template <class T>
-constexpr std::string_view kF32VectorF64Libm = kIsF32<T> ? kSimdIsa : std::string_view("libm");
+constexpr std::string_view kF32VectorF64Libm = kIsF32<T> ? kVectorizedImpl
+                                                         : std::string_view("libm");
 
 // ---- Binary ops ----
 
@@ -302,10 +303,12 @@ void extremum_kernel(const KernelArgs& args) {
                         for (size_t k = 0; k < inputs.size(); ++k) {
                           inputs[k] = {args.inputs[k].as<T>() + offsets[k], loop.advances(k)};
                         }
-                        int64_t i = 0;
-                        for (; i + kLanes <= count; i += kLanes)
-                          fold_block<T>(y + pos + i, i, kLanes, inputs, op);
-                        if (i < count) fold_block<T>(y + pos + i, i, count - i, inputs, op);
+                        with_simd([&] {
+                          int64_t i = 0;
+                          for (; i + kLanes <= count; i += kLanes)
+                            fold_block<T>(y + pos + i, i, kLanes, inputs, op);
+                          if (i < count) fold_block<T>(y + pos + i, i, count - i, inputs, op);
+                        });
                       });
   });
 }
@@ -334,7 +337,7 @@ template <template <class> class Op>
 DTypeKernels extremum_kernels(std::string_view name) {
   return make_kernels(NumericTypes{}, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    return CpuKernel{&extremum_kernel<T, Op<T>>, kernel_variant(dtype_of<T>(), name, kSimdIsa)};
+    return CpuKernel{&extremum_kernel<T, Op<T>>, kernel_variant(dtype_of<T>(), name, simd_isa())};
   });
 }
 
@@ -346,7 +349,7 @@ DTypeKernels div_kernels() {
                        kernel_variant(dtype_of<T>(), "div", impl_of<IntegerDiv<T>>())};
     } else {
       return CpuKernel{&binary_kernel<T, FloatDiv<T>>,
-                       kernel_variant(dtype_of<T>(), "div", kSimdIsa)};
+                       kernel_variant(dtype_of<T>(), "div", simd_isa())};
     }
   });
 }
@@ -354,7 +357,8 @@ DTypeKernels div_kernels() {
 DTypeKernels leaky_relu_kernels() {
   return make_kernels(FloatTypes{}, [](auto tag) {
     using T = typename decltype(tag)::type;
-    return CpuKernel{&leaky_relu_kernel<T>, kernel_variant(dtype_of<T>(), "leaky_relu", kSimdIsa)};
+    return CpuKernel{&leaky_relu_kernel<T>,
+                     kernel_variant(dtype_of<T>(), "leaky_relu", simd_isa())};
   });
 }
 

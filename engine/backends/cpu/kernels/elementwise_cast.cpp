@@ -109,9 +109,10 @@ const CastKernels& cast_kernels() {
           visit_dtype(to_dtype, [&](auto to_tag) {
             using From = typename decltype(from_tag)::type;
             using To = typename decltype(to_tag)::type;
-            t[dtype_index(from_dtype)][dtype_index(to_dtype)] = CpuKernel{
-                &cast_kernel<From, To>,
-                kernel_variant(from_dtype, "cast_" + std::string(dtype_name(to_dtype)), kSimdIsa)};
+            t[dtype_index(from_dtype)][dtype_index(to_dtype)] =
+                CpuKernel{&cast_kernel<From, To>,
+                          kernel_variant(from_dtype, "cast_" + std::string(dtype_name(to_dtype)),
+                                         simd_isa())};
           });
         });
       }
@@ -175,7 +176,7 @@ void clip_kernel(const KernelArgs& args) {
 const DTypeKernels& clip_kernels() {
   static const DTypeKernels kKernels = make_kernels(NumericTypes{}, [](auto tag) {
     using T = typename decltype(tag)::type;
-    return CpuKernel{&clip_kernel<T>, kernel_variant(dtype_of<T>(), "clip", kSimdIsa)};
+    return CpuKernel{&clip_kernel<T>, kernel_variant(dtype_of<T>(), "clip", simd_isa())};
   });
   return kKernels;
 }

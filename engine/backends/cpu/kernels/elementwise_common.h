@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "dtype_kernels.h"
+#include "simd.h"
 
 // Tells the vectorizer that a loop's iterations are independent. True for every row loop
 // here: an output may share input 0's buffer (in-place), but then element i of the output
@@ -35,21 +36,9 @@
 
 namespace volta::cpu {
 
-// The vector instruction set the row loops are compiled for, named in kernel variants.
-inline constexpr std::string_view kSimdIsa =
-#if defined(__AVX512F__)
-    "avx512";
-#elif defined(__AVX2__)
-    "avx2";
-#elif defined(__AVX__)
-    "avx";
-#elif defined(__SSE2__)
-    "sse2";
-#elif defined(__ARM_NEON)
-    "neon";
-#else
-    "scalar";
-#endif
+// What an op functor's kImpl says when its loop is vectorized: its variant then names the ISA
+// the row loops run on (simd_isa()).
+inline constexpr std::string_view kVectorizedImpl = "vectorized";
 
 // Row loops run in blocks of this many elements with a constant trip count: that is what
 // GCC's -O2 cost model vectorizes (it does not vectorize loops needing a scalar epilogue).
@@ -122,15 +111,21 @@ struct Splat {
   T operator[](int64_t) const { return value; }
 };
 
-// y[i] = f(sources[i]...) for i in [0, count).
+// y[i] = f(sources[i]...) for i in [0, count), on the calling ISA.
 template <class Out, class F, class... Sources>
-inline void map_row(Out* y, int64_t count, const F& f, const Sources&... sources) {
+inline void map_row_loop(Out* y, int64_t count, const F& f, const Sources&... sources) {
   int64_t i = 0;
   for (; i + kLanes <= count; i += kLanes) {
     VOLTA_IVDEP
     for (int64_t j = 0; j < kLanes; ++j) y[i + j] = f(sources[i + j]...);
   }
   for (; i < count; ++i) y[i] = f(sources[i]...);
+}
+
+// y[i] = f(sources[i]...) for i in [0, count), vectorized for the CPU's ISA (simd.h).
+template <class Out, class F, class... Sources>
+inline void map_row(Out* y, int64_t count, const F& f, const Sources&... sources) {
+  with_simd([&] { map_row_loop(y, count, f, sources...); });
 }
 
 // One input of a row before it is given its Run or Splat type.
@@ -188,14 +183,14 @@ void map_broadcast(const KernelArgs& args, const F& f) {
                                   });
 }
 
-// How an op functor is computed, for its variant name: the ISA its loop is vectorized for,
-// unless the functor says otherwise (Op::kImpl, e.g. "libm" for a loop of libm calls).
+// How an op functor is computed, for its variant name: the ISA its loop runs on, unless the
+// functor says otherwise (Op::kImpl, e.g. "libm" for a loop of libm calls).
 template <class Op>
-constexpr std::string_view impl_of() {
+std::string_view impl_of() {
   if constexpr (requires { Op::kImpl; }) {
-    return Op::kImpl;
+    return Op::kImpl == kVectorizedImpl ? simd_isa() : Op::kImpl;
   } else {
-    return kSimdIsa;
+    return simd_isa();
   }
 }
 

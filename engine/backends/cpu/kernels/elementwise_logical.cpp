@@ -62,13 +62,13 @@ template <template <class> class Op, class List>
 DTypeKernels compare_kernels(List types, std::string_view name) {
   return make_kernels(types, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    return CpuKernel{&compare_kernel<T, Op<T>>, kernel_variant(dtype_of<T>(), name, kSimdIsa)};
+    return CpuKernel{&compare_kernel<T, Op<T>>, kernel_variant(dtype_of<T>(), name, simd_isa())};
   });
 }
 
 DTypeKernels bool_kernel(KernelFn fn, std::string_view name) {
   return make_kernels(TypeList<Bool>{}, [&](auto) {
-    return CpuKernel{fn, kernel_variant(DType::Bool, name, kSimdIsa)};
+    return CpuKernel{fn, kernel_variant(DType::Bool, name, simd_isa())};
   });
 }
 
@@ -85,7 +85,7 @@ const OpDTypeKernels& logical_kernels() {
     at(K::Or) = bool_kernel(&or_kernel, "or");
     at(K::Where) = make_kernels(AllTypes{}, [](auto tag) {
       using T = typename decltype(tag)::type;
-      return CpuKernel{&where_kernel<T>, kernel_variant(dtype_of<T>(), "where", kSimdIsa)};
+      return CpuKernel{&where_kernel<T>, kernel_variant(dtype_of<T>(), "where", simd_isa())};
     });
     return t;
   }();

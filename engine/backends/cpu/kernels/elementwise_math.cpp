@@ -23,7 +23,8 @@ using Bool = uint8_t;
 template <class T>
 constexpr bool kIsF32 = std::is_same_v<T, float>;
 template <class T>
-constexpr std::string_view kF32VectorF64Libm = kIsF32<T> ? kSimdIsa : std::string_view("libm");
+constexpr std::string_view kF32VectorF64Libm = kIsF32<T> ? kVectorizedImpl
+                                                         : std::string_view("libm");
 
 template <class T>
 T attr_as(const AttrReader& attrs, std::string_view name) {

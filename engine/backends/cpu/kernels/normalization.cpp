@@ -12,16 +12,26 @@
 // statistics.
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "dtype_kernels.h"
 #include "reduce_tree.h"
+#include "simd.h"
 #include "softmax_rows.h"
 
 namespace volta::cpu {
 namespace {
+
+// A variant that names the ISA its row loops run on (simd.h), e.g.
+// "softmax_rows_tree4096x8_avx512".
+std::string with_isa(std::string_view what) {
+  return std::string(what) + "_" + std::string(simd_isa());
+}
 
 using softmax_rows::rows_per_task;
 
@@ -93,32 +103,49 @@ struct LayerNormKernel {
     T* mean_out = args.outputs.size() > 1 ? args.outputs[1].as<T>() : nullptr;
     T* inv_std_out = args.outputs.size() > 2 ? args.outputs[2].as<T>() : nullptr;
 
-    args.pool.parallel_chunks(rows, rows_per_task(n), [&](int64_t begin, int64_t end) {
-      for (int64_t r = begin; r < end; ++r) {
-        const T* xr = x + r * n;
-        T* yr = y + r * n;
-        const T mean = reduce_row(
-                           n, T{0}, [xr](int64_t i) { return xr[i]; }, plus) /
-                       static_cast<T>(n);
-        const T variance = reduce_row(
-                               n, T{0},
-                               [xr, mean](int64_t i) {
-                                 const T d = xr[i] - mean;
-                                 return d * d;
-                               },
-                               plus) /
-                           static_cast<T>(n);
-        const T inv_std = T{1} / std::sqrt(variance + epsilon);
-        if (bias != nullptr) {
-          for_each_index_blocked(
-              n, [&](int64_t i) { yr[i] = (xr[i] - mean) * inv_std * scale[i] + bias[i]; });
-        } else {
-          for_each_index_blocked(n,
-                                 [&](int64_t i) { yr[i] = (xr[i] - mean) * inv_std * scale[i]; });
-        }
-        if (mean_out != nullptr) mean_out[r] = mean;
-        if (inv_std_out != nullptr) inv_std_out[r] = inv_std;
+    // Row r from its mean and sum of squared deviations.
+    const auto finish_row = [&](int64_t r, T mean, T squares) {
+      const T* xr = x + r * n;
+      T* yr = y + r * n;
+      const T variance = squares / static_cast<T>(n);
+      const T inv_std = T{1} / std::sqrt(variance + epsilon);
+      if (bias != nullptr) {
+        for_each_index_blocked(
+            n, [&](int64_t i) { yr[i] = (xr[i] - mean) * inv_std * scale[i] + bias[i]; });
+      } else {
+        for_each_index_blocked(n, [&](int64_t i) { yr[i] = (xr[i] - mean) * inv_std * scale[i]; });
       }
+      if (mean_out != nullptr) mean_out[r] = mean;
+      if (inv_std_out != nullptr) inv_std_out[r] = inv_std;
+    };
+    const auto load_row = [](const T* xr) { return [xr](int64_t i) { return xr[i]; }; };
+    const auto load_squares = [](const T* xr, T mean) {
+      return [xr, mean](int64_t i) {
+        const T d = xr[i] - mean;
+        return d * d;
+      };
+    };
+    // Rows go in pairs, whose reductions overlap; each row's sums are reduce_row's.
+    args.pool.parallel_chunks(rows, rows_per_task(n), [&](int64_t begin, int64_t end) {
+      with_simd([&] {
+        int64_t r = begin;
+        for (; r + 2 <= end; r += 2) {
+          const T* x0 = x + r * n;
+          const T* x1 = x0 + n;
+          const std::array<T, 2> sums = reduce_row_pair(n, T{0}, load_row(x0), load_row(x1), plus);
+          const T mean0 = sums[0] / static_cast<T>(n);
+          const T mean1 = sums[1] / static_cast<T>(n);
+          const std::array<T, 2> squares =
+              reduce_row_pair(n, T{0}, load_squares(x0, mean0), load_squares(x1, mean1), plus);
+          finish_row(r, mean0, squares[0]);
+          finish_row(r + 1, mean1, squares[1]);
+        }
+        if (r < end) {
+          const T* xr = x + r * n;
+          const T mean = reduce_row(n, T{0}, load_row(xr), plus) / static_cast<T>(n);
+          finish_row(r, mean, reduce_row(n, T{0}, load_squares(xr, mean), plus));
+        }
+      });
     });
   }
 
@@ -162,14 +189,16 @@ struct BatchNormKernel {
     T* y = args.outputs[0].as<T>();
     const int64_t n = planes.rest;
     args.pool.parallel_chunks(planes.lead, rows_per_task(n), [&](int64_t begin, int64_t end) {
-      for (int64_t p = begin; p < end; ++p) {
-        const int64_t c = p % channels;
-        const T inv_std = T{1} / std::sqrt(var[c] + epsilon);
-        const T m = mean[c], s = scale[c], b = bias[c];
-        const T* xp = x + p * n;
-        T* yp = y + p * n;
-        for_each_index_blocked(n, [&](int64_t i) { yp[i] = (xp[i] - m) * inv_std * s + b; });
-      }
+      with_simd([&] {
+        for (int64_t p = begin; p < end; ++p) {
+          const int64_t c = p % channels;
+          const T inv_std = T{1} / std::sqrt(var[c] + epsilon);
+          const T m = mean[c], s = scale[c], b = bias[c];
+          const T* xp = x + p * n;
+          T* yp = y + p * n;
+          for_each_index_blocked(n, [&](int64_t i) { yp[i] = (xp[i] - m) * inv_std * s + b; });
+        }
+      });
     });
   }
 };
@@ -210,15 +239,17 @@ struct InstanceNormKernel {
     const int64_t n = planes.rest;
     if (n == 0) return;
     args.pool.parallel_chunks(planes.lead, rows_per_task(n), [&](int64_t begin, int64_t end) {
-      for (int64_t p = begin; p < end; ++p) {
-        const T* xp = x + p * n;
-        T* yp = y + p * n;
-        const Moments<T> m = mean_and_variance<T>(n, [xp](int64_t i) { return xp[i]; });
-        const T mean = m.mean;
-        const T inv_std = T{1} / std::sqrt(m.variance + epsilon);
-        const T s = scale[p % channels], b = bias[p % channels];
-        for_each_index_blocked(n, [&](int64_t i) { yp[i] = (xp[i] - mean) * inv_std * s + b; });
-      }
+      with_simd([&] {
+        for (int64_t p = begin; p < end; ++p) {
+          const T* xp = x + p * n;
+          T* yp = y + p * n;
+          const Moments<T> m = mean_and_variance<T>(n, [xp](int64_t i) { return xp[i]; });
+          const T mean = m.mean;
+          const T inv_std = T{1} / std::sqrt(m.variance + epsilon);
+          const T s = scale[p % channels], b = bias[p % channels];
+          for_each_index_blocked(n, [&](int64_t i) { yp[i] = (xp[i] - mean) * inv_std * s + b; });
+        }
+      });
     });
   }
 };
@@ -361,14 +392,15 @@ const OpDTypeKernels& normalization_kernels() {
   static const OpDTypeKernels kKernels = [] {
     OpDTypeKernels f{};
     auto at = [&f](OpKind op) -> DTypeKernels& { return f[static_cast<size_t>(op_index(op))]; };
-    at(OpKind::Softmax) = kernels_for<SoftmaxOf>(FloatTypes{}, "softmax_rows_tree4096x8");
-    at(OpKind::LogSoftmax) = kernels_for<LogSoftmaxOf>(FloatTypes{}, "log_softmax_rows_tree4096x8");
+    at(OpKind::Softmax) = kernels_for<SoftmaxOf>(FloatTypes{}, with_isa("softmax_rows_tree4096x8"));
+    at(OpKind::LogSoftmax) =
+        kernels_for<LogSoftmaxOf>(FloatTypes{}, with_isa("log_softmax_rows_tree4096x8"));
     at(OpKind::LayerNormalization) =
-        kernels_for<LayerNormKernel>(FloatTypes{}, "layernorm_rows_tree4096x8");
+        kernels_for<LayerNormKernel>(FloatTypes{}, with_isa("layernorm_rows_tree4096x8"));
     at(OpKind::BatchNormalization) =
-        kernels_for<BatchNormKernel>(FloatTypes{}, "batchnorm_inference_planes");
+        kernels_for<BatchNormKernel>(FloatTypes{}, with_isa("batchnorm_inference_planes"));
     at(OpKind::InstanceNormalization) =
-        kernels_for<InstanceNormKernel>(FloatTypes{}, "instancenorm_planes_tree4096x8");
+        kernels_for<InstanceNormKernel>(FloatTypes{}, with_isa("instancenorm_planes_tree4096x8"));
     at(OpKind::MeanVarianceNormalization) =
         kernels_for<MeanVarianceNormKernel>(FloatTypes{}, "mvn_groups_tree4096x8");
     at(OpKind::LRN) = kernels_for<LrnKernel>(FloatTypes{}, "lrn_channel_window_libm_pow");

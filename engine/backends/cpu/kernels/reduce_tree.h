@@ -20,6 +20,15 @@
 
 namespace volta::cpu {
 
+// Keeps GCC's -O3 from unrolling a constant lane loop before the vectorizer sees it: unrolled
+// into straight-line code, a lane loop whose combine is a select (max, min) is left scalar
+// with a branch per element. At -O2 the loop is not unrolled early and vectorizes either way.
+#if defined(__GNUC__) && !defined(__clang__)
+#define VOLTA_LANE_LOOP _Pragma("GCC unroll 1")
+#else
+#define VOLTA_LANE_LOOP
+#endif
+
 // Independent accumulators per leaf: enough to fill a vector register (eight f32 lanes of AVX,
 // two SSE registers) and hide the add latency, and a constant, never the machine's width.
 inline constexpr int kReductionLanes = 8;
@@ -45,6 +54,7 @@ Acc reduce_leaf(int64_t n, Acc identity, const Load& load, const Combine& combin
   lanes.fill(identity);
   int64_t i = 0;
   for (; i + kReductionLanes <= n; i += kReductionLanes) {
+    VOLTA_LANE_LOOP
     for (int lane = 0; lane < kReductionLanes; ++lane) {
       lanes[lane] = combine(lanes[lane], load(i + lane));
     }
@@ -53,16 +63,39 @@ Acc reduce_leaf(int64_t n, Acc identity, const Load& load, const Combine& combin
   return combine_pairwise(lanes.data(), kReductionLanes, combine);
 }
 
-// Runs body(i) for every i in [0, n) in fixed blocks of kReductionLanes: a block with a
-// constant trip count is what GCC vectorizes at -O2 (its "very cheap" cost model), where a
-// plain loop of unknown length is left scalar.
+// Elements per block of for_each_index_blocked: one AVX-512 register of f32.
+inline constexpr int kIndexBlock = 16;
+
+// Runs body(i) for every i in [0, n) in fixed blocks of kIndexBlock: a block with a constant
+// trip count is what GCC vectorizes at -O2 (its "very cheap" cost model), where a plain loop of
+// unknown length is left scalar. body(i) must touch element i alone (no reduction), so the
+// block size never changes a result.
 template <class Body>
 void for_each_index_blocked(int64_t n, const Body& body) {
   int64_t i = 0;
-  for (; i + kReductionLanes <= n; i += kReductionLanes) {
-    for (int j = 0; j < kReductionLanes; ++j) body(i + j);
+  for (; i + kIndexBlock <= n; i += kIndexBlock) {
+    VOLTA_LANE_LOOP
+    for (int j = 0; j < kIndexBlock; ++j) body(i + j);
   }
   for (; i < n; ++i) body(i);
+}
+
+// Whether any of x[0, n) is NaN.
+template <class T>
+bool any_nan(const T* x, int64_t n) {
+  if constexpr (std::is_floating_point_v<T>) {
+    int64_t i = 0;
+    for (; i + kIndexBlock <= n; i += kIndexBlock) {
+      int found = 0;
+      VOLTA_LANE_LOOP
+      for (int j = 0; j < kIndexBlock; ++j) found |= x[i + j] != x[i + j] ? 1 : 0;
+      if (found != 0) return true;
+    }
+    for (; i < n; ++i) {
+      if (x[i] != x[i]) return true;
+    }
+  }
+  return false;
 }
 
 inline int64_t leaf_count(int64_t n) { return (n + kReductionChunk - 1) / kReductionChunk; }
@@ -84,6 +117,33 @@ Acc reduce_row(int64_t n, Acc identity, const Load& load, const Combine& combine
   return combine_pairwise(leaves.data(), static_cast<int64_t>(leaves.size()), combine);
 }
 
+// Two rows of the same length n at once: each gets exactly reduce_row's result, and the two
+// lane chains are independent, so their adds overlap (a single leaf is one dependent chain).
+template <class Acc, class Load0, class Load1, class Combine>
+std::array<Acc, 2> reduce_row_pair(int64_t n, Acc identity, const Load0& load0, const Load1& load1,
+                                   const Combine& combine) {
+  if (n > kReductionChunk) {
+    return {reduce_row(n, identity, load0, combine), reduce_row(n, identity, load1, combine)};
+  }
+  std::array<Acc, kReductionLanes> lanes0, lanes1;
+  lanes0.fill(identity);
+  lanes1.fill(identity);
+  int64_t i = 0;
+  for (; i + kReductionLanes <= n; i += kReductionLanes) {
+    VOLTA_LANE_LOOP
+    for (int lane = 0; lane < kReductionLanes; ++lane) {
+      lanes0[lane] = combine(lanes0[lane], load0(i + lane));
+      lanes1[lane] = combine(lanes1[lane], load1(i + lane));
+    }
+  }
+  for (int lane = 0; i + lane < n; ++lane) {
+    lanes0[lane] = combine(lanes0[lane], load0(i + lane));
+    lanes1[lane] = combine(lanes1[lane], load1(i + lane));
+  }
+  return {combine_pairwise(lanes0.data(), kReductionLanes, combine),
+          combine_pairwise(lanes1.data(), kReductionLanes, combine)};
+}
+
 template <class T>
 bool is_nan(T value) {
   if constexpr (std::is_floating_point_v<T>) {
@@ -102,6 +162,16 @@ T max_propagating_nan(T a, T b) {
 template <class T>
 T min_propagating_nan(T a, T b) {
   return (!is_nan(a) && !(b >= a)) ? b : a;
+}
+// The same on operands that are never NaN, without the NaN test: one compare and select
+// (vmaxps / vminps keep the first operand on ties just the same).
+template <class T>
+T max_of_numbers(T a, T b) {
+  return b > a ? b : a;
+}
+template <class T>
+T min_of_numbers(T a, T b) {
+  return b < a ? b : a;
 }
 
 // The identities of max and min: -inf / +inf for floats, the type's limits for integers.

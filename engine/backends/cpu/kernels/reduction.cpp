@@ -12,15 +12,24 @@
 #include <array>
 #include <cmath>
 #include <cstring>
+#include <string>
+#include <string_view>
 #include <type_traits>
 #include <vector>
 
 #include "dtype_kernels.h"
 #include "reduce_tree.h"
+#include "simd.h"
 #include "volta/ir/op_helpers.h"
 
 namespace volta::cpu {
 namespace {
+
+// A variant that names the ISA its row loops run on (simd.h), e.g.
+// "softmax_rows_tree4096x8_avx512".
+std::string with_isa(std::string_view what) {
+  return std::string(what) + "_" + std::string(simd_isa());
+}
 
 // ---------------------------------------------------------------------------------------
 // Integer arithmetic that wraps around (two's complement) instead of overflowing.
@@ -91,15 +100,18 @@ struct ProdOp : SumOp<T> {
   T identity() const { return T{1}; }
   T combine(T a, T b) const { return wrapping_mul(a, b); }
 };
+// combine_numbers: the same combine on operands that are never NaN, for leaves without NaN.
 template <class T>
 struct MaxOp : SumOp<T> {
   T identity() const { return lowest_value<T>(); }
   T combine(T a, T b) const { return max_propagating_nan(a, b); }
+  T combine_numbers(T a, T b) const { return max_of_numbers(a, b); }
 };
 template <class T>
 struct MinOp : SumOp<T> {
   T identity() const { return highest_value<T>(); }
   T combine(T a, T b) const { return min_propagating_nan(a, b); }
+  T combine_numbers(T a, T b) const { return min_of_numbers(a, b); }
 };
 // The second pass of ReduceLogSumExp: sum exp(x - max) given each row's max. A row whose max
 // is not finite has its answer already: -inf (every term -inf, or no terms), +inf, or NaN.
@@ -204,8 +216,11 @@ class ReduceLayout {
 };
 
 // Outputs reduced together by one work item: on the Columns path up to kColumnBlock
-// neighbours within one run of the innermost kept axis, otherwise a single output.
-inline constexpr int64_t kColumnBlock = 64;
+// neighbours within one run of the innermost kept axis, otherwise a single output. Each step
+// of a block reads kColumnBlock contiguous elements (1 KiB of f32): wide enough that a leaf
+// of a large input is not one page visit per 256 bytes. The width never changes a result:
+// every output accumulates its own lanes.
+inline constexpr int64_t kColumnBlock = 256;
 
 struct OutputBlocks {
   OutputBlocks(int64_t outputs, int64_t run_length, int64_t block_width)
@@ -275,8 +290,17 @@ void reduce_rows(const Op& op, const T* x, T* y, const ReduceLayout& layout, Thr
     switch (access) {
       case RowAccess::Contiguous: {
         const T* elements = x + o * row + leaf * kReductionChunk;
-        results[0] = reduce_leaf(
-            count, identity, [&](int64_t i) { return op.map(o, elements[i]); }, combine);
+        const auto load = [&](int64_t i) { return op.map(o, elements[i]); };
+        // Max and Min of a leaf without NaN: the select without the NaN test gives the same
+        // value at a fraction of the latency per step.
+        if constexpr (requires { op.combine_numbers(identity, identity); }) {
+          if (!any_nan(elements, count)) {
+            results[0] = reduce_leaf(count, identity, load,
+                                     [&op](T a, T b) { return op.combine_numbers(a, b); });
+            return;
+          }
+        }
+        results[0] = reduce_leaf(count, identity, load, combine);
         return;
       }
       case RowAccess::Gathered: {
@@ -306,12 +330,14 @@ void reduce_rows(const Op& op, const T* x, T* y, const ReduceLayout& layout, Thr
         offsets_leaf = leaf;
       }
       const int64_t o = blocks.first(block);
-      if (leaves > 1) {
-        reduce_block_leaf(leaf, block, offsets.data(), partials.data() + leaf * outputs + o);
-        continue;
-      }
-      reduce_block_leaf(leaf, block, offsets.data(), y + o);
-      for (int64_t c = o; c < o + blocks.size(block); ++c) y[c] = op.finish(c, y[c], row);
+      with_simd([&] {
+        if (leaves > 1) {
+          reduce_block_leaf(leaf, block, offsets.data(), partials.data() + leaf * outputs + o);
+          return;
+        }
+        reduce_block_leaf(leaf, block, offsets.data(), y + o);
+        for (int64_t c = o; c < o + blocks.size(block); ++c) y[c] = op.finish(c, y[c], row);
+      });
     }
   });
   if (leaves == 1) return;
@@ -488,21 +514,23 @@ const OpDTypeKernels& reduction_kernels() {
     OpDTypeKernels f{};
     auto at = [&f](K op) -> DTypeKernels& { return f[static_cast<size_t>(op_index(op))]; };
     at(K::ReduceSum) =
-        kernels_for<ReduceKernel<SumOp>::Of>(NumericTypes{}, "reduce_sum_tree4096x8");
+        kernels_for<ReduceKernel<SumOp>::Of>(NumericTypes{}, with_isa("reduce_sum_tree4096x8"));
     at(K::ReduceMean) =
-        kernels_for<ReduceKernel<MeanOp>::Of>(FloatTypes{}, "reduce_mean_tree4096x8");
+        kernels_for<ReduceKernel<MeanOp>::Of>(FloatTypes{}, with_isa("reduce_mean_tree4096x8"));
     at(K::ReduceMax) =
-        kernels_for<ReduceKernel<MaxOp>::Of>(NumericTypes{}, "reduce_max_tree4096x8");
+        kernels_for<ReduceKernel<MaxOp>::Of>(NumericTypes{}, with_isa("reduce_max_tree4096x8"));
     at(K::ReduceMin) =
-        kernels_for<ReduceKernel<MinOp>::Of>(NumericTypes{}, "reduce_min_tree4096x8");
+        kernels_for<ReduceKernel<MinOp>::Of>(NumericTypes{}, with_isa("reduce_min_tree4096x8"));
     at(K::ReduceProd) =
-        kernels_for<ReduceKernel<ProdOp>::Of>(NumericTypes{}, "reduce_prod_tree4096x8");
-    at(K::ReduceSumSquare) =
-        kernels_for<ReduceKernel<SumSquareOp>::Of>(NumericTypes{}, "reduce_sum_square_tree4096x8");
-    at(K::ReduceL1) = kernels_for<ReduceKernel<L1Op>::Of>(NumericTypes{}, "reduce_l1_tree4096x8");
-    at(K::ReduceL2) = kernels_for<ReduceKernel<L2Op>::Of>(FloatTypes{}, "reduce_l2_tree4096x8");
-    at(K::ReduceLogSumExp) =
-        kernels_for<ReduceLogSumExpKernel>(FloatTypes{}, "reduce_log_sum_exp_2pass_tree4096x8");
+        kernels_for<ReduceKernel<ProdOp>::Of>(NumericTypes{}, with_isa("reduce_prod_tree4096x8"));
+    at(K::ReduceSumSquare) = kernels_for<ReduceKernel<SumSquareOp>::Of>(
+        NumericTypes{}, with_isa("reduce_sum_square_tree4096x8"));
+    at(K::ReduceL1) =
+        kernels_for<ReduceKernel<L1Op>::Of>(NumericTypes{}, with_isa("reduce_l1_tree4096x8"));
+    at(K::ReduceL2) =
+        kernels_for<ReduceKernel<L2Op>::Of>(FloatTypes{}, with_isa("reduce_l2_tree4096x8"));
+    at(K::ReduceLogSumExp) = kernels_for<ReduceLogSumExpKernel>(
+        FloatTypes{}, with_isa("reduce_log_sum_exp_2pass_tree4096x8"));
     at(K::ArgMax) = kernels_for<ArgExtremeKernel<true>::Of>(NumericTypes{}, "argmax_scan");
     at(K::ArgMin) = kernels_for<ArgExtremeKernel<false>::Of>(NumericTypes{}, "argmin_scan");
     at(K::CumSum) = kernels_for<CumSumKernel>(NumericTypes{}, "cumsum_sequential");
