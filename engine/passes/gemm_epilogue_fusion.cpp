@@ -118,14 +118,14 @@ class GemmEpilogueFusion final : public Pass {
     return m;
   }
 
+  // Named after the Add: the layer a model builder or exporter names ("mlp.up", "fc3"), so
+  // traces and first-divergence reports keep pointing at it.
   static Node fused_node(const Graph& graph, const Match& m) {
     const Node& matmul = graph.node(m.matmul);
     const Node& add = graph.node(m.add);
     const Node& last = graph.node(m.activation >= 0 ? m.activation : m.add);
-    std::string name = matmul.name + "+" + add.name;
-    if (m.activation >= 0) name += "+" + last.name;
     return Node{.op = OpKind::FusedMatMul,
-                .name = std::move(name),
+                .name = add.name,
                 .inputs = {matmul.inputs[0], matmul.inputs[1], m.bias},
                 .outputs = {last.outputs[0]},
                 .attrs = {{"activation", std::string(m.activation_name)},
