@@ -34,6 +34,7 @@ namespace {
 constexpr std::string_view kSamplesFlag = "--volta_samples=";
 constexpr std::string_view kOnnxDataFlag = "--volta_onnx_data=";
 constexpr std::string_view kDescribeFlag = "--volta_describe";
+constexpr std::string_view kFilterFlag = "--benchmark_filter=";
 
 // Tabs and newlines would break the line format; no name or label should have them.
 std::string field(std::string_view text) {
@@ -104,6 +105,7 @@ class SampleReporter : public benchmark::BenchmarkReporter {
 
 int main(int argc, char** argv) {
   using volta::perf::kDescribeFlag;
+  using volta::perf::kFilterFlag;
   using volta::perf::kOnnxDataFlag;
   using volta::perf::kSamplesFlag;
   volta::perf::Options options;
@@ -121,6 +123,8 @@ int main(int argc, char** argv) {
     } else if (arg.starts_with(kOnnxDataFlag)) {
       options.onnx_data = arg.substr(kOnnxDataFlag.size());
     } else {
+      // Google Benchmark's own flag, which it also reads: registrars may skip what it excludes.
+      if (arg.starts_with(kFilterFlag)) options.benchmark_filter = arg.substr(kFilterFlag.size());
       rest.push_back(argv[i]);
     }
   }

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <string>
 #include <string_view>
 
 #include "volta/ir/tensor.h"
@@ -35,6 +36,9 @@ void record_peak_bytes(benchmark::State& state, int64_t bytes);
 // Options of the volta-perf binary, parsed before Google Benchmark's own flags.
 struct Options {
   std::filesystem::path onnx_data;  // --volta_onnx_data=DIR; empty: the installed test data
+  // Google Benchmark's --benchmark_filter (empty: all), so registrars whose setup is costly
+  // can skip benchmarks it excludes.
+  std::string benchmark_filter = {};
 };
 
 // Benchmarks that need the options (e.g. one per ONNX model) register themselves at startup

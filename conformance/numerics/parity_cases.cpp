@@ -206,6 +206,22 @@ void linalg_grid(CaseList& cases) {
   cases.add(K::Gemm, {of(DType::F64, {5, 6}), of(DType::F64, {4, 6}), of(DType::F64, {4})},
             {{"transB", int64_t{1}}});
   cases.add(K::Gemm, {f32({3, 0}), f32({0, 4}), f32({4})});
+
+  // FusedMatMul (made by gemm-epilogue-fusion): every activation and both bias operand orders,
+  // at tile edges, a stacked batch, a 1-D A and an empty K.
+  for (const char* activation : {"none", "relu", "gelu", "gelu_tanh"}) {
+    const Attributes act = {{"activation", std::string(activation)}};
+    cases.add(K::FusedMatMul, {f32({13, 65}), f32({65, 33}), f32({33})}, act);
+    cases.add(K::FusedMatMul,
+              {of(DType::F64, {7, 9}), of(DType::F64, {9, 17}), of(DType::F64, {17})}, act);
+  }
+  cases.add(K::FusedMatMul, {f32({2, 3, 6, 8}), f32({8, 16}), f32({16})},
+            {{"activation", std::string("relu")}, {"bias_first", int64_t{1}}});
+  cases.add(K::FusedMatMul, {f32({5}), f32({5, 3}), f32({3})});
+  cases.add(K::FusedMatMul, {f32({4, 0}), f32({0, 6}), f32({6})},
+            {{"activation", std::string("gelu")}});
+  cases.add(K::FusedMatMul, {f32({96, 300}), f32({300, 80}), f32({80})},
+            {{"activation", std::string("gelu")}});
 }
 
 void normalization_grid(CaseList& cases) {

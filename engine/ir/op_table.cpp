@@ -6,6 +6,23 @@
 #include "op_table_builders.h"
 
 namespace volta::op_table {
+namespace {
+
+// FusedMatMul: a MatMul whose B is one matrix [K,N], plus a bias [N] along Y's last axis.
+std::vector<TypeInfo> fused_matmul_shape(const InferContext& ctx) {
+  const Shape& b = ctx.input(1).shape;
+  const Shape& bias = ctx.input(2).shape;
+  if (b.rank() != 2) {
+    throw ShapeError("B must be one matrix [K,N], got " + b.str());
+  }
+  if (bias.rank() != 1 || bias[0] != b[1]) {
+    throw ShapeError("bias must be [" + std::to_string(b[1]) + "] (B's columns), got " +
+                     bias.str());
+  }
+  return shape_fn::matmul(ctx);
+}
+
+}  // namespace
 
 void add_core_schemas(std::vector<OpSchema>& t) {
   using K = OpKind;
@@ -113,6 +130,28 @@ void add_core_schemas(std::vector<OpSchema>& t) {
                        .summary = "alpha * op(A) @ op(B) + beta * C, C broadcast to [M,N]",
                        .accumulator = Accumulator::InputType,
                        .onnx_since = 11});
+  // Internal: what the gemm-epilogue-fusion pass makes of MatMul -> Add(bias) [-> activation].
+  t.push_back(OpSchema{
+      .kind = K::FusedMatMul,
+      .name = "FusedMatMul",
+      .family = F::Linalg,
+      .inputs = {{"A", 'T'}, {"B", 'T'}, {"bias", 'T'}},
+      .outputs = {{"Y", 'T'}},
+      .type_params = {{'T', kFloatTypes}},
+      .attrs = {{"activation",
+                 AttrType::String,
+                 AttrValue{std::string("none")},
+                 std::nullopt,
+                 std::nullopt,
+                 {"none", "relu", "gelu", "gelu_tanh"}},
+                flag("bias_first", 0)},
+      .infer = fused_matmul_shape,
+      .summary = "activation(MatMul(A, B) + bias) with B [K,N] and bias [N], bit for bit the "
+                 "unfused ops (bias_first: the Add read bias as its first operand); internal, "
+                 "made by the gemm-epilogue-fusion pass",
+      .accumulator = Accumulator::InputType,
+      .onnx_since = 0,
+      .internal = true});
   t.push_back(softmax_like(K::Softmax, "Softmax", "exp(x - max) / sum along axis"));
   t.push_back(softmax_like(K::LogSoftmax, "LogSoftmax", "x - max - log(sum exp(x - max))"));
   t.push_back(
@@ -228,7 +267,7 @@ std::vector<OpSchema> build_table() {
     t[i] = std::move(s);
   }
   for (OpSchema& s : t) {
-    if (s.onnx_name.empty()) s.onnx_name = s.name;
+    if (s.onnx_name.empty() && !s.internal) s.onnx_name = s.name;
   }
   return t;
 }

@@ -37,6 +37,10 @@ ExecutionPlan compile(Graph graph, const Backend& backend, DeterminismMode mode,
   if (options.optimize) {
     PassManager passes;
     passes.add(make_constant_folding(make_backend_evaluator(backend, mode)));
+    // Only for a backend that runs the fused op: no backend silently loses a kernel to a pass.
+    if (backend.capabilities()[static_cast<size_t>(op_index(OpKind::FusedMatMul))].supported) {
+      passes.add(make_gemm_epilogue_fusion());
+    }
     passes.add(make_dead_code_elimination());
     plan.passes = passes.run(graph);
   }

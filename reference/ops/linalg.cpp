@@ -1,6 +1,9 @@
 // Reference MatMul and Gemm: textbook triple loops, every dot product accumulated in double
 // in index order and rounded once when stored.
 
+#include <array>
+#include <string>
+
 #include "ref_util.h"
 
 namespace volta::reference {
@@ -76,11 +79,39 @@ std::vector<Tensor> gemm(const Node& node, RefInputs in, RefOutputTypes out) {
   return {y};
 }
 
+// FusedMatMul is defined as the ops it replaces: MatMul, then Add (in the order bias_first
+// says), then the activation, each rounded to the dtype as the unfused graph would store it.
+// So the reference runs exactly those ops' reference kernels in turn.
+std::vector<Tensor> fused_matmul(const Node& node, RefInputs in, RefOutputTypes out) {
+  const AttrReader attrs(node);
+  const std::string& activation = attrs.get_string("activation");
+  const bool bias_first = attrs.get_int("bias_first") != 0;
+  Node step;
+  step.op = OpKind::MatMul;
+  const std::array<const Tensor*, 2> factors = {in[0], in[1]};
+  const Tensor product = reference_kernel(OpKind::MatMul)(step, factors, out).at(0);
+  step.op = OpKind::Add;
+  const std::array<const Tensor*, 2> terms = bias_first
+                                                 ? std::array<const Tensor*, 2>{in[2], &product}
+                                                 : std::array<const Tensor*, 2>{&product, in[2]};
+  std::vector<Tensor> sum = reference_kernel(OpKind::Add)(step, terms, out);
+  if (activation == "none") return sum;
+  if (activation == "relu") {
+    step.op = OpKind::Relu;
+  } else {
+    step.op = OpKind::Gelu;
+    step.attrs = {{"approximate", std::string(activation == "gelu_tanh" ? "tanh" : "none")}};
+  }
+  const std::array<const Tensor*, 1> x = {&sum.at(0)};
+  return reference_kernel(step.op)(step, x, out);
+}
+
 }  // namespace
 
 void register_linalg(RefTable& table) {
   register_kernel(table, OpKind::MatMul, matmul);
   register_kernel(table, OpKind::Gemm, gemm);
+  register_kernel(table, OpKind::FusedMatMul, fused_matmul);
 }
 
 }  // namespace volta::reference

@@ -24,6 +24,7 @@ const KernelTable& kernel_table() {
     register_resize_kernels(t);
     register_det_kernels(t);
     register_grid_sample_kernels(t);
+    register_fused_matmul_kernels(t);
     return t;
   }();
   return kTable;

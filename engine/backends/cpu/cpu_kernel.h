@@ -70,6 +70,7 @@ void register_layout_kernels(KernelTable& table);         // kernels/layout.cpp
 void register_resize_kernels(KernelTable& table);         // kernels/resize.cpp
 void register_det_kernels(KernelTable& table);            // kernels/det.cpp
 void register_grid_sample_kernels(KernelTable& table);    // kernels/grid_sample.cpp
+void register_fused_matmul_kernels(KernelTable& table);   // kernels/fused_matmul.cpp
 
 // Builds a KernelChoice pointing at a kernel with static storage duration.
 inline KernelChoice choice_of(const CpuKernel& k) {

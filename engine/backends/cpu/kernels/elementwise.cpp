@@ -6,6 +6,7 @@
 #include <numbers>
 #include <type_traits>
 
+#include "activation_functors.h"
 #include "elementwise_common.h"
 #include "vector_math.h"
 
@@ -33,14 +34,6 @@ template <class T>
 T wrapping_neg(T a) {
   return wrapping_sub(T{0}, a);
 }
-
-template <class T>
-constexpr bool kIsF32 = std::is_same_v<T, float>;
-
-// Ops whose f64 form is a loop of libm calls say so in their variant name.
-template <class T>
-constexpr std::string_view kF32VectorF64Libm = kIsF32<T> ? kVectorizedImpl
-                                                         : std::string_view("libm");
 
 // ---- Binary ops ----
 
@@ -176,12 +169,6 @@ struct Tanh {
   }
 };
 
-// f64 sigmoid in the same overflow-free form as vmath::sigmoid_f32.
-double sigmoid_f64(double x) {
-  const double e = std::exp(-std::fabs(x));
-  return (x >= 0.0 ? 1.0 : e) / (1.0 + e);
-}
-
 template <class T>
 struct Sigmoid {
   static constexpr std::string_view kImpl = kF32VectorF64Libm<T>;
@@ -193,38 +180,7 @@ struct Sigmoid {
     }
   }
 };
-// max(x, 0), keeping NaN (and -0).
-template <class T>
-struct Relu {
-  T operator()(T x) const { return x < T{0} ? T{0} : x; }
-};
-template <class T>
-struct Gelu {
-  static constexpr std::string_view kImpl = kF32VectorF64Libm<T>;
-  T operator()(T x) const {
-    if constexpr (kIsF32<T>) {
-      return vmath::gelu_f32(x);
-    } else {
-      // Below -40, x * Phi(x) underflows to -0; the clamp avoids -inf * 0 at -inf.
-      const double xc = x < -40.0 ? -40.0 : x;
-      return 0.5 * xc * std::erfc(-xc * std::numbers::sqrt2 / 2.0);
-    }
-  }
-};
-template <class T>
-struct GeluTanh {
-  static constexpr std::string_view kImpl = kF32VectorF64Libm<T>;
-  T operator()(T x) const {
-    if constexpr (kIsF32<T>) {
-      return vmath::gelu_tanh_f32(x);
-    } else {
-      // x * sigmoid(2u), as in vmath::gelu_tanh_f32; below -30 the result underflows to -0.
-      const double xc = x < -30.0 ? -30.0 : x;
-      const double two_u = 2.0 * std::sqrt(2.0 / std::numbers::pi) * (xc + 0.044715 * xc * xc * xc);
-      return xc * sigmoid_f64(two_u);
-    }
-  }
-};
+// Relu, Gelu and GeluTanh are in activation_functors.h, shared with FusedMatMul's epilogue.
 
 // ---- Kernels ----
 

@@ -752,6 +752,10 @@ void run_tile(const GemmMicroKernel<T>& kernel, const GemmProblem<T>& p, int64_t
       k0 += depth;
     } while (k0 < p.k);
   }
+  // The optional per-tile epilogue, after the full K sum (never folded into a K slice).
+  if (p.post_tile != nullptr) {
+    p.post_tile(p.post_tile_context, y, p.y_row_stride, row0, col0, rows, cols);
+  }
 }
 
 template <class T>

@@ -50,6 +50,14 @@ struct GemmMicroKernel {
   GemmMicroKernelFn<T> fn;
 };
 
+// Called once per output tile after its last K slice, while the tile is still in cache: an
+// epilogue such as FusedMatMul's bias and activation. `tile` points at Y's element (row0, col0);
+// the tile is rows x cols elements with row stride `row_stride`. It must be a pure function of
+// each element's value and position, so results stay independent of the tiling.
+template <class T>
+using GemmPostTileFn = void (*)(const void* context, T* tile, int64_t row_stride, int64_t row0,
+                                int64_t col0, int64_t rows, int64_t cols);
+
 // One row-major GEMM over strided operands. Element (i, p) of op(A) is
 // a[i * a_row_stride + p * a_col_stride] and element (p, j) of op(B) is
 // b[p * b_row_stride + j * b_col_stride], so transposes are just swapped strides.
@@ -73,6 +81,8 @@ struct GemmProblem {
   int64_t y_row_stride = 0;  // Y's column stride is 1
   T alpha = 1;
   T beta = 0;
+  GemmPostTileFn<T> post_tile = nullptr;  // optional epilogue (see GemmPostTileFn)
+  const void* post_tile_context = nullptr;
 };
 
 // Whether this build has the ISA's micro-kernels and this CPU runs them.

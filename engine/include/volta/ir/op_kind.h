@@ -42,7 +42,9 @@ namespace volta {
                     X(OneHot) X(Trilu) X(Tile) X(Pad) X(DepthToSpace) X(SpaceToDepth)         \
                     X(ReverseSequence)                                                        \
   /* resampling and the rest (engine/ir/op_table_resize.cpp) */                              \
-                    X(Resize) X(Det) X(GridSample)
+                    X(Resize) X(Det) X(GridSample)                                            \
+  /* internal: created by graph passes, never imported (engine/ir/op_table.cpp) */           \
+                    X(FusedMatMul)
 // clang-format on
 
 enum class OpKind : uint16_t {

@@ -162,6 +162,9 @@ struct OpSchema {
   Aliasing aliasing = Aliasing::None;
   std::string_view onnx_name = {};  // the ONNX op this lowers from (defaults to name)
   int onnx_since = 1;               // the oldest ONNX opset version the importer maps onto it
+  // Created by graph passes only (e.g. FusedMatMul): no ONNX op lowers onto it, so it has no
+  // onnx_name and onnx_since is 0.
+  bool internal = false;
 
   int min_inputs() const;
   int max_inputs() const;  // -1: unbounded (variadic)

@@ -41,6 +41,11 @@ class PassManager {
 // Removes nodes whose outputs reach no graph output, then unused values and parameters.
 std::unique_ptr<Pass> make_dead_code_elimination();
 
+// Rewrites MatMul(A, W) -> Add(_, bias) [-> Relu | Gelu] into one FusedMatMul node (bias and
+// activation applied per GEMM tile) where no other node or graph output reads the values it
+// hides. Outputs are bit-identical to the unfused graph's.
+std::unique_ptr<Pass> make_gemm_epilogue_fusion();
+
 // Evaluates a single-node graph whose inputs are all parameters; used by constant folding
 // so folded values come from the same backend that runs the graph.
 using ConstantEvaluator = std::function<std::vector<Tensor>(const Graph& single_node_graph)>;

@@ -18,7 +18,7 @@
 namespace volta {
 
 struct CompileOptions {
-  bool optimize = true;  // run dead-code elimination and constant folding
+  bool optimize = true;  // run constant folding, GEMM epilogue fusion, dead-code elimination
 };
 
 // `mode` has no default on purpose: the caller decides what determinism it needs.

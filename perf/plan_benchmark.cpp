@@ -1,0 +1,164 @@
+// Whole-plan benchmarks of the built-in models (the transformer block of engine/model, and the
+// MLP and CNN the determinism suite runs) and one-node Conv plans at the shapes real CNNs use.
+// Each compiles its graph once through the single truth path (passes on, Strict) and times
+// runtime::execute on the CPU backend, so graph passes such as GEMM epilogue fusion count.
+//
+// Counters: GFLOP/s counts the multiply-adds of the GEMMs and convolutions only (2 per MAC;
+// elementwise work is not counted), GB/s the bytes of the inputs and outputs of one run,
+// peak_bytes the plan's arena; the label is the plan's kernel variants.
+
+#include <benchmark/benchmark.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "perf_support.h"
+#include "subjects.h"
+#include "volta/backends/cpu.h"
+#include "volta/model/examples.h"
+#include "volta/plan/execution_plan.h"
+#include "volta/runtime/runtime.h"
+
+namespace volta::perf {
+namespace {
+
+const Backend& cpu() {
+  static const std::unique_ptr<Backend> backend = make_cpu_backend();
+  return *backend;
+}
+
+double io_bytes(const Graph& graph, std::span<const Tensor> inputs) {
+  double bytes = 0;
+  for (const Tensor& t : inputs) bytes += static_cast<double>(t.nbytes());
+  for (ValueId v : graph.outputs()) {
+    const Value& value = graph.value(v);
+    bytes += static_cast<double>(value.shape.numel() * dtype_size(value.dtype));
+  }
+  return bytes;
+}
+
+// Times one compiled graph; `flops` is 0 when not counted.
+void run_plan(benchmark::State& state, Graph graph, const std::vector<Tensor>& inputs, double flops,
+              int threads) {
+  const ExecutionPlan plan = compile(std::move(graph), cpu(), DeterminismMode::Strict);
+  ExecutionContext ctx(threads);
+  for (auto _ : state) {
+    std::vector<Tensor> outputs = execute(plan, cpu(), ctx, inputs);
+    benchmark::DoNotOptimize(outputs.data());
+    benchmark::ClobberMemory();
+  }
+  if (flops > 0) record_flops(state, flops);
+  record_bytes(state, io_bytes(plan.graph, inputs));
+  record_peak_bytes(state, plan.memory.arena_bytes);
+  record_variant(state, kernel_variants(plan), threads);
+}
+
+// ---- Transformer block -------------------------------------------------------------------
+
+TransformerBlockConfig block_config(int64_t batch) {
+  return {.batch = batch, .seq = 128, .d_model = 256, .heads = 8, .d_ff = 1024};
+}
+
+// The GEMM flops: Q, K, V and output projections, scores and context, the two MLP layers.
+double block_flops(const TransformerBlockConfig& c) {
+  const auto rows = static_cast<double>(c.batch * c.seq);
+  const auto d = static_cast<double>(c.d_model);
+  const auto ff = static_cast<double>(c.d_ff);
+  const auto seq = static_cast<double>(c.seq);
+  return 2.0 * rows * (4.0 * d * d + 2.0 * seq * d + 2.0 * d * ff);
+}
+
+void transformer_block(benchmark::State& state) {
+  const TransformerBlockConfig config = block_config(state.range(0));
+  const int threads = static_cast<int>(state.range(1));
+  const std::vector<Tensor> inputs = {
+      random_tensor(DType::F32, Shape{config.batch, config.seq, config.d_model}, 13)};
+  run_plan(state, transformer_block_graph(config), inputs, block_flops(config), threads);
+}
+
+BENCHMARK(transformer_block)
+    ->Name("plan/transformer_block_s128_d256")
+    ->ArgNames({"batch", "threads"})
+    ->ArgsProduct({{1, 4}, {1, 2}})
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
+
+// ---- The determinism suite's MLP and CNN -------------------------------------------------
+
+void builtin_subject(benchmark::State& state, const std::string& name) {
+  const int threads = static_cast<int>(state.range(0));
+  conformance::Subject subject = conformance::load_subject(name, {});
+  run_plan(state, std::move(subject.graph), subject.inputs, 0.0, threads);
+}
+
+BENCHMARK_CAPTURE(builtin_subject, mlp, std::string("model:mlp"))
+    ->Name("plan/mlp")
+    ->ArgNames({"threads"})
+    ->Arg(1)
+    ->Arg(2)
+    ->UseRealTime()
+    ->Unit(benchmark::kMicrosecond);
+
+BENCHMARK_CAPTURE(builtin_subject, cnn, std::string("model:cnn"))
+    ->Name("plan/cnn")
+    ->ArgNames({"threads"})
+    ->Arg(1)
+    ->Arg(2)
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
+
+// ---- Conv --------------------------------------------------------------------------------
+
+struct ConvShape {
+  Shape x = {};       // [N, C, H, W]
+  Shape weight = {};  // [M, C / group, kH, kW]
+  int64_t stride = 1;
+  int64_t pad = 0;
+  int64_t group = 1;
+};
+
+void conv(benchmark::State& state, const ConvShape& s) {
+  const int threads = static_cast<int>(state.range(0));
+  Graph g;
+  const ValueId x = g.add_input("x", DType::F32, s.x);
+  const ValueId w = g.add_parameter("w", random_tensor(DType::F32, s.weight, 2));
+  const ValueId b = g.add_parameter("b", random_tensor(DType::F32, Shape{s.weight[0]}, 3));
+  const ValueId y = g.add(OpKind::Conv, {x, w, b},
+                          {{"strides", std::vector<int64_t>{s.stride, s.stride}},
+                           {"pads", std::vector<int64_t>{s.pad, s.pad, s.pad, s.pad}},
+                           {"group", s.group}},
+                          "conv");
+  g.set_outputs({y});
+  const Shape& out = g.value(y).shape;
+  const double macs = static_cast<double>(out.numel()) *
+                      static_cast<double>(s.weight[1] * s.weight[2] * s.weight[3]);
+  run_plan(state, std::move(g), {random_tensor(DType::F32, s.x, 1)}, 2.0 * macs, threads);
+}
+
+void register_conv(const char* name, const ConvShape& shape) {
+  benchmark::RegisterBenchmark(name, conv, shape)
+      ->ArgNames({"threads"})
+      ->Arg(1)
+      ->Arg(2)
+      ->UseRealTime()
+      ->Unit(benchmark::kMillisecond);
+}
+
+// ResNet's 3x3 body conv, its 7x7 stride-2 stem, a MobileNet depthwise 3x3 and a 1x1 expansion.
+const bool kConvRegistered = [] {
+  register_conv("conv/3x3_64to64_56x56",
+                {.x = Shape{1, 64, 56, 56}, .weight = Shape{64, 64, 3, 3}, .pad = 1});
+  register_conv("conv/7x7s2_3to64_224x224",
+                {.x = Shape{1, 3, 224, 224}, .weight = Shape{64, 3, 7, 7}, .stride = 2, .pad = 3});
+  register_conv("conv/depthwise3x3_64_56x56",
+                {.x = Shape{1, 64, 56, 56}, .weight = Shape{64, 1, 3, 3}, .pad = 1, .group = 64});
+  register_conv("conv/1x1_64to256_56x56",
+                {.x = Shape{1, 64, 56, 56}, .weight = Shape{256, 64, 1, 1}});
+  return true;
+}();
+
+}  // namespace
+}  // namespace volta::perf
