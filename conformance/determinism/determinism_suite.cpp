@@ -1,10 +1,7 @@
 #include "volta/conformance/determinism_suite.h"
 
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <charconv>
 #include <cstdio>
 #include <cstring>
@@ -18,6 +15,7 @@
 #include "traced_run.h"
 #include "volta/backends/cpu.h"
 #include "volta/conformance/expectations.h"
+#include "volta/conformance/process.h"
 
 namespace volta::conformance {
 namespace {
@@ -41,47 +39,13 @@ std::unique_ptr<Backend> subject_backend(const DeterminismOptions& options) {
 }
 
 // Runs argv, returns its standard output; throws when it cannot start or exits non-zero.
-std::string run_process(const std::vector<std::string>& argv) {
-  int fds[2];
-  if (pipe(fds) != 0) fail(ErrorCode::InvalidArgument, "pipe() failed for a fresh process");
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, fds[1], STDOUT_FILENO);
-  posix_spawn_file_actions_addclose(&actions, fds[0]);
-  std::vector<char*> args;
-  args.reserve(argv.size() + 1);
-  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  pid_t pid = 0;
-  const int spawned = posix_spawn(&pid, args[0], &actions, nullptr, args.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  close(fds[1]);
-  std::string out;
-  if (spawned == 0) {
-    char buf[65536];
-    for (ssize_t n; (n = read(fds[0], buf, sizeof buf)) != 0;) {
-      if (n > 0)
-        out.append(buf, static_cast<size_t>(n));
-      else if (errno != EINTR)
-        break;
-    }
-  }
-  close(fds[0]);
-  if (spawned != 0) {
+std::string run_worker(const std::vector<std::string>& argv) {
+  const ProcessOutcome out = run_process(argv, StandardError::Inherit);
+  if (!out.ok()) {
     fail(ErrorCode::InvalidArgument,
-         "cannot start fresh process " + argv[0] + ": " + std::strerror(spawned));
+         "fresh process " + argv[0] + " " + argv[1] + " failed (" + out.describe() + ")");
   }
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    fail(ErrorCode::InvalidArgument,
-         "fresh process " + argv[0] + " " + argv[1] + " failed (" +
-             (WIFEXITED(status) ? "exit " + std::to_string(WEXITSTATUS(status))
-                                : "signal " + std::to_string(WTERMSIG(status))) +
-             ")");
-  }
-  return out;
+  return out.output;
 }
 
 // `processes` fresh workers, each computing every subject once.
@@ -114,7 +78,7 @@ ProcessReports run_fresh_processes(const DeterminismOptions& options,
     std::string output;
     std::string error;
     try {
-      output = run_process(argv);
+      output = run_worker(argv);
     } catch (const VoltaError& e) {
       error = e.what();
     }

@@ -10,21 +10,12 @@
 
 #include "perf_machine.h"
 #include "perf_samples.h"
+#include "volta/conformance/process.h"
 
 namespace volta::audit {
 
-struct ProcessOutcome {
-  bool started = false;
-  int exit_code = -1;  // -1 when killed by a signal
-  int signal = 0;
-  std::string output = {};  // stdout and stderr together
-
-  bool ok() const { return started && exit_code == 0; }
-  std::string describe() const;  // "exit 2", "signal 11", "could not start: ..."
-};
-
-// Runs argv[0] (searched in PATH when it has no '/') with this process's environment.
-ProcessOutcome run_process(const std::vector<std::string>& argv);
+using conformance::ProcessOutcome;
+using conformance::run_process;
 
 // A --benchmark_filter that selects exactly `names`: "^(a|b)$" with regex metacharacters
 // escaped.
