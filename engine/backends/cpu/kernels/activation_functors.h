@@ -18,7 +18,8 @@ constexpr bool kIsF32 = std::is_same_v<T, float>;
 
 // Ops whose f64 form is a loop of libm calls say so in their variant name.
 template <class T>
-constexpr std::string_view kF32VectorF64Libm = kIsF32<T> ? kVectorizedImpl : std::string_view("libm");
+constexpr std::string_view kF32VectorF64Libm = kIsF32<T> ? kVectorizedImpl
+                                                         : std::string_view("libm");
 
 // f64 sigmoid in the same overflow-free form as vmath::sigmoid_f32.
 inline double sigmoid_f64(double x) {
