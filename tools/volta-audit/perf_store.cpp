@@ -11,14 +11,6 @@ using conformance::Database;
 using conformance::Statement;
 using conformance::Transaction;
 
-void bind_optional(Statement& s, int index, const std::optional<double>& value) {
-  if (value) {
-    s.bind(index, *value);
-  } else {
-    s.bind(index, std::nullopt);
-  }
-}
-
 std::vector<double> pass1_samples(const Database& db, int64_t run_id, const std::string& benchmark,
                                   std::string* variant) {
   Statement q = db.prepare(
@@ -112,23 +104,23 @@ void record_perf_verdicts(Database& db, int64_t run_id, std::span<const PerfVerd
         .bind(4, r.variant)
         .bind(5, r.threads)
         .bind(6, r.baseline ? std::string_view(r.baseline->commit) : std::string_view(""))
-        .bind(7, r.baseline ? std::string_view(r.baseline->kind) : std::string_view(""));
-    bind_optional(insert, 8, r.baseline_median);
-    insert.bind(9, r.threshold)
+        .bind(7, r.baseline ? std::string_view(r.baseline->kind) : std::string_view(""))
+        .bind(8, r.baseline_median)
+        .bind(9, r.threshold)
         .bind(10, r.alpha)
         .bind(11, r.pass1.samples)
         .bind(12, r.pass1.median)
         .bind(13, r.pass1.interval.low)
-        .bind(14, r.pass1.interval.high);
-    bind_optional(insert, 15, r.pass1.change);
-    bind_optional(insert, 16, r.pass1.p);
+        .bind(14, r.pass1.interval.high)
+        .bind(15, r.pass1.change)
+        .bind(16, r.pass1.p);
     if (r.pass2 && r.pass2->samples > 0) {
       insert.bind(17, r.pass2->samples)
           .bind(18, r.pass2->median)
           .bind(19, r.pass2->interval.low)
-          .bind(20, r.pass2->interval.high);
-      bind_optional(insert, 21, r.pass2->change);
-      bind_optional(insert, 22, r.pass2->p);
+          .bind(20, r.pass2->interval.high)
+          .bind(21, r.pass2->change)
+          .bind(22, r.pass2->p);
     } else {
       insert.bind(17, 0);
       for (int i = 18; i <= 22; ++i) insert.bind(i, std::nullopt);
@@ -154,10 +146,10 @@ void record_baseline_moves(Database& db, const std::string& machine,
         .bind(4, std::string_view(kPerfUnit))
         .bind(5, m.commit)
         .bind(6, m.reason)
-        .bind(7, m.run_id);
-    bind_optional(insert, 8, m.old_value);
-    insert.bind(9, m.kind);
-    insert.run();
+        .bind(7, m.run_id)
+        .bind(8, m.old_value)
+        .bind(9, m.kind)
+        .run();
   }
   tx.commit();
 }
