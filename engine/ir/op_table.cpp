@@ -173,10 +173,13 @@ void add_core_schemas(std::vector<OpSchema>& t) {
   rmax.accumulator = rmin.accumulator = Accumulator::None;
   t.push_back(std::move(rmax));
   t.push_back(std::move(rmin));
-  t.push_back(reduce(K::ReduceProd, "ReduceProd", kNumericTypes, any, "product"));
+  OpSchema rprod = reduce(K::ReduceProd, "ReduceProd", kNumericTypes, any, "product");
+  OpSchema rl2 = reduce(K::ReduceL2, "ReduceL2", kFloatTypes, any, "sqrt(sum of x^2)");
+  rprod.accumulator = rl2.accumulator = Accumulator::Wide;
+  t.push_back(std::move(rprod));
   t.push_back(reduce(K::ReduceSumSquare, "ReduceSumSquare", kNumericTypes, any, "sum of x^2"));
   t.push_back(reduce(K::ReduceL1, "ReduceL1", kNumericTypes, any, "sum of |x|"));
-  t.push_back(reduce(K::ReduceL2, "ReduceL2", kFloatTypes, any, "sqrt(sum of x^2)"));
+  t.push_back(std::move(rl2));
   t.push_back(reduce(K::ReduceLogSumExp, "ReduceLogSumExp", kFloatTypes, any,
                      "log(sum exp(x)), computed as max + log(sum exp(x - max))"));
   t.push_back(arg_reduce(K::ArgMax, "ArgMax", "index of the maximum along axis"));
@@ -191,7 +194,7 @@ void add_core_schemas(std::vector<OpSchema>& t) {
                .attrs = {required("axis", AttrType::Int), flag("exclusive", 0), flag("reverse", 0)},
                .infer = shape_fn::cumsum,
                .summary = "running sum along axis (sequential, in index order)",
-               .accumulator = Accumulator::InputType,
+               .accumulator = Accumulator::Wide,
                .onnx_since = 11});
 
   const std::vector<OutputSpec> one_out = {{"output", 'T'}};

@@ -309,7 +309,7 @@ void add_normalization_schemas(std::vector<OpSchema>& t) {
       .infer = mean_variance_normalization,
       .summary = "(X - mean) / (sqrt(biased variance) + epsilon) over axes (ONNX adds 1e-9, the "
                  "default)",
-      .accumulator = Accumulator::InputType,
+      .accumulator = Accumulator::Wide,
       .onnx_since = 9});
   t.push_back(OpSchema{.kind = K::LRN,
                        .name = "LRN",
@@ -356,7 +356,7 @@ void add_normalization_schemas(std::vector<OpSchema>& t) {
       .infer = loss,
       .summary = "NegativeLogLikelihoodLoss of LogSoftmax(scores) along axis 1; log_prob is that "
                  "LogSoftmax",
-      .accumulator = Accumulator::InputType,
+      .accumulator = Accumulator::Wide,
       .onnx_since = 12});
   t.push_back(OpSchema{
       .kind = K::NegativeLogLikelihoodLoss,
@@ -371,7 +371,7 @@ void add_normalization_schemas(std::vector<OpSchema>& t) {
       .infer = loss,
       .summary = "-input[n, target, d...] * weight[target]; 0 where target is ignore_index (an "
                  "empty or one-label list); reduction none, sum, or mean = sum / sum of weights",
-      .accumulator = Accumulator::InputType,
+      .accumulator = Accumulator::Wide,
       .onnx_since = 12});
   t.push_back(OpSchema{.kind = K::Einsum,
                        .name = "Einsum",

@@ -246,7 +246,7 @@ OpSchema pool(OpKind kind, std::string_view name, std::vector<AttrSpec> attrs, S
                   .attrs = std::move(attrs),
                   .infer = infer,
                   .summary = summary,
-                  .accumulator = Accumulator::InputType};
+                  .accumulator = Accumulator::Wide};
 }
 
 }  // namespace

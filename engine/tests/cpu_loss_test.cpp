@@ -50,6 +50,15 @@ BOOST_AUTO_TEST_CASE(nll_follows_the_onnx_examples) {
   check_close(nll({kInput, kTarget}, loss_attrs("mean")), filled(DType::F32, {}, {-7.0 / 4}));
 }
 
+// The sum over samples runs in double (the op table's Wide accumulator): 1e8 + 1 - 1e8 is 1,
+// where an f32 sum gives 0 (1e8 + 1 rounds to 1e8).
+BOOST_AUTO_TEST_CASE(nll_sums_f32_losses_in_double) {
+  const Tensor input = filled(DType::F32, {3, 1}, {-1e8, -1, 1e8});
+  const Tensor target = labels({3}, {0, 0, 0});
+  check_close(nll({input, target}, loss_attrs("sum")), filled(DType::F32, {}, {1}), 0, 0);
+  check_close(nll({input, target}, loss_attrs("mean")), filled(DType::F32, {}, {1.0 / 3}), 0, 1e-7);
+}
+
 BOOST_AUTO_TEST_CASE(ignored_labels_count_for_nothing_in_the_mean) {
   // Ignoring label 2 leaves samples (0, 1) = -2 and (1, 0) = 0.
   check_close(nll({kInput, kTarget}, loss_attrs("none", 2)),
@@ -160,6 +169,33 @@ BOOST_AUTO_TEST_CASE(mean_variance_normalization_adds_epsilon_to_the_deviation) 
   const double a = 1 / (1 + 1e-9), b = 5 / (5 + 1e-9);
   check_close(run_op(OpKind::MeanVarianceNormalization, {x}, {{"axes", Ints{0}}})[0],
               filled(DType::F64, {2, 2}, {-a, -b, a, b}), 1e-15, 1e-15);
+}
+
+// f32 statistics and the division run in double: each output is the double formula rounded
+// once to f32 (one ULP allows for the double sums' order), where f32 statistics drift by
+// microunits over groups of 360 elements.
+BOOST_AUTO_TEST_CASE(mean_variance_normalization_of_f32_is_the_double_formula_rounded) {
+  const Tensor x = uniform(DType::F32, {2, 3, 4, 30}, 21, 1000.0, 1003.0);
+  Tensor want(DType::F32, x.shape());
+  for (int64_t c = 0; c < 3; ++c) {  // axes {0, 2, 3}: one group per channel
+    double sum = 0, squares = 0;
+    const auto at = [c](int64_t n, int64_t i) { return (n * 3 + c) * 120 + i; };
+    for (int64_t n = 0; n < 2; ++n) {
+      for (int64_t i = 0; i < 120; ++i) sum += x.get_double(at(n, i));
+    }
+    const double mean = sum / 240;
+    for (int64_t n = 0; n < 2; ++n) {
+      for (int64_t i = 0; i < 120; ++i) squares += std::pow(x.get_double(at(n, i)) - mean, 2);
+    }
+    const double denominator = std::sqrt(squares / 240) + 1e-9;
+    for (int64_t n = 0; n < 2; ++n) {
+      for (int64_t i = 0; i < 120; ++i) {
+        want.set_double(at(n, i), (x.get_double(at(n, i)) - mean) / denominator);
+      }
+    }
+  }
+  check_close(run_op(OpKind::MeanVarianceNormalization, {x}, {{"axes", Ints{0, 2, 3}}})[0], want, 0,
+              1.2e-7);
 }
 
 BOOST_AUTO_TEST_CASE(batch_and_instance_normalization) {

@@ -253,6 +253,34 @@ BOOST_AUTO_TEST_CASE(nan_and_infinity) {
   BOOST_TEST(std::isnan(run1(OpKind::ReduceMin, long_row, reduce_attrs({}, 0)).get_double(0)));
 }
 
+// ReduceProd keeps its exponent apart and ReduceL2 sums f32 squares in double (the op table's
+// Wide accumulator): partial results that would overflow f32, or even double, do not decide
+// a finite answer.
+BOOST_AUTO_TEST_CASE(wide_accumulators_outlast_partial_overflow) {
+  const Attributes all = reduce_attrs({}, 0);
+  // 2^100 twelve times overflows double (2^1200) before the 0 at the end: still 0, in both
+  // dtypes, and the row of 4097 puts the 0 in another leaf of the tree.
+  for (DType dtype : {DType::F32, DType::F64}) {
+    std::vector<double> values(13, std::ldexp(1.0, 100));
+    values.back() = 0.0;
+    BOOST_TEST(run1(OpKind::ReduceProd, filled(dtype, {13}, values), all).get_double(0) == 0.0);
+    Tensor row = filled(dtype, {4097}, std::vector<double>(4097, 1e30));
+    row.set_double(4096, 0.0);
+    BOOST_TEST(run1(OpKind::ReduceProd, row, all).get_double(0) == 0.0);
+    // 1e30 * 1e30 * 1e-30 * 1e-30: f32 partial products overflow, the product is ~1.
+    BOOST_TEST(run1(OpKind::ReduceProd, filled(dtype, {4}, {1e30, 1e30, 1e-30, 1e-30}), all)
+                       .get_double(0) == 1.0,
+               boost::test_tools::tolerance(1e-6));
+    check_close(run1(OpKind::ReduceL2, filled(dtype, {2}, {1e30, 1e30}), all),
+                filled(dtype, {}, {std::sqrt(2.0) * 1e30}), 0, 1e-6);
+  }
+  // A product that really overflows is still +Inf, and 0 * Inf is still NaN.
+  BOOST_TEST(std::isinf(
+      run1(OpKind::ReduceProd, filled(DType::F32, {2}, {1e30, 1e30}), all).get_double(0)));
+  BOOST_TEST(
+      std::isnan(run1(OpKind::ReduceProd, filled(DType::F32, {2}, {kInf, 0}), all).get_double(0)));
+}
+
 // Rows of small integers sum exactly in f32, so the answer is known to the last bit.
 BOOST_AUTO_TEST_CASE(rows_around_the_leaf_size_are_exact) {
   for (int64_t n : {4095, 4096, 4097, 3 * 4096 + 5}) {
@@ -436,6 +464,17 @@ BOOST_AUTO_TEST_CASE(integers_wrap_and_nan_propagates_forward) {
               filled(DType::F64, {4}, {1, kNaN, kNaN, kNaN}));
   check_close(cumsum(filled(DType::F64, {3}, {kInf, -kInf, 1}), 0),
               filled(DType::F64, {3}, {kInf, kNaN, kNaN}));
+}
+
+// f32 running sums are kept in double: 1e8 + 1 - 1e8 is 1, where an f32 scan gives 0 (1e8 + 1
+// rounds to 1e8), along the last axis and across it.
+BOOST_AUTO_TEST_CASE(f32_running_sums_are_kept_in_double) {
+  check_close(cumsum(filled(DType::F32, {3}, {1e8, 1, -1e8}), 0),
+              filled(DType::F32, {3}, {1e8, 1e8, 1}), 0, 0);
+  check_close(cumsum(filled(DType::F32, {3, 2}, {1e8, 2, 1, 3, -1e8, 4}), 0),
+              filled(DType::F32, {3, 2}, {1e8, 2, 1e8, 5, 1, 9}), 0, 0);
+  check_close(cumsum(filled(DType::F32, {3, 2}, {1e8, 2, 1, 3, -1e8, 4}), 0, 1),
+              filled(DType::F32, {3, 2}, {0, 0, 1e8, 2, 1e8, 5}), 0, 0);
 }
 
 // Sequential in index order: the running sum of f64 values is reproduced exactly by a plain

@@ -51,6 +51,32 @@ BOOST_AUTO_TEST_CASE(conv_box_filter_with_padding) {
                                        117, 81, 93, 144, 153, 162, 111, 72, 111, 117, 123, 84}));
 }
 
+// Zero padding is data (numerics policy): a NaN weight reaches every output of its channel,
+// also the border outputs whose tap falls into the padding, on the im2col path and on the
+// depthwise kernel alike; the other channels stay finite.
+BOOST_AUTO_TEST_CASE(conv_nan_weight_over_padding_reaches_every_output_of_its_channel) {
+  const Attributes padded = {{"pads", Ints{1, 1, 1, 1}}};
+  Tensor w = ones({2, 1, 3, 3});
+  w.set_double(0, kNaN);  // channel 0's top-left tap: padding for the whole top row and left column
+  Tensor depthwise = w;
+  const auto check = [](const Tensor& y) {
+    for (int64_t i = 0; i < 25; ++i) {
+      BOOST_CHECK_MESSAGE(std::isnan(y.get_double(i)), "channel 0 output " << i << " is finite");
+      BOOST_CHECK_MESSAGE(std::isfinite(y.get_double(25 + i)), "channel 1 output " << i);
+    }
+  };
+  Attributes grouped = padded;
+  grouped["group"] = int64_t{2};
+  check(run_op(OpKind::Conv, {iota({1, 2, 5, 5}), depthwise}, grouped)[0]);  // depthwise kernel
+  check(run_op(OpKind::Conv, {iota({1, 1, 5, 5}), w}, padded)[0]);           // im2col + GEMM
+  // An infinite weight over a padded zero is NaN too (0 * Inf).
+  Tensor inf_w = ones({1, 1, 3, 3});
+  inf_w.set_double(0, std::numeric_limits<double>::infinity());
+  const Tensor y = run_op(OpKind::Conv, {ones({1, 1, 5, 5}), inf_w}, padded)[0];
+  BOOST_TEST(std::isnan(y.get_double(0)));  // tap (0, 0) over the padding
+  BOOST_TEST(y.get_double(6) == std::numeric_limits<double>::infinity());  // over the data
+}
+
 // Group g sees only its own input channels; the bias is added per output channel.
 BOOST_AUTO_TEST_CASE(conv_groups_and_bias) {
   const auto y = run_op(
@@ -160,6 +186,19 @@ BOOST_AUTO_TEST_CASE(global_pools) {
   check_equal(run_op(OpKind::GlobalMaxPool, {x})[0], f32({1, 2, 1, 1}, {4, kNaN}));
   test::check_close(run_op(OpKind::GlobalLpPool, {x})[0],
                     f32({1, 2, 1, 1}, {std::sqrt(30.0), kNaN}));
+}
+
+// f32 window sums run in double (the op table's Wide accumulator): the mean of the largest
+// finite f32 is itself and the 2-norm of 1e30s is finite, where an f32 sum overflows.
+BOOST_AUTO_TEST_CASE(f32_pool_sums_do_not_overflow) {
+  const double largest = std::numeric_limits<float>::max();
+  const Tensor big = f32({1, 1, 2, 2}, {largest, largest, largest, largest});
+  const Attributes window = {{"kernel_shape", Ints{2, 2}}};
+  check_equal(run_op(OpKind::AveragePool, {big}, window)[0], f32({1, 1, 1, 1}, {largest}));
+  check_equal(run_op(OpKind::GlobalAveragePool, {big})[0], f32({1, 1, 1, 1}, {largest}));
+  const Tensor x = f32({1, 1, 2, 2}, {1e30, 1e30, 1e30, 1e30});
+  test::check_close(run_op(OpKind::LpPool, {x}, window)[0], f32({1, 1, 1, 1}, {2e30}), 0, 1e-6);
+  test::check_close(run_op(OpKind::GlobalLpPool, {x})[0], f32({1, 1, 1, 1}, {2e30}), 0, 1e-6);
 }
 
 // A window that holds only padding has nothing to pool: the shape rule rejects it.

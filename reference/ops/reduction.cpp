@@ -85,11 +85,23 @@ struct Min {
   }
 };
 
+// The product with its binary exponent kept apart (frexp), so no partial product overflows or
+// underflows before the end: a row holding a 0 gives 0 however large the other values are, and
+// the one rounding to the output's range happens at the end.
 struct Prod {
   static double on_float(const std::vector<double>& values) {
-    double product = 1.0;
-    for (double v : values) product *= v;
-    return product;
+    double mantissa = 1.0;  // 0, NaN, infinite, or |mantissa| in [0.5, 1)
+    int64_t exponent = 0;
+    for (double v : values) {
+      int e = 0;
+      mantissa *= std::isfinite(v) ? std::frexp(v, &e) : v;
+      exponent += e;
+      mantissa = std::frexp(mantissa, &e);
+      exponent += std::isfinite(mantissa) ? e : 0;
+    }
+    constexpr int64_t kBeyondAnyRange = 4096;  // past f64's exponents either way
+    return std::ldexp(mantissa,
+                      static_cast<int>(std::clamp(exponent, -kBeyondAnyRange, kBeyondAnyRange)));
   }
   static int64_t on_int(const std::vector<int64_t>& values, DType) {
     int64_t product = 1;

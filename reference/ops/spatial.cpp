@@ -73,9 +73,11 @@ std::vector<Tensor> conv(const Node& node, RefInputs in, RefOutputTypes out) {
     for (int64_t c = 0; c < group_in; ++c) {
       for_each_index(kernel, [&](const std::vector<int64_t>& k, int64_t tap) {
         const auto pos = tap_position(s, x.shape(), o, k);
-        if (!pos) return;
-        sum += x.get_double(x_offset(x.shape(), n, first_channel + c, *pos)) *
-               w.get_double((m * group_in + c) * kernel.numel() + tap);
+        // Zero padding is data (the numerics policy): a padded tap adds 0 * w, which is NaN
+        // for a NaN or infinite weight.
+        const double value =
+            pos ? x.get_double(x_offset(x.shape(), n, first_channel + c, *pos)) : 0.0;
+        sum += value * w.get_double((m * group_in + c) * kernel.numel() + tap);
       });
     }
     y.set_double(flat, sum);

@@ -9,7 +9,6 @@
 #include <cmath>
 #include <cstdlib>
 #include <limits>
-#include <map>
 #include <set>
 
 #include "../properties_internal.h"
@@ -121,41 +120,6 @@ BOOST_AUTO_TEST_CASE(replay_property_finds_the_case_and_rejects_bad_input) {
   BOOST_CHECK_THROW(replay_property("property:Add:commutes-bitwise", "no seed"), VoltaError);
 }
 
-// Engine/reference divergences these properties found, reported to the owners of the kernels
-// and of the tolerance table. They may fail (at any seed); every other property must pass.
-const std::map<std::string, std::string>& known_divergences() {
-  static const std::map<std::string, std::string> known = {
-      {"property:Gelu:engine-matches-reference",
-       "Gelu(-Inf): the engine gives -0 (the limit), the reference NaN (-Inf * Phi(-Inf))"},
-      {"property:ReduceProd:engine-matches-reference",
-       "a long f32 product overflows the engine's f32 accumulator to Inf before it meets a 0 "
-       "(Inf * 0 = NaN); the reference accumulates in double and returns 0"},
-      {"property:CumSum:engine-matches-reference",
-       "a 4097-long f32 running sum of fresh values drifts ~6e-5 from the double reference; "
-       "the cumulative/f32 tolerance (abs 1e-5) is tighter than a sequential f32 scan"},
-      {"property:Conv:engine-matches-reference",
-       "a NaN weight over zero padding: the engine multiplies the padded zeros (0 * NaN = NaN), "
-       "the reference skips padded taps"},
-      // Found at 200 iterations (nightly): fresh values with cancellation exceed f32 rows of
-      // the tolerance table that the fixed parity values happen to meet.
-      {"property:MatMul:engine-matches-reference",
-       "f32 [96,300]x[300,80]: a cancelling dot product (-0.0031) is 2.2e-5 off the double "
-       "reference; the linalg/f32 tolerance (abs 1e-5, rel 1e-4) does not scale with K"},
-      {"property:Einsum:engine-matches-reference",
-       "f32 ij,jk->ik with j=4101: a cancelling sum (-0.1001) is 7.7e-5 off the double "
-       "reference; same tolerance gap as MatMul"},
-      {"property:MeanVarianceNormalization:engine-matches-reference",
-       "f32 [2,3,4,5] axes [1]: 2.7e-6 abs off; the normalization/f32 abs tolerance is 1e-6"},
-      {"property:NegativeLogLikelihoodLoss:engine-matches-reference",
-       "f32 reduction=sum over 8198 terms: 7.2e-5 abs off at 7.05 (rel 1e-5 allowed)"},
-      {"property:Max:commutes-bitwise",
-       "Max(+0, -0) and Max(-0, +0) differ in sign on the engine: the policy must pick one"},
-      {"property:Min:commutes-bitwise",
-       "Min(+0, -0) and Min(-0, +0) differ in sign on the engine: the policy must pick one"},
-  };
-  return known;
-}
-
 // The CI run: every property at the default iteration count, in this process.
 BOOST_AUTO_TEST_CASE(every_property_passes) {
   const auto start = std::chrono::steady_clock::now();
@@ -163,11 +127,7 @@ BOOST_AUTO_TEST_CASE(every_property_passes) {
   int failures = 0;
   for (const SuiteCase& c : cases) {
     const CaseOutcome out = c.body();
-    if (out.outcome != Outcome::Pass && known_divergences().contains(c.case_id)) {
-      BOOST_TEST_MESSAGE("known divergence " << c.case_id << " ("
-                                             << known_divergences().at(c.case_id)
-                                             << "): " << out.message);
-    } else if (out.outcome != Outcome::Pass) {
+    if (out.outcome != Outcome::Pass) {
       ++failures;
       BOOST_ERROR(c.case_id << ": " << outcome_name(out.outcome) << " " << out.message);
     }

@@ -21,6 +21,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <span>
 #include <string>
 #include <vector>
@@ -190,7 +191,25 @@ void run_conv(const GemmMicroKernel<T>& micro, const KernelArgs& args) {
 
 // Depthwise Conv (one input channel per group): a GEMM would have only the taps as its K, so
 // each output plane is computed directly, one task per plane: taps are added over whole rows
-// in kernel order, then the bias.
+// in kernel order, then the bias. Zero padding is data, as on the im2col path: a padded tap
+// adds 0 * weight, which changes nothing for a finite weight (the sum starts at +0, so it is
+// never -0) and gives NaN for a NaN or infinite one, so only those weights visit the padding.
+// Adds weight * 0 to the outputs of a plane whose tap falls into the padding: those outside
+// the tap's valid ranges rd x rh x rw.
+template <class T>
+void add_padded_taps(T weight, const Dims3& out_dims, const Range& rd, const Range& rh,
+                     const Range& rw, T* out) {
+  const auto inside = [](const Range& r, int64_t i) { return i >= r.lo && i < r.hi; };
+  for (int64_t od = 0; od < out_dims[0]; ++od) {
+    for (int64_t oh = 0; oh < out_dims[1]; ++oh) {
+      for (int64_t ow = 0; ow < out_dims[2]; ++ow) {
+        if (inside(rd, od) && inside(rh, oh) && inside(rw, ow)) continue;
+        out[(od * out_dims[1] + oh) * out_dims[2] + ow] += weight * T(0);
+      }
+    }
+  }
+}
+
 template <class T>
 void run_depthwise(const KernelArgs& args) {
   const TensorView& y_view = args.outputs[0];
@@ -219,6 +238,7 @@ void run_depthwise(const KernelArgs& args) {
         const Range rw = valid_range(g.out[2], g.stride[2], w_offset, g.in[2]);
         const Range rh = valid_range(g.out[1], g.stride[1], kh * g.dilation[1] - g.pad[1], g.in[1]);
         const Range rd = valid_range(g.out[0], g.stride[0], kd * g.dilation[0] - g.pad[0], g.in[0]);
+        if (!std::isfinite(weight)) add_padded_taps(weight, g.out, rd, rh, rw, out);
         for (int64_t od = rd.lo; od < rd.hi; ++od) {
           const int64_t id = od * g.stride[0] - g.pad[0] + kd * g.dilation[0];
           for (int64_t oh = rh.lo; oh < rh.hi; ++oh) {

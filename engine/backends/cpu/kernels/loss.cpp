@@ -72,45 +72,40 @@ void nll_loss(const KernelArgs& args, const T* log_prob, const LossLayout& layou
   const std::string& reduction = args.attrs.get_string("reduction");
   check_labels(labels, labels_view.shape, layout.classes, ignore);
 
+  // Each sample's loss is formed in Wide<T> (exact for f32: a product of two floats), and the
+  // "sum" and "mean" reductions add them in Wide<T>, the op table's accumulator: an f32 sum over
+  // thousands of samples drifts by more than the reference's tolerance.
+  using A = Wide<T>;
+  const auto loss_of = [&](int64_t k) {
+    const int64_t l = labels[k];
+    if (ignore.ignores(l)) return A{0};
+    const int64_t n = k / layout.inner, d = k % layout.inner;
+    const auto v = static_cast<A>(log_prob[(n * layout.classes + l) * layout.inner + d]);
+    return weights != nullptr ? -v * static_cast<A>(weights[l]) : -v;
+  };
   const int64_t samples = layout.samples();
-  std::vector<T> scratch;
-  T* losses = out;
-  if (reduction != "none") {
-    scratch.resize(static_cast<size_t>(samples));
-    losses = scratch.data();
+  if (reduction == "none") {
+    args.pool.parallel_chunks(samples, kElementwiseChunk, [&](int64_t begin, int64_t end) {
+      for (int64_t k = begin; k < end; ++k) out[k] = static_cast<T>(loss_of(k));
+    });
+    return;
   }
-  args.pool.parallel_chunks(samples, kElementwiseChunk, [&](int64_t begin, int64_t end) {
-    for (int64_t k = begin; k < end; ++k) {
-      const int64_t l = labels[k];
-      if (ignore.ignores(l)) {
-        losses[k] = T{0};
-        continue;
-      }
-      const int64_t n = k / layout.inner, d = k % layout.inner;
-      const T v = log_prob[(n * layout.classes + l) * layout.inner + d];
-      losses[k] = weights != nullptr ? -v * weights[l] : -v;
-    }
-  });
-  if (reduction == "none") return;
-  const T sum = reduce_row(
-      samples, T{0}, [losses](int64_t k) { return losses[k]; }, plus);
+  const A sum = reduce_row(samples, A{0}, loss_of, plus);
   if (reduction == "sum") {
-    out[0] = sum;
+    out[0] = static_cast<T>(sum);
     return;
   }
   // mean: divided by the summed weights of the samples that count (their number when unweighted).
-  const auto weight_of = [&](int64_t k) {
-    const int64_t l = labels[k];
-    if (ignore.ignores(l)) return T{0};
-    return weights != nullptr ? weights[l] : T{1};
-  };
   if (weights == nullptr) {
     int64_t counted = 0;
     for (int64_t k = 0; k < samples; ++k) counted += ignore.ignores(labels[k]) ? 0 : 1;
-    out[0] = sum / static_cast<T>(counted);
-  } else {
-    out[0] = sum / reduce_row(samples, T{0}, weight_of, plus);
+    out[0] = static_cast<T>(sum / static_cast<A>(counted));
+    return;
   }
+  const auto weight_of = [&](int64_t k) {
+    return ignore.ignores(labels[k]) ? A{0} : static_cast<A>(weights[labels[k]]);
+  };
+  out[0] = static_cast<T>(sum / reduce_row(samples, A{0}, weight_of, plus));
 }
 
 template <class T>

@@ -5,7 +5,8 @@
 // plane, a group of MeanVarianceNormalization) is one unit of work; tasks take fixed runs of
 // rows, and every sum within a row uses the fixed tree of reduce_tree.h (LRN's short channel
 // window is summed in channel order), so the bits do not depend on the thread count.
-// Arithmetic is in the input type, as the op table's accumulator column says.
+// Arithmetic is in the op table's accumulator: the input type, or double for f32 where the
+// column says Wide (MeanVarianceNormalization).
 //
 // Special values follow the math, with no masking (softmax_rows.h says what that gives for
 // Softmax rows holding infinities); the normalizations propagate NaN and inf through their
@@ -274,10 +275,13 @@ std::vector<int64_t> offsets_over(const Shape& shape, const std::vector<bool>& s
 }
 
 // Y = (X - mean) / (sqrt(variance) + epsilon), statistics over `axes`. A group is one index of
-// the other axes; its elements sit at group offset + each offset over the reduced axes.
+// the other axes; its elements sit at group offset + each offset over the reduced axes. The
+// statistics and the division run in Wide<T> (the op table's accumulator): the groups span
+// several axes, and an f32 mean over them drifts by more than the reference's tolerance.
 template <class T>
 struct MeanVarianceNormKernel {
   static void run(const KernelArgs& args) {
+    using A = Wide<T>;
     const ConstTensorView& in = args.inputs[0];
     if (in.numel() == 0) return;
     std::vector<bool> reduced(static_cast<size_t>(in.shape.rank()), false);
@@ -287,7 +291,7 @@ struct MeanVarianceNormKernel {
     const std::vector<int64_t> groups = offsets_over(in.shape, reduced, false);
     const std::vector<int64_t> members = offsets_over(in.shape, reduced, true);
     const auto n = static_cast<int64_t>(members.size());
-    const auto epsilon = static_cast<T>(args.attrs.get_float("epsilon"));
+    const auto epsilon = static_cast<A>(args.attrs.get_float("epsilon"));
     const T* x = in.as<T>();
     T* y = args.outputs[0].as<T>();
     const int64_t* offset = members.data();
@@ -296,11 +300,12 @@ struct MeanVarianceNormKernel {
       for (int64_t g = begin; g < end; ++g) {
         const T* xg = x + groups[static_cast<size_t>(g)];
         T* yg = y + groups[static_cast<size_t>(g)];
-        const Moments<T> m =
-            mean_and_variance<T>(n, [xg, offset](int64_t i) { return xg[offset[i]]; });
-        const T mean = m.mean;
-        const T denominator = std::sqrt(m.variance) + epsilon;
-        for (int64_t i = 0; i < n; ++i) yg[offset[i]] = (xg[offset[i]] - mean) / denominator;
+        const Moments<A> m = mean_and_variance<A>(
+            n, [xg, offset](int64_t i) { return static_cast<A>(xg[offset[i]]); });
+        const A denominator = std::sqrt(m.variance) + epsilon;
+        for (int64_t i = 0; i < n; ++i) {
+          yg[offset[i]] = static_cast<T>((static_cast<A>(xg[offset[i]]) - m.mean) / denominator);
+        }
       }
     });
   }

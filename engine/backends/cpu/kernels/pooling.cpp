@@ -1,11 +1,12 @@
 // Windowed and global pooling on the CPU.
 //
 // Windowed pools (MaxPool, AveragePool, LpPool) loop directly over each window's taps that
-// fall inside the input, in window order (row-major over the kernel), accumulating in the
-// input type. Work is cut into blocks of kBlock outputs along the last spatial axis of one
-// (n, c) plane, a fixed number of blocks per task, so the split depends on the shape alone;
-// every output is computed whole by one task. 1-D and 2-D pools run as 3-D ones with leading
-// spatial dims of size 1.
+// fall inside the input, in window order (row-major over the kernel). AveragePool and LpPool
+// (and their global forms) accumulate in Wide<T>, the op table's accumulator: the f32 sum of a
+// window of large values overflows where the mean or the p-norm is finite. Work is cut into blocks
+// of kBlock outputs along the last spatial axis of one (n, c) plane, a fixed number of blocks per
+// task, so the split depends on the shape alone; every output is computed whole by one task. 1-D
+// and 2-D pools run as 3-D ones with leading spatial dims of size 1.
 //
 // Global pools reduce each (n, c) plane with the fixed tree of reduce_tree.h.
 //
@@ -185,10 +186,10 @@ struct AveragePoolKernel {
     const bool include_pad = args.attrs.get_int("count_include_pad") != 0;
     for_each_output(g, args.pool, [&](int64_t plane, int64_t o, const Window& win) {
       const T* xp = x + plane * g.in_size();
-      T sum = T(0);
+      Wide<T> sum = 0;
       for_each_tap(g, win, [&](int64_t at, int64_t, int64_t, int64_t) { sum += xp[at]; });
       const int64_t count = include_pad ? padded_count(g, win) : win.count();
-      y[plane * g.out_size() + o] = sum / static_cast<T>(count);
+      y[plane * g.out_size() + o] = static_cast<T>(sum / static_cast<Wide<T>>(count));
     });
   }
 };
@@ -217,10 +218,11 @@ struct LpPoolKernel {
     const int64_t p = args.attrs.get_int("p");
     for_each_output(g, args.pool, [&](int64_t plane, int64_t o, const Window& win) {
       const T* xp = x + plane * g.in_size();
-      T sum = T(0);
-      for_each_tap(g, win,
-                   [&](int64_t at, int64_t, int64_t, int64_t) { sum += abs_pow(xp[at], p); });
-      y[plane * g.out_size() + o] = root(sum, p);
+      Wide<T> sum = 0;
+      for_each_tap(g, win, [&](int64_t at, int64_t, int64_t, int64_t) {
+        sum += abs_pow(static_cast<Wide<T>>(xp[at]), p);
+      });
+      y[plane * g.out_size() + o] = static_cast<T>(root(sum, p));
     });
   }
 };
@@ -247,9 +249,10 @@ template <class T>
 struct GlobalAveragePoolKernel {
   static void run(const KernelArgs& args) {
     global_pool<T>(args, [](const T* xp, int64_t n) {
-      return reduce_row(
-                 n, T(0), [xp](int64_t i) { return xp[i]; }, plus) /
-             static_cast<T>(n);
+      using A = Wide<T>;
+      const A sum = reduce_row(
+          n, A{0}, [xp](int64_t i) { return static_cast<A>(xp[i]); }, plus);
+      return static_cast<T>(sum / static_cast<A>(n));
     });
   }
 };
@@ -269,9 +272,10 @@ struct GlobalLpPoolKernel {
   static void run(const KernelArgs& args) {
     const int64_t p = args.attrs.get_int("p");
     global_pool<T>(args, [p](const T* xp, int64_t n) {
-      return root(reduce_row(
-                      n, T(0), [xp, p](int64_t i) { return abs_pow(xp[i], p); }, plus),
-                  p);
+      using A = Wide<T>;
+      const A sum = reduce_row(
+          n, A{0}, [xp, p](int64_t i) { return abs_pow(static_cast<A>(xp[i]), p); }, plus);
+      return static_cast<T>(root(sum, p));
     });
   }
 };

@@ -63,6 +63,11 @@ Acc reduce_leaf(int64_t n, Acc identity, const Load& load, const Combine& combin
   return combine_pairwise(lanes.data(), kReductionLanes, combine);
 }
 
+// The accumulator of the ops the op table marks Accumulator::Wide: f32 partial results are
+// kept in double, where an f32 running total would overflow or drift while the result is finite.
+template <class T>
+using Wide = std::conditional_t<std::is_same_v<T, float>, double, T>;
+
 // Elements per block of for_each_index_blocked: one AVX-512 register of f32.
 inline constexpr int kIndexBlock = 16;
 

@@ -65,17 +65,22 @@ T wrapping_abs(T a) {
 
 // ---------------------------------------------------------------------------------------
 // Reduce* ops as the engine sees them: `map` turns an input element of output o's row into a
-// term, `combine` accumulates terms (associative in exact arithmetic; the tree fixes the
-// rounding) and `finish` turns the combined terms of a row of `count` elements into the
-// output. An empty row finishes from identity().
+// term of type Acc, `combine` accumulates terms (associative in exact arithmetic; the tree
+// fixes the rounding) and `finish` turns the combined terms of a row of `count` elements into
+// the output. An empty row finishes from identity().
 
-template <class T>
-struct SumOp {
-  T identity() const { return T{0}; }
-  T map(int64_t /*output*/, T x) const { return x; }
-  T combine(T a, T b) const { return wrapping_add(a, b); }
-  T finish(int64_t /*output*/, T total, int64_t /*count*/) const { return total; }
+// ReduceL2 accumulates in Wide<T> (reduce_tree.h): the f32 sum of squares under the root can
+// overflow while the result is finite. ReduceProd keeps its exponent apart (ScaledProduct).
+template <class T, class A>
+struct SumOf {
+  using Acc = A;
+  A identity() const { return A{0}; }
+  A map(int64_t /*output*/, T x) const { return static_cast<A>(x); }
+  A combine(A a, A b) const { return wrapping_add(a, b); }
+  T finish(int64_t /*output*/, A total, int64_t /*count*/) const { return static_cast<T>(total); }
 };
+template <class T>
+struct SumOp : SumOf<T, T> {};
 template <class T>
 struct MeanOp : SumOp<T> {
   // An empty row gives 0 / 0 = NaN, the mean of nothing.
@@ -83,23 +88,61 @@ struct MeanOp : SumOp<T> {
     return total / static_cast<T>(count);
   }
 };
-template <class T>
-struct SumSquareOp : SumOp<T> {
-  T map(int64_t /*output*/, T x) const { return wrapping_mul(x, x); }
+template <class T, class A>
+struct SquaresOf : SumOf<T, A> {
+  A map(int64_t /*output*/, T x) const {
+    return wrapping_mul(static_cast<A>(x), static_cast<A>(x));
+  }
 };
+template <class T>
+struct SumSquareOp : SquaresOf<T, T> {};
 template <class T>
 struct L1Op : SumOp<T> {
   T map(int64_t /*output*/, T x) const { return wrapping_abs(x); }
 };
 template <class T>
-struct L2Op : SumSquareOp<T> {
-  T finish(int64_t /*output*/, T total, int64_t /*count*/) const { return std::sqrt(total); }
+struct L2Op : SquaresOf<T, Wide<T>> {
+  T finish(int64_t /*output*/, Wide<T> total, int64_t /*count*/) const {
+    return static_cast<T>(std::sqrt(total));
+  }
 };
+// Float products keep their binary exponent apart: value = mantissa * 2^exponent with the
+// mantissa a double in [0.5, 1) (or 0, NaN, infinite), renormalized by frexp at every step. No
+// partial product overflows or underflows, so a row holding a 0 gives 0 however large the
+// other values are, and the result rounds once, at the end.
+struct ScaledProduct {
+  double mantissa = 1.0;
+  int64_t exponent = 0;
+};
+inline ScaledProduct normalized(double mantissa, int64_t exponent) {
+  int e = 0;
+  const double m = std::frexp(mantissa, &e);
+  return {m, std::isfinite(m) ? exponent + e : 0};
+}
 template <class T>
-struct ProdOp : SumOp<T> {
+struct ScaledProdOp {
+  using Acc = ScaledProduct;
+  Acc identity() const { return {}; }
+  Acc map(int64_t /*output*/, T x) const { return normalized(static_cast<double>(x), 0); }
+  Acc combine(Acc a, Acc b) const {
+    return normalized(a.mantissa * b.mantissa, a.exponent + b.exponent);
+  }
+  T finish(int64_t /*output*/, Acc total, int64_t /*count*/) const {
+    constexpr int64_t kBeyondAnyRange = 4096;  // past f64's exponents either way
+    return static_cast<T>(std::ldexp(
+        total.mantissa,
+        static_cast<int>(std::clamp(total.exponent, -kBeyondAnyRange, kBeyondAnyRange))));
+  }
+};
+// Integer products wrap around in their own type.
+template <class T>
+struct WrappingProdOp : SumOf<T, T> {
   T identity() const { return T{1}; }
   T combine(T a, T b) const { return wrapping_mul(a, b); }
 };
+template <class T>
+struct ProdOp
+    : std::conditional_t<std::is_floating_point_v<T>, ScaledProdOp<T>, WrappingProdOp<T>> {};
 // combine_numbers: the same combine on operands that are never NaN, for leaves without NaN.
 template <class T>
 struct MaxOp : SumOp<T> {
@@ -242,19 +285,20 @@ struct OutputBlocks {
 // combine pairwise, exactly as in reduce_leaf, but every step loads `width` contiguous values.
 template <class T, class Op>
 void reduce_leaf_columns(const Op& op, const T* start, const int64_t* offsets, int64_t count,
-                         int64_t first_output, int64_t width, T* results) {
-  std::array<std::array<T, kColumnBlock>, kReductionLanes> lanes;
+                         int64_t first_output, int64_t width, typename Op::Acc* results) {
+  using A = typename Op::Acc;
+  std::array<std::array<A, kColumnBlock>, kReductionLanes> lanes;
   for (auto& lane : lanes) lane.fill(op.identity());
   for (int64_t i = 0; i < count; ++i) {
     const T* elements = start + offsets[i];
-    T* lane = lanes[static_cast<size_t>(i % kReductionLanes)].data();
+    A* lane = lanes[static_cast<size_t>(i % kReductionLanes)].data();
     for_each_index_blocked(width, [&](int64_t c) {
       lane[c] = op.combine(lane[c], op.map(first_output + c, elements[c]));
     });
   }
-  const auto combine = [&op](T a, T b) { return op.combine(a, b); };
+  const auto combine = [&op](A a, A b) { return op.combine(a, b); };
   for (int64_t c = 0; c < width; ++c) {
-    std::array<T, kReductionLanes> column;
+    std::array<A, kReductionLanes> column;
     for (size_t l = 0; l < column.size(); ++l) column[l] = lanes[l][static_cast<size_t>(c)];
     results[c] = combine_pairwise(column.data(), kReductionLanes, combine);
   }
@@ -266,6 +310,7 @@ void reduce_leaf_columns(const Op& op, const T* start, const int64_t* offsets, i
 // [leaf][output] buffer and combine them pairwise afterwards, exactly as reduce_row would.
 template <class T, class Op>
 void reduce_rows(const Op& op, const T* x, T* y, const ReduceLayout& layout, ThreadPool& pool) {
+  using A = typename Op::Acc;
   const int64_t outputs = layout.outputs();
   const int64_t row = layout.row_length();
   if (outputs == 0) return;
@@ -278,15 +323,15 @@ void reduce_rows(const Op& op, const T* x, T* y, const ReduceLayout& layout, Thr
                                   ? OutputBlocks(outputs, layout.column_run(), kColumnBlock)
                                   : OutputBlocks(outputs, 1, 1);
   const int64_t leaves = leaf_count(row);
-  std::vector<T> partials(leaves > 1 ? static_cast<size_t>(leaves * outputs) : 0);
-  const auto combine = [&op](T a, T b) { return op.combine(a, b); };
+  std::vector<A> partials(leaves > 1 ? static_cast<size_t>(leaves * outputs) : 0);
+  const auto combine = [&op](A a, A b) { return op.combine(a, b); };
 
   // Writes the leaf results of `block` to results[0, blocks.size(block)).
   const auto reduce_block_leaf = [&](int64_t leaf, int64_t block, const int64_t* offsets,
-                                     T* results) {
+                                     A* results) {
     const int64_t o = blocks.first(block);
     const int64_t count = leaf_length(row, leaf);
-    const T identity = op.identity();
+    const A identity = op.identity();
     switch (access) {
       case RowAccess::Contiguous: {
         const T* elements = x + o * row + leaf * kReductionChunk;
@@ -296,7 +341,7 @@ void reduce_rows(const Op& op, const T* x, T* y, const ReduceLayout& layout, Thr
         if constexpr (requires { op.combine_numbers(identity, identity); }) {
           if (!any_nan(elements, count)) {
             results[0] = reduce_leaf(count, identity, load,
-                                     [&op](T a, T b) { return op.combine_numbers(a, b); });
+                                     [&op](A a, A b) { return op.combine_numbers(a, b); });
             return;
           }
         }
@@ -321,6 +366,7 @@ void reduce_rows(const Op& op, const T* x, T* y, const ReduceLayout& layout, Thr
   pool.parallel_chunks(leaves * blocks.count, items_per_task, [&](int64_t begin, int64_t end) {
     std::vector<int64_t> offsets;
     int64_t offsets_leaf = -1;
+    std::array<A, kColumnBlock> block_results;
     for (int64_t item = begin; item < end; ++item) {
       const int64_t leaf = item / blocks.count;
       const int64_t block = item % blocks.count;
@@ -335,8 +381,10 @@ void reduce_rows(const Op& op, const T* x, T* y, const ReduceLayout& layout, Thr
           reduce_block_leaf(leaf, block, offsets.data(), partials.data() + leaf * outputs + o);
           return;
         }
-        reduce_block_leaf(leaf, block, offsets.data(), y + o);
-        for (int64_t c = o; c < o + blocks.size(block); ++c) y[c] = op.finish(c, y[c], row);
+        reduce_block_leaf(leaf, block, offsets.data(), block_results.data());
+        for (int64_t c = 0; c < blocks.size(block); ++c) {
+          y[o + c] = op.finish(o + c, block_results[static_cast<size_t>(c)], row);
+        }
       });
     }
   });
@@ -344,7 +392,7 @@ void reduce_rows(const Op& op, const T* x, T* y, const ReduceLayout& layout, Thr
 
   const int64_t outputs_per_task = std::max<int64_t>(1, kElementwiseChunk / leaves);
   pool.parallel_chunks(outputs, outputs_per_task, [&](int64_t begin, int64_t end) {
-    std::vector<T> row_partials(static_cast<size_t>(leaves));
+    std::vector<A> row_partials(static_cast<size_t>(leaves));
     for (int64_t o = begin; o < end; ++o) {
       for (int64_t leaf = 0; leaf < leaves; ++leaf) {
         row_partials[static_cast<size_t>(leaf)] = partials[static_cast<size_t>(leaf * outputs + o)];
@@ -458,11 +506,13 @@ struct ArgExtremeKernel {
   };
 };
 
-// Lines along the last axis keep their running sum in a register; lines across it keep it in
-// the output, each step adding to the previous step's output line, side by side.
+// Lines along the last axis keep their running sum in a register; lines across it keep theirs
+// side by side in a buffer, each step adding the step's input line. f32 sums run in double
+// (Accumulator::Wide): a long scan in f32 drifts where the sum cancels to near zero.
 template <class T>
 struct CumSumKernel {
   static void run(const KernelArgs& args) {
+    using A = Wide<T>;
     const ConstTensorView& in = args.inputs[0];
     const int axis = *normalize_axis(args.attrs.get_int("axis"), in.shape.rank());
     const AxisSplit split = split_at_axis(in.shape, axis);
@@ -479,26 +529,28 @@ struct CumSumKernel {
     args.pool.parallel_chunks(lines, lines_per_task(split), [&](int64_t begin, int64_t end) {
       if (split.inner == 1) {  // contiguous lines: the running sum stays in a register
         for (int64_t outer = begin; outer < end; ++outer) {
-          T sum{0};
+          A sum{0};
           for (int64_t step = 0; step < split.axis; ++step) {
             const int64_t at = line_start(outer, step);
-            const T value = x[at];
-            if (exclusive) y[at] = sum;
+            const A value = static_cast<A>(x[at]);
+            if (exclusive) y[at] = static_cast<T>(sum);
             sum = wrapping_add(sum, value);
-            if (!exclusive) y[at] = sum;
+            if (!exclusive) y[at] = static_cast<T>(sum);
           }
         }
         return;
       }
+      std::vector<A> sums;
       for_each_slice_run(split, begin, end, [&](int64_t outer, int64_t first, int64_t last) {
-        const int64_t start = line_start(outer, 0);
-        for (int64_t i = first; i < last; ++i) y[start + i] = exclusive ? T{0} : x[start + i];
-        for (int64_t step = 1; step < split.axis; ++step) {
-          const int64_t previous = line_start(outer, step - 1);
-          const int64_t current = line_start(outer, step);
-          const int64_t added = exclusive ? previous : current;
+        sums.assign(static_cast<size_t>(last - first), A{0});
+        for (int64_t step = 0; step < split.axis; ++step) {
+          const T* line = x + line_start(outer, step) + first;
+          T* out = y + line_start(outer, step) + first;
           for_each_index_blocked(last - first, [&](int64_t i) {
-            y[current + first + i] = wrapping_add(y[previous + first + i], x[added + first + i]);
+            const A before = sums[static_cast<size_t>(i)];
+            const A after = wrapping_add(before, static_cast<A>(line[i]));
+            sums[static_cast<size_t>(i)] = after;
+            out[i] = static_cast<T>(exclusive ? before : after);
           });
         }
       });
