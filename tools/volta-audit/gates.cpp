@@ -592,8 +592,8 @@ std::vector<Gate> build_gates() {
   all.push_back({"onnx-conformance",
                  "ONNX backend test data: every result as expected, corpus at its floor", true,
                  onnx_gate_sql()});
-  all.push_back({"numerics-matrix", "numerics: per-family parity, NaN/Inf matrix, properties",
-                 false, numerics_gate_sql()});
+  all.push_back({"numerics-matrix", "numerics: per-family parity, NaN/Inf matrix, properties", true,
+                 numerics_gate_sql()});
   suite_gate("parity-cpu-reference", "engine CPU matches the reference within tolerance", true,
              {.suite = "parity", .backend = "cpu"});
   suite_gate("parity-cuda-cpu", "CUDA matches engine CPU within tolerance", false,

@@ -7,6 +7,7 @@
 
 #include "commands.h"
 #include "determinism_evidence.h"
+#include "numerics_evidence.h"
 #include "perf_evidence.h"
 #include "store_builder.h"
 #include "volta/conformance/onnx_corpus.h"
@@ -59,9 +60,9 @@ BOOST_AUTO_TEST_CASE(gates_are_the_eleven_release_gates_in_table_order) {
       "checkpoint-round-trip", "perf-double-pass",
       "docs-contract"};
   BOOST_TEST(names == expected, boost::test_tools::per_element());
-  const std::vector<std::string_view> blockers = {"onnx-conformance", "parity-cpu-reference",
-                                                  "determinism-100",  "thread-invariance",
-                                                  "plan-stability",   "docs-contract"};
+  const std::vector<std::string_view> blockers = {
+      "onnx-conformance",  "numerics-matrix", "parity-cpu-reference", "determinism-100",
+      "thread-invariance", "plan-stability",  "docs-contract"};
   BOOST_TEST(pr_blockers == blockers, boost::test_tools::per_element());
   BOOST_TEST(find_gate("parity-cuda-cpu") == &gates()[3]);
   BOOST_TEST(find_gate("no-such-gate") == nullptr);
@@ -266,9 +267,10 @@ BOOST_AUTO_TEST_CASE(release_makes_every_gate_a_blocker) {
   }
   for (const GateResult& r : evaluate_gates(t.db(), kCommit, false)) {
     BOOST_TEST_CONTEXT(r.gate) {
-      BOOST_TEST(r.blocker == (r.gate == "onnx-conformance" || r.gate == "parity-cpu-reference" ||
-                               r.gate == "determinism-100" || r.gate == "thread-invariance" ||
-                               r.gate == "plan-stability" || r.gate == "docs-contract"));
+      BOOST_TEST(r.blocker == (r.gate == "onnx-conformance" || r.gate == "numerics-matrix" ||
+                               r.gate == "parity-cpu-reference" || r.gate == "determinism-100" ||
+                               r.gate == "thread-invariance" || r.gate == "plan-stability" ||
+                               r.gate == "docs-contract"));
     }
   }
 }
@@ -500,6 +502,7 @@ BOOST_AUTO_TEST_CASE(gate_command_exits_zero_only_when_every_blocker_passes) {
   t.add_run({result("Add(shape=[2])", Outcome::Pass)});
   add_passing_onnx_corpus(t, "cpu");
   add_passing_onnx_corpus(t, "reference");
+  testing::add_passing_numerics_matrix(t);
   testing::add_passing_determinism_suite(t);
   BOOST_TEST(run_gate_command({"--commit", kCommit, "--db", t.path()}) == 1);  // docs not checked
   BOOST_TEST(gate_rows(t) == 11);

@@ -5,37 +5,19 @@
 #include <algorithm>
 #include <boost/test/unit_test.hpp>
 
-#include "build_info.h"
 #include "gates.h"
-#include "store_builder.h"
-#include "volta/conformance/matrix_suite.h"
+#include "numerics_evidence.h"
 
 namespace volta::audit {
 namespace {
 
-using conformance::Outcome;
 using conformance::ResultRow;
-using conformance::Verdict;
-using testing::result;
 using testing::TempStore;
-using testing::Where;
 
-std::vector<conformance::MatrixCell> cells() {
-  return conformance::matrix_cells(conformance::load_policy(build::kSourceDir));
-}
+std::vector<conformance::MatrixCell> cells() { return testing::policy_cells(); }
 
-// Every policy cell on one backend, passing unless `failing` names it.
 std::vector<ResultRow> rows(std::string_view backend, const std::string& failing = {}) {
-  std::vector<ResultRow> out;
-  for (const conformance::MatrixCell& cell : cells()) {
-    const bool fails = cell.id == failing;
-    out.push_back(result(cell.id, fails ? Outcome::FailNumeric : Outcome::Pass,
-                         fails ? Verdict::Unexpected : Verdict::Expected,
-                         fails ? "policy line 1: offset 0: got +0, expected NaN" : "",
-                         Where{"numerics", std::string(backend), "elementwise"}));
-    if (backend == "cuda") out.back().outcome = Outcome::Skipped;
-  }
-  return out;
+  return testing::numerics_rows(backend, failing);
 }
 
 GateResult evaluate(TempStore& t) {
