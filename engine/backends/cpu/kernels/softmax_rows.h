@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <limits>
 #include <type_traits>
 #include <vector>
 
@@ -45,6 +46,12 @@ inline constexpr auto kPlus = [](auto a, auto b) { return a + b; };
 // divide).
 template <class T, bool kLog>
 void finish_row(const T* x, T* y, int64_t n, T max, T sum) {
+  // A NaN sum (a NaN or +inf in the row) makes every output NaN. Written as the default NaN:
+  // which NaN the arithmetic would pass on depends on the operand order each ISA's code picks.
+  if (sum != sum) {
+    std::fill_n(y, n, std::numeric_limits<T>::quiet_NaN());
+    return;
+  }
   if constexpr (kLog) {
     const T log_sum = std::log(sum);
     for_each_index_blocked(n, [=](int64_t i) { y[i] = (x[i] - max) - log_sum; });
@@ -78,9 +85,11 @@ void softmax_row_loop(const T* x, T* y, int64_t n) {
 // chain of dependent steps per lane, and two independent chains overlap.
 template <class T, bool kLog>
 void softmax_row_pair_loop(const T* x0, T* y0, const T* x1, T* y1, int64_t n) {
-  const auto [max0, max1] = reduce_row_pair(
+  const std::array<T, 2> maxes = reduce_row_pair(
       n, lowest_value<T>(), [x0](int64_t i) { return x0[i]; }, [x1](int64_t i) { return x1[i]; },
       kMaxOfNumbers);
+  const T max0 = maxes[0];  // named copies: clang cannot capture structured bindings
+  const T max1 = maxes[1];
   std::array<T, 2> sums;
   if constexpr (kLog) {
     sums = reduce_row_pair(

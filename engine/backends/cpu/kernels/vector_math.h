@@ -191,7 +191,10 @@ inline float tanh_f32(float x) {
 // e / (1 + e) keeps full precision down to the subnormal range.
 inline float sigmoid_f32(float x) {
   const float e = exp_f32(-std::fabs(x));
-  return (x >= 0.0f ? 1.0f : e) / (1.0f + e);
+  const float result = (x >= 0.0f ? 1.0f : e) / (1.0f + e);
+  // A NaN comes back as itself: which operand's NaN a division passes on is not the same in
+  // every ISA's code.
+  return x == x ? result : x;
 }
 
 namespace detail {
