@@ -28,7 +28,7 @@ std::vector<SimdLevel> supported_levels() {
 }
 
 // Uniform values in [-4, 4) with every 97th element replaced by a special value; NaN among
-// them only `with_nan` (Max, Min and Softmax take a faster path on rows without NaN).
+// them only `with_nan` (Max and Min take a faster path on rows without NaN).
 Tensor input(DType dtype, const Shape& shape, uint64_t seed, bool with_nan) {
   Tensor t = test::uniform(dtype, shape, seed, -4.0, 4.0);
   const double specials[] = {std::numeric_limits<double>::quiet_NaN(),
