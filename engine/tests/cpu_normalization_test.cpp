@@ -345,35 +345,6 @@ BOOST_AUTO_TEST_CASE(rows_around_the_leaf_size) {
   }
 }
 
-// Contiguous rows run two at a time (their max and sum chains interleaved): each row still
-// gets the bits it gets alone, and a NaN in one row of a pair leaves its partner alone.
-BOOST_AUTO_TEST_CASE(rows_computed_in_pairs_match_rows_computed_alone) {
-  constexpr int64_t kRows = 5;  // two pairs and a single row
-  for (int64_t n : {1, 7, 16, 300, 4097}) {
-    Tensor x = uniform(DType::F32, {kRows, n}, static_cast<uint64_t>(n) + 11);
-    x.data_as<float>()[n + n / 2] = kNaN;  // row 1, the partner of row 0
-    for (OpKind op : {OpKind::Softmax, OpKind::LogSoftmax}) {
-      const Tensor all = softmax(op, x, 1);
-      for (int64_t r = 0; r < kRows; ++r) {
-        Tensor row(DType::F32, {1, n});
-        std::copy_n(x.data_as<float>() + r * n, n, row.data_as<float>());
-        const Tensor alone = softmax(op, row, 1);
-        BOOST_TEST_CONTEXT(op_name(op) << " n = " << n << " row " << r) {
-          const auto* want = alone.data_as<float>();
-          const auto* got = all.data_as<float>() + r * n;
-          int64_t differing = 0, nans = 0;
-          for (int64_t i = 0; i < n; ++i) {
-            differing += std::bit_cast<uint32_t>(got[i]) != std::bit_cast<uint32_t>(want[i]);
-            nans += std::isnan(got[i]);
-          }
-          BOOST_TEST(differing == 0);
-          BOOST_TEST(nans == (r == 1 ? n : 0));
-        }
-      }
-    }
-  }
-}
-
 BOOST_AUTO_TEST_CASE(results_do_not_depend_on_the_thread_count) {
   const Tensor x = uniform(DType::F32, {64, 5000}, 12);
   const Tensor scale = uniform(DType::F32, {5000}, 13);

@@ -46,22 +46,25 @@ namespace detail {
 inline constexpr float kLn2Hi = 0.693359375f;
 inline constexpr float kLn2Lo = -2.12194440e-4f;
 
-// e^r for |r| <= ln2 / 2.
-inline float exp_reduced(float r) {
+// e^r - 1 for |r| <= ln2 / 2: the Cephes expf polynomial without its final + 1.
+inline float expm1_reduced(float r) {
   float p = 1.9875691500e-4f;
   p = p * r + 1.3981999507e-3f;
   p = p * r + 8.3334519073e-3f;
   p = p * r + 4.1665795894e-2f;
   p = p * r + 1.6666665459e-1f;
   p = p * r + 5.0000001201e-1f;
-  return p * (r * r) + r + 1.0f;
+  return p * (r * r) + r;
 }
 
 // e^x = m 2^n for x within [-104, 89] (or NaN): n = round(x / ln2), m = e^r with
-// r = x - n ln2, |r| <= ln2 / 2, by the Cephes expf polynomial.
+// r = x - n ln2, |r| <= ln2 / 2, by the Cephes expf polynomial. n is kept as a float too: a
+// float compare selects float lanes without mixing lane types.
 struct ExpParts {
-  float m = 0;
+  float m_minus_1 = 0;  // e^r - 1
   int32_t n = 0;
+  float n_float = 0;
+  float m() const { return m_minus_1 + 1.0f; }
 };
 inline ExpParts exp_parts(float x) {
   // n = round(x / ln2): adding 1.5 * 2^23 rounds to an integer held in the low mantissa bits.
@@ -71,7 +74,7 @@ inline ExpParts exp_parts(float x) {
   const int32_t n_int = std::bit_cast<int32_t>(shifted) - std::bit_cast<int32_t>(kRoundShift);
   float r = x - n * kLn2Hi;
   r = r - n * kLn2Lo;
-  return {exp_reduced(r), n_int};
+  return {expm1_reduced(r), n_int, n};
 }
 
 }  // namespace detail
@@ -87,7 +90,7 @@ inline float exp_f32(float x) {
   // 2^n as two factors in the normal range: the first product is exact, the second rounds a
   // subnormal result once and overflows to inf past 88.72.
   const int32_t half = e.n >> 1;
-  return e.m * pow2_f32(half) * pow2_f32(e.n - half);
+  return e.m() * pow2_f32(half) * pow2_f32(e.n - half);
 }
 
 // e^x for x in [-87, 88], where e^x is a normal float (and NaN): exp_f32 without its clamps
@@ -95,7 +98,7 @@ inline float exp_f32(float x) {
 // same.
 inline float exp_normal_range_f32(float x) {
   const detail::ExpParts e = detail::exp_parts(x);
-  return e.m * pow2_f32(e.n);
+  return e.m() * pow2_f32(e.n);
 }
 
 // e^x - 1 without the cancellation of exp_f32(x) - 1 near 0: with the reduction of exp_f32,
@@ -105,23 +108,11 @@ inline float exp_normal_range_f32(float x) {
 inline float expm1_f32(float x) {
   const float above_min = x < -104.0f ? -104.0f : x;
   const float xc = above_min > 89.0f ? 89.0f : above_min;
-  constexpr float kRoundShift = 12582912.0f;
-  const float shifted = xc * 1.44269504088896341f + kRoundShift;
-  const float n = shifted - kRoundShift;
-  const int32_t n_int = std::bit_cast<int32_t>(shifted) - std::bit_cast<int32_t>(kRoundShift);
-  float r = xc - n * 0.693359375f;
-  r = r - n * -2.12194440e-4f;
-  float p = 1.9875691500e-4f;
-  p = p * r + 1.3981999507e-3f;
-  p = p * r + 8.3334519073e-3f;
-  p = p * r + 4.1665795894e-2f;
-  p = p * r + 1.6666665459e-1f;
-  p = p * r + 5.0000001201e-1f;
-  const float expm1_r = p * (r * r) + r;
-  const int32_t half = n_int >> 1;
-  const float exp_x = (expm1_r + 1.0f) * pow2_f32(half) * pow2_f32(n_int - half);
-  const float small = x == 0.0f ? x : expm1_r;  // expm1(-0) = -0; the reduction gives +0
-  return n == 0.0f ? small : exp_x - 1.0f;
+  const detail::ExpParts e = detail::exp_parts(xc);
+  const int32_t half = e.n >> 1;
+  const float exp_x = e.m() * pow2_f32(half) * pow2_f32(e.n - half);
+  const float small = x == 0.0f ? x : e.m_minus_1;  // expm1(-0) = -0; the reduction gives +0
+  return e.n_float == 0.0f ? small : exp_x - 1.0f;
 }
 
 // Natural log: x = m 2^e with m in [sqrt(1/2), sqrt(2)), log x = e ln2 + log1p(m - 1) by the
