@@ -29,6 +29,8 @@ namespace {
 // The largest register tile of any micro-kernel (f32 AVX-512, 14 x 32): edge tiles are staged
 // in a local tile this big.
 constexpr int kMaxMicroTileElements = 14 * 32;
+// Bytes in a cache line: the unit of a micro-kernel's software prefetch.
+constexpr int64_t kCacheLine = 64;
 
 // ---- Micro-kernels ---------------------------------------------------------------------------
 
@@ -36,7 +38,7 @@ constexpr int kMaxMicroTileElements = 14 * 32;
 // baseline ISA. Like the SIMD kernels, each element is one running sum over p in order.
 template <class T, int MR, int NR>
 void generic_micro_kernel(int64_t kc, const T* a, const T* b, T* c, int64_t ldc,
-                          GemmEpilogue<T> epilogue) {
+                          GemmEpilogue<T> epilogue, const T* /*prefetch*/) {
   T acc[MR][NR] = {};
   for (int64_t p = 0; p < kc; ++p, a += MR, b += NR) {
     for (int i = 0; i < MR; ++i) {
@@ -94,8 +96,8 @@ constexpr int kAvx2VectorsPerRow = 2;
 template <class Ops>
 VOLTA_AVX2_FMA void avx2_fma_micro_kernel(int64_t kc, const typename Ops::Scalar* a,
                                           const typename Ops::Scalar* b, typename Ops::Scalar* c,
-                                          int64_t ldc,
-                                          GemmEpilogue<typename Ops::Scalar> epilogue) {
+                                          int64_t ldc, GemmEpilogue<typename Ops::Scalar> epilogue,
+                                          const typename Ops::Scalar* /*prefetch*/) {
   using Vec = typename Ops::Vec;
   constexpr int kCols = kAvx2VectorsPerRow * Ops::kLanes;
   Vec acc[kAvx2Rows][kAvx2VectorsPerRow];
@@ -173,7 +175,8 @@ constexpr int kAvx512VectorsPerRow = 2;
 template <class Ops>
 VOLTA_AVX512 void avx512_micro_kernel(int64_t kc, const typename Ops::Scalar* a,
                                       const typename Ops::Scalar* b, typename Ops::Scalar* c,
-                                      int64_t ldc, GemmEpilogue<typename Ops::Scalar> epilogue) {
+                                      int64_t ldc, GemmEpilogue<typename Ops::Scalar> epilogue,
+                                      const typename Ops::Scalar* prefetch) {
   using Vec = typename Ops::Vec;
   constexpr int kCols = kAvx512VectorsPerRow * Ops::kLanes;
   Vec acc[kAvx512Rows][kAvx512VectorsPerRow];
@@ -186,8 +189,13 @@ VOLTA_AVX512 void avx512_micro_kernel(int64_t kc, const typename Ops::Scalar* a,
       _mm_prefetch(reinterpret_cast<const char*>(c + i * ldc + v * Ops::kLanes), _MM_HINT_T0);
     }
   }
+  // One line of the caller's next data per step; with none, the line of B being read (a hit),
+  // so the loop has one shape.
+  const char* next = reinterpret_cast<const char*>(prefetch != nullptr ? prefetch : b);
+  const int64_t next_step = prefetch != nullptr ? kCacheLine : 0;
 #pragma GCC unroll 4
-  for (int64_t p = 0; p < kc; ++p, a += kAvx512Rows, b += kCols) {
+  for (int64_t p = 0; p < kc; ++p, a += kAvx512Rows, b += kCols, next += next_step) {
+    _mm_prefetch(next, _MM_HINT_T0);
     Vec b_row[kAvx512VectorsPerRow];
 #pragma GCC unroll 2
     for (int v = 0; v < kAvx512VectorsPerRow; ++v) b_row[v] = Ops::load(b + v * Ops::kLanes);
@@ -564,7 +572,7 @@ void run_edge_micro_tile(const GemmMicroKernel<T>& kernel, int64_t depth, const 
       std::copy(y + i * y_row_stride, y + i * y_row_stride + cols, tile.data() + i * kernel.nr);
     }
   }
-  kernel.fn(depth, a_panel, b_panel, tile.data(), kernel.nr, epilogue);
+  kernel.fn(depth, a_panel, b_panel, tile.data(), kernel.nr, epilogue, nullptr);
   for (int64_t i = 0; i < rows; ++i) {
     const T* from = tile.data() + i * kernel.nr;
     std::copy(from, from + cols, y + i * y_row_stride);
@@ -679,6 +687,19 @@ constexpr int64_t kMaxPackedElements = int64_t{1} << 20;
 // L2 from one slice to the next.
 constexpr int64_t kColumnBlockPanels = 8;
 
+// The shared op(B) pack is read from L3 (packed by another task, or too big for L2), and its
+// kc x nr panels overflow L1, so the micro-kernel's calls for the first two row panels of a
+// column panel fetch the next column panel, half each: a kernel call streams one line per K
+// step, and a panel is two lines per step when a step is 128 bytes (f32 x 32, f64 x 16).
+// nullptr for the other calls, the last column panel of a block, or another panel width.
+template <class T>
+const T* next_b_half(const GemmMicroKernel<T>& kernel, const T* b_panel, int64_t depth, int64_t row,
+                     bool has_next) {
+  const bool two_lines = kernel.nr * static_cast<int64_t>(sizeof(T)) == 2 * kCacheLine;
+  if (!two_lines || !has_next || row >= 2 * kernel.mr) return nullptr;
+  return b_panel + kernel.nr * depth + row / kernel.mr * (kernel.nr * depth / 2);
+}
+
 // One task: the tile of Y with `rows` x `cols` elements whose top-left element is (row0, col0).
 // `shared_b` is the problem's packed op(B), or nullptr for the task to pack its own columns.
 // The tile's op(A) rows are packed once for all of K; then each block of columns runs its K
@@ -742,7 +763,9 @@ void run_tile(const GemmMicroKernel<T>& kernel, const GemmProblem<T>& p, int64_t
           T* y_piece = y + i * p.y_row_stride + c0 + j;
           const int64_t piece_rows = std::min<int64_t>(kernel.mr, rows - i);
           if (piece_rows == kernel.mr && piece_cols == kernel.nr) {
-            kernel.fn(depth, a_panel, b_panel, y_piece, p.y_row_stride, epilogue);
+            kernel.fn(depth, a_panel, b_panel, y_piece, p.y_row_stride, epilogue,
+                      next_b_half(kernel, b_panel, depth, i,
+                                  shared_b != nullptr && j + kernel.nr < bcols));
           } else {
             run_edge_micro_tile(kernel, depth, a_panel, b_panel, y_piece, p.y_row_stride,
                                 piece_rows, piece_cols, epilogue);
