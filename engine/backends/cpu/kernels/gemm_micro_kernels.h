@@ -179,13 +179,8 @@ VOLTA_AVX512 void avx512_micro_kernel(int64_t kc, const typename Ops::Scalar* a,
       _mm_prefetch(reinterpret_cast<const char*>(c + i * ldc + v * Ops::kLanes), _MM_HINT_T0);
     }
   }
-  // One line of the caller's next data per step; with none, the line of B being read (a hit),
-  // so the loop has one shape.
-  const char* next = reinterpret_cast<const char*>(prefetch != nullptr ? prefetch : b);
-  const int64_t next_step = prefetch != nullptr ? kCacheLine : 0;
-#pragma GCC unroll 4
-  for (int64_t p = 0; p < kc; ++p, a += kAvx512Rows, b += kCols, next += next_step) {
-    _mm_prefetch(next, _MM_HINT_T0);
+  // One step along K: the same instructions, in the same order, with or without the prefetch.
+  const auto step = [&]() VOLTA_AVX512 __attribute__((always_inline)) {
     Vec b_row[kAvx512VectorsPerRow];
 #pragma GCC unroll 2
     for (int v = 0; v < kAvx512VectorsPerRow; ++v) b_row[v] = Ops::load(b + v * Ops::kLanes);
@@ -197,6 +192,20 @@ VOLTA_AVX512 void avx512_micro_kernel(int64_t kc, const typename Ops::Scalar* a,
         acc[i][v] = Ops::fmadd(a_value, b_row[v], acc[i][v]);
       }
     }
+    a += kAvx512Rows;
+    b += kCols;
+  };
+  if (prefetch != nullptr) {
+    // One line of the caller's next data per step.
+    const char* next = reinterpret_cast<const char*>(prefetch);
+#pragma GCC unroll 4
+    for (int64_t p = 0; p < kc; ++p, next += kCacheLine) {
+      _mm_prefetch(next, _MM_HINT_T0);
+      step();
+    }
+  } else {
+#pragma GCC unroll 4
+    for (int64_t p = 0; p < kc; ++p) step();
   }
   const Vec alpha = Ops::splat(epilogue.alpha);
   const Vec beta = Ops::splat(epilogue.beta);
