@@ -366,6 +366,28 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(bits_do_not_depend_on_the_tiling, T, FloatTypes) {
   }
 }
 
+// The micro-kernel's prefetch argument is a hint: the tile's bits are the same with it or
+// without it, whatever the line it points at holds.
+BOOST_AUTO_TEST_CASE_TEMPLATE(the_prefetch_hint_does_not_change_the_bits, T, FloatTypes) {
+  for (const GemmMicroKernel<T>* kernel : supported_kernels<T>()) {
+    for (const int64_t depth : {int64_t{1}, int64_t{7}, kernel->kc}) {
+      const std::vector<T> a = random_values<T>(kernel->mr * depth, 41);
+      const std::vector<T> b = random_values<T>(depth * kernel->nr, 42);
+      const std::vector<T> c = random_values<T>(kernel->mr * kernel->nr, 43);
+      // kc lines of 64 bytes, more than any kernel may touch.
+      const std::vector<T> next = random_values<T>(depth * 64, 44);
+      for (const bool load_c : {false, true}) {
+        const cpu::GemmEpilogue<T> epilogue{.alpha = T(0.5), .beta = T(2), .load_c = load_c};
+        std::vector<T> without = c, with = c;
+        kernel->fn(depth, a.data(), b.data(), without.data(), kernel->nr, epilogue, nullptr);
+        kernel->fn(depth, a.data(), b.data(), with.data(), kernel->nr, epilogue, next.data());
+        BOOST_CHECK_MESSAGE(bit_equal(with, without),
+                            kernel->name << " depth " << depth << " load_c " << load_c);
+      }
+    }
+  }
+}
+
 // ---- Selection -------------------------------------------------------------------------------
 
 BOOST_AUTO_TEST_CASE(the_best_isa_is_supported_and_named_in_the_variant) {

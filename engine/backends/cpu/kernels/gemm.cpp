@@ -8,306 +8,24 @@
 #include <optional>
 #include <string>
 #include <tuple>
-#include <type_traits>
-#include <utility>
 #include <vector>
 
+#include "gemm_micro_kernels.h"
+#include "gemm_pack.h"
 #include "volta/error.h"
 #include "volta/ir/tensor.h"
 #include "volta/runtime/planted_slowdown.h"
 
-#if defined(__x86_64__) || defined(__i386__)
-#include <immintrin.h>
-#define VOLTA_GEMM_X86 1
-#else
-#define VOLTA_GEMM_X86 0
-#endif
-
 namespace volta::cpu {
 namespace {
 
-// The largest register tile of any micro-kernel (f32 AVX-512, 14 x 32): edge tiles are staged
-// in a local tile this big.
-constexpr int kMaxMicroTileElements = 14 * 32;
-
-// ---- Micro-kernels ---------------------------------------------------------------------------
-
-// Portable C++ for CPUs without a SIMD kernel; the compiler may vectorize the j loop for its
-// baseline ISA. Like the SIMD kernels, each element is one running sum over p in order.
-template <class T, int MR, int NR>
-void generic_micro_kernel(int64_t kc, const T* a, const T* b, T* c, int64_t ldc,
-                          GemmEpilogue<T> epilogue) {
-  T acc[MR][NR] = {};
-  for (int64_t p = 0; p < kc; ++p, a += MR, b += NR) {
-    for (int i = 0; i < MR; ++i) {
-      for (int j = 0; j < NR; ++j) acc[i][j] += a[i] * b[j];
-    }
-  }
-  for (int i = 0; i < MR; ++i) {
-    T* row = c + i * ldc;
-    for (int j = 0; j < NR; ++j) {
-      const T scaled = epilogue.alpha * acc[i][j];
-      row[j] = epilogue.load_c ? scaled + epilogue.beta * row[j] : scaled;
-    }
-  }
-}
-
-constexpr int kGenericRows = 4;
-constexpr int kGenericCols = 8;
-
+using gemm_detail::kCacheLine;
+using gemm_detail::kMaxMicroTileElements;
+using gemm_detail::MicroKernels;
+using gemm_detail::pack_block;
 #if VOLTA_GEMM_X86
-#define VOLTA_AVX2_FMA __attribute__((target("avx2,fma")))
-#define VOLTA_AVX512 __attribute__((target("avx512f,avx512vl,fma")))
-
-// The AVX2 operations the micro-kernel needs, for each element type.
-struct Avx2F32 {
-  using Scalar = float;
-  using Vec = __m256;
-  static constexpr int kLanes = 8;
-  VOLTA_AVX2_FMA static Vec zero() { return _mm256_setzero_ps(); }
-  VOLTA_AVX2_FMA static Vec splat(float x) { return _mm256_set1_ps(x); }
-  VOLTA_AVX2_FMA static Vec broadcast(const float* p) { return _mm256_broadcast_ss(p); }
-  VOLTA_AVX2_FMA static Vec load(const float* p) { return _mm256_loadu_ps(p); }
-  VOLTA_AVX2_FMA static void store(float* p, Vec v) { _mm256_storeu_ps(p, v); }
-  VOLTA_AVX2_FMA static Vec mul(Vec x, Vec y) { return _mm256_mul_ps(x, y); }
-  VOLTA_AVX2_FMA static Vec fmadd(Vec x, Vec y, Vec z) { return _mm256_fmadd_ps(x, y, z); }
-};
-
-struct Avx2F64 {
-  using Scalar = double;
-  using Vec = __m256d;
-  static constexpr int kLanes = 4;
-  VOLTA_AVX2_FMA static Vec zero() { return _mm256_setzero_pd(); }
-  VOLTA_AVX2_FMA static Vec splat(double x) { return _mm256_set1_pd(x); }
-  VOLTA_AVX2_FMA static Vec broadcast(const double* p) { return _mm256_broadcast_sd(p); }
-  VOLTA_AVX2_FMA static Vec load(const double* p) { return _mm256_loadu_pd(p); }
-  VOLTA_AVX2_FMA static void store(double* p, Vec v) { _mm256_storeu_pd(p, v); }
-  VOLTA_AVX2_FMA static Vec mul(Vec x, Vec y) { return _mm256_mul_pd(x, y); }
-  VOLTA_AVX2_FMA static Vec fmadd(Vec x, Vec y, Vec z) { return _mm256_fmadd_pd(x, y, z); }
-};
-
-// Six rows of two vectors: 12 accumulators, 2 op(B) vectors and one broadcast op(A) value
-// fill the 16 ymm registers.
-constexpr int kAvx2Rows = 6;
-constexpr int kAvx2VectorsPerRow = 2;
-
-template <class Ops>
-VOLTA_AVX2_FMA void avx2_fma_micro_kernel(int64_t kc, const typename Ops::Scalar* a,
-                                          const typename Ops::Scalar* b, typename Ops::Scalar* c,
-                                          int64_t ldc,
-                                          GemmEpilogue<typename Ops::Scalar> epilogue) {
-  using Vec = typename Ops::Vec;
-  constexpr int kCols = kAvx2VectorsPerRow * Ops::kLanes;
-  Vec acc[kAvx2Rows][kAvx2VectorsPerRow];
-#pragma GCC unroll 6
-  for (int i = 0; i < kAvx2Rows; ++i) {
-#pragma GCC unroll 2
-    for (int v = 0; v < kAvx2VectorsPerRow; ++v) acc[i][v] = Ops::zero();
-  }
-  for (int64_t p = 0; p < kc; ++p, a += kAvx2Rows, b += kCols) {
-    Vec b_row[kAvx2VectorsPerRow];
-#pragma GCC unroll 2
-    for (int v = 0; v < kAvx2VectorsPerRow; ++v) b_row[v] = Ops::load(b + v * Ops::kLanes);
-#pragma GCC unroll 6
-    for (int i = 0; i < kAvx2Rows; ++i) {
-      const Vec a_value = Ops::broadcast(a + i);
-#pragma GCC unroll 2
-      for (int v = 0; v < kAvx2VectorsPerRow; ++v) {
-        acc[i][v] = Ops::fmadd(a_value, b_row[v], acc[i][v]);
-      }
-    }
-  }
-  const Vec alpha = Ops::splat(epilogue.alpha);
-  const Vec beta = Ops::splat(epilogue.beta);
-#pragma GCC unroll 6
-  for (int i = 0; i < kAvx2Rows; ++i) {
-#pragma GCC unroll 2
-    for (int v = 0; v < kAvx2VectorsPerRow; ++v) {
-      typename Ops::Scalar* out = c + i * ldc + v * Ops::kLanes;
-      Vec result = Ops::mul(alpha, acc[i][v]);
-      if (epilogue.load_c) result = Ops::fmadd(beta, Ops::load(out), result);
-      Ops::store(out, result);
-    }
-  }
-}
-
-bool cpu_runs_avx2_fma() {
-  static const bool kRuns = [] {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-  }();
-  return kRuns;
-}
-
-// The AVX-512 operations the micro-kernel needs, for each element type.
-struct Avx512F32 {
-  using Scalar = float;
-  using Vec = __m512;
-  static constexpr int kLanes = 16;
-  VOLTA_AVX512 static Vec zero() { return _mm512_setzero_ps(); }
-  VOLTA_AVX512 static Vec splat(float x) { return _mm512_set1_ps(x); }
-  VOLTA_AVX512 static Vec load(const float* p) { return _mm512_loadu_ps(p); }
-  VOLTA_AVX512 static void store(float* p, Vec v) { _mm512_storeu_ps(p, v); }
-  VOLTA_AVX512 static Vec mul(Vec x, Vec y) { return _mm512_mul_ps(x, y); }
-  VOLTA_AVX512 static Vec fmadd(Vec x, Vec y, Vec z) { return _mm512_fmadd_ps(x, y, z); }
-};
-
-struct Avx512F64 {
-  using Scalar = double;
-  using Vec = __m512d;
-  static constexpr int kLanes = 8;
-  VOLTA_AVX512 static Vec zero() { return _mm512_setzero_pd(); }
-  VOLTA_AVX512 static Vec splat(double x) { return _mm512_set1_pd(x); }
-  VOLTA_AVX512 static Vec load(const double* p) { return _mm512_loadu_pd(p); }
-  VOLTA_AVX512 static void store(double* p, Vec v) { _mm512_storeu_pd(p, v); }
-  VOLTA_AVX512 static Vec mul(Vec x, Vec y) { return _mm512_mul_pd(x, y); }
-  VOLTA_AVX512 static Vec fmadd(Vec x, Vec y, Vec z) { return _mm512_fmadd_pd(x, y, z); }
-};
-
-// Fourteen rows of two vectors: 28 accumulators, 2 op(B) vectors and one broadcast op(A)
-// value take 31 of the 32 zmm registers. Two FMA pipes of latency 4 need 8 independent sums in
-// flight; 28 leave room for the loads.
-constexpr int kAvx512Rows = 14;
-constexpr int kAvx512VectorsPerRow = 2;
-
-template <class Ops>
-VOLTA_AVX512 void avx512_micro_kernel(int64_t kc, const typename Ops::Scalar* a,
-                                      const typename Ops::Scalar* b, typename Ops::Scalar* c,
-                                      int64_t ldc, GemmEpilogue<typename Ops::Scalar> epilogue) {
-  using Vec = typename Ops::Vec;
-  constexpr int kCols = kAvx512VectorsPerRow * Ops::kLanes;
-  Vec acc[kAvx512Rows][kAvx512VectorsPerRow];
-#pragma GCC unroll 14
-  for (int i = 0; i < kAvx512Rows; ++i) {
-#pragma GCC unroll 2
-    for (int v = 0; v < kAvx512VectorsPerRow; ++v) {
-      acc[i][v] = Ops::zero();
-      // The tile of C is read and written only at the end: fetch it while the sums run.
-      _mm_prefetch(reinterpret_cast<const char*>(c + i * ldc + v * Ops::kLanes), _MM_HINT_T0);
-    }
-  }
-#pragma GCC unroll 4
-  for (int64_t p = 0; p < kc; ++p, a += kAvx512Rows, b += kCols) {
-    Vec b_row[kAvx512VectorsPerRow];
-#pragma GCC unroll 2
-    for (int v = 0; v < kAvx512VectorsPerRow; ++v) b_row[v] = Ops::load(b + v * Ops::kLanes);
-#pragma GCC unroll 14
-    for (int i = 0; i < kAvx512Rows; ++i) {
-      const Vec a_value = Ops::splat(a[i]);
-#pragma GCC unroll 2
-      for (int v = 0; v < kAvx512VectorsPerRow; ++v) {
-        acc[i][v] = Ops::fmadd(a_value, b_row[v], acc[i][v]);
-      }
-    }
-  }
-  const Vec alpha = Ops::splat(epilogue.alpha);
-  const Vec beta = Ops::splat(epilogue.beta);
-#pragma GCC unroll 14
-  for (int i = 0; i < kAvx512Rows; ++i) {
-#pragma GCC unroll 2
-    for (int v = 0; v < kAvx512VectorsPerRow; ++v) {
-      typename Ops::Scalar* out = c + i * ldc + v * Ops::kLanes;
-      Vec result = Ops::mul(alpha, acc[i][v]);
-      if (epilogue.load_c) result = Ops::fmadd(beta, Ops::load(out), result);
-      Ops::store(out, result);
-    }
-  }
-}
-
-bool cpu_runs_avx512() {
-  static const bool kRuns = [] {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
-           __builtin_cpu_supports("fma");
-  }();
-  return kRuns;
-}
-#endif  // VOLTA_GEMM_X86
-
-// ---- Variants --------------------------------------------------------------------------------
-
-// Blocking: a kc x nr op(B) panel (16-64 KiB) is reused from L1/L2 while the micro-kernel
-// sweeps a tile's mr-row op(A) panels, whose packed block (at most mc x kc, 64-256 KiB) stays
-// in L2, as does the block of Y being summed. Tiles are at most mc rows by nc columns; op(B)
-// is packed once for all the tiles below one another. The f32 AVX-512 kc (512) was measured
-// against 256, 384, 768 and 1024 at 512..2048 cubed on Zen 5; 896..1024 hit a cache-aliasing
-// cliff in a kernel-only test, 256 pays for more passes over Y.
-template <class T>
-struct MicroKernels;
-
-template <>
-struct MicroKernels<float> {
-  static constexpr GemmMicroKernel<float> kGeneric{
-      .name = "f32_gemm_generic_4x8",
-      .isa = GemmIsa::Generic,
-      .mr = kGenericRows,
-      .nr = kGenericCols,
-      .kc = 256,
-      .mc = 128,
-      .nc = 512,
-      .fn = &generic_micro_kernel<float, kGenericRows, kGenericCols>};
-#if VOLTA_GEMM_X86
-  static constexpr GemmMicroKernel<float> kAvx2Fma{.name = "f32_gemm_avx2fma_6x16",
-                                                   .isa = GemmIsa::Avx2Fma,
-                                                   .mr = kAvx2Rows,
-                                                   .nr = kAvx2VectorsPerRow * Avx2F32::kLanes,
-                                                   .kc = 256,
-                                                   .mc = 168,
-                                                   .nc = 1024,
-                                                   .fn = &avx2_fma_micro_kernel<Avx2F32>};
-  static constexpr GemmMicroKernel<float> kAvx512{.name = "f32_gemm_avx512_14x32",
-                                                  .isa = GemmIsa::Avx512,
-                                                  .mr = kAvx512Rows,
-                                                  .nr = kAvx512VectorsPerRow * Avx512F32::kLanes,
-                                                  .kc = 512,
-                                                  .mc = 126,
-                                                  .nc = 1024,
-                                                  .fn = &avx512_micro_kernel<Avx512F32>};
-#endif
-};
-
-template <>
-struct MicroKernels<double> {
-  static constexpr GemmMicroKernel<double> kGeneric{
-      .name = "f64_gemm_generic_4x8",
-      .isa = GemmIsa::Generic,
-      .mr = kGenericRows,
-      .nr = kGenericCols,
-      .kc = 256,
-      .mc = 64,
-      .nc = 256,
-      .fn = &generic_micro_kernel<double, kGenericRows, kGenericCols>};
-#if VOLTA_GEMM_X86
-  static constexpr GemmMicroKernel<double> kAvx2Fma{.name = "f64_gemm_avx2fma_6x8",
-                                                    .isa = GemmIsa::Avx2Fma,
-                                                    .mr = kAvx2Rows,
-                                                    .nr = kAvx2VectorsPerRow * Avx2F64::kLanes,
-                                                    .kc = 256,
-                                                    .mc = 96,
-                                                    .nc = 512,
-                                                    .fn = &avx2_fma_micro_kernel<Avx2F64>};
-  static constexpr GemmMicroKernel<double> kAvx512{.name = "f64_gemm_avx512_14x16",
-                                                   .isa = GemmIsa::Avx512,
-                                                   .mr = kAvx512Rows,
-                                                   .nr = kAvx512VectorsPerRow * Avx512F64::kLanes,
-                                                   .kc = 256,
-                                                   .mc = 84,
-                                                   .nc = 512,
-                                                   .fn = &avx512_micro_kernel<Avx512F64>};
-#endif
-};
-
-template <class T>
-constexpr bool well_formed(const GemmMicroKernel<T>& k) {
-  return k.mr * k.nr <= kMaxMicroTileElements && k.kc > 0 && k.mc % k.mr == 0 && k.nc % k.nr == 0;
-}
-static_assert(well_formed(MicroKernels<float>::kGeneric));
-static_assert(well_formed(MicroKernels<double>::kGeneric));
-#if VOLTA_GEMM_X86
-static_assert(well_formed(MicroKernels<float>::kAvx2Fma));
-static_assert(well_formed(MicroKernels<double>::kAvx2Fma));
-static_assert(well_formed(MicroKernels<float>::kAvx512));
-static_assert(well_formed(MicroKernels<double>::kAvx512));
+using gemm_detail::cpu_runs_avx2_fma;
+using gemm_detail::cpu_runs_avx512;
 #endif
 
 std::string_view gemm_isa_name(GemmIsa isa) {
@@ -320,210 +38,6 @@ std::string_view gemm_isa_name(GemmIsa isa) {
       return "avx512";
   }
   return "unknown";
-}
-
-// ---- Packing ---------------------------------------------------------------------------------
-
-// Packs one panel: `lanes` of its `width` lanes (rows of op(A) or columns of op(B)), `depth`
-// steps along K, interleaved so the micro-kernel reads it front to back:
-// dst[s * width + l] = src[l * lane_stride + s * step_stride]. Lanes past `lanes` are zero.
-// Packing only copies, so how a panel is packed never shows in the results.
-template <class T>
-void pack_panel(const T* src, int64_t lane_stride, int64_t step_stride, int64_t depth, int width,
-                int lanes, T* dst) {
-  for (int64_t s = 0; s < depth; ++s, dst += width) {
-    const T* from = src + s * step_stride;
-    for (int l = 0; l < lanes; ++l) dst[l] = from[l * lane_stride];
-    std::fill(dst + lanes, dst + width, T(0));
-  }
-}
-
-// A full panel of W lanes that lie apart in memory (op(A) as stored), W known at compile time
-// so that each step's W reads unroll.
-template <class T, int W>
-void pack_full_panel(const T* src, int64_t lane_stride, int64_t step_stride, int64_t depth,
-                     T* dst) {
-  for (int64_t s = 0; s < depth; ++s, dst += W) {
-    const T* from = src + s * step_stride;
-#pragma GCC unroll 16
-    for (int l = 0; l < W; ++l) dst[l] = from[l * lane_stride];
-  }
-}
-
-#if VOLTA_GEMM_X86
-// GCC 12 warns that the intrinsics' own _mm512_undefined_ps() placeholders may be used
-// uninitialized (GCC bug 105593, fixed in 13).
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-
-// Transposes a 16 x 16 block held as 16 rows: afterwards rows[c] holds column c.
-VOLTA_AVX512 inline void transpose_16x16(__m512 rows[16]) {
-  __m512 pairs[16];  // per 128-bit lane q: rows 2i, 2i+1 of columns 4q..4q+3
-  for (int i = 0; i < 8; ++i) {
-    pairs[2 * i] = _mm512_unpacklo_ps(rows[2 * i], rows[2 * i + 1]);
-    pairs[2 * i + 1] = _mm512_unpackhi_ps(rows[2 * i], rows[2 * i + 1]);
-  }
-  __m512 quads[16];  // quads[4g + c], lane q: rows 4g..4g+3 of column 4q + c
-  for (int g = 0; g < 4; ++g) {
-    const __m512d p0 = _mm512_castps_pd(pairs[4 * g]);
-    const __m512d p1 = _mm512_castps_pd(pairs[4 * g + 1]);
-    const __m512d p2 = _mm512_castps_pd(pairs[4 * g + 2]);
-    const __m512d p3 = _mm512_castps_pd(pairs[4 * g + 3]);
-    quads[4 * g + 0] = _mm512_castpd_ps(_mm512_unpacklo_pd(p0, p2));
-    quads[4 * g + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(p0, p2));
-    quads[4 * g + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(p1, p3));
-    quads[4 * g + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(p1, p3));
-  }
-  for (int c = 0; c < 4; ++c) {
-    const __m512 low01 = _mm512_shuffle_f32x4(quads[c], quads[4 + c], _MM_SHUFFLE(1, 0, 1, 0));
-    const __m512 low23 = _mm512_shuffle_f32x4(quads[8 + c], quads[12 + c], _MM_SHUFFLE(1, 0, 1, 0));
-    const __m512 high01 = _mm512_shuffle_f32x4(quads[c], quads[4 + c], _MM_SHUFFLE(3, 2, 3, 2));
-    const __m512 high23 =
-        _mm512_shuffle_f32x4(quads[8 + c], quads[12 + c], _MM_SHUFFLE(3, 2, 3, 2));
-    rows[c] = _mm512_shuffle_f32x4(low01, low23, _MM_SHUFFLE(2, 0, 2, 0));
-    rows[4 + c] = _mm512_shuffle_f32x4(low01, low23, _MM_SHUFFLE(3, 1, 3, 1));
-    rows[8 + c] = _mm512_shuffle_f32x4(high01, high23, _MM_SHUFFLE(2, 0, 2, 0));
-    rows[12 + c] = _mm512_shuffle_f32x4(high01, high23, _MM_SHUFFLE(3, 1, 3, 1));
-  }
-}
-
-// pack_panel for f32 lanes contiguous along K (op(A) as stored, or a transposed op(B)), in
-// groups of 16 lanes: 16 steps at a time, read as 16 x 16 blocks and transposed in registers.
-VOLTA_AVX512 void pack_rows_f32_avx512(const float* src, int64_t lane_stride, int64_t depth,
-                                       int width, int lanes, float* dst) {
-  for (int g = 0; g < width; g += 16) {
-    const int group_width = std::min(16, width - g);
-    const int group_lanes = std::clamp(lanes - g, 0, 16);
-    const auto lane_mask = static_cast<__mmask16>((1U << group_width) - 1);
-    const float* const group_src = src + g * lane_stride;
-    for (int64_t s0 = 0; s0 < depth; s0 += 16) {
-      const int64_t steps = std::min<int64_t>(16, depth - s0);
-      const auto step_mask = static_cast<__mmask16>((1U << steps) - 1);
-      __m512 block[16];
-      for (int l = 0; l < 16; ++l) {
-        block[l] = l < group_lanes
-                       ? _mm512_maskz_loadu_ps(step_mask, group_src + l * lane_stride + s0)
-                       : _mm512_setzero_ps();
-      }
-      transpose_16x16(block);
-      for (int64_t t = 0; t < steps; ++t) {
-        _mm512_mask_storeu_ps(dst + (s0 + t) * width + g, lane_mask, block[t]);
-      }
-    }
-  }
-}
-#pragma GCC diagnostic pop
-#endif
-
-// The `full` lanes (a multiple of `width`) of a block whose lanes are adjacent in memory,
-// packed step by step: step s of panel f is src[s * step_stride + f * width, + width).
-template <int W, class T>
-void pack_full_panels_by_step_fixed(const T* src, int64_t step_stride, int64_t full, int64_t depth,
-                                    T* dst) {
-  for (int64_t s = 0; s < depth; ++s) {
-    const T* from = src + s * step_stride;
-    T* to = dst + s * W;
-    for (int64_t f = 0; f < full; f += W, from += W, to += depth * W) {
-#pragma GCC unroll 32
-      for (int l = 0; l < W; ++l) to[l] = from[l];
-    }
-  }
-}
-
-#if VOLTA_GEMM_X86
-// The same for 128-byte panel steps (f32 AVX-512 op(B) panels, 32 wide; f64, 16 wide).
-VOLTA_AVX512 void pack_128_byte_panels_by_step_avx512(const char* src, int64_t step_bytes,
-                                                      int64_t panels, int64_t depth, char* dst) {
-  constexpr int64_t kStep = 128;
-  for (int64_t s = 0; s < depth; ++s) {
-    const char* from = src + s * step_bytes;
-    char* to = dst + s * kStep;
-    for (int64_t f = 0; f < panels; ++f, from += kStep, to += depth * kStep) {
-      const __m512i low = _mm512_loadu_si512(from);
-      const __m512i high = _mm512_loadu_si512(from + 64);
-      _mm512_storeu_si512(to, low);
-      _mm512_storeu_si512(to + 64, high);
-    }
-  }
-}
-#endif
-
-template <class T>
-void pack_full_panels_by_step(GemmIsa isa, const T* src, int64_t step_stride, int64_t full,
-                              int64_t depth, int width, T* dst) {
-#if VOLTA_GEMM_X86
-  if (isa == GemmIsa::Avx512 && width * sizeof(T) == 128) {
-    pack_128_byte_panels_by_step_avx512(reinterpret_cast<const char*>(src),
-                                        step_stride * static_cast<int64_t>(sizeof(T)), full / width,
-                                        depth, reinterpret_cast<char*>(dst));
-    return;
-  }
-#endif
-  switch (width) {
-    case 8:
-      pack_full_panels_by_step_fixed<8>(src, step_stride, full, depth, dst);
-      return;
-    case 16:
-      pack_full_panels_by_step_fixed<16>(src, step_stride, full, depth, dst);
-      return;
-    case 32:
-      pack_full_panels_by_step_fixed<32>(src, step_stride, full, depth, dst);
-      return;
-    default:
-      for (int64_t f = 0; f < full; f += width) {
-        pack_panel(src + f, 1, step_stride, depth, width, width, dst + f * depth);
-      }
-  }
-}
-
-// Packs `extent` lanes as consecutive panels of `width` lanes, each width x depth, with the
-// fastest copy this CPU has for the panel's layout.
-template <class T>
-void pack_block(GemmIsa isa, const T* src, int64_t lane_stride, int64_t step_stride, int64_t extent,
-                int64_t depth, int width, T* dst) {
-  int64_t first = 0;
-  if (lane_stride == 1 && extent >= width) {
-    // Lanes adjacent in memory (op(B) as stored): read the source row by row, each row into
-    // every full panel, rather than panel by panel down strided rows.
-    const int64_t full = extent / width * width;
-    pack_full_panels_by_step(isa, src, step_stride, full, depth, width, dst);
-    first = full;
-    src += full;
-  }
-  for (; first < extent; first += width, src += width * lane_stride) {
-    const int lanes = static_cast<int>(std::min<int64_t>(width, extent - first));
-    T* const to = dst + first * depth;
-#if VOLTA_GEMM_X86
-    if constexpr (std::is_same_v<T, float>) {
-      if (isa == GemmIsa::Avx512 && step_stride == 1 && lane_stride != 1) {
-        pack_rows_f32_avx512(src, lane_stride, depth, width, lanes, to);
-        continue;
-      }
-    }
-#endif
-    if (lanes == width && lane_stride != 1) {
-      switch (width) {
-        case 4:
-          pack_full_panel<T, 4>(src, lane_stride, step_stride, depth, to);
-          continue;
-        case 6:
-          pack_full_panel<T, 6>(src, lane_stride, step_stride, depth, to);
-          continue;
-        case 8:
-          pack_full_panel<T, 8>(src, lane_stride, step_stride, depth, to);
-          continue;
-        case 14:
-          pack_full_panel<T, 14>(src, lane_stride, step_stride, depth, to);
-          continue;
-        case 16:
-          pack_full_panel<T, 16>(src, lane_stride, step_stride, depth, to);
-          continue;
-        default:
-          break;
-      }
-    }
-    pack_panel(src, lane_stride, step_stride, depth, width, lanes, to);
-  }
 }
 
 // A 64-byte aligned array that only grows. `Owner` tells apart the buffers one thread holds.
@@ -564,7 +78,7 @@ void run_edge_micro_tile(const GemmMicroKernel<T>& kernel, int64_t depth, const 
       std::copy(y + i * y_row_stride, y + i * y_row_stride + cols, tile.data() + i * kernel.nr);
     }
   }
-  kernel.fn(depth, a_panel, b_panel, tile.data(), kernel.nr, epilogue);
+  kernel.fn(depth, a_panel, b_panel, tile.data(), kernel.nr, epilogue, nullptr);
   for (int64_t i = 0; i < rows; ++i) {
     const T* from = tile.data() + i * kernel.nr;
     std::copy(from, from + cols, y + i * y_row_stride);
@@ -679,6 +193,19 @@ constexpr int64_t kMaxPackedElements = int64_t{1} << 20;
 // L2 from one slice to the next.
 constexpr int64_t kColumnBlockPanels = 8;
 
+// The shared op(B) pack is read from L3 (packed by another task, or too big for L2), and its
+// kc x nr panels overflow L1, so the micro-kernel's calls for the first two row panels of a
+// column panel fetch the next column panel, half each: a kernel call streams one line per K
+// step, and a panel is two lines per step when a step is 128 bytes (f32 x 32, f64 x 16).
+// nullptr for the other calls, the last column panel of a block, or another panel width.
+template <class T>
+const T* next_b_half(const GemmMicroKernel<T>& kernel, const T* b_panel, int64_t depth, int64_t row,
+                     bool has_next) {
+  const bool two_lines = kernel.nr * static_cast<int64_t>(sizeof(T)) == 2 * kCacheLine;
+  if (!two_lines || !has_next || row >= 2 * kernel.mr) return nullptr;
+  return b_panel + kernel.nr * depth + row / kernel.mr * (kernel.nr * depth / 2);
+}
+
 // One task: the tile of Y with `rows` x `cols` elements whose top-left element is (row0, col0).
 // `shared_b` is the problem's packed op(B), or nullptr for the task to pack its own columns.
 // The tile's op(A) rows are packed once for all of K; then each block of columns runs its K
@@ -742,7 +269,9 @@ void run_tile(const GemmMicroKernel<T>& kernel, const GemmProblem<T>& p, int64_t
           T* y_piece = y + i * p.y_row_stride + c0 + j;
           const int64_t piece_rows = std::min<int64_t>(kernel.mr, rows - i);
           if (piece_rows == kernel.mr && piece_cols == kernel.nr) {
-            kernel.fn(depth, a_panel, b_panel, y_piece, p.y_row_stride, epilogue);
+            kernel.fn(depth, a_panel, b_panel, y_piece, p.y_row_stride, epilogue,
+                      next_b_half(kernel, b_panel, depth, i,
+                                  shared_b != nullptr && j + kernel.nr < bcols));
           } else {
             run_edge_micro_tile(kernel, depth, a_panel, b_panel, y_piece, p.y_row_stride,
                                 piece_rows, piece_cols, epilogue);

@@ -34,9 +34,12 @@ struct GemmEpilogue {
 
 // Multiplies a packed mr x kc panel of op(A) by a packed kc x nr panel of op(B) and applies
 // the epilogue to the full mr x nr tile at c (row stride ldc, unit column stride).
+// `prefetch` (may be nullptr, and kernels may ignore it) is memory the caller needs soon: a
+// kernel may touch one 64-byte line of it per step along K, kc lines from `prefetch` on. It
+// is a hint only and never changes the result.
 template <class T>
 using GemmMicroKernelFn = void (*)(int64_t kc, const T* a_panel, const T* b_panel, T* c,
-                                   int64_t ldc, GemmEpilogue<T> epilogue);
+                                   int64_t ldc, GemmEpilogue<T> epilogue, const T* prefetch);
 
 template <class T>
 struct GemmMicroKernel {
