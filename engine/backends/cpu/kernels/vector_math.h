@@ -21,7 +21,7 @@
 //   tanh_f32       1.51 ULP  (measured over every 3rd input)
 //   erf_f32        1.48 ULP
 //   sigmoid_f32    2.29 ULP  (f32 division; measured over every 3rd input)
-//   gelu_f32       1.77 ULP  (approximate="none": x Phi(x))
+//   gelu_f32       2.61 ULP  (approximate="none": x Phi(x))
 //   gelu_tanh_f32  1.80 ULP  (approximate="tanh")
 // NaN in gives NaN out; infinities give the limits (exp(-inf) = 0, tanh(inf) = 1, ...).
 
@@ -218,33 +218,6 @@ inline float scaled_erfc(float z) {
   return t * w;
 }
 
-// (Phi(x) - 1/2) / x as a polynomial in s = x^2 on [0, 1/4] (relative error 4.4e-11).
-inline double centered_phi_over_x(double s) {
-  double p = 0.00010969740659752548;
-  p = p * s - 0.0011860846183716983;
-  p = p * s + 0.009973446429810628;
-  p = p * s - 0.06649037661769219;
-  p = p * s + 0.3989422803841927;
-  return p;
-}
-
-// e^{a^2/2} Phi(-a) for a in [1/2, 14.5], as t W(t) with t = 4 / (4 + a) in [0.216, 0.889]
-// and W a degree-9 Chebyshev fit (relative error 1.5e-9).
-inline double scaled_normal_tail(double a) {
-  const double t = 4.0 / (4.0 + a);
-  double w = 0.02279807452298081;
-  w = w * t - 0.09388177833076977;
-  w = w * t + 0.1190772888715295;
-  w = w * t - 0.0546842208125844;
-  w = w * t + 0.0768026568746165;
-  w = w * t + 0.05464901631010469;
-  w = w * t + 0.08233992299265847;
-  w = w * t + 0.09343396390463803;
-  w = w * t + 0.09972939730511986;
-  w = w * t + 0.09973630389209302;
-  return t * w;
-}
-
 // e^v for a double v at f32 accuracy. Rounding v to f32 first would cost a relative error of
 // |v| 2^-24; instead v = hi + lo with hi = f32(v), and e^lo = 1 + lo. Below -80, where e^hi
 // would be an f32 subnormal with few bits left, v is shifted by 64 and the result scaled
@@ -270,21 +243,76 @@ inline float erf_f32(float x) {
   return ax < 1.0f ? small : large;
 }
 
-// GELU, approximate="none": x Phi(x) with Phi the standard normal CDF. Its tail is
-// ill-conditioned in float (an error d in x^2 is a relative error d/2 of the result), so it
-// is evaluated in double around the f32 exponential.
+// GELU, approximate="none": x Phi(x) with Phi the standard normal CDF, all in f32. With
+// a = |x| and M(a) = a Phi(-a) e^{a^2/2} (smooth, between 0 and 1/sqrt(2 pi)), x Phi(-|x|) =
+// e^{-a^2/2} M(a): the result is x - e^{-a^2/2} M(a) for x > 0 and -e^{-a^2/2} M(a) below.
+// Neither form cancels: the first subtracts at most half of x.
+//   M: three polynomials, all evaluated and one selected (no branch), each Horner-stable:
+//      a in [0, 1/2): a (1/2 + a H(a)); [1/2, 7/4): G(a - 9/8); [7/4, 14.5]: F(1 / (1 + a) -
+//      m) (Chebyshev fits, f32 coefficients; the division's rounding is the largest error
+//      there, amplified at most ~0.6 times from 7/4 up).
+//   e^{-a^2/2}: an error d in a^2 is a relative error d/2 of the result, so a^2 = hi + lo
+//      exactly (a split into two 12-bit halves, each product exact) and the exponential's
+//      reduction takes both: r = (hi - n ln2_hi) + lo - n ln2_lo. The product with M is
+//      M + M (e^r - 1), scaled by 2^n last so that a subnormal result rounds once.
+// Past 14.5 the result is x (above) or under half the smallest subnormal (below): clamping
+// keeps inf finite inside (+inf gives inf - 0, -inf gives -0). NaN passes every select.
 inline float gelu_f32(float x) {
-  // Below -14.5 the result is under half the smallest subnormal: clamping gives the -0 limit
-  // at -inf instead of -inf * 0.
-  const double xc = x < -14.5f ? -14.5f : x;
-  const double ax = std::fabs(xc);
-  // |x| <= 1/2: Phi(x) = 1/2 + x Q(x^2).
-  const double central = 0.5 + xc * detail::centered_phi_over_x(xc * xc);
-  // Beyond: Phi(-|x|) = e^{-x^2/2} S(|x|); x^2 is exact in double.
-  const double a = ax > 14.5 ? 14.5 : ax;  // +inf: Phi = 1
-  const double tail = detail::exp_of_double(-0.5 * (a * a)) * detail::scaled_normal_tail(a);
-  const double phi = ax <= 0.5 ? central : (xc > 0.0 ? 1.0 - tail : tail);
-  return static_cast<float>(xc * phi);
+  const float above_min = x < -14.5f ? -14.5f : x;
+  const float a = std::fabs(above_min > 14.5f ? 14.5f : above_min);
+  // a in [0, 1/2): M = a (1/2 + a H(a)).
+  float h = -0.00213942956f;
+  h = h * a + 0.00939806178f;
+  h = h * a - 0.0262675323f;
+  h = h * a + 0.0624442175f;
+  h = h * a - 0.132976189f;
+  h = h * a + 0.249999866f;
+  h = h * a - 0.398942292f;
+  const float m_small = a * (0.5f + a * h);
+  // a in [1/2, 7/4): M = G(a - 9/8).
+  const float u = a - 1.125f;
+  float g = 4.86997997e-05f;
+  g = g * u - 0.000170572763f;
+  g = g * u + 0.000519808033f;
+  g = g * u - 0.00161371578f;
+  g = g * u + 0.00468621403f;
+  g = g * u - 0.0124843214f;
+  g = g * u + 0.02997954f;
+  g = g * u - 0.0627463311f;
+  g = g * u + 0.107018866f;
+  g = g * u + 0.275997818f;
+  // a in [7/4, 14.5]: M = F(t - m) with t = 1 / (1 + a) in [0.0645, 0.364].
+  const float w = 1.0f / (1.0f + a) - 0.214076251f;
+  float f = -19.2141533f;
+  f = f * w - 7.75412416f;
+  f = f * w + 9.14951611f;
+  f = f * w - 1.35265529f;
+  f = f * w - 1.91296792f;
+  f = f * w + 1.22495627f;
+  f = f * w + 0.244082227f;
+  f = f * w - 0.637326479f;
+  f = f * w - 0.248367846f;
+  f = f * w + 0.37427339f;
+  const float m_large = a < 1.75f ? g : f;
+  const float m = a < 0.5f ? m_small : m_large;
+  // -a^2/2 = hi + lo: a_hi keeps 12 significant bits, so a_hi^2 and 2 a_hi a_lo are exact.
+  const float a_hi = std::bit_cast<float>(std::bit_cast<uint32_t>(a) & 0xfffff000u);
+  const float a_lo = a - a_hi;
+  const float hi = -0.5f * (a_hi * a_hi);
+  const float lo = -0.5f * ((a_hi + a_hi) * a_lo + a_lo * a_lo);
+  // e^{hi + lo} = 2^n e^r as in exp_f32; hi - n ln2_hi is exact (|n| <= 152).
+  constexpr float kRoundShift = 12582912.0f;
+  const float shifted = (hi + lo) * 1.44269504088896341f + kRoundShift;
+  const float n = shifted - kRoundShift;
+  const int32_t n_int = std::bit_cast<int32_t>(shifted) - std::bit_cast<int32_t>(kRoundShift);
+  float r = hi - n * detail::kLn2Hi;
+  r = r + lo;
+  r = r - n * detail::kLn2Lo;
+  const float scaled = m + m * detail::expm1_reduced(r);
+  // |x| Phi(-|x|): n >= -152, so each factor 2^{n/2} is normal; only the last product rounds.
+  const int32_t half = n_int >> 1;
+  const float tail = scaled * pow2_f32(half) * pow2_f32(n_int - half);
+  return x > 0.0f ? x - tail : std::copysign(tail, x);  // copysign: gelu(+-0) = +-0
 }
 
 // GELU, approximate="tanh": x (1 + tanh(u)) / 2 with u = sqrt(2/pi) (x + 0.044715 x^3),
