@@ -331,7 +331,8 @@ BOOST_AUTO_TEST_CASE(strided_rows_match_contiguous_rows_bit_for_bit) {
 // Reducing the middle axis of [2, n, c] reads c neighbouring outputs per step, in blocks of up
 // to 1024 outputs (256 for ReduceProd's accumulator, 512 for ReduceL2's double): a run of
 // 1030 columns splits into a full block and a short one, two rows of more than one leaf, and
-// every output still gets the bits of its row reduced contiguously, at any thread count.
+// every output still gets the bits of its row reduced contiguously, at any thread count (and
+// block width: many threads narrow the blocks).
 BOOST_AUTO_TEST_CASE(wide_column_blocks_match_contiguous_rows_bit_for_bit) {
   const int64_t n = 4099;
   const int64_t c = 1030;
@@ -353,7 +354,7 @@ BOOST_AUTO_TEST_CASE(wide_column_blocks_match_contiguous_rows_bit_for_bit) {
       BOOST_TEST(std::isnan(want.get_double(3)));  // every op propagates NaN
       BOOST_TEST(std::isnan(want.get_double(2 * c - 1)));
       BOOST_TEST(!std::isnan(want.get_double(4)));
-      for (int threads : {1, 3}) {
+      for (int threads : {1, 3, 16}) {  // 16 threads narrow the blocks to keep them busy
         BOOST_TEST(run1(op, x, reduce_attrs({1}, 0), threads).bit_equal(want));
       }
     }

@@ -324,10 +324,17 @@ void reduce_rows(const Op& op, const T* x, T* y, const ReduceLayout& layout, Thr
     return;
   }
   const RowAccess access = layout.access();
-  const OutputBlocks blocks = access == RowAccess::Columns
-                                  ? OutputBlocks(outputs, layout.column_run(), column_block<A>)
-                                  : OutputBlocks(outputs, 1, 1);
   const int64_t leaves = leaf_count(row);
+  // Narrower column blocks where full ones would leave threads idle (the width never changes
+  // a result, so it may follow the thread count).
+  int64_t width = column_block<A>;
+  while (access == RowAccess::Columns && width > 64 &&
+         leaves * OutputBlocks(outputs, layout.column_run(), width).count < pool.num_threads()) {
+    width /= 2;
+  }
+  const OutputBlocks blocks = access == RowAccess::Columns
+                                  ? OutputBlocks(outputs, layout.column_run(), width)
+                                  : OutputBlocks(outputs, 1, 1);
   std::vector<A> partials(leaves > 1 ? static_cast<size_t>(leaves * outputs) : 0);
   const auto combine = [&op](A a, A b) { return op.combine(a, b); };
 
