@@ -325,11 +325,12 @@ void reduce_rows(const Op& op, const T* x, T* y, const ReduceLayout& layout, Thr
   }
   const RowAccess access = layout.access();
   const int64_t leaves = leaf_count(row);
-  // Narrower column blocks where full ones would leave threads idle (the width never changes
-  // a result, so it may follow the thread count).
+  // Narrower column blocks where full ones would give a thread fewer than two items (the width
+  // never changes a result, so it may follow the thread count).
+  const int64_t min_items = pool.num_threads() > 1 ? 2 * int64_t{pool.num_threads()} : 1;
   int64_t width = column_block<A>;
   while (access == RowAccess::Columns && width > 64 &&
-         leaves * OutputBlocks(outputs, layout.column_run(), width).count < pool.num_threads()) {
+         leaves * OutputBlocks(outputs, layout.column_run(), width).count < min_items) {
     width /= 2;
   }
   const OutputBlocks blocks = access == RowAccess::Columns
