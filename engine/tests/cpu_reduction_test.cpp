@@ -328,6 +328,39 @@ BOOST_AUTO_TEST_CASE(strided_rows_match_contiguous_rows_bit_for_bit) {
   }
 }
 
+// Reducing the middle axis of [2, n, c] reads c neighbouring outputs per step, in blocks of up
+// to 1024 outputs (256 for ReduceProd's accumulator, 512 for ReduceL2's double): a run of
+// 1030 columns splits into a full block and a short one, two rows of more than one leaf, and
+// every output still gets the bits of its row reduced contiguously, at any thread count (and
+// block width: many threads narrow the blocks).
+BOOST_AUTO_TEST_CASE(wide_column_blocks_match_contiguous_rows_bit_for_bit) {
+  const int64_t n = 4099;
+  const int64_t c = 1030;
+  Tensor x = uniform(DType::F32, {2, n, c}, 12);
+  x.set_double((1 * n + 4098) * c + 1029, kNaN);  // in the short block of the second run
+  x.set_double((0 * n + 17) * c + 3, kNaN);       // in the full block of the first run
+  Tensor moved(DType::F32, {2, c, n});            // x with its middle axis moved last
+  for (int64_t a = 0; a < 2; ++a) {
+    for (int64_t r = 0; r < n; ++r) {
+      for (int64_t k = 0; k < c; ++k) {
+        moved.set_double((a * c + k) * n + r, x.get_double((a * n + r) * c + k));
+      }
+    }
+  }
+  for (OpKind op : {OpKind::ReduceSum, OpKind::ReduceMax, OpKind::ReduceMin, OpKind::ReduceL2,
+                    OpKind::ReduceProd}) {
+    BOOST_TEST_CONTEXT(op_name(op)) {
+      const Tensor want = run1(op, moved, reduce_attrs({2}, 0));
+      BOOST_TEST(std::isnan(want.get_double(3)));  // every op propagates NaN
+      BOOST_TEST(std::isnan(want.get_double(2 * c - 1)));
+      BOOST_TEST(!std::isnan(want.get_double(4)));
+      for (int threads : {1, 3, 16}) {  // 16 threads narrow the blocks to keep them busy
+        BOOST_TEST(run1(op, x, reduce_attrs({1}, 0), threads).bit_equal(want));
+      }
+    }
+  }
+}
+
 BOOST_AUTO_TEST_CASE(results_do_not_depend_on_the_thread_count) {
   const Tensor big = uniform(DType::F32, {1000 * 1000}, 5);
   const Tensor strided = uniform(DType::F64, {5000, 37}, 6);

@@ -258,12 +258,17 @@ class ReduceLayout {
   int64_t row_length_ = 1;
 };
 
-// Outputs reduced together by one work item: on the Columns path up to kColumnBlock
-// neighbours within one run of the innermost kept axis, otherwise a single output. Each step
-// of a block reads kColumnBlock contiguous elements (1 KiB of f32): wide enough that a leaf
-// of a large input is not one page visit per 256 bytes. The width never changes a result:
-// every output accumulates its own lanes.
-inline constexpr int64_t kColumnBlock = 256;
+// Outputs reduced together by one work item: on the Columns path up to column_block<Acc>
+// neighbours within one run of the innermost kept axis, otherwise a single output. A block's
+// lanes take kColumnLaneBytes (32 KiB: L1-resident), so an f32 block is 1024 outputs and each
+// step reads 4 KiB of contiguous input: a [rows, 1024] input reduced over its rows is then read
+// front to back, one page after the next, where narrower blocks visit every page once per
+// block and leave the hardware prefetcher a fresh page every few lines. The width never
+// changes a result: every output accumulates its own lanes.
+inline constexpr size_t kColumnLaneBytes = 32 * 1024;
+template <class A>
+inline constexpr int64_t column_block =
+    static_cast<int64_t>(std::max<size_t>(16, kColumnLaneBytes / (sizeof(A) * kReductionLanes)));
 
 struct OutputBlocks {
   OutputBlocks(int64_t outputs, int64_t run_length, int64_t block_width)
@@ -287,7 +292,7 @@ template <class T, class Op>
 void reduce_leaf_columns(const Op& op, const T* start, const int64_t* offsets, int64_t count,
                          int64_t first_output, int64_t width, typename Op::Acc* results) {
   using A = typename Op::Acc;
-  std::array<std::array<A, kColumnBlock>, kReductionLanes> lanes;
+  std::array<std::array<A, column_block<A>>, kReductionLanes> lanes;
   for (auto& lane : lanes) lane.fill(op.identity());
   for (int64_t i = 0; i < count; ++i) {
     const T* elements = start + offsets[i];
@@ -319,10 +324,18 @@ void reduce_rows(const Op& op, const T* x, T* y, const ReduceLayout& layout, Thr
     return;
   }
   const RowAccess access = layout.access();
-  const OutputBlocks blocks = access == RowAccess::Columns
-                                  ? OutputBlocks(outputs, layout.column_run(), kColumnBlock)
-                                  : OutputBlocks(outputs, 1, 1);
   const int64_t leaves = leaf_count(row);
+  // Narrower column blocks where full ones would give a thread fewer than two items (the width
+  // never changes a result, so it may follow the thread count).
+  const int64_t min_items = pool.num_threads() > 1 ? 2 * int64_t{pool.num_threads()} : 1;
+  int64_t width = column_block<A>;
+  while (access == RowAccess::Columns && width > 64 &&
+         leaves * OutputBlocks(outputs, layout.column_run(), width).count < min_items) {
+    width /= 2;
+  }
+  const OutputBlocks blocks = access == RowAccess::Columns
+                                  ? OutputBlocks(outputs, layout.column_run(), width)
+                                  : OutputBlocks(outputs, 1, 1);
   std::vector<A> partials(leaves > 1 ? static_cast<size_t>(leaves * outputs) : 0);
   const auto combine = [&op](A a, A b) { return op.combine(a, b); };
 
@@ -366,7 +379,7 @@ void reduce_rows(const Op& op, const T* x, T* y, const ReduceLayout& layout, Thr
   pool.parallel_chunks(leaves * blocks.count, items_per_task, [&](int64_t begin, int64_t end) {
     std::vector<int64_t> offsets;
     int64_t offsets_leaf = -1;
-    std::array<A, kColumnBlock> block_results;
+    std::array<A, column_block<A>> block_results;
     for (int64_t item = begin; item < end; ++item) {
       const int64_t leaf = item / blocks.count;
       const int64_t block = item % blocks.count;
