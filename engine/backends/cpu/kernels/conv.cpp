@@ -189,11 +189,6 @@ void run_conv(const GemmMicroKernel<T>& micro, const KernelArgs& args) {
   }
 }
 
-// Depthwise Conv (one input channel per group): a GEMM would have only the taps as its K, so
-// each output plane is computed directly, one task per plane: taps are added over whole rows
-// in kernel order, then the bias. Zero padding is data, as on the im2col path: a padded tap
-// adds 0 * weight, which changes nothing for a finite weight (the sum starts at +0, so it is
-// never -0) and gives NaN for a NaN or infinite one, so only those weights visit the padding.
 // Adds weight * 0 to the outputs of a plane whose tap falls into the padding: those outside
 // the tap's valid ranges rd x rh x rw.
 template <class T>
@@ -210,6 +205,11 @@ void add_padded_taps(T weight, const Dims3& out_dims, const Range& rd, const Ran
   }
 }
 
+// Depthwise Conv (one input channel per group): a GEMM would have only the taps as its K, so
+// each output plane is computed directly, one task per plane: taps are added over whole rows
+// in kernel order, then the bias. Zero padding is data, as on the im2col path: a padded tap
+// adds 0 * weight, which changes nothing for a finite weight (the sum starts at +0, so it is
+// never -0) and gives NaN for a NaN or infinite one, so only those weights visit the padding.
 template <class T>
 void run_depthwise(const KernelArgs& args) {
   const TensorView& y_view = args.outputs[0];

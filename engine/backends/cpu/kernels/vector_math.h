@@ -57,24 +57,38 @@ inline float expm1_reduced(float r) {
   return p * (r * r) + r;
 }
 
-// e^x = m 2^n for x within [-104, 89] (or NaN): n = round(x / ln2), m = e^r with
-// r = x - n ln2, |r| <= ln2 / 2, by the Cephes expf polynomial. n is kept as a float too: a
-// float compare selects float lanes without mixing lane types.
+// n = round(v / ln2), as a float (a float compare selects float lanes without mixing lane
+// types) and as an int32: adding 1.5 * 2^23 rounds to an integer held in the low mantissa bits.
+struct Ln2Multiple {
+  float n = 0;
+  int32_t n_int = 0;
+};
+inline Ln2Multiple nearest_ln2_multiple(float v) {
+  constexpr float kRoundShift = 12582912.0f;
+  const float shifted = v * 1.44269504088896341f + kRoundShift;
+  return {shifted - kRoundShift,
+          std::bit_cast<int32_t>(shifted) - std::bit_cast<int32_t>(kRoundShift)};
+}
+
+// m 2^n with 2^n as two factors in the normal range (|n| <= 254): the first product is exact,
+// the second rounds a subnormal result once and overflows to inf past the largest float.
+inline float times_pow2(float m, int32_t n) {
+  const int32_t half = n >> 1;
+  return m * pow2_f32(half) * pow2_f32(n - half);
+}
+
+// e^x = m 2^n for x within [-104, 89] (or NaN): m = e^r with r = x - n ln2, |r| <= ln2 / 2,
+// by the Cephes expf polynomial.
 struct ExpParts {
   float m_minus_1 = 0;  // e^r - 1
-  int32_t n = 0;
-  float n_float = 0;
+  Ln2Multiple n;
   float m() const { return m_minus_1 + 1.0f; }
 };
 inline ExpParts exp_parts(float x) {
-  // n = round(x / ln2): adding 1.5 * 2^23 rounds to an integer held in the low mantissa bits.
-  constexpr float kRoundShift = 12582912.0f;
-  const float shifted = x * 1.44269504088896341f + kRoundShift;
-  const float n = shifted - kRoundShift;
-  const int32_t n_int = std::bit_cast<int32_t>(shifted) - std::bit_cast<int32_t>(kRoundShift);
-  float r = x - n * kLn2Hi;
-  r = r - n * kLn2Lo;
-  return {expm1_reduced(r), n_int, n};
+  const Ln2Multiple n = nearest_ln2_multiple(x);
+  float r = x - n.n * kLn2Hi;
+  r = r - n.n * kLn2Lo;
+  return {expm1_reduced(r), n};
 }
 
 }  // namespace detail
@@ -87,10 +101,7 @@ inline float exp_f32(float x) {
   const float above_min = x < -104.0f ? -104.0f : x;
   const float xc = above_min > 89.0f ? 89.0f : above_min;
   const detail::ExpParts e = detail::exp_parts(xc);
-  // 2^n as two factors in the normal range: the first product is exact, the second rounds a
-  // subnormal result once and overflows to inf past 88.72.
-  const int32_t half = e.n >> 1;
-  return e.m() * pow2_f32(half) * pow2_f32(e.n - half);
+  return detail::times_pow2(e.m(), e.n.n_int);  // inf past 88.72
 }
 
 // e^x for x in [-87, 88], where e^x is a normal float (and NaN): exp_f32 without its clamps
@@ -98,7 +109,7 @@ inline float exp_f32(float x) {
 // same.
 inline float exp_normal_range_f32(float x) {
   const detail::ExpParts e = detail::exp_parts(x);
-  return e.m() * pow2_f32(e.n);
+  return e.m() * pow2_f32(e.n.n_int);
 }
 
 // e^x - 1 without the cancellation of exp_f32(x) - 1 near 0: with the reduction of exp_f32,
@@ -109,10 +120,9 @@ inline float expm1_f32(float x) {
   const float above_min = x < -104.0f ? -104.0f : x;
   const float xc = above_min > 89.0f ? 89.0f : above_min;
   const detail::ExpParts e = detail::exp_parts(xc);
-  const int32_t half = e.n >> 1;
-  const float exp_x = e.m() * pow2_f32(half) * pow2_f32(e.n - half);
+  const float exp_x = detail::times_pow2(e.m(), e.n.n_int);
   const float small = x == 0.0f ? x : e.m_minus_1;  // expm1(-0) = -0; the reduction gives +0
-  return e.n_float == 0.0f ? small : exp_x - 1.0f;
+  return e.n.n == 0.0f ? small : exp_x - 1.0f;
 }
 
 // Natural log: x = m 2^e with m in [sqrt(1/2), sqrt(2)), log x = e ln2 + log1p(m - 1) by the
@@ -301,17 +311,13 @@ inline float gelu_f32(float x) {
   const float hi = -0.5f * (a_hi * a_hi);
   const float lo = -0.5f * ((a_hi + a_hi) * a_lo + a_lo * a_lo);
   // e^{hi + lo} = 2^n e^r as in exp_f32; hi - n ln2_hi is exact (|n| <= 152).
-  constexpr float kRoundShift = 12582912.0f;
-  const float shifted = (hi + lo) * 1.44269504088896341f + kRoundShift;
-  const float n = shifted - kRoundShift;
-  const int32_t n_int = std::bit_cast<int32_t>(shifted) - std::bit_cast<int32_t>(kRoundShift);
-  float r = hi - n * detail::kLn2Hi;
+  const detail::Ln2Multiple n = detail::nearest_ln2_multiple(hi + lo);
+  float r = hi - n.n * detail::kLn2Hi;
   r = r + lo;
-  r = r - n * detail::kLn2Lo;
+  r = r - n.n * detail::kLn2Lo;
   const float scaled = m + m * detail::expm1_reduced(r);
-  // |x| Phi(-|x|): n >= -152, so each factor 2^{n/2} is normal; only the last product rounds.
-  const int32_t half = n_int >> 1;
-  const float tail = scaled * pow2_f32(half) * pow2_f32(n_int - half);
+  // |x| Phi(-|x|): n >= -152, so only the last product of times_pow2 rounds.
+  const float tail = detail::times_pow2(scaled, n.n_int);
   return x > 0.0f ? x - tail : std::copysign(tail, x);  // copysign: gelu(+-0) = +-0
 }
 

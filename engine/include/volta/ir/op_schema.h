@@ -54,7 +54,9 @@ enum class TieBreak : uint8_t { None, FirstIndex };
 // The dtype partial results are kept in by the engine's kernels. The reference engine
 // always accumulates in double. Wide: f32 partial results are kept in double (f64 in f64),
 // for ops whose f32 running total overflows or drifts while the result is finite and exact
-// enough in double (a late 0 in a product, squares under a root, a long running sum).
+// enough in double (squares under a root, a long running sum); ReduceProd goes further and
+// keeps a double mantissa with its binary exponent apart, in both dtypes (a late 0 in a
+// product whose partial products overflow even double).
 enum class Accumulator : uint8_t { None, InputType, Wide };
 
 // Memory aliasing the planner may exploit; declared here so it never guesses.
