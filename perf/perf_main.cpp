@@ -10,7 +10,8 @@
 // benchmark has no such counter; CONTEXT is its other counters as "name=value;...". An
 // errored benchmark gives an error line instead of samples, so it is never silently missing.
 // --volta_describe prints what the machine fingerprint needs to know about this binary
-// ("build_type\tX\ncompiler\tY\n") and exits.
+// ("build_type\tX\ncompiler\tY\ncommit\tSHA\ndirty\t0|1\n") and exits: `volta-audit perf` refuses
+// a binary of another commit, whose timings would not be the commit's.
 
 #include <benchmark/benchmark.h>
 
@@ -22,6 +23,7 @@
 #include <string_view>
 #include <vector>
 
+#include "build_info.h"
 #include "perf_support.h"
 #include "volta/runtime/planted_slowdown.h"
 
@@ -115,7 +117,8 @@ int main(int argc, char** argv) {
   for (int i = 0; i < argc; ++i) {
     const std::string_view arg = argv[i];
     if (arg == kDescribeFlag) {
-      std::printf("build_type\t%s\ncompiler\t%s\n", VOLTA_PERF_BUILD_TYPE, VOLTA_PERF_COMPILER);
+      std::printf("build_type\t%s\ncompiler\t%s\ncommit\t%s\ndirty\t%d\n", VOLTA_PERF_BUILD_TYPE,
+                  VOLTA_PERF_COMPILER, volta::build::kCommit, volta::build::kDirty ? 1 : 0);
       return 0;
     }
     if (arg.starts_with(kSamplesFlag)) {

@@ -89,10 +89,12 @@ const Expectation* match_expectation(std::span<const Expectation> expectations,
   return nullptr;
 }
 
-Verdict verdict_for(Outcome outcome, const Expectation* expectation, std::string_view today) {
+Verdict verdict_for(Outcome outcome, const Expectation* expectation, std::string_view today,
+                    bool declared_precondition) {
   if (expectation == nullptr) {
-    return outcome == Outcome::Pass || outcome == Outcome::Skipped ? Verdict::Expected
-                                                                   : Verdict::Unexpected;
+    const bool expected =
+        outcome == Outcome::Pass || (outcome == Outcome::Skipped && declared_precondition);
+    return expected ? Verdict::Expected : Verdict::Unexpected;
   }
   // ISO dates compare correctly as text.
   if (expectation->expires < today) return Verdict::Expired;

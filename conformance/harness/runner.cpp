@@ -40,7 +40,8 @@ ResultRow result_row(const std::string& suite, const SuiteCase& c, const CaseOut
   row.case_id = c.case_id;
   row.params = c.params;
   row.outcome = o.outcome;
-  row.verdict = verdict_for(o.outcome, expectation, today);
+  row.verdict = verdict_for(o.outcome, expectation, today, !c.precondition.empty());
+  row.precondition = c.precondition;
   row.expectation = expectation ? expectation->pattern : "";
   row.max_abs = o.max_abs;
   row.max_rel = o.max_rel;

@@ -2,7 +2,9 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <cmath>
+#include <regex>
 #include <utility>
 
 namespace volta::conformance {
@@ -23,6 +25,42 @@ std::string excerpt(std::string_view sql) {
 bool is_unreserved_uri_char(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
          c == '.' || c == '_' || c == '~' || c == '/';
+}
+
+std::string_view text_argument(sqlite3_value* value) {
+  const auto* text = reinterpret_cast<const char*>(sqlite3_value_text(value));
+  return text ? std::string_view(text, static_cast<size_t>(sqlite3_value_bytes(value)))
+              : std::string_view();
+}
+
+// volta_param(params, key): the value of "key=value" in a case's space-separated params
+// ("runs=100 processes=3 threads=3"), or NULL when the key is absent.
+void volta_param(sqlite3_context* context, int /*argc*/, sqlite3_value** argv) {
+  const std::string_view params = text_argument(argv[0]);
+  const std::string key = std::string(text_argument(argv[1])) + "=";
+  for (size_t at = 0; at < params.size();) {
+    const size_t end = std::min(params.find(' ', at), params.size());
+    const std::string_view word = params.substr(at, end - at);
+    if (word.starts_with(key)) {
+      const std::string_view value = word.substr(key.size());
+      sqlite3_result_text(context, value.data(), static_cast<int>(value.size()), SQLITE_TRANSIENT);
+      return;
+    }
+    at = end + 1;
+  }
+  sqlite3_result_null(context);
+}
+
+// volta_regex_match(pattern, text): 1 when the ECMAScript regex matches the whole text (as
+// the perf policy's threshold rows do), 0 otherwise; an invalid pattern is an SQL error.
+void volta_regex_match(sqlite3_context* context, int /*argc*/, sqlite3_value** argv) {
+  try {
+    const std::regex pattern{std::string(text_argument(argv[0])), std::regex::ECMAScript};
+    const std::string text(text_argument(argv[1]));
+    sqlite3_result_int(context, std::regex_match(text, pattern) ? 1 : 0);
+  } catch (const std::regex_error& e) {
+    sqlite3_result_error(context, e.what(), -1);
+  }
 }
 
 }  // namespace
@@ -179,6 +217,12 @@ Database::Database(const std::string& path, Mode mode) : path_(path) {
   }
   sqlite3_busy_timeout(db_, 10000);  // concurrent writers (CI shards on one disk) wait, not fail
   sqlite3_extended_result_codes(db_, 1);
+  // The gates' helpers, on every connection (volta-audit query may use them too).
+  constexpr int kPure = SQLITE_UTF8 | SQLITE_DETERMINISTIC;
+  sqlite3_create_function_v2(db_, "volta_param", 2, kPure, nullptr, volta_param, nullptr, nullptr,
+                             nullptr);
+  sqlite3_create_function_v2(db_, "volta_regex_match", 2, kPure, nullptr, volta_regex_match,
+                             nullptr, nullptr, nullptr);
 }
 
 Database::~Database() { sqlite3_close(db_); }

@@ -197,6 +197,40 @@ CREATE TABLE perf_verdict (
 );
 CREATE INDEX perf_verdict_by_run ON perf_verdict(run_id);
 )sql",
+    // v4: gate integrity (issue #14). run_input: every file a run read that decides verdicts
+    // (expectations, policies, configurations), hashed as read and as committed at the run's
+    // commit, and every option that planted a test-only defect; gates refuse a run whose
+    // inputs are not the committed ones. A case's params move to its result: they describe
+    // one run's evidence (runs, processes, configurations), not the case for every commit;
+    // the old column's values belong to the newest result of each case, which wrote them
+    // last. A result records the precondition its case declared (a SKIPPED result needs one
+    // or an expectation). doc_claim says whether the docs checked were the committed ones
+    // (older rows: unknown, so dirty). perf_listing: every benchmark the perf binary lists,
+    // whatever the run's filter, so the perf gate knows the full set.
+    R"sql(
+CREATE TABLE run_input (
+  id                INTEGER PRIMARY KEY,
+  run_id            INTEGER NOT NULL REFERENCES run(id),
+  kind              TEXT NOT NULL CHECK (kind IN ('file', 'option')),
+  name              TEXT NOT NULL CHECK (name <> ''),  -- repository path, or the option
+  path              TEXT NOT NULL,  -- the file read, or the option's value
+  sha256            TEXT NOT NULL,  -- of what was read; 'absent': no such file
+  committed_sha256  TEXT NOT NULL,  -- at the run's commit; 'absent', or 'unknown' (no git)
+  UNIQUE (run_id, kind, name)
+);
+CREATE INDEX run_input_by_run ON run_input(run_id);
+ALTER TABLE result ADD COLUMN params TEXT NOT NULL DEFAULT '';
+ALTER TABLE result ADD COLUMN precondition TEXT NOT NULL DEFAULT '';
+UPDATE result SET params = (SELECT c.params FROM test_case c WHERE c.id = result.case_ref)
+WHERE result.id = (SELECT max(r.id) FROM result r WHERE r.case_ref = result.case_ref);
+ALTER TABLE test_case DROP COLUMN params;
+ALTER TABLE doc_claim ADD COLUMN dirty INTEGER NOT NULL DEFAULT 1 CHECK (dirty IN (0, 1));
+CREATE TABLE perf_listing (
+  run_id     INTEGER NOT NULL REFERENCES run(id),
+  benchmark  TEXT NOT NULL CHECK (benchmark <> ''),
+  PRIMARY KEY (run_id, benchmark)
+);
+)sql",
 };
 
 std::string describe(std::string_view path) {
@@ -312,11 +346,11 @@ MergeSummary fold_shard(Database& db, const std::string& shard) {
       "CREATE TEMP TABLE run_map (old INTEGER PRIMARY KEY, new INTEGER NOT NULL);"
       "CREATE TEMP TABLE case_map (old INTEGER PRIMARY KEY, new INTEGER NOT NULL);");
   summary.runs = fold_runs(db, shard);
-  summary.new_cases = exec_counting(
-      db,
-      "INSERT INTO main.test_case (suite, family, op, backend, case_id, params) "
-      "SELECT suite, family, op, backend, case_id, params FROM shard.test_case WHERE true "
-      "ON CONFLICT (suite, backend, case_id) DO NOTHING");
+  summary.new_cases =
+      exec_counting(db,
+                    "INSERT INTO main.test_case (suite, family, op, backend, case_id) "
+                    "SELECT suite, family, op, backend, case_id FROM shard.test_case WHERE true "
+                    "ON CONFLICT (suite, backend, case_id) DO NOTHING");
   db.exec(
       "INSERT INTO temp.case_map (old, new) SELECT s.id, m.id FROM shard.test_case s "
       "JOIN main.test_case m USING (suite, backend, case_id)");
@@ -324,11 +358,20 @@ MergeSummary fold_shard(Database& db, const std::string& shard) {
       db,
       "INSERT INTO main.result (run_id, case_ref, outcome, verdict, expectation, max_abs, "
       "max_rel, max_ulp, tolerance_key, tolerance, output_hash, duration_ms, kernel, message, "
-      "not_bit_exact) "
+      "not_bit_exact, params, precondition) "
       "SELECT r.new, c.new, outcome, verdict, expectation, max_abs, max_rel, max_ulp, "
-      "tolerance_key, tolerance, output_hash, duration_ms, kernel, message, not_bit_exact "
+      "tolerance_key, tolerance, output_hash, duration_ms, kernel, message, not_bit_exact, "
+      "params, precondition "
       "FROM shard.result "
       "JOIN temp.run_map r ON r.old = run_id JOIN temp.case_map c ON c.old = case_ref");
+  summary.run_inputs = exec_counting(
+      db,
+      "INSERT INTO main.run_input (run_id, kind, name, path, sha256, committed_sha256) "
+      "SELECT r.new, kind, name, path, sha256, committed_sha256 FROM shard.run_input "
+      "JOIN temp.run_map r ON r.old = run_id");
+  db.exec(
+      "INSERT INTO main.perf_listing (run_id, benchmark) SELECT r.new, benchmark "
+      "FROM shard.perf_listing JOIN temp.run_map r ON r.old = run_id");
   summary.expectations = exec_counting(
       db,
       "INSERT INTO main.expectation (run_id, suite, pattern, outcome, reason, issue, expires) "
@@ -366,9 +409,9 @@ MergeSummary fold_shard(Database& db, const std::string& shard) {
       "EXCEPT SELECT machine, benchmark, value, unit, commit_sha, reason, created_at, run_id, "
       "old_value, kind FROM main.perf_baseline;"
       "INSERT INTO main.doc_claim (commit_sha, claim, file, line, evidence, status, detail, "
-      "checked_at) SELECT commit_sha, claim, file, line, evidence, status, detail, checked_at "
-      "FROM shard.doc_claim EXCEPT SELECT commit_sha, claim, file, line, evidence, status, "
-      "detail, checked_at FROM main.doc_claim;"
+      "checked_at, dirty) SELECT commit_sha, claim, file, line, evidence, status, detail, "
+      "checked_at, dirty FROM shard.doc_claim EXCEPT SELECT commit_sha, claim, file, line, "
+      "evidence, status, detail, checked_at, dirty FROM main.doc_claim;"
       "INSERT INTO main.gate_result (commit_sha, gate, blocker, status, reason, evaluated_at) "
       "SELECT commit_sha, gate, blocker, status, reason, evaluated_at FROM shard.gate_result "
       "EXCEPT SELECT commit_sha, gate, blocker, status, reason, evaluated_at "
@@ -403,6 +446,7 @@ void add(MergeSummary& total, const MergeSummary& part) {
   total.runs += part.runs;
   total.results += part.results;
   total.new_cases += part.new_cases;
+  total.run_inputs += part.run_inputs;
   total.expectations += part.expectations;
   total.perf_samples += part.perf_samples;
   total.perf_verdicts += part.perf_verdicts;
@@ -570,20 +614,20 @@ void ResultStore::record(int64_t run_id, std::span<const ResultRow> rows) {
   Transaction tx(db_);
   require_running(run_id, "record results into");
   Statement add_case = db_.prepare(
-      "INSERT INTO test_case (suite, family, op, backend, case_id, params) "
-      "VALUES (?, ?, ?, ?, ?, ?) "
+      "INSERT INTO test_case (suite, family, op, backend, case_id) VALUES (?, ?, ?, ?, ?) "
       "ON CONFLICT (suite, backend, case_id) DO UPDATE SET family = excluded.family, "
-      "op = excluded.op, params = excluded.params RETURNING id");
+      "op = excluded.op RETURNING id");
   Statement add_result = db_.prepare(
       "INSERT INTO result (run_id, case_ref, outcome, verdict, expectation, max_abs, max_rel, "
       "max_ulp, tolerance_key, tolerance, output_hash, duration_ms, kernel, message, "
-      "not_bit_exact) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+      "not_bit_exact, params, precondition) "
+      "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
   for (size_t i = 0; i < rows.size(); ++i) {
     const ResultRow& r = rows[i];
     try {
       add_case.reset();
       add_case.bind(1, r.suite).bind(2, r.family).bind(3, r.op).bind(4, r.backend);
-      add_case.bind(5, r.case_id).bind(6, r.params);
+      add_case.bind(5, r.case_id);
       add_case.step();
       const int64_t case_ref = add_case.column_int(0);
       add_case.run();
@@ -602,7 +646,9 @@ void ResultStore::record(int64_t run_id, std::span<const ResultRow> rows) {
           .bind(12, r.duration_ms)
           .bind(13, r.kernel)
           .bind(14, r.message)
-          .bind(15, r.not_bit_exact);
+          .bind(15, r.not_bit_exact)
+          .bind(16, r.params)
+          .bind(17, r.precondition);
       add_result.run();
     } catch (const StoreError& e) {
       throw StoreError(std::string(e.what()) + " (result " + std::to_string(i + 1) + " of " +
@@ -625,6 +671,21 @@ void ResultStore::record_expectations(int64_t run_id, std::span<const Expectatio
     s.reset();
     s.bind(1, run_id).bind(2, e.suite).bind(3, e.pattern).bind(4, e.outcome).bind(5, e.reason);
     s.bind(6, e.issue).bind(7, e.expires);
+    s.run();
+  }
+  tx.commit();
+}
+
+void ResultStore::record_inputs(int64_t run_id, std::span<const RunInput> inputs) {
+  Transaction tx(db_);
+  require_running(run_id, "record inputs into");
+  Statement s = db_.prepare(
+      "INSERT INTO run_input (run_id, kind, name, path, sha256, committed_sha256) "
+      "VALUES (?, ?, ?, ?, ?, ?)");
+  for (const RunInput& i : inputs) {
+    s.reset();
+    s.bind(1, run_id).bind(2, i.kind == RunInput::Kind::File ? "file" : "option");
+    s.bind(3, i.name).bind(4, i.path).bind(5, i.sha256).bind(6, i.committed_sha256);
     s.run();
   }
   tx.commit();

@@ -564,6 +564,7 @@ std::vector<SuiteCase> matrix_suite(const Policy& policy, std::string_view backe
     s.case_id = cell.id;
     auto shared = std::make_shared<MatrixCell>(std::move(cell));
     if (backend == "cuda") {
+      s.precondition = std::string(kCudaPrecondition);
       s.body = [] {
         return failed(Outcome::Skipped,
                       "no CUDA backend in this build: the matrix's CUDA cells "

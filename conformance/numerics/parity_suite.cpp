@@ -117,6 +117,7 @@ std::vector<SuiteCase> parity_suite(std::string_view backend, int threads) {
     s.backend = std::string(backend);
     s.case_id = c.id;
     if (backend == "cuda") {
+      s.precondition = std::string(kCudaPrecondition);
       s.body = [] {
         CaseOutcome o;
         o.outcome = Outcome::Skipped;

@@ -1,27 +1,33 @@
 #include "volta/conformance/onnx_coverage.h"
 
+#include "volta/conformance/evidence.h"
+
 namespace volta::conformance {
 
-std::string_view onnx_evidence_ctes() {
-  return R"sql(
+std::string onnx_evidence_ctes(std::string_view runs) {
+  std::string sql = R"sql(
 onnx_ranked AS (
-  SELECT c.case_id, c.family, c.op, c.params, c.backend, r.outcome, r.verdict, r.message, r.run_id,
+  SELECT c.case_id, c.family, c.op, r.params, c.backend, r.outcome, r.verdict, r.message, r.run_id,
+         r.expectation, r.precondition,
          row_number() OVER (PARTITION BY r.case_ref
                             ORDER BY run.started_at DESC, run.id DESC) AS recency
   FROM result r
-  JOIN run ON run.id = r.run_id
+  JOIN {runs} run ON run.id = r.run_id
   JOIN test_case c ON c.id = r.case_ref
-  WHERE run.commit_sha = :commit AND run.status = 'complete'
-    AND (:release = 0 OR run.dirty = 0) AND c.suite = 'onnx'
+  WHERE c.suite = 'onnx'
 ),
 onnx_evidence AS (
-  SELECT case_id, family, op, params, backend, outcome, verdict, message, run_id
+  SELECT case_id, family, op, params, backend, outcome, verdict, message, run_id, expectation,
+         precondition
   FROM onnx_ranked WHERE recency = 1
 ))sql";
+  sql.replace(sql.find("{runs}"), 6, runs);
+  return sql;
 }
 
 std::vector<OnnxCoverageRow> onnx_coverage(const Database& db, std::string_view commit) {
-  Statement query = db.prepare("WITH " + std::string(onnx_evidence_ctes()) + R"sql(
+  Statement query =
+      db.prepare("WITH " + std::string(usable_run_cte()) + "," + onnx_evidence_ctes() + R"sql(
 SELECT family, op, backend, count(*),
        sum(outcome = 'PASS'), sum(outcome = 'UNSUPPORTED'),
        sum(outcome NOT IN ('PASS', 'UNSUPPORTED', 'SKIPPED'))

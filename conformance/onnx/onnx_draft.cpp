@@ -164,11 +164,14 @@ std::string newest_onnx_commit(const Database& db) {
 OnnxDraft draft_onnx_expectations(const Database& db, std::string_view commit,
                                   std::span<const OnnxExpectation> existing, std::string_view today,
                                   int64_t floor) {
-  Statement q = db.prepare("WITH " + std::string(onnx_evidence_ctes()) +
-                           " SELECT case_id, params, backend, outcome, message FROM onnx_evidence"
-                           " WHERE outcome <> 'MISSING' ORDER BY case_id, backend");
+  // Every complete run: a draft reads outcomes, which no expectation decides.
+  Statement q = db.prepare(
+      "WITH complete_run AS (SELECT * FROM run WHERE commit_sha = :commit "
+      "AND status = 'complete')," +
+      onnx_evidence_ctes("complete_run") +
+      " SELECT case_id, params, backend, outcome, message FROM onnx_evidence"
+      " WHERE outcome <> 'MISSING' ORDER BY case_id, backend");
   q.bind(q.parameter_index(":commit"), commit);
-  q.bind(q.parameter_index(":release"), int64_t{0});
   std::map<std::string, std::map<std::string, Result>> by_test;  // test -> backend -> result
   std::map<std::string, std::string> params;
   std::map<std::string, int64_t> tests_per_backend;

@@ -7,6 +7,7 @@
 
 #include "build_info.h"
 #include "commands.h"
+#include "committed_inputs.h"
 #include "docs_contract.h"
 #include "queries.h"
 #include "volta/conformance/store.h"
@@ -92,6 +93,22 @@ int print_verdict(const std::vector<DocFinding>& findings, bool evidence_require
   return ok ? 0 : 1;
 }
 
+// The docs under `root` that are not the files committed at this binary's commit, in words
+// (the first one), or "" when all of them are: README.md, governance/*.md and the workflows.
+std::string edited_docs(const std::filesystem::path& root) {
+  std::vector<conformance::RunInput> docs = {file_input("README.md", root / "README.md")};
+  for (auto [folder, extension] :
+       {std::pair{"governance", ".md"}, std::pair{".github/workflows", ".yml"}}) {
+    for (conformance::RunInput& input : folder_inputs(folder, root / folder, extension)) {
+      docs.push_back(std::move(input));
+    }
+  }
+  for (const conformance::RunInput& d : docs) {
+    if (d.sha256 != d.committed_sha256) return d.name;
+  }
+  return "";
+}
+
 int docs_check(const std::filesystem::path& root, bool evidence_required,
                const std::string& db_path, const std::string& commit) {
   if (!evidence_required) return print_verdict(check_docs(root, nullptr), false);
@@ -104,10 +121,18 @@ int docs_check(const std::filesystem::path& root, bool evidence_required,
   const EvidenceFn evidence = store_evidence(store.db(), commit);
   const ResultsSource results{&store.db(), commit};
   const std::vector<DocFinding> findings = check_docs(root, &evidence, &results);
-  record_doc_findings(store.db(), commit, findings);
+  const std::string edited = edited_docs(root);
+  const bool dirty = build::kDirty || !edited.empty() || commit != build::kCommit;
+  record_doc_findings(store.db(), commit, findings, dirty);
   const int status = print_verdict(findings, true);
-  std::printf("recorded %zu finding(s) for commit %s in %s\n", findings.size(), commit.c_str(),
-              db_path.c_str());
+  const std::string note = !dirty ? ""
+                           : !edited.empty()
+                               ? " (" + edited + " is not the committed file: not release evidence)"
+                               : std::string(
+                                     " (not the committed docs of that commit: not release "
+                                     "evidence)");
+  std::printf("recorded %zu finding(s) for commit %s in %s%s\n", findings.size(), commit.c_str(),
+              db_path.c_str(), note.c_str());
   return status;
 }
 

@@ -632,12 +632,12 @@ bool docs_ok(const std::vector<DocFinding>& findings, bool evidence_required) {
 }
 
 void record_doc_findings(conformance::Database& db, std::string_view commit,
-                         std::span<const DocFinding> findings) {
+                         std::span<const DocFinding> findings, bool dirty) {
   const std::string checked_at = now_utc_millis();
   conformance::Transaction tx(db);
   conformance::Statement insert = db.prepare(
-      "INSERT INTO doc_claim (commit_sha, claim, file, line, evidence, status, detail, checked_at) "
-      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
+      "INSERT INTO doc_claim (commit_sha, claim, file, line, evidence, status, detail, "
+      "checked_at, dirty) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
   for (const DocFinding& f : findings) {
     insert.bind(1, commit)
         .bind(2, f.claim)
@@ -647,6 +647,7 @@ void record_doc_findings(conformance::Database& db, std::string_view commit,
         .bind(6, gate_status_name(f.status))
         .bind(7, f.detail)
         .bind(8, checked_at)
+        .bind(9, int64_t{dirty})
         .run();
     insert.reset();
   }

@@ -69,9 +69,10 @@ std::vector<DocFinding> check_docs(const std::filesystem::path& root, const Evid
 bool docs_ok(const std::vector<DocFinding>& findings, bool evidence_required);
 
 // Appends the findings to doc_claim for `commit` in one transaction, all with one check time,
-// so the docs-contract gate reads them as one check.
+// so the docs-contract gate reads them as one check. `dirty`: the docs checked were not the
+// committed ones (or the checking binary was built from a dirty tree): not release evidence.
 void record_doc_findings(conformance::Database& db, std::string_view commit,
-                         std::span<const DocFinding> findings);
+                         std::span<const DocFinding> findings, bool dirty);
 
 // Rewrites every generated section under `root`; returns the files it changed, relative to
 // the root. A section generated from results is left as it is when `results` is null or the

@@ -10,6 +10,7 @@
 #include "docs_contract.h"
 #include "volta/backends/cpu.h"
 #include "volta/conformance/determinism_suite.h"
+#include "volta/conformance/evidence.h"
 #include "volta/conformance/matrix_suite.h"
 #include "volta/conformance/onnx_coverage.h"
 #include "volta/conformance/onnx_suite.h"
@@ -144,6 +145,16 @@ std::vector<std::string> onnx_cells(const Tally& tally, std::vector<std::string>
   return first;
 }
 
+// `sql` over the usable runs of `commit` (conformance::usable_run_cte), as the gates read them.
+conformance::Statement prepare_for_commit(const conformance::Database& db, std::string_view sql,
+                                          std::string_view commit) {
+  conformance::Statement query =
+      db.prepare("WITH " + std::string(conformance::usable_run_cte()) + "\n" + std::string(sql));
+  query.bind(query.parameter_index(":commit"), commit);
+  query.bind(query.parameter_index(":release"), int64_t{0});
+  return query;
+}
+
 // The numerics suite's newest result per case for the commit (as its gate reads them).
 constexpr std::string_view kNumericsRowsSql = R"sql(
 SELECT family, backend, case_id, outcome FROM (
@@ -151,9 +162,9 @@ SELECT family, backend, case_id, outcome FROM (
          row_number() OVER (PARTITION BY r.case_ref
                             ORDER BY run.started_at DESC, run.id DESC) AS recency
   FROM result r
-  JOIN run ON run.id = r.run_id
+  JOIN usable_run run ON run.id = r.run_id
   JOIN test_case c ON c.id = r.case_ref
-  WHERE run.commit_sha = :commit AND run.status = 'complete' AND c.suite = 'numerics'
+  WHERE c.suite = 'numerics'
 ) WHERE recency = 1
 )sql";
 
@@ -170,8 +181,7 @@ std::string value_class_of(const std::string& case_id) {
 }
 
 std::string render_numerics_matrix(const conformance::Database& db, std::string_view commit) {
-  conformance::Statement query = db.prepare(kNumericsRowsSql);
-  query.bind(query.parameter_index(":commit"), commit);
+  conformance::Statement query = prepare_for_commit(db, kNumericsRowsSql, commit);
   // (family, value class) -> backend -> {pass, cells}
   std::map<std::pair<std::string, std::string>, std::map<std::string, std::pair<int, int>>> cells;
   bool any = false;
@@ -209,13 +219,13 @@ std::string render_numerics_matrix(const conformance::Database& db, std::string_
 // The determinism suite's newest result per case for the commit (as its gates read them).
 constexpr std::string_view kDeterminismRowsSql = R"sql(
 SELECT family, case_id, outcome, params FROM (
-  SELECT c.family, c.case_id, c.params, r.outcome,
+  SELECT c.family, c.case_id, r.params, r.outcome,
          row_number() OVER (PARTITION BY r.case_ref
                             ORDER BY run.started_at DESC, run.id DESC) AS recency
   FROM result r
-  JOIN run ON run.id = r.run_id
+  JOIN usable_run run ON run.id = r.run_id
   JOIN test_case c ON c.id = r.case_ref
-  WHERE run.commit_sha = :commit AND run.status = 'complete' AND c.suite = 'determinism'
+  WHERE c.suite = 'determinism'
 ) WHERE recency = 1
 )sql";
 
@@ -224,9 +234,9 @@ SELECT family, case_id, outcome, params FROM (
 constexpr std::string_view kPlanBuildTypesSql = R"sql(
 SELECT DISTINCT run.build_type
 FROM result r
-JOIN run ON run.id = r.run_id
+JOIN usable_run run ON run.id = r.run_id
 JOIN test_case c ON c.id = r.case_ref
-WHERE run.commit_sha = :commit AND run.status = 'complete' AND c.suite = 'determinism'
+WHERE c.suite = 'determinism'
   AND c.family = 'plan-stability' AND substr(c.case_id, 1, 5) = 'plan:' AND r.output_hash <> ''
 ORDER BY run.build_type
 )sql";
@@ -266,8 +276,7 @@ std::string render_determinism_evidence(const conformance::Database& db, std::st
   for (const conformance::NegativeControl& control : kNegativeControls) {
     ++families[std::string(control.family)].controls;
   }
-  conformance::Statement query = db.prepare(kDeterminismRowsSql);
-  query.bind(query.parameter_index(":commit"), commit);
+  conformance::Statement query = prepare_for_commit(db, kDeterminismRowsSql, commit);
   bool any = false;
   while (query.step()) {
     any = true;
@@ -297,8 +306,7 @@ std::string render_determinism_evidence(const conformance::Database& db, std::st
                              std::string(commit.substr(0, 12)) +
                              "; run `volta-audit run determinism` first");
   }
-  conformance::Statement build_types = db.prepare(kPlanBuildTypesSql);
-  build_types.bind(build_types.parameter_index(":commit"), commit);
+  conformance::Statement build_types = prepare_for_commit(db, kPlanBuildTypesSql, commit);
   std::string compared;
   while (build_types.step()) {
     compared += (compared.empty() ? "" : ", ") + build_types.column_text(0);
@@ -357,7 +365,18 @@ std::string render_tolerances() {
   return markdown_table({"family", "dtype", "backends", "abs", "rel", "ulp", "reason"}, rows);
 }
 
+// Every gate, whether it blocks a pull request, what it proves and what complete evidence is.
+std::string render_gates() {
+  std::vector<std::vector<std::string>> rows;
+  for (const Gate& g : gates()) {
+    rows.push_back({"`" + std::string(g.name) + "`", g.blocks_pr ? "every change" : "release",
+                    std::string(g.description), std::string(g.evidence)});
+  }
+  return markdown_table({"gate", "blocks", "proves", "complete evidence"}, rows);
+}
+
 constexpr GeneratedSection kGeneratedSections[] = {
+    {"gates", false, [](const ResultsSource&) { return render_gates(); }},
     {"op-backend-matrix", false, [](const ResultsSource&) { return render_op_backend_matrix(); }},
     {"onnx-coverage", true,
      [](const ResultsSource& r) { return render_onnx_coverage(*r.db, r.commit); }},

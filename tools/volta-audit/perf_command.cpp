@@ -14,6 +14,7 @@
 
 #include "build_info.h"
 #include "commands.h"
+#include "committed_inputs.h"
 #include "gates.h"
 #include "perf_machine.h"
 #include "perf_policy.h"
@@ -34,12 +35,12 @@ constexpr std::string_view kPerfOptions =
     "--db PATH, --perf-binary PATH, --filter REGEX, --repetitions N, --pass2-repetitions N, "
     "--pass2-processes N, --min-time SECONDS, --policy PATH; baseline accept BENCH... --reason "
     "TEXT";
-constexpr int kMinRepetitions = 9;
 constexpr std::string_view kFirstRunReason = "first perf run on this machine";
 constexpr std::string_view kNewBenchmarkReason = "first perf run of this benchmark on this machine";
 
-int integer_option(Args& args, std::string_view name, int fallback, int minimum) {
-  const std::optional<std::string> text = args.option(name);
+// `text` of option `name` as a whole number >= minimum; `fallback` when absent.
+int count_option(std::string_view name, const std::optional<std::string>& text, int fallback,
+                 int minimum) {
   if (!text) return fallback;
   try {
     size_t used = 0;
@@ -48,7 +49,11 @@ int integer_option(Args& args, std::string_view name, int fallback, int minimum)
   } catch (const std::exception&) {
   }
   throw UsageError(std::string(name) + " takes an integer >= " + std::to_string(minimum) +
-                   ", got '" + *text + "'");
+                   (minimum > 1 ? " (the perf policy's minimum)" : "") + ", got '" + *text + "'");
+}
+
+int integer_option(Args& args, std::string_view name, int fallback, int minimum) {
+  return count_option(name, args.option(name), fallback, minimum);
 }
 
 double seconds_option(Args& args, std::string_view name, double fallback) {
@@ -140,17 +145,32 @@ std::vector<double> seconds_of(const std::vector<const PerfSample*>& samples) {
 
 struct RunSettings {
   std::string filter;
-  int repetitions = kMinRepetitions;
-  int pass2_repetitions = 15;
+  int repetitions = 0;
+  int pass2_repetitions = 0;
   int pass2_processes = 3;
   double min_time = 0.05;
+  std::filesystem::path policy_file;  // the policy read, standing for governance/perf-slo.md
 };
+
+// Timings are evidence for the commit of the binary that produced them: a volta-perf of
+// another commit (or of a dirty tree, when volta-audit's is clean) would be recorded under
+// the wrong provenance.
+void check_binary_commit(const PerfBinary& binary, const BinaryDescription& described) {
+  if (described.commit == build::kCommit) return;
+  throw UsageError(binary.path().string() + " was built from commit " + described.commit +
+                   ", this volta-audit from " + build::kCommit +
+                   ": its timings would not be the commit's; build both from one tree");
+}
 
 int run_double_pass(const std::string& db_path, const PerfBinary& binary, const PerfPolicy& policy,
                     const RunSettings& settings, const std::string& command) {
-  const MachineFingerprint machine = fingerprint_of(binary);
+  const BinaryDescription described = binary.describe();
+  check_binary_commit(binary, described);
+  const MachineFingerprint machine = machine_fingerprint(described);
   const std::string key = machine.key();
   const std::vector<std::string> names = binary.list(settings.filter);
+  // Every benchmark of the binary, whatever the filter: what the gate needs a verdict for.
+  const std::vector<std::string> listing = settings.filter.empty() ? names : binary.list("");
   if (names.empty()) {
     throw UsageError("no benchmark of " + binary.path().string() + " matches --filter '" +
                      settings.filter + "'");
@@ -166,7 +186,7 @@ int run_double_pass(const std::string& db_path, const PerfBinary& binary, const 
   }
   conformance::RunInfo info;
   info.commit = build::kCommit;
-  info.dirty = build::kDirty;
+  info.dirty = build::kDirty || described.dirty;
   info.build_type = machine.binary.build_type;
   info.compiler = machine.binary.compiler;
   info.cpu_model = machine.cpu_model;
@@ -176,8 +196,15 @@ int run_double_pass(const std::string& db_path, const PerfBinary& binary, const 
   info.suites = "perf";
   info.command = command;
   const int64_t run_id = store.begin_run(info);
+  std::vector<conformance::RunInput> inputs = {
+      file_input(std::string(kPerfPolicyFile), settings.policy_file)};
+  if (const char* planted = std::getenv("VOLTA_PLANT_SLOWDOWN"); planted != nullptr) {
+    inputs.push_back(planted_option("VOLTA_PLANT_SLOWDOWN", planted));
+  }
+  store.record_inputs(run_id, inputs);
+  record_perf_listing(store.db(), run_id, listing);
   std::fprintf(stderr, "run %lld: commit %.12s%s, %zu benchmark(s), database %s\n",
-               static_cast<long long>(run_id), build::kCommit, build::kDirty ? " (dirty)" : "",
+               static_cast<long long>(run_id), build::kCommit, info.dirty ? " (dirty)" : "",
                names.size(), db_path.c_str());
 
   // Pass 1: every benchmark, interleaved, in one process.
@@ -317,7 +344,11 @@ int run_double_pass(const std::string& db_path, const PerfBinary& binary, const 
       evaluate_gate(store.db(), *find_gate("perf-double-pass"), build::kCommit, false);
   std::printf("gate perf-double-pass: %s: %s\n", std::string(gate_status_name(gate.status)).c_str(),
               gate.reason.c_str());
-  return gate.status == GateStatus::Fail ? 1 : 0;
+  // This run's own finding decides the exit status: a run the gate refuses (a planted
+  // slowdown) still says what it measured.
+  const bool regressed = std::ranges::any_of(
+      rows, [](const PerfVerdictRow& r) { return r.verdict == PerfVerdict::Regression; });
+  return regressed || gate.status == GateStatus::Fail ? 1 : 0;
 }
 
 int accept_command(const std::string& db_path, const PerfBinary& binary,
@@ -343,11 +374,14 @@ int perf_command(Args& args) {
   const std::optional<std::string> filter = args.option("--filter");
   const std::optional<std::string> policy_arg = args.option("--policy");
   RunSettings settings;
-  settings.repetitions = integer_option(args, "--repetitions", kMinRepetitions, kMinRepetitions);
-  settings.pass2_repetitions = integer_option(args, "--pass2-repetitions", 15, 1);
+  settings.policy_file =
+      policy_arg.value_or(std::string(build::kSourceDir) + "/" + std::string(kPerfPolicyFile));
   settings.pass2_processes = integer_option(args, "--pass2-processes", 3, 1);
   settings.min_time = seconds_option(args, "--min-time", 0.05);
   settings.filter = filter.value_or("");
+  // Read before anything else parses: the policy says how many samples a verdict needs.
+  const std::optional<std::string> repetitions = args.option("--repetitions");
+  const std::optional<std::string> pass2_repetitions = args.option("--pass2-repetitions");
   const std::vector<std::string> words = args.positionals(kPerfOptions);
   if (!words.empty()) {
     if (words[0] != "baseline" || words.size() < 2 || words[1] != "accept") {
@@ -361,13 +395,18 @@ int perf_command(Args& args) {
                           {words.begin() + 2, words.end()}, *reason);
   }
   if (reason) throw UsageError("--reason applies to `perf baseline accept`");
-  const PerfPolicy policy = load_perf_policy(
-      policy_arg.value_or(std::string(build::kSourceDir) + "/" + std::string(kPerfPolicyFile)));
+  const PerfPolicy policy = load_perf_policy(settings.policy_file);
+  settings.repetitions =
+      count_option("--repetitions", repetitions, policy.repetitions, policy.repetitions);
+  settings.pass2_repetitions = count_option("--pass2-repetitions", pass2_repetitions,
+                                            policy.pass2_repetitions, policy.pass2_repetitions);
   const PerfBinary binary(perf_binary_path(binary_arg));
   std::string command = "volta-audit perf --perf-binary " + binary.path().string() +
                         " --repetitions " + std::to_string(settings.repetitions) +
                         " --pass2-repetitions " + std::to_string(settings.pass2_repetitions) +
-                        " --pass2-processes " + std::to_string(settings.pass2_processes);
+                        " --pass2-processes " + std::to_string(settings.pass2_processes) +
+                        " --min-time " + std::to_string(settings.min_time) + " --policy " +
+                        settings.policy_file.string();
   if (filter) command += " --filter '" + *filter + "'";
   // A planted slowdown is part of how the figures were made.
   if (const char* planted = std::getenv("VOLTA_PLANT_SLOWDOWN"); planted != nullptr) {

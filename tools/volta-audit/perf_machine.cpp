@@ -73,10 +73,12 @@ BinaryDescription parse_binary_description(std::string_view text) {
     const std::string key = line.substr(0, tab);
     if (key == "build_type") d.build_type = line.substr(tab + 1);
     if (key == "compiler") d.compiler = line.substr(tab + 1);
+    if (key == "commit") d.commit = line.substr(tab + 1);
+    if (key == "dirty") d.dirty = line.substr(tab + 1) == "1";
   }
-  if (d.build_type.empty() || d.compiler.empty()) {
+  if (d.build_type.empty() || d.compiler.empty() || d.commit.empty()) {
     fail(ErrorCode::InvalidArgument,
-         "the perf binary's --volta_describe gave no build_type or compiler (got '" +
+         "the perf binary's --volta_describe gave no build_type, compiler or commit (got '" +
              std::string(text) + "'); is it a volta-perf built from this tree?");
   }
   return d;

@@ -18,6 +18,8 @@ inline constexpr std::string_view kFingerprintIsaFlags[] = {
 struct BinaryDescription {
   std::string build_type = {};  // CMake build type of the perf binary
   std::string compiler = {};    // its compiler id and version
+  std::string commit = {};      // the commit it was built from ("unknown" outside git)
+  bool dirty = false;           // built from a tree with uncommitted changes
 };
 
 struct MachineFingerprint {
@@ -35,8 +37,8 @@ struct MachineFingerprint {
 std::vector<std::string> fingerprint_isa(std::string_view cpuinfo);
 // The fingerprint of this machine for a perf binary that described itself as `binary`.
 MachineFingerprint machine_fingerprint(const BinaryDescription& binary);
-// Parses `volta-perf --volta_describe`'s "build_type\tX\ncompiler\tY\n"; throws VoltaError
-// when a field is missing.
+// Parses `volta-perf --volta_describe`'s "build_type\tX\ncompiler\tY\ncommit\tSHA\ndirty\t0|1\n";
+// throws VoltaError when build_type, compiler or commit is missing.
 BinaryDescription parse_binary_description(std::string_view text);
 
 }  // namespace volta::audit

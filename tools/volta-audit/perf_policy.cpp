@@ -61,6 +61,8 @@ PerfPolicy parse_perf_policy(std::istream& in, std::string_view source) {
   PerfPolicy policy;
   int alpha_line = 0;
   int default_line = 0;
+  int repetitions_line = 0;
+  int pass2_line = 0;
   bool inside = false;
   bool ended = false;
   bool header_seen = false;
@@ -115,9 +117,29 @@ PerfPolicy parse_perf_policy(std::istream& in, std::string_view source) {
       alpha_line = number;
       continue;
     }
+    if (setting == "repetitions" || setting == "pass2 repetitions") {
+      const bool pass1 = setting == "repetitions";
+      int& line_set = pass1 ? repetitions_line : pass2_line;
+      if (line_set != 0) {
+        refuse(number, std::string(setting) + " is set twice (first on line " +
+                           std::to_string(line_set) + ")");
+      }
+      // A p-value needs samples on both sides; pass 2 confirms with at least one.
+      const int minimum = pass1 ? 2 : 1;
+      int count = 0;
+      const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), count);
+      if (error != std::errc() || end != value.data() + value.size() || count < minimum) {
+        refuse(number, std::string(setting) + " must be a whole number >= " +
+                           std::to_string(minimum) + ", got '" + std::string(value) + "'");
+      }
+      (pass1 ? policy.repetitions : policy.pass2_repetitions) = count;
+      line_set = number;
+      continue;
+    }
     if (setting != "threshold" && !setting.starts_with("threshold ")) {
       refuse(number, "unknown setting '" + std::string(setting) +
-                         "' (settings: alpha, threshold, threshold BENCHMARK-REGEX)");
+                         "' (settings: alpha, repetitions, pass2 repetitions, threshold, "
+                         "threshold BENCHMARK-REGEX)");
     }
     const std::optional<double> percent =
         value.ends_with('%') ? parse_double(value.substr(0, value.size() - 1)) : std::nullopt;
@@ -158,6 +180,8 @@ PerfPolicy parse_perf_policy(std::istream& in, std::string_view source) {
   }
   if (alpha_line == 0) refuse(number, "the perf policy table does not set alpha");
   if (default_line == 0) refuse(number, "the perf policy table does not set the default threshold");
+  if (repetitions_line == 0) refuse(number, "the perf policy table does not set repetitions");
+  if (pass2_line == 0) refuse(number, "the perf policy table does not set pass2 repetitions");
   return policy;
 }
 

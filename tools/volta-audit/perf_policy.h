@@ -1,7 +1,8 @@
 #pragma once
 // The perf SLO policy `volta-audit perf` judges by, read from the machine-readable table of
 // governance/perf-slo.md: the significance level of the Mann-Whitney test, the default
-// effect-size threshold, and per-benchmark thresholds, each with its reason.
+// effect-size threshold, per-benchmark thresholds, and the samples each pass needs, each
+// with its reason. The perf-double-pass gate holds every verdict to the committed table.
 
 #include <filesystem>
 #include <istream>
@@ -27,6 +28,8 @@ struct ThresholdOverride {
 struct PerfPolicy {
   double alpha = 0;              // a suspect needs p < alpha
   double default_threshold = 0;  // ... and |median change| > its threshold (fraction)
+  int repetitions = 0;           // pass-1 samples every verdict needs, at least
+  int pass2_repetitions = 0;     // pass-2 samples every re-measured suspect needs, at least
   std::vector<ThresholdOverride> overrides = {};  // file order; the first match wins
 
   double threshold_for(std::string_view benchmark) const;
@@ -34,7 +37,8 @@ struct PerfPolicy {
 
 // Parses the table between the markers. Throws VoltaError(InvalidArgument) naming `source`
 // and the line for a malformed row, a missing reason, an unknown setting, a duplicate, an
-// invalid regex or value, and a table without alpha or a default threshold.
+// invalid regex or value, and a table without alpha, a default threshold or either count of
+// repetitions.
 PerfPolicy parse_perf_policy(std::istream& in, std::string_view source);
 PerfPolicy load_perf_policy(const std::filesystem::path& file);
 

@@ -27,6 +27,18 @@ std::vector<double> pass1_samples(const Database& db, int64_t run_id, const std:
 
 }  // namespace
 
+void record_perf_listing(Database& db, int64_t run_id, std::span<const std::string> benchmarks) {
+  conformance::Transaction tx(db);
+  Statement insert =
+      db.prepare("INSERT OR IGNORE INTO perf_listing (run_id, benchmark) VALUES (?, ?)");
+  for (const std::string& name : benchmarks) {
+    insert.reset();
+    insert.bind(1, run_id).bind(2, name);
+    insert.run();
+  }
+  tx.commit();
+}
+
 void record_perf_samples(Database& db, int64_t run_id, std::span<const PerfSample> samples) {
   Transaction tx(db);
   Statement insert = db.prepare(
@@ -167,6 +179,8 @@ std::vector<BaselineMove> accept_baselines(Database& db, const std::string& mach
       "SELECT run.id, run.commit_sha FROM run WHERE run.status = 'complete' AND run.machine = ? "
       "AND EXISTS (SELECT 1 FROM perf_sample s WHERE s.run_id = run.id AND s.benchmark = ? "
       "            AND s.pass = 1) "
+      // A run with a planted slowdown is a demonstration: its figures are never a baseline.
+      "AND NOT EXISTS (SELECT 1 FROM run_input i WHERE i.run_id = run.id AND i.kind = 'option') "
       "ORDER BY run.started_at DESC, run.id DESC LIMIT 1");
   std::vector<BaselineMove> moves;
   for (const std::string& name : benchmarks) {

@@ -30,6 +30,11 @@ struct PerfBaseline {
   std::string variant = {};            // the kernel variant those samples measured
 };
 
+// Every benchmark the perf binary lists, whatever the run's filter (perf_listing); one
+// transaction.
+void record_perf_listing(conformance::Database& db, int64_t run_id,
+                         std::span<const std::string> benchmarks);
+
 // One transaction.
 void record_perf_samples(conformance::Database& db, int64_t run_id,
                          std::span<const PerfSample> samples);
@@ -70,7 +75,8 @@ void record_baseline_moves(conformance::Database& db, const std::string& machine
                            std::span<const BaselineMove> moves);
 
 // `volta-audit perf baseline accept`: for each benchmark, the newest complete run on
-// `machine` with pass-1 samples of it becomes its baseline (value: their median). Refuses
+// `machine` with pass-1 samples of it, and no planted slowdown, becomes its baseline (value:
+// their median). Refuses
 // (VoltaError, nothing written) an empty reason and a benchmark no such run measured.
 std::vector<BaselineMove> accept_baselines(conformance::Database& db, const std::string& machine,
                                            const std::vector<std::string>& benchmarks,

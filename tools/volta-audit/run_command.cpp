@@ -7,6 +7,7 @@
 
 #include "build_info.h"
 #include "commands.h"
+#include "committed_inputs.h"
 #include "volta/conformance/determinism_suite.h"
 #include "volta/conformance/matrix_suite.h"
 #include "volta/conformance/onnx_suite.h"
@@ -122,6 +123,45 @@ struct PlannedSuite {
   std::vector<SuiteCase> cases;
 };
 
+// Everything a run of `suites` reads that decides its verdicts, as the committed files it stands
+// for: each suite's expectations, the onnx expectations (the onnx suite, and the determinism
+// suite's list of ONNX subjects), the numerics policy, the determinism configurations; and a
+// planted divergence, which makes the run a demonstration, never evidence.
+std::vector<conformance::RunInput> run_inputs(const std::vector<std::string>& suites,
+                                              const std::string& expectations_dir,
+                                              const std::string& onnx_expectations,
+                                              const std::optional<std::string>& plant) {
+  namespace fs = std::filesystem;
+  const fs::path source = build::kSourceDir;
+  std::vector<conformance::RunInput> inputs;
+  bool onnx_read = false;
+  for (const std::string& suite : suites) {
+    if (suite == conformance::kOnnxSuite || suite == conformance::kDeterminismSuite) {
+      onnx_read = true;
+    }
+    if (suite != conformance::kOnnxSuite) {
+      inputs.push_back(file_input("conformance/expectations/" + suite + ".tsv",
+                                  fs::path(expectations_dir) / (suite + ".tsv")));
+    }
+    if (suite == conformance::kNumericsSuite) {
+      inputs.push_back(
+          file_input("governance/numerics-policy.md", source / "governance/numerics-policy.md"));
+    }
+    if (suite == conformance::kDeterminismSuite) {
+      for (conformance::RunInput& input :
+           folder_inputs("conformance/determinism/configs",
+                         source / "conformance/determinism/configs", ".conf")) {
+        inputs.push_back(std::move(input));
+      }
+    }
+  }
+  if (onnx_read) {
+    inputs.push_back(file_input("conformance/onnx/expectations.tsv", onnx_expectations));
+  }
+  if (plant) inputs.push_back(planted_option("--plant-divergence", *plant));
+  return inputs;
+}
+
 }  // namespace
 
 int run_command(Args& args) {
@@ -185,6 +225,9 @@ int run_command(Args& args) {
     onnx_inputs = load_onnx_inputs(data_arg.value_or(std::string(conformance::kOnnxDataRoot)),
                                    expectations_arg);
   }
+  const std::string onnx_expectations =
+      expectations_arg ? *expectations_arg + "/onnx.tsv"
+                       : std::string(build::kSourceDir) + "/conformance/onnx/expectations.tsv";
   std::optional<conformance::Policy> policy;
   if (numerics) policy = conformance::load_policy(build::kSourceDir);
   conformance::DeterminismOptions determinism_options;
@@ -198,9 +241,7 @@ int run_command(Args& args) {
         processes_arg ? non_negative_int(*processes_arg, "--processes") : 3;
     determinism_options.threads = threads;
     determinism_options.onnx_data = data_arg.value_or(std::string(conformance::kOnnxDataRoot));
-    determinism_options.onnx_expectations =
-        expectations_arg ? *expectations_arg + "/onnx.tsv"
-                         : std::string(build::kSourceDir) + "/conformance/onnx/expectations.tsv";
+    determinism_options.onnx_expectations = onnx_expectations;
     determinism_options.configs =
         std::string(build::kSourceDir) + "/conformance/determinism/configs";
     determinism_options.worker_command = {self_executable(), "__determinism-worker"};
@@ -262,19 +303,26 @@ int run_command(Args& args) {
     info.cpu_model = host_cpu_model();
     info.threads = threads;
     info.backend = backend;
+    std::vector<std::string> run_suites;
     for (const PlannedSuite& p : planned) {
-      if (p.backend == backend) info.suites += (info.suites.empty() ? "" : ",") + p.suite;
+      if (p.backend != backend) continue;
+      info.suites += (info.suites.empty() ? "" : ",") + p.suite;
+      run_suites.push_back(p.suite);
     }
-    info.command = "volta-audit run " + info.suites + " --backend " + backend +
-                   (options.family.empty() ? "" : " --family " + options.family) +
-                   (options.filter.empty() || replay_arg ? "" : " --filter " + options.filter) +
-                   (data_arg ? " --data " + *data_arg : "") +
-                   (runs_arg ? " --runs " + *runs_arg : "") +
-                   (processes_arg ? " --processes " + *processes_arg : "") +
-                   (plant_arg ? " --plant-divergence " + *plant_arg : "") +
-                   (large_models ? " --large-models" : "") +
-                   (replay_arg ? " --replay '" + *replay_arg + "'" : "");
+    info.command =
+        "volta-audit run " + info.suites + " --backend " + backend + " --threads " +
+        std::to_string(threads) + (options.family.empty() ? "" : " --family " + options.family) +
+        (options.filter.empty() || replay_arg ? "" : " --filter " + options.filter) +
+        (expectations_arg ? " --expectations " + *expectations_arg : "") +
+        (options.isolation.isolate ? "" : " --no-isolate") +
+        (data_arg ? " --data " + *data_arg : "") + (runs_arg ? " --runs " + *runs_arg : "") +
+        (processes_arg ? " --processes " + *processes_arg : "") +
+        (plant_arg ? " --plant-divergence " + *plant_arg : "") +
+        (large_models ? " --large-models" : "") +
+        (replay_arg ? " --replay '" + *replay_arg + "'" : "");
     const int64_t run_id = store.begin_run(info);
+    store.record_inputs(
+        run_id, run_inputs(run_suites, options.expectations_dir, onnx_expectations, plant_arg));
     std::fprintf(stderr, "run %lld: commit %.12s%s, backend %s, database %s\n",
                  static_cast<long long>(run_id), build::kCommit, build::kDirty ? " (dirty)" : "",
                  backend.c_str(), db.c_str());

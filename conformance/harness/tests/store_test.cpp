@@ -294,6 +294,71 @@ BOOST_AUTO_TEST_CASE(a_version_1_file_migrates_with_its_rows_intact) {
              relaxed.not_bit_exact);
 }
 
+// Schema 3 kept a case's params on test_case, overwritten by whichever run recorded the case
+// last: version 4 gives them to that run's result (the newest of the case) and to no other.
+BOOST_AUTO_TEST_CASE(a_version_3_file_gives_its_params_to_the_newest_result_only) {
+  TempDir dir;
+  const std::string path = dir.file("v3.db");
+  {
+    Database db(path, Mode::ReadWrite);
+    apply_migrations(db, schema_migrations().first(3));
+    db.exec(
+        "INSERT INTO run (id, commit_sha, dirty, build_type, compiler, cpu_model, threads, "
+        "backend, machine, suites, command, started_at, ended_at, status, host, pid) VALUES "
+        "(1, 'old', 0, 'Release', 'g++', 'cpu', 2, 'cpu', 'm', 'determinism', 'x', 't0', 't1', "
+        "'complete', 'h', 1), (2, 'new', 0, 'Release', 'g++', 'cpu', 2, 'cpu', 'm', "
+        "'determinism', 'x', 't2', 't3', 'complete', 'h', 1);"
+        "INSERT INTO test_case (id, suite, family, op, backend, case_id, params) VALUES "
+        "(1, 'determinism', 'replay-100', 'graph', 'cpu', 'replay:model:mlp', "
+        "'runs=5 processes=0 threads=3');"
+        "INSERT INTO result (id, run_id, case_ref, outcome, verdict, duration_ms) VALUES "
+        "(1, 1, 1, 'PASS', 'expected', 1.0), (2, 2, 1, 'PASS', 'expected', 1.0);");
+  }
+  ResultStore store(path);
+  BOOST_TEST(store.schema_version() == kSchemaVersion);
+  BOOST_TEST(text(store.db(), "SELECT params FROM result WHERE id = ?", 2) ==
+             "runs=5 processes=0 threads=3");
+  BOOST_TEST(text(store.db(), "SELECT params FROM result WHERE id = ?", 1) == "");
+  BOOST_TEST(count(store.db(),
+                   "SELECT count(*) FROM pragma_table_info('test_case') "
+                   "WHERE name = 'params'") == 0);
+  // Runs written before version 4 recorded no inputs and read as dirty docs: never evidence.
+  BOOST_TEST(count(store.db(), "SELECT count(*) FROM run_input") == 0);
+}
+
+// Params are per result: a later run of the same case does not rewrite an earlier run's.
+BOOST_AUTO_TEST_CASE(each_result_keeps_the_params_of_its_own_run) {
+  TempDir dir;
+  ResultStore store(dir.file("params.db"));
+  ResultRow first = row("replay:model:mlp");
+  first.params = "runs=100 processes=3 threads=3";
+  const int64_t a = store.begin_run(run_info());
+  store.record(a, std::vector{first});
+  ResultRow second = first;
+  second.params = "runs=5 processes=0 threads=3";
+  const int64_t b = store.begin_run(run_info());
+  store.record(b, std::vector{second});
+  BOOST_TEST(text(store.db(), "SELECT params FROM result WHERE run_id = ?", a) == first.params);
+  BOOST_TEST(text(store.db(), "SELECT params FROM result WHERE run_id = ?", b) == second.params);
+}
+
+BOOST_AUTO_TEST_CASE(run_inputs_are_recorded_only_into_a_running_run) {
+  TempDir dir;
+  ResultStore store(dir.file("inputs.db"));
+  const int64_t run = store.begin_run(run_info());
+  const RunInput input{RunInput::Kind::File, "governance/perf-slo.md", "/src/perf-slo.md",
+                       std::string(kAbsent), "abc"};
+  store.record_inputs(run, std::vector{input});
+  BOOST_TEST(text(store.db(),
+                  "SELECT kind || ' ' || name || ' ' || sha256 FROM run_input "
+                  "WHERE run_id = ?",
+                  run) == "file governance/perf-slo.md absent");
+  store.finish_run(run);
+  expect_store_error_containing(
+      [&] { store.record_inputs(run, std::vector{input}); },
+      {"cannot record inputs into run", "it is 'complete', and only a 'running' run takes rows"});
+}
+
 // ---- refused files --------------------------------------------------------------------------
 
 BOOST_AUTO_TEST_CASE(a_newer_schema_is_refused_and_left_byte_identical) {
@@ -680,7 +745,11 @@ Shard make_shard(const std::string& path, const std::string& commit,
   record_traces(store, run, std::vector{traced});
   store.record_expectations(
       run, std::vector{ExpectationRow{"parity", "Add(*)", "PASS", "r", "#1", "2099-01-01"}});
+  store.record_inputs(
+      run, std::vector{RunInput{RunInput::Kind::File, "conformance/expectations/parity.tsv",
+                                "/src/parity.tsv", "sha of " + commit, "c"}});
   Database& db = store.db();
+  db.prepare("INSERT INTO perf_listing (run_id, benchmark) VALUES (?, 'gemm')").bind(1, run).run();
   db.prepare(
         "INSERT INTO perf_sample (run_id, benchmark, pass, repetition, value, unit) "
         "VALUES (?, 'gemm', 1, 0, 2.5, 'ms')")
@@ -761,6 +830,7 @@ BOOST_AUTO_TEST_CASE(merge_keeps_provenance_dedups_cases_and_remaps_run_ids) {
   BOOST_TEST(summary.perf_samples == 2);
   BOOST_TEST(summary.perf_verdicts == 2);
   BOOST_TEST(summary.node_traces == 2);
+  BOOST_TEST(summary.run_inputs == 2);
   BOOST_TEST((file_bytes(a.path) == a_before));
   BOOST_TEST((file_bytes(b.path) == b_before));
 

@@ -258,8 +258,8 @@ BOOST_AUTO_TEST_CASE(an_unknown_section_fails_and_sync_writes_nothing) {
   BOOST_TEST(status_name(f.status) == "FAIL");
   BOOST_TEST(f.file == "governance/coverage.md");
   BOOST_TEST(f.detail ==
-             "unknown generated section `coverage` (known: op-backend-matrix, onnx-coverage, "
-             "onnx-totals, numerics-matrix, tolerances, determinism-evidence)");
+             "unknown generated section `coverage` (known: gates, op-backend-matrix, "
+             "onnx-coverage, onnx-totals, numerics-matrix, tolerances, determinism-evidence)");
 
   const std::string before = tree.read(kMatrixFile);
   BOOST_CHECK_THROW(volta::audit::sync_docs(tree.root()), DocsError);
@@ -494,7 +494,7 @@ BOOST_AUTO_TEST_CASE(findings_are_recorded_as_one_check) {
       {"section:op-backend-matrix", "governance/op-support.md", 3, "docs sync", GateStatus::Fail,
        "differs"},
   };
-  volta::audit::record_doc_findings(store.db(), "abc123", findings);
+  volta::audit::record_doc_findings(store.db(), "abc123", findings, false);
 
   volta::conformance::Statement rows = store.db().prepare(
       "SELECT commit_sha, claim, file, line, evidence, status, detail, checked_at FROM doc_claim "
@@ -513,4 +513,21 @@ BOOST_AUTO_TEST_CASE(findings_are_recorded_as_one_check) {
   }
   BOOST_TEST(!rows.step());
   BOOST_TEST(checked_at[0] == checked_at[1], "one check, one time");
+
+  // A check of edited docs is recorded as such: the release gate will not count it.
+  volta::audit::record_doc_findings(store.db(), "abc123", findings, true);
+  volta::conformance::Statement dirty = store.db().prepare(
+      "SELECT group_concat(dirty, ',') FROM (SELECT dirty FROM doc_claim ORDER BY id)");
+  BOOST_REQUIRE(dirty.step());
+  BOOST_TEST(dirty.column_text(0) == "0,0,1,1");
+}
+
+// The README states the op table's size in prose: it must be the table's.
+BOOST_AUTO_TEST_CASE(the_readme_counts_the_ops_of_the_op_table) {
+  std::ifstream in(std::string(VOLTA_SOURCE_DIR) + "/README.md");
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::string readme = text.str();
+  const std::string said = "table declaring " + std::to_string(volta::kOpCount) + " ops once";
+  BOOST_TEST(readme.find(said) != std::string::npos, "README.md does not say '" << said << "'");
 }

@@ -1,4 +1,9 @@
 #define BOOST_TEST_MODULE gates
+// The gates in general and the suite gate they share, shown through parity-cpu-reference: what
+// counts as evidence (usable runs of the commit: complete, committed inputs, clean under
+// --release), what complete evidence is (every case of the suite's list), and each way partial,
+// stale, edited or planted evidence is refused. The other gates have their own tests
+// (numerics_gate_test, onnx_gate_test, determinism_gate_test, perf_gate_test).
 #include "gates.h"
 
 #include <algorithm>
@@ -7,62 +12,81 @@
 
 #include "commands.h"
 #include "determinism_evidence.h"
+#include "gate_testing.h"
 #include "numerics_evidence.h"
-#include "perf_evidence.h"
+#include "onnx_evidence.h"
 #include "store_builder.h"
-#include "volta/conformance/onnx_corpus.h"
 
 namespace volta::audit {
 namespace {
 
 using conformance::Outcome;
+using conformance::ResultRow;
+using conformance::RunInput;
 using conformance::Verdict;
+using testing::check;
+using testing::evaluate;
 using testing::kCommit;
 using testing::kOtherCommit;
+using testing::parity_rows;
 using testing::result;
 using testing::RunEnd;
 using testing::TempStore;
 using testing::Where;
+using testing::with;
+using testing::without;
 
-const Where kCuda{.suite = "parity", .backend = "cuda", .family = "elementwise"};
-const Where kReplay{.suite = "determinism", .backend = "cpu", .family = "replay-100"};
-const Where kThreads{.suite = "determinism", .backend = "cpu", .family = "thread-invariance"};
-const Where kPlanStability{.suite = "determinism", .backend = "cpu", .family = "plan-stability"};
 const Where kTrainReload{.suite = "model", .backend = "cpu", .family = "transformer-train-reload"};
 const Where kCheckpoint{.suite = "model", .backend = "cpu", .family = "checkpoint-round-trip"};
-const Where kOnnx{.suite = "onnx", .backend = "cpu", .family = "elementwise"};
-const Where kNumerics{.suite = "numerics", .backend = "cpu", .family = "reduction"};
 
-GateResult evaluate(TempStore& t, std::string_view gate, bool release = false,
-                    std::string_view commit = kCommit) {
-  const Gate* g = find_gate(gate);
-  BOOST_REQUIRE_MESSAGE(g != nullptr, "no gate " << gate);
-  return evaluate_gate(t.db(), *g, commit, release);
+// Functions, not constants: the parity suite's list needs the op table, which another
+// translation unit initialises at its own time.
+size_t parity_count() { return parity_rows().size(); }
+
+// "N cases: P pass, X expected non-pass, S skipped" for the parity suite.
+std::string parity_pass(size_t pass, size_t non_pass = 0, size_t skipped = 0) {
+  return std::to_string(parity_count()) + " cases: " + std::to_string(pass) + " pass, " +
+         std::to_string(non_pass) + " expected non-pass, " + std::to_string(skipped) + " skipped";
 }
 
-void check(const GateResult& r, GateStatus status, std::string_view reason) {
-  BOOST_TEST(gate_status_name(r.status) == gate_status_name(status));
-  BOOST_TEST(r.reason == reason);
+// A parity row of case `id` (one of the suite's) with the given outcome.
+ResultRow parity(const std::string& id, Outcome outcome, Verdict verdict = Verdict::Expected,
+                 std::string message = "") {
+  ResultRow r = result(id, outcome, verdict, std::move(message));
+  r.expectation = verdict == Verdict::Expected && outcome != Outcome::Pass ? id : "";
+  return r;
 }
 
-BOOST_AUTO_TEST_CASE(gates_are_the_eleven_release_gates_in_table_order) {
+// Two case ids of the suite, in the order reasons name them.
+std::string first_case() {
+  std::vector<ResultRow> rows = parity_rows();
+  std::ranges::sort(rows, {}, &ResultRow::case_id);
+  return rows[0].case_id;
+}
+std::string second_case() {
+  std::vector<ResultRow> rows = parity_rows();
+  std::ranges::sort(rows, {}, &ResultRow::case_id);
+  return rows[1].case_id;
+}
+
+BOOST_AUTO_TEST_CASE(gates_are_the_twelve_release_gates_in_table_order) {
   std::vector<std::string_view> names;
   std::vector<std::string_view> pr_blockers;
   for (const Gate& g : gates()) {
     names.push_back(g.name);
     if (g.blocks_pr) pr_blockers.push_back(g.name);
+    BOOST_TEST(!g.description.empty());
+    BOOST_TEST(!g.evidence.empty(), g.name << " declares no complete evidence");
   }
   const std::vector<std::string_view> expected = {
-      "onnx-conformance",      "numerics-matrix",
-      "parity-cpu-reference",  "parity-cuda-cpu",
-      "determinism-100",       "thread-invariance",
-      "plan-stability",        "transformer-train-reload",
-      "checkpoint-round-trip", "perf-double-pass",
-      "docs-contract"};
+      "onnx-conformance",      "numerics-matrix",  "parity-cpu-reference",
+      "parity-cuda-cpu",       "determinism-100",  "thread-invariance",
+      "plan-stability",        "batch-invariance", "transformer-train-reload",
+      "checkpoint-round-trip", "perf-double-pass", "docs-contract"};
   BOOST_TEST(names == expected, boost::test_tools::per_element());
   const std::vector<std::string_view> blockers = {
       "onnx-conformance",  "numerics-matrix", "parity-cpu-reference", "determinism-100",
-      "thread-invariance", "plan-stability",  "docs-contract"};
+      "thread-invariance", "plan-stability",  "batch-invariance",     "docs-contract"};
   BOOST_TEST(pr_blockers == blockers, boost::test_tools::per_element());
   BOOST_TEST(find_gate("parity-cuda-cpu") == &gates()[3]);
   BOOST_TEST(find_gate("no-such-gate") == nullptr);
@@ -70,8 +94,8 @@ BOOST_AUTO_TEST_CASE(gates_are_the_eleven_release_gates_in_table_order) {
 
 BOOST_AUTO_TEST_CASE(an_empty_store_verifies_nothing_and_says_what_to_run) {
   TempStore t;
-  const std::vector<GateResult> results = evaluate_gates(t.db(), kCommit, false);
-  BOOST_REQUIRE_EQUAL(results.size(), 11u);
+  const std::vector<GateResult> results = evaluate_gates(t.db(), kCommit, false, kCommit);
+  BOOST_REQUIRE_EQUAL(results.size(), gates().size());
   for (size_t i = 0; i < results.size(); ++i) {
     BOOST_TEST(results[i].gate == gates()[i].name);
     BOOST_TEST(gate_status_name(results[i].status) == "NOT VERIFIED");
@@ -81,297 +105,333 @@ BOOST_AUTO_TEST_CASE(an_empty_store_verifies_nothing_and_says_what_to_run) {
     return it == results.end() ? std::string("(no such gate)") : it->reason;
   };
   BOOST_TEST(reason("onnx-conformance") ==
-             "no onnx results for commit 0123456789ab; run `volta-audit run onnx`");
+             "no usable onnx results for commit 0123456789ab; run `volta-audit run onnx`");
   BOOST_TEST(reason("numerics-matrix") ==
-             "no numerics results for commit 0123456789ab; run `volta-audit run numerics`");
+             "no usable numerics results for commit 0123456789ab; run `volta-audit run numerics`");
   BOOST_TEST(reason("parity-cpu-reference") ==
-             "no parity (backend cpu) results for commit 0123456789ab; run `volta-audit run "
-             "parity --backend cpu`");
+             "no usable parity (backend cpu) results for commit 0123456789ab; run `volta-audit "
+             "run parity --backend cpu`");
   BOOST_TEST(reason("parity-cuda-cpu") ==
-             "no parity (backend cuda) results for commit 0123456789ab; run `volta-audit run "
-             "parity --backend cuda`");
+             "no usable parity (backend cuda) results for commit 0123456789ab; run `volta-audit "
+             "run parity --backend cuda`");
   BOOST_TEST(reason("determinism-100") ==
-             "no determinism (families replay-100, strict-mode) results for commit "
+             "no usable determinism (families replay-100, strict-mode) results for commit "
              "0123456789ab; run `volta-audit run determinism`");
   BOOST_TEST(reason("thread-invariance") ==
-             "no determinism (family thread-invariance) results for commit 0123456789ab; run "
-             "`volta-audit run determinism --family thread-invariance`");
+             "no usable determinism (family thread-invariance) results for commit 0123456789ab; "
+             "run `volta-audit run determinism --family thread-invariance`");
   BOOST_TEST(reason("plan-stability") ==
-             "no determinism (family plan-stability) results for commit 0123456789ab; run "
+             "no usable determinism (family plan-stability) results for commit 0123456789ab; run "
              "`volta-audit run determinism --family plan-stability`");
+  BOOST_TEST(reason("batch-invariance") ==
+             "no usable determinism (family batch-invariance) results for commit 0123456789ab; "
+             "run `volta-audit run determinism --family batch-invariance`");
+  // #10: no command records the model suite's evidence yet, and the reason names none.
   BOOST_TEST(reason("transformer-train-reload") ==
-             "no model (family transformer-train-reload) results for commit 0123456789ab; run "
-             "`volta-audit run model --family transformer-train-reload`");
+             "the `model` suite, which is to record this evidence, has not landed yet (issue "
+             "#17): no command produces it; no usable model (family transformer-train-reload) "
+             "results for commit 0123456789ab");
   BOOST_TEST(reason("checkpoint-round-trip") ==
-             "no model (family checkpoint-round-trip) results for commit 0123456789ab; run "
-             "`volta-audit run model --family checkpoint-round-trip`");
+             "the `model` suite, which is to record this evidence, has not landed yet (issue "
+             "#17): no command produces it; no usable model (family checkpoint-round-trip) "
+             "results for commit 0123456789ab");
   BOOST_TEST(reason("perf-double-pass") ==
-             "no perf run for commit 0123456789ab; run `volta-audit perf`");
+             "no usable perf run for commit 0123456789ab; run `volta-audit perf`");
   BOOST_TEST(reason("docs-contract") ==
              "docs check has not run for commit 0123456789ab; run `volta-audit docs check`");
 }
 
-BOOST_AUTO_TEST_CASE(expected_results_pass_and_are_counted) {
+// --- the suite gate: results ---
+
+BOOST_AUTO_TEST_CASE(complete_evidence_passes_and_is_counted) {
   TempStore t;
-  t.add_run({result("Add(shape=[2])", Outcome::Pass), result("Mul(shape=[2])", Outcome::Pass),
-             result("Erf(shape=[2])", Outcome::FailNumeric, Verdict::Expected, "off by 3 ulp"),
-             result("Gelu(shape=[2])", Outcome::Skipped, Verdict::Expected, "no kernel yet")});
+  t.add_run(with(parity_rows(),
+                 {parity(first_case(), Outcome::FailNumeric, Verdict::Expected, "off by 3 ulp"),
+                  parity(second_case(), Outcome::Skipped, Verdict::Expected, "no kernel yet")}));
   check(evaluate(t, "parity-cpu-reference"), GateStatus::Pass,
-        "4 cases: 2 pass, 1 expected non-pass, 1 skipped");
+        parity_pass(parity_count() - 2, 1, 1));
 }
 
 BOOST_AUTO_TEST_CASE(an_unexpected_result_fails_and_names_the_first_case) {
   TempStore t;
   t.add_run(
-      {result("Add(shape=[2])", Outcome::Pass),
-       result("Sub(shape=[2])", Outcome::FailShape, Verdict::Unexpected, "got [3], want [2]"),
-       result("Div(shape=[2])", Outcome::FailNumeric, Verdict::Unexpected, "max abs 0.5 at [1]")});
-  check(evaluate(t, "parity-cpu-reference"), GateStatus::Fail,
-        "2 unexpected result(s); first: Div(shape=[2]) FAIL_NUMERIC (unexpected): max abs 0.5 at "
-        "[1]");
+      with(parity_rows(),
+           {parity(second_case(), Outcome::FailShape, Verdict::Unexpected, "got [3], want [2]"),
+            parity(first_case(), Outcome::FailNumeric, Verdict::Unexpected, "max abs 0.5")}));
+  check(
+      evaluate(t, "parity-cpu-reference"), GateStatus::Fail,
+      "2 unexpected result(s); first: " + first_case() + " FAIL_NUMERIC (unexpected): max abs 0.5");
 }
 
-BOOST_AUTO_TEST_CASE(an_unexpected_pass_fails_the_gate) {
+BOOST_AUTO_TEST_CASE(an_unexpected_pass_and_an_expired_expectation_fail_the_gate) {
   TempStore t;
-  t.add_run({result("Erf(shape=[2])", Outcome::Pass, Verdict::UnexpectedPass,
-                    "expected FAIL_NUMERIC (#5): update the expectation")});
+  t.add_run(with(parity_rows(), {parity(first_case(), Outcome::Pass, Verdict::UnexpectedPass,
+                                        "expected FAIL_NUMERIC (#5): update the expectation")}));
   check(evaluate(t, "parity-cpu-reference"), GateStatus::Fail,
-        "1 unexpected result(s); first: Erf(shape=[2]) PASS (unexpected-pass): expected "
-        "FAIL_NUMERIC (#5): update the expectation");
+        "1 unexpected result(s); first: " + first_case() +
+            " PASS (unexpected-pass): expected FAIL_NUMERIC (#5): update the expectation");
+  t.add_run(
+      {parity(first_case(), Outcome::FailNumeric, Verdict::Expired, "expired on 2024-01-01")});
+  check(evaluate(t, "parity-cpu-reference"), GateStatus::Fail,
+        "1 unexpected result(s); first: " + first_case() +
+            " FAIL_NUMERIC (expired): expired on 2024-01-01");
 }
 
-BOOST_AUTO_TEST_CASE(an_expired_expectation_fails_the_gate) {
+// #6: an expectation may excuse a wrong answer, never a harness that broke.
+BOOST_AUTO_TEST_CASE(expected_error_crash_and_timeout_still_fail) {
+  for (Outcome broken : {Outcome::Error, Outcome::Crash, Outcome::Timeout}) {
+    BOOST_TEST_CONTEXT(conformance::outcome_name(broken)) {
+      TempStore t;
+      t.add_run(with(parity_rows(), {parity(first_case(), broken, Verdict::Expected, "it broke")}));
+      check(evaluate(t, "parity-cpu-reference"), GateStatus::Fail,
+            "1 ERROR/CRASH/TIMEOUT result(s), which no expectation excuses; first: " +
+                first_case() + " " + std::string(conformance::outcome_name(broken)) + ": it broke");
+    }
+  }
+}
+
+// #12: a skip needs a reason: an expectation, or the precondition its case declared.
+BOOST_AUTO_TEST_CASE(a_skip_without_an_expectation_or_precondition_is_unexpected) {
   TempStore t;
-  t.add_run({result("Erf(shape=[2])", Outcome::FailNumeric, Verdict::Expired,
-                    "expectation expired on 2024-01-01")});
+  ResultRow skipped = parity(first_case(), Outcome::Skipped, Verdict::Expected, "not today");
+  skipped.expectation = "";  // as older volta-audits judged a bare skip
+  t.add_run(with(parity_rows(), {skipped}));
   check(evaluate(t, "parity-cpu-reference"), GateStatus::Fail,
-        "1 unexpected result(s); first: Erf(shape=[2]) FAIL_NUMERIC (expired): expectation "
-        "expired on 2024-01-01");
+        "1 unexpected result(s); first: " + first_case() +
+            " SKIPPED (skipped without an expectation or a declared precondition): not today");
+  skipped.precondition = std::string(conformance::kCudaPrecondition);
+  t.add_run({skipped});
+  check(evaluate(t, "parity-cpu-reference"), GateStatus::Pass,
+        parity_pass(parity_count() - 1, 0, 1));
 }
 
 BOOST_AUTO_TEST_CASE(a_suite_whose_cases_are_all_skipped_is_not_verified) {
   TempStore t;
-  t.add_run({result("Add(shape=[2])", Outcome::Skipped, Verdict::Expected, "no CUDA device", kCuda),
-             result("Mul(shape=[2])", Outcome::Skipped, Verdict::Expected, "no CUDA device", kCuda),
-             result("Add(shape=[2])", Outcome::Pass)});
+  t.add_run(parity_rows("cuda"));
+  t.add_run(parity_rows("cpu"));
   check(evaluate(t, "parity-cuda-cpu"), GateStatus::NotVerified,
-        "all 2 parity (backend cuda) cases skipped: no CUDA device");
-  check(evaluate(t, "parity-cpu-reference"), GateStatus::Pass,
-        "1 cases: 1 pass, 0 expected non-pass, 0 skipped");
+        "all " + std::to_string(parity_count()) +
+            " parity (backend cuda) cases skipped: no CUDA backend in this build");
+  check(evaluate(t, "parity-cpu-reference"), GateStatus::Pass, parity_pass(parity_count()));
+}
+
+// --- the suite gate: completeness (#4) ---
+
+BOOST_AUTO_TEST_CASE(a_case_without_a_result_is_not_verified) {
+  TempStore t;
+  t.add_run(without(parity_rows(), second_case()));
+  check(evaluate(t, "parity-cpu-reference"), GateStatus::NotVerified,
+        "1 of the " + std::to_string(parity_count()) +
+            " cases the gate needs have no result; "
+            "first: " +
+            second_case() + "; run `volta-audit run parity --backend cpu`");
+}
+
+BOOST_AUTO_TEST_CASE(one_passing_row_is_not_every_op) {
+  TempStore t;
+  t.add_run({parity(first_case(), Outcome::Pass)});
+  check(evaluate(t, "parity-cpu-reference"), GateStatus::NotVerified,
+        std::to_string(parity_count() - 1) + " of the " + std::to_string(parity_count()) +
+            " cases the gate needs have no result; first: " + second_case() +
+            "; run `volta-audit run parity --backend cpu`");
+}
+
+BOOST_AUTO_TEST_CASE(shards_and_reruns_add_up_case_by_case) {
+  TempStore t;
+  std::vector<ResultRow> all = parity_rows();
+  const std::vector<ResultRow> half(all.begin(), all.begin() + all.size() / 2);
+  const std::vector<ResultRow> rest(all.begin() + all.size() / 2, all.end());
+  t.add_run(half);
+  t.add_run(rest);
+  check(evaluate(t, "parity-cpu-reference"), GateStatus::Pass, parity_pass(parity_count()));
 }
 
 BOOST_AUTO_TEST_CASE(each_suite_gate_reads_only_its_suite_backend_and_family) {
   TempStore t;
-  t.add_run({
-      result("Replay(model=mlp)", Outcome::Pass, Verdict::Expected, "", kReplay),
-      result("Threads(model=mlp)", Outcome::FailNumeric, Verdict::Unexpected, "bits differ at 3",
-             kThreads),
-      result("PlanHash(model=mlp)", Outcome::FailNumeric, Verdict::Unexpected, "hash moved",
-             kPlanStability),
-      result("TrainReload(steps=10)", Outcome::Pass, Verdict::Expected, "", kTrainReload),
-      result("Checkpoint(model=tiny)", Outcome::Crash, Verdict::Unexpected, "SIGSEGV", kCheckpoint),
-      result("test_abs", Outcome::Pass, Verdict::Expected, "", kOnnx),
-      result("ReduceSum(axis=0)", Outcome::Pass, Verdict::Expected, "", kNumerics),
-  });
-  // The determinism gates also want their negative controls (determinism_gate_test).
-  check(evaluate(t, "determinism-100"), GateStatus::NotVerified,
-        "negative control control:replay:timing-dependent-kernel has no result: a check not "
-        "shown able to fail is not evidence; run `volta-audit run determinism`");
-  BOOST_TEST(evaluate(t, "thread-invariance")
-                 .reason.starts_with("1 unexpected result(s); first: Threads(model=mlp) "
-                                     "FAIL_NUMERIC (unexpected): bits differ at 3; "));
-  BOOST_TEST(evaluate(t, "plan-stability")
-                 .reason.starts_with("1 unexpected result(s); first: PlanHash(model=mlp) "
-                                     "FAIL_NUMERIC (unexpected): hash moved; "));
-  check(evaluate(t, "transformer-train-reload"), GateStatus::Pass,
-        "1 cases: 1 pass, 0 expected non-pass, 0 skipped");
-  check(evaluate(t, "checkpoint-round-trip"), GateStatus::Fail,
-        "1 unexpected result(s); first: Checkpoint(model=tiny) CRASH (unexpected): SIGSEGV");
-  // One onnx test is far below the corpus floor (onnx_gate_test covers that gate).
-  BOOST_TEST(evaluate(t, "onnx-conformance").reason.starts_with("backend cpu has results for 1 "));
-  // One numerics row is far from the policy's cells: the rest are MISSING.
-  const GateResult numerics = evaluate(t, "numerics-matrix");
-  BOOST_TEST(gate_status_name(numerics.status) == "FAIL");
-  BOOST_TEST(
-      numerics.reason.find(" policy cell(s) MISSING (a rule without a result); first: cpu ") !=
-      std::string::npos);
-  BOOST_TEST(evaluate(t, "parity-cpu-reference").reason.starts_with("no parity (backend cpu)"));
+  t.add_run(parity_rows("cpu"));
+  t.add_run({result("TrainReload(steps=10)", Outcome::Pass, Verdict::Expected, "", kTrainReload)});
+  check(evaluate(t, "parity-cpu-reference"), GateStatus::Pass, parity_pass(parity_count()));
+  BOOST_TEST(evaluate(t, "parity-cuda-cpu").reason.starts_with("no usable parity (backend cuda)"));
+  BOOST_TEST(evaluate(t, "determinism-100").reason.starts_with("no usable determinism"),
+             evaluate(t, "determinism-100").reason);
+  BOOST_TEST(evaluate(t, "onnx-conformance").reason.starts_with("no usable onnx results"));
 }
 
-BOOST_AUTO_TEST_CASE(the_newest_complete_run_with_a_result_wins_per_case) {
+// --- the suite gate: which runs are evidence ---
+
+BOOST_AUTO_TEST_CASE(the_newest_usable_run_with_a_result_wins_per_case) {
   TempStore t;
-  t.add_run({result("Add(shape=[2])", Outcome::FailNumeric, Verdict::Unexpected, "old bug"),
-             result("Mul(shape=[2])", Outcome::Pass)});
-  // A rerun of one case supersedes its old failure; the other case keeps its older result.
-  t.add_run({result("Add(shape=[2])", Outcome::Pass)});
-  check(evaluate(t, "parity-cpu-reference"), GateStatus::Pass,
-        "2 cases: 2 pass, 0 expected non-pass, 0 skipped");
-  t.add_run({result("Mul(shape=[2])", Outcome::Error, Verdict::Unexpected, "threw")});
+  t.add_run(with(parity_rows(),
+                 {parity(first_case(), Outcome::FailNumeric, Verdict::Unexpected, "old bug")}));
+  // A rerun of one case supersedes its old failure; the other cases keep their older result.
+  t.add_run({parity(first_case(), Outcome::Pass)});
+  check(evaluate(t, "parity-cpu-reference"), GateStatus::Pass, parity_pass(parity_count()));
+  t.add_run({parity(second_case(), Outcome::FailNumeric, Verdict::Unexpected, "new bug")});
   check(evaluate(t, "parity-cpu-reference"), GateStatus::Fail,
-        "1 unexpected result(s); first: Mul(shape=[2]) ERROR (unexpected): threw");
+        "1 unexpected result(s); first: " + second_case() + " FAIL_NUMERIC (unexpected): new bug");
 }
 
 BOOST_AUTO_TEST_CASE(newest_means_latest_start_not_highest_id) {
   TempStore t;
   // A merged shard can give an older run a higher id.
-  t.add_run({result("Add(shape=[2])", Outcome::Pass)}, {.started_at = "2030-01-02T00:00:00Z"});
-  t.add_run({result("Add(shape=[2])", Outcome::Timeout, Verdict::Unexpected, "ran past 60 s")},
+  t.add_run(parity_rows(), {.started_at = "2030-01-02T00:00:00Z"});
+  t.add_run({parity(first_case(), Outcome::Timeout, Verdict::Unexpected, "ran past 60 s")},
             {.started_at = "2030-01-01T00:00:00Z"});
-  check(evaluate(t, "parity-cpu-reference"), GateStatus::Pass,
-        "1 cases: 1 pass, 0 expected non-pass, 0 skipped");
+  check(evaluate(t, "parity-cpu-reference"), GateStatus::Pass, parity_pass(parity_count()));
 }
 
 BOOST_AUTO_TEST_CASE(incomplete_and_running_runs_are_not_evidence) {
   TempStore t;
-  t.add_run({result("Add(shape=[2])", Outcome::Pass)});
-  t.add_run({result("Add(shape=[2])", Outcome::Crash, Verdict::Unexpected, "killed")},
+  t.add_run(parity_rows());
+  t.add_run({parity(first_case(), Outcome::Crash, Verdict::Unexpected, "killed")},
             {.end = RunEnd::Incomplete});
-  t.add_run({result("Add(shape=[2])", Outcome::Error, Verdict::Unexpected, "half done")},
+  t.add_run({parity(first_case(), Outcome::Error, Verdict::Unexpected, "half done")},
             {.end = RunEnd::Running});
-  check(evaluate(t, "parity-cpu-reference"), GateStatus::Pass,
-        "1 cases: 1 pass, 0 expected non-pass, 0 skipped");
+  check(evaluate(t, "parity-cpu-reference"), GateStatus::Pass, parity_pass(parity_count()));
 }
 
 BOOST_AUTO_TEST_CASE(other_commits_are_not_evidence) {
   TempStore t;
-  t.add_run({result("Add(shape=[2])", Outcome::Pass)}, {.commit = kOtherCommit});
+  t.add_run(parity_rows(), {.commit = kOtherCommit});
   check(evaluate(t, "parity-cpu-reference"), GateStatus::NotVerified,
-        "no parity (backend cpu) results for commit 0123456789ab; run `volta-audit run parity "
-        "--backend cpu`");
+        "no usable parity (backend cpu) results for commit 0123456789ab; run `volta-audit run "
+        "parity --backend cpu`");
   check(evaluate(t, "parity-cpu-reference", false, kOtherCommit), GateStatus::Pass,
-        "1 cases: 1 pass, 0 expected non-pass, 0 skipped");
+        parity_pass(parity_count()));
 }
 
 BOOST_AUTO_TEST_CASE(release_ignores_runs_of_dirty_trees) {
   TempStore t;
-  t.add_run({result("Add(shape=[2])", Outcome::Pass)}, {.dirty = true});
-  check(evaluate(t, "parity-cpu-reference", false), GateStatus::Pass,
-        "1 cases: 1 pass, 0 expected non-pass, 0 skipped");
+  t.add_run(parity_rows(), {.dirty = true});
+  check(evaluate(t, "parity-cpu-reference", false), GateStatus::Pass, parity_pass(parity_count()));
   check(evaluate(t, "parity-cpu-reference", true), GateStatus::NotVerified,
-        "only dirty-tree parity (backend cpu) results for commit 0123456789ab, which are not "
-        "release evidence; run `volta-audit run parity --backend cpu` from a clean checkout");
+        "no usable parity (backend cpu) results for commit 0123456789ab: only runs of a dirty "
+        "tree, which are not release evidence; run `volta-audit run parity --backend cpu`");
 
   // With a clean run present, release judges it and skips the newer dirty one.
-  t.add_run({result("Add(shape=[2])", Outcome::FailNumeric, Verdict::Unexpected, "clean bug")},
+  t.add_run(with(parity_rows(),
+                 {parity(first_case(), Outcome::FailNumeric, Verdict::Unexpected, "clean bug")}),
             {.started_at = "2000-01-01T00:00:00Z"});
   check(evaluate(t, "parity-cpu-reference", true), GateStatus::Fail,
-        "1 unexpected result(s); first: Add(shape=[2]) FAIL_NUMERIC (unexpected): clean bug");
-  check(evaluate(t, "parity-cpu-reference", false), GateStatus::Pass,
-        "1 cases: 1 pass, 0 expected non-pass, 0 skipped");
+        "1 unexpected result(s); first: " + first_case() + " FAIL_NUMERIC (unexpected): clean bug");
+  check(evaluate(t, "parity-cpu-reference", false), GateStatus::Pass, parity_pass(parity_count()));
 }
 
-BOOST_AUTO_TEST_CASE(release_makes_every_gate_a_blocker) {
+// --- provenance (#5): a run's inputs must be the files committed at its commit ---
+
+RunInput input(std::string name, std::string sha256, std::string committed) {
+  return {RunInput::Kind::File, name, "/work/" + name, std::move(sha256), std::move(committed)};
+}
+
+const std::string kSha(64, 'a');
+const std::string kOtherSha(64, 'b');
+
+BOOST_AUTO_TEST_CASE(a_run_that_read_an_edited_input_is_refused_and_named) {
   TempStore t;
-  for (const GateResult& r : evaluate_gates(t.db(), kCommit, true)) {
-    BOOST_TEST_CONTEXT(r.gate) { BOOST_TEST(r.blocker); }
-  }
-  for (const GateResult& r : evaluate_gates(t.db(), kCommit, false)) {
-    BOOST_TEST_CONTEXT(r.gate) {
-      BOOST_TEST(r.blocker == (r.gate == "onnx-conformance" || r.gate == "numerics-matrix" ||
-                               r.gate == "parity-cpu-reference" || r.gate == "determinism-100" ||
-                               r.gate == "thread-invariance" || r.gate == "plan-stability" ||
-                               r.gate == "docs-contract"));
+  const int64_t edited = t.add_run(
+      parity_rows(), {.inputs = {input("conformance/expectations/parity.tsv", kOtherSha, kSha)}});
+  check(
+      evaluate(t, "parity-cpu-reference"), GateStatus::NotVerified,
+      "no usable parity (backend cpu) results for commit 0123456789ab: 1 run(s) refused, "
+      "first: run " +
+          std::to_string(edited) +
+          " (parity) read "
+          "/work/conformance/expectations/parity.tsv as conformance/expectations/parity.tsv, which "
+          "differs from the file committed at its commit (sha256 bbbbbbbbbbbb, committed "
+          "aaaaaaaaaaaa); run `volta-audit run parity --backend cpu`");
+  // An older run that read the committed file is evidence; the edited one still is not.
+  t.add_run(with(parity_rows(), {parity(first_case(), Outcome::FailNumeric, Verdict::Unexpected,
+                                        "committed bug")}),
+            {.started_at = "2000-01-01T00:00:00Z"});
+  check(evaluate(t, "parity-cpu-reference"), GateStatus::Fail,
+        "1 unexpected result(s); first: " + first_case() +
+            " FAIL_NUMERIC (unexpected): committed bug; 1 run(s) refused as evidence, first: run " +
+            std::to_string(edited) +
+            " (parity) read /work/conformance/expectations/parity.tsv as "
+            "conformance/expectations/parity.tsv, which differs from the file committed at its "
+            "commit (sha256 bbbbbbbbbbbb, committed aaaaaaaaaaaa)");
+}
+
+BOOST_AUTO_TEST_CASE(a_missing_an_added_and_an_unknown_input_are_refused) {
+  const std::vector<std::pair<RunInput, std::string>> refused = {
+      {input("conformance/expectations/parity.tsv", "absent", kSha),
+       "found no conformance/expectations/parity.tsv (looked for "
+       "/work/conformance/expectations/parity.tsv), which is committed at its commit"},
+      {input("conformance/determinism/configs/new.conf", kSha, "absent"),
+       "read /work/conformance/determinism/configs/new.conf as "
+       "conformance/determinism/configs/new.conf, which is not committed at its commit"},
+      {input("governance/perf-slo.md", kSha, "unknown"),
+       "read governance/perf-slo.md, whose committed version its binary does not know (built "
+       "outside a git checkout)"}};
+  for (const auto& [bad, words] : refused) {
+    BOOST_TEST_CONTEXT(bad.name) {
+      TempStore t;
+      const int64_t run = t.add_run(parity_rows(), {.inputs = {bad}});
+      check(evaluate(t, "parity-cpu-reference"), GateStatus::NotVerified,
+            "no usable parity (backend cpu) results for commit 0123456789ab: 1 run(s) refused, "
+            "first: run " +
+                std::to_string(run) + " (parity) " + words +
+                "; run `volta-audit run parity --backend cpu`");
     }
   }
 }
 
-// --- perf-double-pass ---
-
-using testing::add_perf_run;
-using testing::verdict;
-
-BOOST_AUTO_TEST_CASE(perf_without_a_perf_run_is_not_verified) {
+BOOST_AUTO_TEST_CASE(a_run_that_recorded_no_inputs_is_refused) {
   TempStore t;
-  // A parity run of the commit is no perf evidence, nor is an incomplete perf run.
-  t.add_run({result("Add(shape=[2])", Outcome::Pass)});
-  const int64_t killed = add_perf_run(t, {.complete = false});
-  record_perf_verdicts(t.db(), killed, std::vector{verdict("gemm", PerfVerdict::Unchanged)});
-  check(evaluate(t, "perf-double-pass"), GateStatus::NotVerified,
-        "no perf run for commit 0123456789ab; run `volta-audit perf`");
-  // Under --release a dirty-tree run is not evidence, and the reason says so.
-  const int64_t dirty = add_perf_run(t, {.dirty = true});
-  record_perf_verdicts(t.db(), dirty, std::vector{verdict("gemm", PerfVerdict::Unchanged)});
-  check(evaluate(t, "perf-double-pass", true), GateStatus::NotVerified,
-        "only dirty-tree perf runs for commit 0123456789ab, which are not release evidence; run "
-        "`volta-audit perf` from a clean checkout");
-  BOOST_TEST(gate_status_name(evaluate(t, "perf-double-pass").status) == "PASS");
+  const int64_t run = t.add_run(parity_rows(), {.inputs = {}});
+  check(evaluate(t, "parity-cpu-reference"), GateStatus::NotVerified,
+        "no usable parity (backend cpu) results for commit 0123456789ab: 1 run(s) refused, "
+        "first: run " +
+            std::to_string(run) +
+            " (parity) recorded no inputs (written by a "
+            "volta-audit older than schema 4), so what decided its verdicts is unknown; run "
+            "`volta-audit run parity --backend cpu`");
 }
 
-BOOST_AUTO_TEST_CASE(perf_with_only_candidate_baselines_is_not_verified) {
+BOOST_AUTO_TEST_CASE(a_run_with_a_planted_defect_is_a_demonstration_not_evidence) {
   TempStore t;
-  const int64_t run = add_perf_run(t);
-  record_perf_verdicts(t.db(), run,
-                       std::vector{verdict("a", PerfVerdict::New), verdict("b", PerfVerdict::New)});
-  check(evaluate(t, "perf-double-pass"), GateStatus::NotVerified,
-        "perf run " + std::to_string(run) +
-            " only recorded candidate baselines (2 benchmark(s) new on this machine), nothing "
-            "was compared; run `volta-audit perf` again to compare with them");
-  const int64_t empty = add_perf_run(t);
-  check(evaluate(t, "perf-double-pass"), GateStatus::NotVerified,
-        "perf run " + std::to_string(empty) + " recorded no verdicts");
+  const int64_t run = t.add_run(
+      parity_rows(),
+      {.inputs = {testing::committed_input(),
+                  {RunInput::Kind::Option, "--plant-divergence", "fc1", "planted", "absent"}}});
+  check(evaluate(t, "parity-cpu-reference"), GateStatus::NotVerified,
+        "no usable parity (backend cpu) results for commit 0123456789ab: 1 run(s) refused, "
+        "first: run " +
+            std::to_string(run) +
+            " (parity) ran with --plant-divergence fc1, a "
+            "planted test-only defect; run `volta-audit run parity --backend cpu`");
 }
 
-BOOST_AUTO_TEST_CASE(perf_regressions_fail_listing_both_passes) {
+BOOST_AUTO_TEST_CASE(expected_cases_of_another_commit_cannot_verify_this_one) {
   TempStore t;
-  const int64_t run = add_perf_run(t);
-  record_perf_verdicts(
-      t.db(), run,
-      std::vector{verdict("softmax", PerfVerdict::Unchanged, 0.01, 0.4),
-                  verdict("gemm/256", PerfVerdict::Regression, 0.213, 4.1e-5, 0.198, 1.5e-6),
-                  verdict("conv", PerfVerdict::Noise, 0.09, 0.002, 0.01, 0.6),
-                  verdict("attention", PerfVerdict::Regression, 0.07, 0.003, 0.065, 0.0004),
-                  verdict("layernorm", PerfVerdict::Error, std::nullopt, std::nullopt, std::nullopt,
-                          std::nullopt, "crashed")});
-  check(evaluate(t, "perf-double-pass"), GateStatus::Fail,
-        "2 regression(s) seen in both passes of perf run " + std::to_string(run) +
-            ": attention +7.0% (p=0.003) in pass 1, +6.5% (p=0.0004) in pass 2; gemm/256 +21.3% "
-            "(p=4.1e-05) in pass 1, +19.8% (p=1.5e-06) in pass 2");
+  t.add_run(parity_rows());
+  const GateResult r =
+      evaluate_gate(t.db(), *find_gate("parity-cpu-reference"), kCommit, false, kOtherCommit);
+  check(r, GateStatus::NotVerified,
+        "this volta-audit knows the expected cases of its own commit fedcba987654 only; judge "
+        "commit 0123456789ab with a volta-audit built from it");
 }
 
-BOOST_AUTO_TEST_CASE(perf_errors_are_not_verified_and_name_the_first) {
+// #10: the model suite does not exist yet, so no rows can pass its gates.
+BOOST_AUTO_TEST_CASE(model_gates_wait_for_their_suite_whatever_the_rows) {
   TempStore t;
-  const int64_t run = add_perf_run(t);
-  record_perf_verdicts(t.db(), run,
-                       std::vector{verdict("softmax", PerfVerdict::Unchanged, 0.01, 0.4),
-                                   verdict("model/b", PerfVerdict::Error, std::nullopt,
-                                           std::nullopt, std::nullopt, std::nullopt, "no data"),
-                                   verdict("model/a", PerfVerdict::Error, std::nullopt,
-                                           std::nullopt, std::nullopt, std::nullopt, "crashed")});
-  check(evaluate(t, "perf-double-pass"), GateStatus::NotVerified,
-        "2 benchmark(s) errored in perf run " + std::to_string(run) +
-            ", so were not compared; first: model/a: crashed");
+  t.add_run({result("TrainReload(steps=10)", Outcome::Pass, Verdict::Expected, "", kTrainReload),
+             result("Checkpoint(model=tiny)", Outcome::Pass, Verdict::Expected, "", kCheckpoint)});
+  for (std::string_view gate : {"transformer-train-reload", "checkpoint-round-trip"}) {
+    check(evaluate(t, gate), GateStatus::NotVerified,
+          "the `model` suite, which is to record this evidence, has not landed yet (issue #17): "
+          "no command produces it");
+  }
 }
 
-BOOST_AUTO_TEST_CASE(perf_passes_counting_unchanged_noise_improvements_and_new) {
+BOOST_AUTO_TEST_CASE(release_makes_every_gate_a_blocker) {
   TempStore t;
-  const int64_t run = add_perf_run(t);
-  record_perf_verdicts(t.db(), run,
-                       std::vector{verdict("a", PerfVerdict::Unchanged, 0.01, 0.4),
-                                   verdict("b", PerfVerdict::Unchanged, -0.02, 0.3),
-                                   verdict("c", PerfVerdict::Noise, 0.09, 0.002, 0.01, 0.6),
-                                   verdict("d", PerfVerdict::Improvement, -0.2, 4e-5, -0.19, 2e-6),
-                                   verdict("e", PerfVerdict::New)});
-  check(evaluate(t, "perf-double-pass"), GateStatus::Pass,
-        "4 benchmark(s) compared with their baseline in perf run " + std::to_string(run) +
-            ": 2 unchanged, 1 noise (suspect in pass 1, not repeated in pass 2), 1 "
-            "improvement(s); 1 new (candidate baselines recorded)");
-}
-
-BOOST_AUTO_TEST_CASE(perf_judges_the_newest_complete_perf_run_of_the_commit) {
-  TempStore t;
-  const int64_t old_run = add_perf_run(t, {.started_at = "2030-01-01T00:00:00Z"});
-  record_perf_verdicts(t.db(), old_run,
-                       std::vector{verdict("gemm", PerfVerdict::Regression, 0.2, 1e-4, 0.2, 1e-5)});
-  const int64_t new_run = add_perf_run(t, {.started_at = "2030-01-02T00:00:00Z"});
-  record_perf_verdicts(t.db(), new_run, std::vector{verdict("gemm", PerfVerdict::Unchanged)});
-  BOOST_TEST(gate_status_name(evaluate(t, "perf-double-pass").status) == "PASS");
-  // Another commit's regression is not this commit's.
-  const int64_t other = add_perf_run(t, {.commit = kOtherCommit});
-  record_perf_verdicts(t.db(), other,
-                       std::vector{verdict("gemm", PerfVerdict::Regression, 0.2, 1e-4, 0.2, 1e-5)});
-  BOOST_TEST(gate_status_name(evaluate(t, "perf-double-pass").status) == "PASS");
-  BOOST_TEST(gate_status_name(evaluate(t, "perf-double-pass", false, kOtherCommit).status) ==
-             "FAIL");
+  for (const GateResult& r : evaluate_gates(t.db(), kCommit, true, kCommit)) {
+    BOOST_TEST_CONTEXT(r.gate) { BOOST_TEST(r.blocker); }
+  }
+  for (const GateResult& r : evaluate_gates(t.db(), kCommit, false, kCommit)) {
+    BOOST_TEST_CONTEXT(r.gate) { BOOST_TEST(r.blocker == find_gate(r.gate)->blocks_pr); }
+  }
 }
 
 // --- docs-contract ---
@@ -395,6 +455,21 @@ BOOST_AUTO_TEST_CASE(docs_contract_reads_the_newest_check_of_the_commit) {
   t.add_claim("stale", "README.md", 1, "FAIL", "another commit", "2030-01-03T00:00:00Z",
               kOtherCommit);
   check(evaluate(t, "docs-contract"), GateStatus::Pass, "2 claims and sections verified");
+}
+
+// #8: a check of edited docs (or by a binary of a dirty tree) is not release evidence.
+BOOST_AUTO_TEST_CASE(docs_release_reads_only_checks_of_committed_docs) {
+  TempStore t;
+  t.add_claim("parity-claim", "README.md", 40, "PASS", "ok", "2030-01-02T00:00:00Z", kCommit, true);
+  check(evaluate(t, "docs-contract"), GateStatus::Pass, "1 claims and sections verified");
+  check(evaluate(t, "docs-contract", true), GateStatus::NotVerified,
+        "only docs checks of edited docs or by a volta-audit of a dirty tree for commit "
+        "0123456789ab, which are not release evidence; run `volta-audit docs check` from a "
+        "clean checkout");
+  t.add_claim("parity-claim", "README.md", 40, "FAIL", "clean but failing", "2030-01-01T00:00:00Z");
+  check(evaluate(t, "docs-contract", true), GateStatus::Fail,
+        "1 of 1 claims and sections do not pass; first: parity-claim at README.md:40 (FAIL): "
+        "clean but failing");
 }
 
 // --- blockers, the table, the record ---
@@ -486,34 +561,36 @@ BOOST_AUTO_TEST_CASE(gate_command_refuses_to_create_a_store) {
   BOOST_CHECK_THROW(run_gate_command({"--db", t.path(), "extra"}), UsageError);
 }
 
-// A whole ONNX corpus passing on `backend`: the onnx-conformance gate's evidence.
-void add_passing_onnx_corpus(TempStore& t, const std::string& backend) {
-  std::vector<conformance::ResultRow> rows;
-  const Where where{.suite = "onnx", .backend = backend, .family = "elementwise"};
-  for (int64_t n = 0; n < conformance::kOnnxCorpusFloor; ++n) {
-    rows.push_back(
-        result("node/test_" + std::to_string(n), Outcome::Pass, Verdict::Expected, "", where));
-  }
-  t.add_run(rows);
+// Every blocker of a pull request with complete evidence for `commit`: the onnx corpus on both
+// backends, the numerics matrix, parity, and the determinism suite over the built-in models and
+// every ONNX test the corpus passes.
+void add_every_pr_blocker(TempStore& t, const std::string& commit) {
+  testing::add_passing_onnx_corpus(t, {.commit = commit});
+  testing::add_passing_numerics_matrix(t, {.commit = commit});
+  t.add_run(parity_rows(), {.commit = commit});
+  testing::add_passing_determinism_suite(t, testing::onnx_corpus_ids(), commit);
 }
 
 BOOST_AUTO_TEST_CASE(gate_command_exits_zero_only_when_every_blocker_passes) {
   TempStore t;
-  t.add_run({result("Add(shape=[2])", Outcome::Pass)});
-  add_passing_onnx_corpus(t, "cpu");
-  add_passing_onnx_corpus(t, "reference");
-  testing::add_passing_numerics_matrix(t);
-  testing::add_passing_determinism_suite(t);
-  BOOST_TEST(run_gate_command({"--commit", kCommit, "--db", t.path()}) == 1);  // docs not checked
-  BOOST_TEST(gate_rows(t) == 11);
+  // The command judges with this binary's expected cases: evidence of its own commit.
+  const std::string commit = build::kCommit;
+  add_every_pr_blocker(t, commit);
+  BOOST_TEST(run_gate_command({"--commit", commit, "--db", t.path()}) == 1);  // docs not checked
+  BOOST_TEST(gate_rows(t) == int64_t(gates().size()));
 
   t.add_claim("parity-claim", "README.md", 4, "PASS", "gate parity-cpu-reference: PASS",
-              "2030-01-01T00:00:00Z");
-  BOOST_TEST(run_gate_command({"--commit", kCommit, "--db", t.path()}) == 0);
-  BOOST_TEST(gate_rows(t) == 22);
-  // Under --release the five gates without evidence block too.
-  BOOST_TEST(run_gate_command({"--release", "--commit", kCommit, "--db", t.path()}) == 1);
-  BOOST_TEST(gate_rows(t) == 33);
+              "2030-01-01T00:00:00Z", commit);
+  BOOST_TEST(run_gate_command({"--commit", commit, "--db", t.path()}) == 0);
+  BOOST_TEST(gate_rows(t) == 2 * int64_t(gates().size()));
+  // Under --release the gates without evidence block too.
+  BOOST_TEST(run_gate_command({"--release", "--commit", commit, "--db", t.path()}) == 1);
+  BOOST_TEST(gate_rows(t) == 3 * int64_t(gates().size()));
+  // Another commit's evidence cannot pass with this binary's lists.
+  TempStore other;
+  add_every_pr_blocker(other, kCommit);
+  other.add_claim("parity-claim", "README.md", 4, "PASS", "ok", "2030-01-01T00:00:00Z");
+  BOOST_TEST(run_gate_command({"--commit", kCommit, "--db", other.path()}) == 1);
 }
 
 }  // namespace

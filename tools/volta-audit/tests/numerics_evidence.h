@@ -6,14 +6,16 @@
 #include <string_view>
 #include <vector>
 
-#include "build_info.h"
+#include "committed_texts.h"
 #include "store_builder.h"
 #include "volta/conformance/matrix_suite.h"
+#include "volta/conformance/properties.h"
 
 namespace volta::audit::testing {
 
+// The cells of the committed policy, which the gate judges by.
 inline std::vector<conformance::MatrixCell> policy_cells() {
-  return conformance::matrix_cells(conformance::load_policy(build::kSourceDir));
+  return conformance::matrix_cells(conformance::parse_policy(build::kCommittedNumericsPolicy));
 }
 
 // Every policy cell on one backend, passing unless `failing` names it; cuda cells are skipped.
@@ -26,15 +28,34 @@ inline std::vector<ResultRow> numerics_rows(std::string_view backend,
                          fails ? Verdict::Unexpected : Verdict::Expected,
                          fails ? "policy line 1: offset 0: got +0, expected NaN" : "",
                          Where{"numerics", std::string(backend), "elementwise"}));
-    if (backend == "cuda") out.back().outcome = Outcome::Skipped;
+    if (backend == "cuda") {
+      out.back().outcome = Outcome::Skipped;
+      out.back().precondition = std::string(conformance::kCudaPrecondition);
+    }
   }
   return out;
 }
 
-// Complete evidence for the numerics-matrix gate: every cell passing on cpu and reference.
-inline void add_passing_numerics_matrix(TempStore& t) {
-  t.add_run(numerics_rows("cpu"));
-  t.add_run(numerics_rows("reference"));
+// Every property case, passing at CI's iteration count (the cpu run records them).
+inline std::vector<ResultRow> property_rows() {
+  std::vector<ResultRow> out;
+  for (const conformance::SuiteCase& c : conformance::property_cases({})) {
+    out.push_back(result(c.case_id, Outcome::Pass, Verdict::Expected, "",
+                         Where{"numerics", "cpu", c.family}));
+    out.back().params = "seed=1 iterations=25";
+  }
+  return out;
+}
+
+// Complete evidence for the numerics-matrix gate: every cell passing on cpu and reference,
+// every property passing on cpu.
+inline void add_passing_numerics_matrix(TempStore& t, const RunSpec& spec = {}) {
+  std::vector<ResultRow> cpu = numerics_rows("cpu");
+  for (ResultRow& r : property_rows()) cpu.push_back(std::move(r));
+  RunSpec s = spec;
+  s.suites = "numerics";
+  t.add_run(cpu, s);
+  t.add_run(numerics_rows("reference"), s);
 }
 
 }  // namespace volta::audit::testing

@@ -135,13 +135,37 @@ BOOST_AUTO_TEST_CASE(every_blocker_gives_its_reason_in_order) {
 BOOST_AUTO_TEST_CASE(no_rows_is_not_verified_and_release_wants_clean_runs) {
   TempStore t;
   check(onnx_gate(t), GateStatus::NotVerified,
-        "no onnx results for commit 0123456789ab; run `volta-audit run onnx`");
-  t.add_run(corpus("cpu"), {.dirty = true});
-  t.add_run(corpus("reference"), {.dirty = true});
+        "no usable onnx results for commit 0123456789ab; run `volta-audit run onnx`");
+  t.add_run(corpus("cpu"), {.dirty = true, .suites = "onnx"});
+  t.add_run(corpus("reference"), {.dirty = true, .suites = "onnx"});
   BOOST_TEST(gate_status_name(onnx_gate(t).status) == "PASS");
   check(onnx_gate(t, true), GateStatus::NotVerified,
-        "only dirty-tree onnx results for commit 0123456789ab, which are not release evidence; "
-        "run `volta-audit run onnx` from a clean checkout");
+        "no usable onnx results for commit 0123456789ab (runs of a dirty tree are not release "
+        "evidence); run `volta-audit run onnx`");
+}
+
+BOOST_AUTO_TEST_CASE(a_skip_without_a_reason_is_unexpected) {
+  TempStore t;
+  t.add_run(corpus("cpu", {result(test_id(6), Outcome::Skipped, Verdict::Expected, "later")}));
+  t.add_run(corpus("reference"));
+  check(onnx_gate(t), GateStatus::Fail,
+        "1 unexpected result(s); first: cpu node/test_0006 SKIPPED (skipped without an "
+        "expectation or a declared precondition): later");
+}
+
+BOOST_AUTO_TEST_CASE(a_run_that_read_edited_expectations_is_refused) {
+  TempStore t;
+  const conformance::RunInput edited{conformance::RunInput::Kind::File,
+                                     "conformance/onnx/expectations.tsv", "/tmp/onnx.tsv",
+                                     std::string(64, 'b'), std::string(64, 'a')};
+  const int64_t run = t.add_run(corpus("cpu"), {.inputs = {edited}, .suites = "onnx"});
+  t.add_run(corpus("reference"), {.suites = "onnx"});
+  check(onnx_gate(t), GateStatus::Fail,
+        "backend cpu has results for 0 tests, below the corpus floor of 1072; run `volta-audit "
+        "run onnx --backend cpu`; 1 run(s) refused as evidence, first: run " +
+            std::to_string(run) +
+            " (onnx) read /tmp/onnx.tsv as conformance/onnx/expectations.tsv, which differs from "
+            "the file committed at its commit (sha256 bbbbbbbbbbbb, committed aaaaaaaaaaaa)");
 }
 
 }  // namespace

@@ -20,6 +20,7 @@ struct PerfRunSpec {
   bool complete = true;
   std::string machine = kPerfMachine;
   std::string started_at = {};  // empty: now
+  std::vector<conformance::RunInput> inputs = {committed_input("governance/perf-slo.md")};
 };
 
 inline int64_t add_perf_run(TempStore& t, const PerfRunSpec& spec = {}) {
@@ -35,6 +36,7 @@ inline int64_t add_perf_run(TempStore& t, const PerfRunSpec& spec = {}) {
   info.suites = "perf";
   info.command = "volta-audit perf";
   const int64_t run = t.store().begin_run(info);
+  if (!spec.inputs.empty()) t.store().record_inputs(run, spec.inputs);
   if (spec.complete) t.store().finish_run(run);
   if (!spec.started_at.empty()) {
     t.db()

@@ -93,14 +93,20 @@ constexpr std::string_view kHeader =
     "| setting | value | reason |\n|---|---|---|\n";
 constexpr std::string_view kFooter = "<!-- END PERF POLICY -->\n";
 
-PerfPolicy policy(const std::string& rows) {
-  std::istringstream in(std::string(kHeader) + rows + std::string(kFooter));
+// The counts of samples every table must set, after the rows a test is about (so that their
+// line numbers stay 5, 6, ...).
+constexpr std::string_view kCounts =
+    "| repetitions | 9 | p < alpha needs them |\n| pass2 repetitions | 15 | confirmation |\n";
+
+PerfPolicy policy(const std::string& rows, std::string_view counts = kCounts) {
+  std::istringstream in(std::string(kHeader) + rows + std::string(counts) + std::string(kFooter));
   return parse_perf_policy(in, "perf-slo.md");
 }
 
-void check_policy_refused(const std::string& rows, const std::string& message) {
+void check_policy_refused(const std::string& rows, const std::string& message,
+                          std::string_view counts = kCounts) {
   try {
-    policy(rows);
+    policy(rows, counts);
     BOOST_ERROR("accepted: " << rows);
   } catch (const VoltaError& e) {
     BOOST_TEST(std::string(e.what()).find(message) != std::string::npos,
@@ -116,6 +122,8 @@ BOOST_AUTO_TEST_CASE(policy_reads_alpha_the_default_and_overrides_in_order) {
       "| threshold f32_gemm/.* | 8% | shared caches |\n");
   BOOST_TEST(p.alpha == 0.01);
   BOOST_TEST(p.default_threshold == 0.05);
+  BOOST_TEST(p.repetitions == 9);
+  BOOST_TEST(p.pass2_repetitions == 15);
   BOOST_REQUIRE_EQUAL(p.overrides.size(), 2u);
   BOOST_TEST(p.overrides[0].reason == "tiny problem, timer noise");
   BOOST_TEST(p.overrides[0].line == 7);
@@ -153,6 +161,16 @@ BOOST_AUTO_TEST_CASE(policy_refuses_malformed_rows_naming_file_and_line) {
   check_policy_refused("| threshold | 5% | d |\n", "the perf policy table does not set alpha");
   check_policy_refused("| alpha | 0.01 | why |\n",
                        "the perf policy table does not set the default threshold");
+  const std::string base = "| alpha | 0.01 | why |\n| threshold | 5% | d |\n";
+  check_policy_refused(base, "the perf policy table does not set repetitions", "");
+  check_policy_refused(base + "| repetitions | 9 | r |\n",
+                       "the perf policy table does not set pass2 repetitions", "");
+  check_policy_refused(base + "| repetitions | 1 | r |\n",
+                       "perf-slo.md:7: repetitions must be a whole number >= 2, got '1'", "");
+  check_policy_refused(base + "| pass2 repetitions | x | r |\n",
+                       "perf-slo.md:7: pass2 repetitions must be a whole number >= 1, got 'x'", "");
+  check_policy_refused(base + "| repetitions | 9 | r |\n| repetitions | 11 | again |\n",
+                       "perf-slo.md:8: repetitions is set twice (first on line 7)", "");
   std::istringstream none("# no table here\n");
   BOOST_CHECK_THROW(parse_perf_policy(none, "x.md"), VoltaError);
   std::istringstream open_table(std::string(kHeader) + "| alpha | 0.01 | why |\n");
@@ -165,6 +183,8 @@ BOOST_AUTO_TEST_CASE(the_committed_policy_parses_and_every_override_has_a_reason
   BOOST_TEST(p.alpha > 0);
   BOOST_TEST(p.alpha < 1);
   BOOST_TEST(p.default_threshold == 0.05);
+  BOOST_TEST(p.repetitions >= 9);  // the double pass's own minimum (DESIGN.md)
+  BOOST_TEST(p.pass2_repetitions >= 1);
   for (const ThresholdOverride& o : p.overrides) BOOST_TEST(!o.reason.empty());
 }
 
@@ -193,12 +213,18 @@ BOOST_AUTO_TEST_CASE(fingerprint_key_names_cpu_isa_cores_compiler_and_build) {
                                                      "compiler=GNU 12.2.0;build=Release")));
 }
 
-BOOST_AUTO_TEST_CASE(binary_description_needs_both_fields) {
-  const BinaryDescription d =
-      parse_binary_description("build_type\tRelease\ncompiler\tGNU 12.2.0\n");
+BOOST_AUTO_TEST_CASE(binary_description_needs_build_compiler_and_commit) {
+  const BinaryDescription d = parse_binary_description(
+      "build_type\tRelease\ncompiler\tGNU 12.2.0\ncommit\tabc123\ndirty\t1\n");
   BOOST_TEST(d.build_type == "Release");
   BOOST_TEST(d.compiler == "GNU 12.2.0");
+  BOOST_TEST(d.commit == "abc123");
+  BOOST_TEST(d.dirty);
+  BOOST_TEST(!parse_binary_description("build_type\tR\ncompiler\tc\ncommit\ta\ndirty\t0\n").dirty);
   BOOST_CHECK_THROW(parse_binary_description("build_type\tRelease\n"), VoltaError);
+  // A volta-perf that does not say its commit cannot be held to the commit under test.
+  BOOST_CHECK_THROW(parse_binary_description("build_type\tRelease\ncompiler\tGNU 12.2.0\n"),
+                    VoltaError);
   BOOST_CHECK_THROW(parse_binary_description("Usage: benchmark [--benchmark_list_tests...]"),
                     VoltaError);
 }

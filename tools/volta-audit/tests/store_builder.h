@@ -5,6 +5,7 @@
 
 #include <stdlib.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <filesystem>
 #include <initializer_list>
@@ -14,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "volta/conformance/parity_suite.h"
 #include "volta/conformance/store.h"
 
 namespace volta::audit::testing {
@@ -49,7 +51,62 @@ inline ResultRow result(std::string case_id, Outcome outcome, Verdict verdict = 
   return row;
 }
 
+// `rows` with each row of `replacements` in place of the row with its case id (appended when
+// there is none).
+inline std::vector<ResultRow> with(std::vector<ResultRow> rows,
+                                   const std::vector<ResultRow>& replacements) {
+  for (const ResultRow& r : replacements) {
+    const auto it = std::find_if(rows.begin(), rows.end(),
+                                 [&](const ResultRow& row) { return row.case_id == r.case_id; });
+    if (it == rows.end()) {
+      rows.push_back(r);
+    } else {
+      *it = r;
+    }
+  }
+  return rows;
+}
+
+// `rows` without the case `case_id`.
+inline std::vector<ResultRow> without(std::vector<ResultRow> rows, std::string_view case_id) {
+  std::erase_if(rows, [&](const ResultRow& r) { return r.case_id == case_id; });
+  return rows;
+}
+
+// Every case of the parity suite (the list the parity gates need), passing on `backend`; on
+// cuda each is SKIPPED for want of its declared precondition, as the suite records them.
+inline std::vector<ResultRow> parity_rows(const std::string& backend = "cpu") {
+  static const std::vector<std::string> ids = [] {
+    std::vector<std::string> out;
+    for (const conformance::SuiteCase& c : conformance::parity_suite("cpu", 1)) {
+      out.push_back(c.case_id);
+    }
+    return out;
+  }();
+  std::vector<ResultRow> rows;
+  rows.reserve(ids.size());
+  for (const std::string& id : ids) {
+    rows.push_back(result(id, Outcome::Pass, Verdict::Expected, "",
+                          Where{.suite = "parity", .backend = backend, .family = "elementwise"}));
+    if (backend == "cuda") {
+      rows.back().outcome = Outcome::Skipped;
+      rows.back().message = "no CUDA backend in this build";
+      rows.back().precondition = std::string(conformance::kCudaPrecondition);
+    }
+  }
+  return rows;
+}
+
 enum class RunEnd { Complete, Running, Incomplete };
+
+// An input a run read, identical to the committed file: what makes a run usable evidence.
+inline conformance::RunInput committed_input(std::string name = "conformance/expectations/x.tsv") {
+  conformance::RunInput input;
+  input.path = "/src/" + name;
+  input.name = std::move(name);
+  input.sha256 = input.committed_sha256 = std::string(64, 'a');
+  return input;
+}
 
 struct RunSpec {
   std::string commit = kCommit;
@@ -57,6 +114,9 @@ struct RunSpec {
   RunEnd end = RunEnd::Complete;
   std::string started_at = {};  // empty: now, as begin_run records it
   std::vector<conformance::ExpectationRow> expectations = {};
+  std::vector<conformance::RunInput> inputs = {committed_input()};  // empty: none recorded
+  std::string build_type = "RelWithDebInfo";
+  std::string suites = "parity";
 };
 
 class TempStore {
@@ -86,15 +146,16 @@ class TempStore {
     conformance::RunInfo info;
     info.commit = spec.commit;
     info.dirty = spec.dirty;
-    info.build_type = "RelWithDebInfo";
+    info.build_type = spec.build_type;
     info.compiler = "GNU 12.2.0";
     info.cpu_model = "Test CPU";
     info.threads = 4;
     info.backend = "cpu";
     info.machine = kMachine;
-    info.suites = "parity";
-    info.command = "volta-audit run parity";
+    info.suites = spec.suites;
+    info.command = "volta-audit run " + spec.suites;
     const int64_t run = store_->begin_run(info);
+    if (!spec.inputs.empty()) store_->record_inputs(run, spec.inputs);
     if (!rows.empty()) store_->record(run, rows);
     if (!spec.expectations.empty()) store_->record_expectations(run, spec.expectations);
     if (spec.end == RunEnd::Complete) store_->finish_run(run);
@@ -143,10 +204,10 @@ class TempStore {
 
   void add_claim(std::string_view claim, std::string_view file, int line, std::string_view status,
                  std::string_view detail, std::string_view checked_at,
-                 std::string_view commit = kCommit) {
+                 std::string_view commit = kCommit, bool dirty = false) {
     db().prepare(
             "INSERT INTO doc_claim (commit_sha, claim, file, line, evidence, status, detail, "
-            "checked_at) VALUES (?, ?, ?, ?, 'gate=parity-cpu-reference', ?, ?, ?)")
+            "checked_at, dirty) VALUES (?, ?, ?, ?, 'gate=parity-cpu-reference', ?, ?, ?, ?)")
         .bind(1, commit)
         .bind(2, claim)
         .bind(3, file)
@@ -154,6 +215,7 @@ class TempStore {
         .bind(5, status)
         .bind(6, detail)
         .bind(7, checked_at)
+        .bind(8, int64_t{dirty})
         .run();
   }
 

@@ -48,9 +48,25 @@ inline constexpr std::string_view kThreadInvarianceFamily = "thread-invariance";
 inline constexpr std::string_view kPlanStabilityFamily = "plan-stability";
 inline constexpr std::string_view kStrictModeFamily = "strict-mode";
 
-// The negative controls' case ids, by the family whose check each one proves.
+inline constexpr std::string_view kBatchInvarianceFamily = "batch-invariance";
+
+// What the determinism-100 gate needs of every replay (the suite's defaults), and of every
+// plan-stability case: in-process runs and fresh processes.
+inline constexpr int kReplayRuns = 100;
+inline constexpr int kFreshProcesses = 3;
+// The batch sizes every batch:SUBJECT case compares a sample at.
+inline constexpr std::array<int64_t, 6> kBatchSizes = {1, 2, 3, 7, 16, 64};
+// The built-in subjects (without the soak's -large ones), sorted.
+inline constexpr std::array<std::string_view, 3> kBuiltinSubjects = {"model:cnn", "model:mlp",
+                                                                     "model:transformer-block"};
+inline constexpr std::array<std::string_view, 2> kStrictModeCases = {
+    "strict:rejects-non-bit-exact", "strict:relaxed-lists-non-bit-exact"};
+
+// The negative controls' case ids, by the family whose check each one proves. A control
+// `across_builds` is judged by the plan-stability gate across a Debug and an optimized build.
 struct NegativeControl {
   std::string_view family, case_id;
+  bool across_builds = false;
 };
 inline constexpr std::array<NegativeControl, 5> kNegativeControls = {{
     {kReplayFamily, "control:replay:timing-dependent-kernel"},
@@ -61,9 +77,9 @@ inline constexpr std::array<NegativeControl, 5> kNegativeControls = {{
 }};
 
 struct DeterminismOptions {
-  int runs = 100;     // in-process executions per subject (replay-100)
-  int processes = 3;  // fresh processes per subject (replay-100, plan-stability); 0: none
-  int threads = 3;    // threads of the replay runs
+  int runs = kReplayRuns;           // in-process executions per subject (replay-100)
+  int processes = kFreshProcesses;  // fresh processes per subject (replay-100, plan-stability)
+  int threads = 3;                  // threads of the replay runs
   std::filesystem::path onnx_data;  // the ONNX backend test data root; empty: no onnx subjects
   std::filesystem::path onnx_expectations;  // onnx expectations.tsv: listed tests are not subjects
   std::filesystem::path configs;            // the configuration files' directory

@@ -33,10 +33,12 @@ bool glob_match(std::string_view pattern, std::string_view text);
 const Expectation* match_expectation(std::span<const Expectation> expectations,
                                      std::string_view case_id);
 
-// today: YYYY-MM-DD. No expectation: PASS and SKIPPED are expected, anything else is
+// today: YYYY-MM-DD. No expectation: PASS is expected, SKIPPED is expected only from a case
+// that declared the precondition it lacks (`declared_precondition`), anything else is
 // unexpected. An expired expectation gives Expired whatever the outcome. Otherwise the
 // named outcome is expected, a PASS instead is an unexpected pass, anything else unexpected.
-Verdict verdict_for(Outcome outcome, const Expectation* expectation, std::string_view today);
+Verdict verdict_for(Outcome outcome, const Expectation* expectation, std::string_view today,
+                    bool declared_precondition = false);
 
 std::string today_utc();  // YYYY-MM-DD
 

@@ -13,9 +13,16 @@
 
 namespace volta::conformance {
 
+// The precondition of every case that runs on CUDA.
+inline constexpr std::string_view kCudaPrecondition =
+    "the CUDA backend in this build and a CUDA device";
+
 struct SuiteCase {
   std::string family, op, backend, case_id, params;
   CaseBody body;
+  // What the case needs that a machine or build may lack ("a CUDA device"), declared up
+  // front: a SKIPPED outcome is expected without an expectation only when it is declared.
+  std::string precondition = {};
 };
 
 struct RunOptions {

@@ -81,7 +81,10 @@ class Statement {
 class Database {
  public:
   enum class Mode { ReadWrite, ReadOnly };
-  // Opens (ReadWrite creates the file). Throws StoreError: a missing file in ReadOnly mode, a
+  // Opens (ReadWrite creates the file) and defines the SQL functions the gates use:
+  // volta_param(params, key), the value of "key=value" in a case's params or NULL, and
+  // volta_regex_match(pattern, text), whether an ECMAScript regex matches the whole text.
+  // Throws StoreError: a missing file in ReadOnly mode, a
   // file the OS lets us read but not write in ReadWrite mode, I/O errors. A file that is not
   // a SQLite database opens; the first read then fails.
   Database(const std::string& path, Mode mode);

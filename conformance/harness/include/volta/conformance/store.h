@@ -17,7 +17,7 @@
 
 namespace volta::conformance {
 
-inline constexpr int kSchemaVersion = 3;
+inline constexpr int kSchemaVersion = 4;
 inline constexpr const char* kDefaultDatabase = "volta-results.db";
 // PRAGMA application_id of every Volta results database ("Volt"): what tells our file apart
 // from another application's SQLite file that happens to have a user_version.
@@ -38,7 +38,8 @@ struct RunInfo {
 };
 
 struct ResultRow {
-  std::string suite, family, op, backend, case_id, params;
+  std::string suite, family, op, backend, case_id;
+  std::string params;  // the evidence's size in this run: "runs=100 processes=3 threads=3"
   Outcome outcome = Outcome::Pass;
   Verdict verdict = Verdict::Expected;
   std::string expectation;  // the matching expectation's pattern, empty when none
@@ -51,7 +52,26 @@ struct ResultRow {
   // The plan's steps whose kernels are not bit-exact (Relaxed plans), "; "-joined lines of
   // non_bit_exact_steps(plan); empty for Strict plans and for cases without a plan.
   std::string not_bit_exact;
+  // The precondition the case declared (SuiteCase::precondition), recorded with every result:
+  // a SKIPPED result without an expectation is expected only when it has one.
+  std::string precondition;
 };
+
+// One input of a run that decides verdicts. A file (kind File) is hashed as the run read it
+// and as committed at the run's commit (known to the binary from its build); an option that
+// plants a test-only defect (kind Option) is never the committed input. Gates refuse a run
+// with any input whose sha256 differs from committed_sha256, and a run that recorded none.
+struct RunInput {
+  enum class Kind { File, Option };
+  Kind kind = Kind::File;
+  std::string name;    // repository path ("governance/perf-slo.md"), or the option
+  std::string path;    // the file read, or the option's value
+  std::string sha256;  // kAbsent when the file does not exist
+  std::string committed_sha256;
+};
+inline constexpr std::string_view kAbsent = "absent";    // no such file
+inline constexpr std::string_view kUnknown = "unknown";  // no committed version known
+inline constexpr std::string_view kPlanted = "planted";  // an option's sha256
 
 struct ExpectationRow {
   std::string suite, pattern, outcome, reason, issue, expires;
@@ -62,6 +82,7 @@ struct MergeSummary {
   int64_t shards = 0;
   int64_t runs = 0;
   int64_t results = 0;
+  int64_t run_inputs = 0;
   int64_t new_cases = 0;  // cases the output did not have yet
   int64_t expectations = 0;
   int64_t perf_samples = 0;
@@ -90,6 +111,8 @@ class ResultStore {
   // One transaction: the whole batch or nothing. The run must be 'running'.
   void record(int64_t run_id, std::span<const ResultRow> rows);
   void record_expectations(int64_t run_id, std::span<const ExpectationRow> rows);
+  // One transaction. The run must be 'running'.
+  void record_inputs(int64_t run_id, std::span<const RunInput> inputs);
   void finish_run(int64_t run_id);  // status 'complete'; the run must be 'running'
   // Throws StoreError unless `run_id` exists and is 'running'; `action` words the message
   // ("record results into"). For writers of rows keyed by run (record_traces).

@@ -11,11 +11,13 @@
 
 namespace volta::conformance {
 
-// Common table expressions (to follow a WITH) defining onnx_evidence(case_id, family, op,
-// params, backend, outcome, verdict, message, run_id): for every onnx case of the commit, its
-// result in the newest complete run that has one, so a rerun of some tests supersedes older
-// results and shards add up. Binds :commit; :release = 1 drops runs of dirty trees.
-std::string_view onnx_evidence_ctes();
+// Common table expressions (to follow a WITH and the CTE `runs` names) defining
+// onnx_evidence(case_id, family, op, params, backend, outcome, verdict, message, run_id,
+// expectation, precondition): for
+// every onnx case, its result in the newest of `runs` that has one, so a rerun of some tests
+// supersedes older results and shards add up. `runs` has run's columns: the gates' usable_run
+// (volta/conformance/evidence.h), which binds :commit and :release.
+std::string onnx_evidence_ctes(std::string_view runs = "usable_run");
 
 // One op on one backend: how its tests ended (failed: FAIL_*, ERROR, CRASH or TIMEOUT).
 // MISSING rows (stale expectations) are not tests.
