@@ -3,6 +3,7 @@
 // planted divergence `volta-audit diff` is demonstrated on. None of this is production code:
 // the suite builds these backends around the CPU backend for its control cases only.
 
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -35,5 +36,14 @@ std::unique_ptr<Backend> make_planted_backend(std::string node);
 // A "pass" whose output depends on a heap address (it stamps the graph's node storage address
 // into a node name), as a pass iterating a pointer-keyed container would.
 void address_dependent_pass(Graph& graph);
+
+// x [batch, 4096] f32 -> ReduceSum over axis 1 "control.rowsum" -> [batch]: sample i's row is
+// stream i of one seed (a pure function of i), its values span eight orders of magnitude.
+Subject batch_control_subject(int64_t batch);
+
+// The CPU backend, except that node "control.rowsum" runs a row sum that cuts each row into as
+// many chunks as the batch has samples and adds the chunks' partial sums: its reduction order
+// follows the batch size. It declares itself bit-exact (a lie).
+std::unique_ptr<Backend> make_batch_chunked_backend();
 
 }  // namespace volta::conformance

@@ -155,15 +155,43 @@ ConfigMatrix variations_of(const ConfigMatrix& m, std::string_view setting, int 
   return out;
 }
 
+// The controls' places in kNegativeControls, checked here so a reordering cannot mislabel one.
+enum ControlIndex : size_t {
+  kTimingControl,
+  kThreadCountControl,
+  kChunkSizeControl,
+  kTaskOrderControl,
+  kAddressControl,
+  kBatchControl,
+};
+static_assert(kNegativeControls[kTimingControl].case_id ==
+              "control:replay:timing-dependent-kernel");
+static_assert(kNegativeControls[kThreadCountControl].case_id ==
+              "control:threads:thread-count-kernel");
+static_assert(kNegativeControls[kChunkSizeControl].case_id == "control:config:chunk-size-kernel");
+static_assert(kNegativeControls[kTaskOrderControl].case_id == "control:config:task-order-kernel");
+static_assert(kNegativeControls[kAddressControl].case_id == "control:plan:address-dependent-pass");
+static_assert(kNegativeControls[kBatchControl].case_id ==
+              "control:batch:batch-size-chunked-kernel");
+static_assert(kNegativeControls.size() == kBatchControl + 1);
+
+// "batches=1,2,3,7,16,64 threads=3": what a batch:SUBJECT case compares.
+std::string batch_param(int threads) {
+  std::string sizes;
+  for (const int64_t b : kBatchSizes) sizes += (sizes.empty() ? "" : ",") + std::to_string(b);
+  return "batches=" + sizes + " threads=" + std::to_string(threads);
+}
+
 std::vector<SuiteCase> control_cases(const std::shared_ptr<const Shared>& shared) {
   const int threads = shared->options.threads;
   const int runs = shared->options.runs;
   std::vector<SuiteCase> cases;
-  auto add = [&](std::string_view family, std::string_view id, std::string params, CaseBody body) {
-    cases.push_back({std::string(family), "ReduceSum", "cpu", std::string(id), std::move(params),
-                     std::move(body)});
+  auto add = [&](ControlIndex control, std::string op, std::string params, CaseBody body) {
+    const NegativeControl& c = kNegativeControls[control];
+    cases.push_back({std::string(c.family), std::move(op), "cpu", std::string(c.case_id),
+                     std::move(params), std::move(body)});
   };
-  add(kReplayFamily, kNegativeControls[0].case_id,
+  add(kTimingControl, "ReduceSum",
       "runs=" + std::to_string(runs) + " threads=" + std::to_string(threads),
       [shared, runs, threads] {
         const auto backend =
@@ -172,35 +200,38 @@ std::vector<SuiteCase> control_cases(const std::shared_ptr<const Shared>& shared
             check_replay(control_subject(), *backend, runs, threads, {}),
             "a sum with one accumulator per thread over the tasks each thread claimed");
       });
-  add(kThreadInvarianceFamily, kNegativeControls[1].case_id, "configurations=threads-*", [shared] {
+  add(kThreadCountControl, "ReduceSum", "configurations=threads-*", [shared] {
     const auto backend =
         make_defective_backend(DefectiveSum::PerThread, KernelDeterminism::BitExact);
     return control_outcome(
         check_configurations(control_subject(), *backend, variations_of(shared->matrix, "threads")),
         "a sum split into one partial per thread");
   });
-  add(kThreadInvarianceFamily, kNegativeControls[2].case_id, "configurations=chunk-scale-*",
-      [shared] {
-        const auto backend =
-            make_defective_backend(DefectiveSum::PerChunk, KernelDeterminism::BitExact);
-        return control_outcome(check_configurations(control_subject(), *backend,
-                                                    variations_of(shared->matrix, "chunk_scale")),
-                               "a sum with one partial per scheduling chunk");
-      });
-  add(kThreadInvarianceFamily, kNegativeControls[3].case_id,
-      "configurations=task-order-* threads=1", [shared] {
-        const auto backend =
-            make_defective_backend(DefectiveSum::CompletionOrder, KernelDeterminism::BitExact);
-        // One thread: the task order is the only thing that changes between the two runs.
-        return control_outcome(check_configurations(control_subject(), *backend,
-                                                    variations_of(shared->matrix, "task_order", 1)),
-                               "a sum that adds its partials in the order its tasks run");
-      });
-  add(kPlanStabilityFamily, kNegativeControls[4].case_id, "subject=model:mlp", [shared] {
+  add(kChunkSizeControl, "ReduceSum", "configurations=chunk-scale-*", [shared] {
+    const auto backend =
+        make_defective_backend(DefectiveSum::PerChunk, KernelDeterminism::BitExact);
+    return control_outcome(check_configurations(control_subject(), *backend,
+                                                variations_of(shared->matrix, "chunk_scale")),
+                           "a sum with one partial per scheduling chunk");
+  });
+  add(kTaskOrderControl, "ReduceSum", "configurations=task-order-* threads=1", [shared] {
+    const auto backend =
+        make_defective_backend(DefectiveSum::CompletionOrder, KernelDeterminism::BitExact);
+    // One thread: the task order is the only thing that changes between the two runs.
+    return control_outcome(check_configurations(control_subject(), *backend,
+                                                variations_of(shared->matrix, "task_order", 1)),
+                           "a sum that adds its partials in the order its tasks run");
+  });
+  add(kAddressControl, "ReduceSum", "subject=model:mlp", [shared] {
     const auto cpu = make_cpu_backend();
     return control_outcome(
         check_plan(load_subject("model:mlp", shared->source), *cpu, address_dependent_pass, {}),
         "a pass that writes a heap address into a node name");
+  });
+  add(kBatchControl, "ReduceSum", batch_param(threads), [threads] {
+    const auto backend = make_batch_chunked_backend();
+    return control_outcome(check_batch(batch_control_subject, *backend, kBatchSizes, threads),
+                           "a row sum whose chunks follow the batch size");
   });
   return cases;
 }
@@ -305,6 +336,15 @@ std::vector<SuiteCase> determinism_cases(const DeterminismOptions& options) {
                        const auto backend = subject_backend(shared->options);
                        return outcome_of(
                            check_plan(load_subject(s, shared->source), *backend, {}, processes()));
+                     }});
+  }
+  for (const std::string& s : batch_subject_names(shared->source)) {
+    cases.push_back({std::string(kBatchInvarianceFamily), op, "cpu", "batch:" + s,
+                     batch_param(options.threads), [shared, s] {
+                       const auto backend = subject_backend(shared->options);
+                       return outcome_of(
+                           check_batch([&s](int64_t batch) { return load_batch_subject(s, batch); },
+                                       *backend, kBatchSizes, shared->options.threads));
                      }});
   }
   return cases;

@@ -4,10 +4,13 @@
 #include "volta/conformance/determinism_suite.h"
 
 #include <boost/test/unit_test.hpp>
+#include <chrono>
 #include <fstream>
 
+#include "checks.h"
 #include "configs.h"
 #include "controls.h"
+#include "volta/backends/cpu.h"
 
 namespace volta::conformance {
 namespace {
@@ -106,6 +109,102 @@ BOOST_AUTO_TEST_CASE(every_negative_control_is_caught) {
     const CaseOutcome out = run(cases, control.case_id);
     BOOST_CHECK_MESSAGE(out.outcome == Outcome::Pass, control.case_id << ": " << out.message);
     BOOST_CHECK_MESSAGE(out.message.starts_with("caught "), out.message);
+  }
+}
+
+// The batch subjects are the built-in models, at the full set of batch sizes; ONNX subjects
+// have fixed shapes and are not batch subjects.
+BOOST_AUTO_TEST_CASE(batch_cases_cover_the_built_in_models) {
+  std::vector<std::string> ids;
+  for (const SuiteCase& c : determinism_cases(offline_options())) {
+    if (c.family != kBatchInvarianceFamily || c.case_id.starts_with("control:")) continue;
+    ids.push_back(c.case_id);
+    BOOST_CHECK_EQUAL(c.params, "batches=1,2,3,7,16,64 threads=3");
+  }
+  const std::vector<std::string> want = {"batch:model:cnn", "batch:model:mlp",
+                                         "batch:model:transformer-block"};
+  BOOST_CHECK_EQUAL_COLLECTIONS(ids.begin(), ids.end(), want.begin(), want.end());
+  const std::vector<std::string> large = batch_subject_names({{}, {}, true});
+  BOOST_CHECK_EQUAL(large.size(), 5u);
+  try {
+    load_batch_subject("onnx:node/test_abs", 2);
+    BOOST_ERROR("an ONNX subject was built as a batch subject");
+  } catch (const VoltaError& e) {
+    BOOST_CHECK_MESSAGE(std::string(e.what()).find("no batch axis") != std::string::npos, e.what());
+  }
+}
+
+// Sample i's input is the same bits in every batch, and the weights do not change with it.
+BOOST_AUTO_TEST_CASE(a_batch_subject_is_a_pure_function_of_the_sample_index) {
+  for (const std::string& name : batch_subject_names({})) {
+    const Subject three = load_batch_subject(name, 3);
+    const Subject seven = load_batch_subject(name, 7);
+    BOOST_REQUIRE_EQUAL(three.inputs.size(), 1u);
+    const auto* a = static_cast<const std::byte*>(three.inputs[0].data());
+    const auto* b = static_cast<const std::byte*>(seven.inputs[0].data());
+    BOOST_CHECK_MESSAGE(std::equal(a, a + three.inputs[0].nbytes(), b), name);
+    BOOST_REQUIRE_EQUAL(three.graph.parameters().size(), seven.graph.parameters().size());
+  }
+}
+
+// Level 4 on the three models, at the suite's full set of batch sizes (timed: a case stays
+// under a few seconds in an optimized build).
+BOOST_AUTO_TEST_CASE(built_in_models_are_batch_invariant) {
+  const std::vector<SuiteCase> cases = determinism_cases(offline_options());
+  for (std::string_view model : {"model:mlp", "model:cnn", "model:transformer-block"}) {
+    const std::string id = "batch:" + std::string(model);
+    const auto start = std::chrono::steady_clock::now();
+    const CaseOutcome out = run(cases, id);
+    const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
+    BOOST_TEST_MESSAGE(id << ": " << took.count() << " s");
+    BOOST_CHECK_MESSAGE(out.outcome == Outcome::Pass, id << ": " << out.message);
+    BOOST_CHECK_EQUAL(out.output_hash.size(), 16u);
+    BOOST_CHECK_MESSAGE(out.message.find("all ") != std::string::npos, out.message);
+  }
+}
+
+// The batch control's defect is the batch-chunked kernel, not the subject: the plain CPU
+// backend passes the same check, and the caught control names batch, sample, output, element
+// and the divergent node.
+BOOST_AUTO_TEST_CASE(the_batch_control_is_caught_with_batch_sample_output_and_node) {
+  const auto cpu = make_cpu_backend();
+  const CheckResult clean = check_batch(batch_control_subject, *cpu, kBatchSizes, 3);
+  BOOST_CHECK_MESSAGE(clean.identical, clean.summary);
+  BOOST_CHECK_EQUAL(clean.params, "batches=1,2,3,7,16,64 threads=3");
+
+  const auto chunked = make_batch_chunked_backend();
+  const CheckResult caught = check_batch(batch_control_subject, *chunked, kBatchSizes, 3);
+  BOOST_CHECK(!caught.identical);
+  for (const std::string_view needle :
+       {"sample output slices differ from the sample run alone; first: batch ", ", sample ",
+        "output 0 'control.rowsum'", ": element 0 of the sample's slice is ", " alone; ",
+        "first divergent node (run A: sample ", "node 'control.rowsum' (ReduceSum)"}) {
+    BOOST_CHECK_MESSAGE(caught.summary.find(needle) != std::string::npos,
+                        "'" << needle << "' not in: " << caught.summary);
+  }
+  const CaseOutcome out =
+      run(determinism_cases(offline_options()), "control:batch:batch-size-chunked-kernel");
+  BOOST_CHECK_MESSAGE(out.outcome == Outcome::Pass, out.message);
+}
+
+// A subject whose sample inputs change with the batch breaks the check's premise: an error, not
+// a verdict on the engine.
+BOOST_AUTO_TEST_CASE(check_batch_refuses_a_subject_whose_samples_depend_on_the_batch) {
+  const auto cpu = make_cpu_backend();
+  auto drifting = [](int64_t batch) {
+    Subject s = batch_control_subject(batch);
+    s.inputs[0].data_as<float>()[0] += static_cast<float>(batch);
+    return s;
+  };
+  const std::vector<int64_t> batches = {1, 2};
+  try {
+    check_batch(drifting, *cpu, batches, 2);
+    BOOST_ERROR("accepted a subject whose sample 0 depends on the batch");
+  } catch (const VoltaError& e) {
+    BOOST_CHECK_MESSAGE(std::string(e.what()).find("control:rowsum at batch 1: sample 0's input 0 "
+                                                   "differs from the same sample's at batch 2") !=
+                            std::string::npos,
+                        e.what());
   }
 }
 
