@@ -218,4 +218,31 @@ void address_dependent_pass(Graph& graph) {
   nodes[0].name += "@" + std::to_string(reinterpret_cast<uintptr_t>(nodes.data()));
 }
 
+Subject fresh_process_control_subject(std::string_view name) {
+  if (name != kWorkerFlipsOutputSubject && name != kWorkerRenamesNodeSubject) {
+    fail(ErrorCode::InvalidArgument, "'" + std::string(name) +
+                                         "' is not a fresh-process control subject (" +
+                                         std::string(kWorkerFlipsOutputSubject) + ", " +
+                                         std::string(kWorkerRenamesNodeSubject) + ")");
+  }
+  Subject s = control_subject();
+  s.name = name;
+  return s;
+}
+
+std::optional<WorkerControl> worker_control(std::string_view name) {
+  if (name == kWorkerFlipsOutputSubject) {
+    return WorkerControl{fresh_process_control_subject(name),
+                         make_planted_backend(std::string(kControlNode))};
+  }
+  if (name == kWorkerRenamesNodeSubject) {
+    WorkerControl planted{fresh_process_control_subject(name), make_cpu_backend()};
+    for (Node& node : planted.subject.graph.mutable_nodes()) {
+      if (node.name == kControlNode) node.name += ".worker";
+    }
+    return planted;
+  }
+  return std::nullopt;
+}
+
 }  // namespace volta::conformance

@@ -5,7 +5,9 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 
 #include "subjects.h"
 #include "volta/runtime/backend.h"
@@ -45,5 +47,25 @@ Subject batch_control_subject(int64_t batch);
 // many chunks as the batch has samples and adds the chunks' partial sums: its reduction order
 // follows the batch size. It declares itself bit-exact (a lie).
 std::unique_ptr<Backend> make_batch_chunked_backend();
+
+// The fresh-process controls' subjects. This process builds them as control_subject() under
+// these names and runs them cleanly; a `__determinism-worker` process recognises the names
+// (worker_control) and plants a defect in itself alone, so that only a check's fresh-process
+// leg can see it.
+inline constexpr std::string_view kWorkerFlipsOutputSubject = "control:worker-flips-output-bit";
+inline constexpr std::string_view kWorkerRenamesNodeSubject = "control:worker-renames-node";
+
+// This process's (clean) view of a fresh-process control subject.
+Subject fresh_process_control_subject(std::string_view name);
+
+// A worker's view of subject `name`, when it is a fresh-process control subject: for
+// kWorkerFlipsOutputSubject the planted backend that flips the lowest bit of the output
+// "control.sum"; for kWorkerRenamesNodeSubject the CPU backend and the graph with "control.sum"
+// renamed "control.sum.worker". nullopt for every other name.
+struct WorkerControl {
+  Subject subject;
+  std::unique_ptr<Backend> backend;
+};
+std::optional<WorkerControl> worker_control(std::string_view name);
 
 }  // namespace volta::conformance

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <sstream>
 
 #include "checks.h"
@@ -158,28 +159,45 @@ ConfigMatrix variations_of(const ConfigMatrix& m, std::string_view setting, int 
 // The controls' places in kNegativeControls, checked here so a reordering cannot mislabel one.
 enum ControlIndex : size_t {
   kTimingControl,
+  kFreshReplayControl,
   kThreadCountControl,
   kChunkSizeControl,
   kTaskOrderControl,
   kAddressControl,
+  kFreshPlanControl,
   kBatchControl,
 };
 static_assert(kNegativeControls[kTimingControl].case_id ==
               "control:replay:timing-dependent-kernel");
+static_assert(kNegativeControls[kFreshReplayControl].case_id ==
+              "control:replay:fresh-process-divergence");
 static_assert(kNegativeControls[kThreadCountControl].case_id ==
               "control:threads:thread-count-kernel");
 static_assert(kNegativeControls[kChunkSizeControl].case_id == "control:config:chunk-size-kernel");
 static_assert(kNegativeControls[kTaskOrderControl].case_id == "control:config:task-order-kernel");
 static_assert(kNegativeControls[kAddressControl].case_id == "control:plan:address-dependent-pass");
+static_assert(kNegativeControls[kFreshPlanControl].case_id ==
+              "control:plan:fresh-process-divergence");
 static_assert(kNegativeControls[kBatchControl].case_id ==
               "control:batch:batch-size-chunked-kernel");
 static_assert(kNegativeControls.size() == kBatchControl + 1);
+
+bool control_selected(const DeterminismOptions& o, ControlIndex control) {
+  const NegativeControl& c = kNegativeControls[control];
+  return selected(o, c.family, std::string(c.case_id));
+}
 
 // "batches=1,2,3,7,16,64 threads=3": what a batch:SUBJECT case compares.
 std::string batch_param(int threads) {
   std::string sizes;
   for (const int64_t b : kBatchSizes) sizes += (sizes.empty() ? "" : ",") + std::to_string(b);
   return "batches=" + sizes + " threads=" + std::to_string(threads);
+}
+
+// The fresh processes' reports for `subject` (none without fresh processes).
+std::vector<ProcessReport> reports_for(const Shared& shared, std::string_view subject) {
+  const auto it = shared.processes.find(std::string(subject));
+  return it == shared.processes.end() ? std::vector<ProcessReport>{} : it->second;
 }
 
 std::vector<SuiteCase> control_cases(const std::shared_ptr<const Shared>& shared) {
@@ -199,6 +217,18 @@ std::vector<SuiteCase> control_cases(const std::shared_ptr<const Shared>& shared
         return control_outcome(
             check_replay(control_subject(), *backend, runs, threads, {}),
             "a sum with one accumulator per thread over the tasks each thread claimed");
+      });
+  add(kFreshReplayControl, "ReduceSum",
+      "runs=" + std::to_string(runs) +
+          " processes=" + std::to_string(reports_for(*shared, kWorkerFlipsOutputSubject).size()) +
+          " threads=" + std::to_string(threads),
+      [shared, runs, threads] {
+        const auto cpu = make_cpu_backend();
+        return control_outcome(
+            check_replay(fresh_process_control_subject(kWorkerFlipsOutputSubject), *cpu, runs,
+                         threads, reports_for(*shared, kWorkerFlipsOutputSubject)),
+            "fresh worker processes that flip the lowest bit of the output (this process runs "
+            "clean)");
       });
   add(kThreadCountControl, "ReduceSum", "configurations=threads-*", [shared] {
     const auto backend =
@@ -228,6 +258,17 @@ std::vector<SuiteCase> control_cases(const std::shared_ptr<const Shared>& shared
         check_plan(load_subject("model:mlp", shared->source), *cpu, address_dependent_pass, {}),
         "a pass that writes a heap address into a node name");
   });
+  add(kFreshPlanControl, "ReduceSum",
+      "compiles=2 processes=" +
+          std::to_string(reports_for(*shared, kWorkerRenamesNodeSubject).size()),
+      [shared] {
+        const auto cpu = make_cpu_backend();
+        return control_outcome(
+            check_plan(fresh_process_control_subject(kWorkerRenamesNodeSubject), *cpu, {},
+                       reports_for(*shared, kWorkerRenamesNodeSubject)),
+            "fresh worker processes that rename a node before compiling (this process compiles "
+            "clean)");
+      });
   add(kBatchControl, "ReduceSum", batch_param(threads), [threads] {
     const auto backend = make_batch_chunked_backend();
     return control_outcome(check_batch(batch_control_subject, *backend, kBatchSizes, threads),
@@ -303,6 +344,12 @@ std::vector<SuiteCase> determinism_cases(const DeterminismOptions& options) {
         selected(options, kPlanStabilityFamily, "plan:" + s)) {
       needs_processes.push_back(s);
     }
+  }
+  if (control_selected(options, kFreshReplayControl)) {
+    needs_processes.emplace_back(kWorkerFlipsOutputSubject);
+  }
+  if (control_selected(options, kFreshPlanControl)) {
+    needs_processes.emplace_back(kWorkerRenamesNodeSubject);
   }
   shared->processes = run_fresh_processes(options, needs_processes);
 
@@ -395,10 +442,13 @@ int determinism_worker_main(const std::vector<std::string>& args) {
     if (name.empty()) continue;
     std::string line;
     try {
-      const Subject subject = load_subject(name, source);
-      const ExecutionPlan plan = compile(subject.graph, *backend, DeterminismMode::Strict);
+      // A fresh-process control's subject brings its own defect: this process alone has it.
+      std::optional<WorkerControl> control = worker_control(name);
+      const Subject subject = control ? std::move(control->subject) : load_subject(name, source);
+      const Backend& runs_on = control ? *control->backend : *backend;
+      const ExecutionPlan plan = compile(subject.graph, runs_on, DeterminismMode::Strict);
       ExecutionContext ctx(options.threads);
-      const TracedRun run = run_plan(plan, *backend, ctx, subject.inputs, false);
+      const TracedRun run = run_plan(plan, runs_on, ctx, subject.inputs, false);
       line = name + "\t" + run.hash + "\t" + plan_fingerprint(plan);
     } catch (const std::exception& e) {
       std::string message = e.what();

@@ -1,5 +1,6 @@
-// The determinism suite without the ONNX corpus or fresh processes: its configuration files,
-// its checks on the built-in models, and every negative control caught.
+// The determinism suite without the ONNX corpus: its configuration files, its checks on the
+// built-in models, and every negative control caught; the fresh processes are the real worker
+// (determinism_test_worker runs determinism_worker_main) where a test says so.
 #define BOOST_TEST_MODULE determinism_suite
 #include "volta/conformance/determinism_suite.h"
 
@@ -23,6 +24,22 @@ DeterminismOptions offline_options() {
   o.processes = 0;
   o.configs = VOLTA_DETERMINISM_CONFIGS;
   return o;
+}
+
+// offline_options with `processes` fresh processes of the real worker.
+DeterminismOptions worker_options(int processes) {
+  DeterminismOptions o = offline_options();
+  o.processes = processes;
+  o.worker_command = {VOLTA_DETERMINISM_WORKER};
+  return o;
+}
+
+const NegativeControl& control(std::string_view id) {
+  for (const NegativeControl& c : kNegativeControls) {
+    if (c.case_id == id) return c;
+  }
+  BOOST_FAIL("no negative control " << id);
+  return kNegativeControls[0];
 }
 
 CaseOutcome run(const std::vector<SuiteCase>& cases, std::string_view id) {
@@ -100,9 +117,10 @@ BOOST_AUTO_TEST_CASE(built_in_models_pass_every_check) {
   BOOST_CHECK(run(cases, "plan:model:mlp").output_hash.starts_with("plan="));
 }
 
-// Every check must be shown able to fail: each control is a planted defect its check catches.
+// Every check must be shown able to fail: each control is a planted defect its check catches
+// (the fresh-process ones through the real worker).
 BOOST_AUTO_TEST_CASE(every_negative_control_is_caught) {
-  DeterminismOptions options = offline_options();
+  DeterminismOptions options = worker_options(1);
   options.runs = 100;
   const std::vector<SuiteCase> cases = determinism_cases(options);
   for (const NegativeControl& control : kNegativeControls) {
@@ -110,6 +128,9 @@ BOOST_AUTO_TEST_CASE(every_negative_control_is_caught) {
     BOOST_CHECK_MESSAGE(out.outcome == Outcome::Pass, control.case_id << ": " << out.message);
     BOOST_CHECK_MESSAGE(out.message.starts_with("caught "), out.message);
   }
+  BOOST_CHECK(control("control:replay:fresh-process-divergence").family == kReplayFamily);
+  BOOST_CHECK(control("control:plan:fresh-process-divergence").family == kPlanStabilityFamily);
+  BOOST_CHECK(control("control:batch:batch-size-chunked-kernel").family == kBatchInvarianceFamily);
 }
 
 // The batch subjects are the built-in models, at the full set of batch sizes; ONNX subjects
@@ -205,6 +226,86 @@ BOOST_AUTO_TEST_CASE(check_batch_refuses_a_subject_whose_samples_depend_on_the_b
                                                    "differs from the same sample's at batch 2") !=
                             std::string::npos,
                         e.what());
+  }
+}
+
+// The fresh-process legs judge the workers' reports: a worker that disagrees is caught, one that
+// agrees is not, and without reports nothing can be (hand-made reports).
+BOOST_AUTO_TEST_CASE(fresh_process_legs_catch_a_disagreeing_worker_report) {
+  const auto cpu = make_cpu_backend();
+  const Subject subject = control_subject();
+  const CheckResult alone = check_replay(subject, *cpu, 2, 3, {});
+  BOOST_REQUIRE(alone.identical);
+  const CheckResult plan = check_plan(subject, *cpu, {}, {});
+  BOOST_REQUIRE(plan.identical);
+
+  const std::vector<ProcessReport> agree = {{alone.hash, plan.hash, ""}};
+  BOOST_CHECK(check_replay(subject, *cpu, 2, 3, agree).identical);
+  BOOST_CHECK(check_plan(subject, *cpu, {}, agree).identical);
+
+  const std::vector<ProcessReport> other_output = {{alone.hash, plan.hash, ""},
+                                                   {"0123456789abcdef", plan.hash, ""}};
+  const CheckResult replay_caught = check_replay(subject, *cpu, 2, 3, other_output);
+  BOOST_CHECK(!replay_caught.identical);
+  BOOST_CHECK_MESSAGE(
+      replay_caught.summary.starts_with("fresh process 2 of 2 gave output hash 0123456789abcdef"),
+      replay_caught.summary);
+  BOOST_CHECK(check_plan(subject, *cpu, {}, other_output).identical);
+
+  const std::vector<ProcessReport> other_plan = {{alone.hash, "plan=renamed", ""}};
+  const CheckResult plan_caught = check_plan(subject, *cpu, {}, other_plan);
+  BOOST_CHECK(!plan_caught.identical);
+  BOOST_CHECK_MESSAGE(plan_caught.summary.starts_with("fresh process 1 of 1 compiled plan=renamed"),
+                      plan_caught.summary);
+  BOOST_CHECK(check_replay(subject, *cpu, 2, 3, other_plan).identical);
+}
+
+// Through the real worker: each fresh-process control is caught by its fresh-process leg with
+// one or more processes, and is NOT caught (FAIL) with none.
+BOOST_AUTO_TEST_CASE(fresh_process_controls_need_and_use_the_worker) {
+  for (std::string_view id :
+       {"control:replay:fresh-process-divergence", "control:plan:fresh-process-divergence"}) {
+    const CaseOutcome caught = run(determinism_cases(worker_options(2)), id);
+    BOOST_CHECK_MESSAGE(caught.outcome == Outcome::Pass, id << ": " << caught.message);
+    BOOST_CHECK_MESSAGE(caught.message.find(": fresh process 1 of 2 ") != std::string::npos,
+                        caught.message);
+
+    const CaseOutcome blind = run(determinism_cases(offline_options()), id);
+    BOOST_CHECK_MESSAGE(blind.outcome == Outcome::FailNumeric, id << ": " << blind.message);
+    BOOST_CHECK_MESSAGE(blind.message.starts_with("negative control NOT caught"), blind.message);
+    DeterminismOptions none = worker_options(0);
+    const CaseOutcome zero = run(determinism_cases(none), id);
+    BOOST_CHECK_MESSAGE(zero.outcome == Outcome::FailNumeric, id << ": " << zero.message);
+  }
+}
+
+// The fresh processes run for the controls whenever they are selected: by --filter 'control:*'
+// and by their family, and the worker gives the models' own bits too.
+BOOST_AUTO_TEST_CASE(fresh_processes_run_whenever_a_fresh_process_control_is_selected) {
+  DeterminismOptions by_filter = worker_options(1);
+  by_filter.filter = "control:*";
+  const std::vector<SuiteCase> filtered = determinism_cases(by_filter);
+  for (std::string_view id :
+       {"control:replay:fresh-process-divergence", "control:plan:fresh-process-divergence"}) {
+    const CaseOutcome out = run(filtered, id);
+    BOOST_CHECK_MESSAGE(out.outcome == Outcome::Pass, id << ": " << out.message);
+  }
+  for (std::string_view family : {kReplayFamily, kPlanStabilityFamily}) {
+    DeterminismOptions by_family = worker_options(1);
+    by_family.family = family;
+    by_family.filter = "control:*";
+    const std::string id = family == kReplayFamily ? "control:replay:fresh-process-divergence"
+                                                   : "control:plan:fresh-process-divergence";
+    const CaseOutcome out = run(determinism_cases(by_family), id);
+    BOOST_CHECK_MESSAGE(out.outcome == Outcome::Pass, id << ": " << out.message);
+  }
+  DeterminismOptions models = worker_options(1);
+  models.filter = "*:model:mlp";
+  const std::vector<SuiteCase> cases = determinism_cases(models);
+  for (std::string_view id : {"replay:model:mlp", "plan:model:mlp"}) {
+    const CaseOutcome out = run(cases, id);
+    BOOST_CHECK_MESSAGE(out.outcome == Outcome::Pass, id << ": " << out.message);
+    BOOST_CHECK_MESSAGE(out.message.find(" 1 fresh processes") != std::string::npos, out.message);
   }
 }
 

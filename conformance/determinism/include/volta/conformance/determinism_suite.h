@@ -42,7 +42,12 @@
 // Negative controls (kNegativeControls, run every time). Each plants a test-only defect (a
 // kernel that claims bit-exact but is not, a pass whose output depends on a heap address, a
 // kernel whose reduction chunks follow the batch size) and is PASS only when its family's check
-// catches the defect.
+// catches the defect. The fresh-process controls plant theirs in the fresh worker processes
+// alone (subjects "control:worker-flips-output-bit" and "control:worker-renames-node", which
+// the worker recognises by name): the in-process legs see nothing, so only the fresh-process
+// legs of check_replay and check_plan can catch them, and with processes = 0 they are not
+// caught (FAIL). The fresh processes run for them whenever they are selected (--family,
+// --filter).
 
 #include <array>
 #include <cstdint>
@@ -69,12 +74,14 @@ inline constexpr std::array<int64_t, 6> kBatchSizes = {1, 2, 3, 7, 16, 64};
 struct NegativeControl {
   std::string_view family, case_id;
 };
-inline constexpr std::array<NegativeControl, 6> kNegativeControls = {{
+inline constexpr std::array<NegativeControl, 8> kNegativeControls = {{
     {kReplayFamily, "control:replay:timing-dependent-kernel"},
+    {kReplayFamily, "control:replay:fresh-process-divergence"},
     {kThreadInvarianceFamily, "control:threads:thread-count-kernel"},
     {kThreadInvarianceFamily, "control:config:chunk-size-kernel"},
     {kThreadInvarianceFamily, "control:config:task-order-kernel"},
     {kPlanStabilityFamily, "control:plan:address-dependent-pass"},
+    {kPlanStabilityFamily, "control:plan:fresh-process-divergence"},
     {kBatchInvarianceFamily, "control:batch:batch-size-chunked-kernel"},
 }};
 
@@ -104,7 +111,8 @@ std::vector<SuiteCase> determinism_cases(const DeterminismOptions& options);
 // The fresh-process side (`volta-audit __determinism-worker`): `--subjects FILE` (one name per
 // line) `--threads N [--onnx-data DIR --onnx-expectations FILE] [--plant-divergence NODE]`;
 // prints "SUBJECT<TAB>output-hash<TAB>plan-fingerprint" or "SUBJECT<TAB>ERROR<TAB>message" per
-// subject. Returns the exit status.
+// subject. The fresh-process controls' subject names plant their defect here (see above).
+// Returns the exit status.
 int determinism_worker_main(const std::vector<std::string>& args);
 
 }  // namespace volta::conformance
