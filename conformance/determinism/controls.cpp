@@ -218,6 +218,21 @@ void address_dependent_pass(Graph& graph) {
   nodes[0].name += "@" + std::to_string(reinterpret_cast<uintptr_t>(nodes.data()));
 }
 
+std::string_view optimizer_dependent_suffix() {
+#ifdef __OPTIMIZE__
+  return "opt";
+#else
+  return "noopt";
+#endif
+}
+
+void optimizer_dependent_pass(Graph& graph) {
+  std::vector<Node>& nodes = graph.mutable_nodes();
+  if (nodes.empty()) return;
+  // The last node: it produces an output, so no later pass fuses or folds the name away.
+  nodes.back().name += "." + std::string(optimizer_dependent_suffix());
+}
+
 Subject fresh_process_control_subject(std::string_view name) {
   if (name != kWorkerFlipsOutputSubject && name != kWorkerRenamesNodeSubject) {
     fail(ErrorCode::InvalidArgument, "'" + std::string(name) +

@@ -39,6 +39,13 @@ std::unique_ptr<Backend> make_planted_backend(std::string node);
 // into a node name), as a pass iterating a pointer-keyed container would.
 void address_dependent_pass(Graph& graph);
 
+// A "pass" whose output depends on whether the compiler optimized Volta: it appends ".opt"
+// (__OPTIMIZE__ defined) or ".noopt" to the last node's name, as a pass whose behaviour hangs
+// on undefined behaviour or on floating-point code the optimizer reassociates would.
+void optimizer_dependent_pass(Graph& graph);
+// "opt" or "noopt": what optimizer_dependent_pass appends in this build.
+std::string_view optimizer_dependent_suffix();
+
 // x [batch, 4096] f32 -> ReduceSum over axis 1 "control.rowsum" -> [batch]: sample i's row is
 // stream i of one seed (a pure function of i), its values span eight orders of magnitude.
 Subject batch_control_subject(int64_t batch);

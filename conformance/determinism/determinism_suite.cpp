@@ -165,6 +165,7 @@ enum ControlIndex : size_t {
   kTaskOrderControl,
   kAddressControl,
   kFreshPlanControl,
+  kOptimizerControl,
   kBatchControl,
 };
 static_assert(kNegativeControls[kTimingControl].case_id ==
@@ -178,6 +179,9 @@ static_assert(kNegativeControls[kTaskOrderControl].case_id == "control:config:ta
 static_assert(kNegativeControls[kAddressControl].case_id == "control:plan:address-dependent-pass");
 static_assert(kNegativeControls[kFreshPlanControl].case_id ==
               "control:plan:fresh-process-divergence");
+static_assert(kNegativeControls[kOptimizerControl].case_id ==
+              "control:plan:optimizer-dependent-pass");
+static_assert(kNegativeControls[kOptimizerControl].across_builds);
 static_assert(kNegativeControls[kBatchControl].case_id ==
               "control:batch:batch-size-chunked-kernel");
 static_assert(kNegativeControls.size() == kBatchControl + 1);
@@ -269,6 +273,23 @@ std::vector<SuiteCase> control_cases(const std::shared_ptr<const Shared>& shared
             "fresh worker processes that rename a node before compiling (this process compiles "
             "clean)");
       });
+  add(kOptimizerControl, "graph", "subject=model:mlp", [shared] {
+    const auto cpu = make_cpu_backend();
+    const CheckResult r =
+        check_plan(load_subject("model:mlp", shared->source), *cpu, optimizer_dependent_pass, {});
+    CaseOutcome out = outcome_of(r);
+    out.message =
+        r.identical
+            ? "recorded the plan fingerprint of model:mlp after a pass that appends '." +
+                  std::string(optimizer_dependent_suffix()) + "' to a node name (this build is " +
+                  (optimizer_dependent_suffix() == "opt" ? "optimized" : "not optimized") +
+                  "): the plan-stability gate must see this fingerprint differ between the "
+                  "Debug and the optimized builds of the commit, or its cross-build comparison "
+                  "cannot fail; " +
+                  r.summary
+            : "the cross-build control's plan is not even stable in one process: " + r.summary;
+    return out;
+  });
   add(kBatchControl, "ReduceSum", batch_param(threads), [threads] {
     const auto backend = make_batch_chunked_backend();
     return control_outcome(check_batch(batch_control_subject, *backend, kBatchSizes, threads),

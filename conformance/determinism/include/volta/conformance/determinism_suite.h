@@ -47,7 +47,10 @@
 // the worker recognises by name): the in-process legs see nothing, so only the fresh-process
 // legs of check_replay and check_plan can catch them, and with processes = 0 they are not
 // caught (FAIL). The fresh processes run for them whenever they are selected (--family,
-// --filter).
+// --filter). The cross-build control (across_builds) cannot be caught inside one run: it is
+// PASS with the plan fingerprint of model:mlp after a pass that appends ".opt" or ".noopt" to a
+// node name, as the build was optimized or not; the plan-stability gate must see that
+// fingerprint differ between the Debug and the optimized builds of the commit.
 
 #include <array>
 #include <cstdint>
@@ -70,11 +73,14 @@ inline constexpr std::string_view kBatchInvarianceFamily = "batch-invariance";
 // The batch sizes batch:SUBJECT compares each sample's slice at (samples 0..63 run alone).
 inline constexpr std::array<int64_t, 6> kBatchSizes = {1, 2, 3, 7, 16, 64};
 
-// The negative controls' case ids, by the family whose check each one proves.
+// The negative controls' case ids, by the family whose check each one proves. `across_builds`:
+// the defect shows only between a Debug and an optimized build, so the control is judged by
+// comparing its output_hash across the commit's build types, not by its outcome in one run.
 struct NegativeControl {
   std::string_view family, case_id;
+  bool across_builds = false;
 };
-inline constexpr std::array<NegativeControl, 8> kNegativeControls = {{
+inline constexpr std::array<NegativeControl, 9> kNegativeControls = {{
     {kReplayFamily, "control:replay:timing-dependent-kernel"},
     {kReplayFamily, "control:replay:fresh-process-divergence"},
     {kThreadInvarianceFamily, "control:threads:thread-count-kernel"},
@@ -82,6 +88,7 @@ inline constexpr std::array<NegativeControl, 8> kNegativeControls = {{
     {kThreadInvarianceFamily, "control:config:task-order-kernel"},
     {kPlanStabilityFamily, "control:plan:address-dependent-pass"},
     {kPlanStabilityFamily, "control:plan:fresh-process-divergence"},
+    {kPlanStabilityFamily, "control:plan:optimizer-dependent-pass", true},
     {kBatchInvarianceFamily, "control:batch:batch-size-chunked-kernel"},
 }};
 
