@@ -1,7 +1,8 @@
 #pragma once
-// The three determinism checks. Subjects and negative controls go through the same code, so a
+// The four determinism checks. Subjects and negative controls go through the same code, so a
 // control that is caught proves the check that judges every subject can fail.
 
+#include <cstdint>
 #include <functional>
 #include <span>
 #include <string>
@@ -42,5 +43,15 @@ CheckResult check_configurations(const Subject& subject, const Backend& backend,
 CheckResult check_plan(const Subject& subject, const Backend& backend,
                        const std::function<void(Graph&)>& before_compile,
                        std::span<const ProcessReport> processes);
+
+// Level 4: batch invariance. `build(B)` gives the subject at B samples: axis 0 of every input
+// and output is the batch axis, and sample i's input is a pure function of i. Every sample
+// 0..max(batches)-1 runs alone (batch 1) once; then for each B in `batches`, samples 0..B-1 run
+// as one batch, and each sample's slice of every output must equal its alone outputs bit for
+// bit. Strict plans on `backend` at `threads` threads. hash: over the alone outputs, in sample
+// order. Throws VoltaError when `build` breaks its contract (a batch without axis 0 of extent B,
+// a sample whose input depends on its batch).
+CheckResult check_batch(const std::function<Subject(int64_t batch)>& build, const Backend& backend,
+                        std::span<const int64_t> batches, int threads);
 
 }  // namespace volta::conformance

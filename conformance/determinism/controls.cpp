@@ -19,6 +19,16 @@ namespace {
 constexpr std::string_view kControlNode = "control.sum";
 constexpr int64_t kControlElements = 65536;
 constexpr int64_t kTasks = 64;
+constexpr std::string_view kRowSumNode = "control.rowsum";
+constexpr int64_t kRowElements = 4096;
+
+// Spreads values over eight orders of magnitude, so another summation order changes the
+// rounded sum.
+void spread_magnitudes(float* v, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) {
+    v[i] *= std::ldexp(1.0f, static_cast<int>((i * 7919) % 27) - 13);
+  }
+}
 
 // Forwards everything to the CPU backend; subclasses take over selected nodes.
 class CpuWrapper : public Backend {
@@ -116,6 +126,34 @@ class DefectiveBackend final : public CpuWrapper {
   KernelDeterminism declared_;
 };
 
+class BatchChunkedBackend final : public CpuWrapper {
+ public:
+  KernelSelection select_kernel(const Graph& graph, const Node& node) const override {
+    if (node.name != kRowSumNode) return cpu_->select_kernel(graph, node);
+    return KernelChoice{"f32_rowsum_batch_chunked", KernelDeterminism::BitExact, this};
+  }
+
+  void run_kernel(const KernelChoice& kernel, const Node& node,
+                  std::span<const ConstTensorView> inputs, std::span<const TensorView> outputs,
+                  ExecutionContext& ctx) const override {
+    if (kernel.impl != this) return cpu_->run_kernel(kernel, node, inputs, outputs, ctx);
+    const float* x = inputs[0].as<float>();
+    const int64_t rows = inputs[0].shape[0];
+    const int64_t k = inputs[0].shape[1];
+    float* out = outputs[0].as<float>();
+    ctx.pool().parallel_for(rows, [&](int64_t r) {
+      const int64_t chunks = rows;  // the bug: the chunking follows the batch size
+      float total = 0;
+      for (int64_t c = 0; c < chunks; ++c) {
+        float partial = 0;
+        for (int64_t i = c * k / chunks; i < (c + 1) * k / chunks; ++i) partial += x[r * k + i];
+        total += partial;
+      }
+      out[r] = total;
+    });
+  }
+};
+
 class PlantedBackend final : public CpuWrapper {
  public:
   explicit PlantedBackend(std::string node) : node_(std::move(node)) {}
@@ -144,12 +182,30 @@ Subject control_subject() {
   const ValueId x = s.graph.add_input("x", DType::F32, Shape{kControlElements});
   s.graph.set_outputs({s.graph.add(OpKind::ReduceSum, {x}, {}, std::string(kControlNode))});
   Tensor data = random_tensor(DType::F32, Shape{kControlElements}, 17, -1, 1);
-  float* v = data.data_as<float>();
-  for (int64_t i = 0; i < kControlElements; ++i) {
-    v[i] *= std::ldexp(1.0f, static_cast<int>((i * 7919) % 27) - 13);
+  spread_magnitudes(data.data_as<float>(), kControlElements);
+  s.inputs.push_back(std::move(data));
+  return s;
+}
+
+Subject batch_control_subject(int64_t batch) {
+  Subject s{"control:rowsum", "graph builder", {}, {}};
+  const ValueId x = s.graph.add_input("x", DType::F32, Shape{batch, kRowElements});
+  s.graph.set_outputs({s.graph.add(OpKind::ReduceSum, {x},
+                                   {{"axes", std::vector<int64_t>{1}}, {"keepdims", int64_t{0}}},
+                                   std::string(kRowSumNode))});
+  Tensor data(DType::F32, Shape{batch, kRowElements});
+  for (int64_t i = 0; i < batch; ++i) {
+    Tensor row =
+        random_tensor(DType::F32, Shape{kRowElements}, 19, -1, 1, static_cast<uint64_t>(i));
+    spread_magnitudes(row.data_as<float>(), kRowElements);
+    std::memcpy(data.data_as<float>() + i * kRowElements, row.data(), row.nbytes());
   }
   s.inputs.push_back(std::move(data));
   return s;
+}
+
+std::unique_ptr<Backend> make_batch_chunked_backend() {
+  return std::make_unique<BatchChunkedBackend>();
 }
 
 std::unique_ptr<Backend> make_planted_backend(std::string node) {
@@ -160,6 +216,48 @@ void address_dependent_pass(Graph& graph) {
   std::vector<Node>& nodes = graph.mutable_nodes();
   if (nodes.empty()) return;
   nodes[0].name += "@" + std::to_string(reinterpret_cast<uintptr_t>(nodes.data()));
+}
+
+std::string_view optimizer_dependent_suffix() {
+#ifdef __OPTIMIZE__
+  return "opt";
+#else
+  return "noopt";
+#endif
+}
+
+void optimizer_dependent_pass(Graph& graph) {
+  std::vector<Node>& nodes = graph.mutable_nodes();
+  if (nodes.empty()) return;
+  // The last node: it produces an output, so no later pass fuses or folds the name away.
+  nodes.back().name += "." + std::string(optimizer_dependent_suffix());
+}
+
+Subject fresh_process_control_subject(std::string_view name) {
+  if (name != kWorkerFlipsOutputSubject && name != kWorkerRenamesNodeSubject) {
+    fail(ErrorCode::InvalidArgument, "'" + std::string(name) +
+                                         "' is not a fresh-process control subject (" +
+                                         std::string(kWorkerFlipsOutputSubject) + ", " +
+                                         std::string(kWorkerRenamesNodeSubject) + ")");
+  }
+  Subject s = control_subject();
+  s.name = name;
+  return s;
+}
+
+std::optional<WorkerControl> worker_control(std::string_view name) {
+  if (name == kWorkerFlipsOutputSubject) {
+    return WorkerControl{fresh_process_control_subject(name),
+                         make_planted_backend(std::string(kControlNode))};
+  }
+  if (name == kWorkerRenamesNodeSubject) {
+    WorkerControl planted{fresh_process_control_subject(name), make_cpu_backend()};
+    for (Node& node : planted.subject.graph.mutable_nodes()) {
+      if (node.name == kControlNode) node.name += ".worker";
+    }
+    return planted;
+  }
+  return std::nullopt;
 }
 
 }  // namespace volta::conformance

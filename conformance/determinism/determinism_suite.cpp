@@ -8,6 +8,7 @@
 #include <fstream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <sstream>
 
 #include "checks.h"
@@ -155,15 +156,64 @@ ConfigMatrix variations_of(const ConfigMatrix& m, std::string_view setting, int 
   return out;
 }
 
+// The controls' places in kNegativeControls, checked here so a reordering cannot mislabel one.
+enum ControlIndex : size_t {
+  kTimingControl,
+  kFreshReplayControl,
+  kThreadCountControl,
+  kChunkSizeControl,
+  kTaskOrderControl,
+  kAddressControl,
+  kFreshPlanControl,
+  kOptimizerControl,
+  kBatchControl,
+};
+static_assert(kNegativeControls[kTimingControl].case_id ==
+              "control:replay:timing-dependent-kernel");
+static_assert(kNegativeControls[kFreshReplayControl].case_id ==
+              "control:replay:fresh-process-divergence");
+static_assert(kNegativeControls[kThreadCountControl].case_id ==
+              "control:threads:thread-count-kernel");
+static_assert(kNegativeControls[kChunkSizeControl].case_id == "control:config:chunk-size-kernel");
+static_assert(kNegativeControls[kTaskOrderControl].case_id == "control:config:task-order-kernel");
+static_assert(kNegativeControls[kAddressControl].case_id == "control:plan:address-dependent-pass");
+static_assert(kNegativeControls[kFreshPlanControl].case_id ==
+              "control:plan:fresh-process-divergence");
+static_assert(kNegativeControls[kOptimizerControl].case_id ==
+              "control:plan:optimizer-dependent-pass");
+static_assert(kNegativeControls[kOptimizerControl].across_builds);
+static_assert(kNegativeControls[kBatchControl].case_id ==
+              "control:batch:batch-size-chunked-kernel");
+static_assert(kNegativeControls.size() == kBatchControl + 1);
+
+bool control_selected(const DeterminismOptions& o, ControlIndex control) {
+  const NegativeControl& c = kNegativeControls[control];
+  return selected(o, c.family, std::string(c.case_id));
+}
+
+// "batches=1,2,3,7,16,64 threads=3": what a batch:SUBJECT case compares.
+std::string batch_param(int threads) {
+  std::string sizes;
+  for (const int64_t b : kBatchSizes) sizes += (sizes.empty() ? "" : ",") + std::to_string(b);
+  return "batches=" + sizes + " threads=" + std::to_string(threads);
+}
+
+// The fresh processes' reports for `subject` (none without fresh processes).
+std::vector<ProcessReport> reports_for(const Shared& shared, std::string_view subject) {
+  const auto it = shared.processes.find(std::string(subject));
+  return it == shared.processes.end() ? std::vector<ProcessReport>{} : it->second;
+}
+
 std::vector<SuiteCase> control_cases(const std::shared_ptr<const Shared>& shared) {
   const int threads = shared->options.threads;
   const int runs = shared->options.runs;
   std::vector<SuiteCase> cases;
-  auto add = [&](std::string_view family, std::string_view id, std::string params, CaseBody body) {
-    cases.push_back({std::string(family), "ReduceSum", "cpu", std::string(id), std::move(params),
-                     std::move(body)});
+  auto add = [&](ControlIndex control, std::string op, std::string params, CaseBody body) {
+    const NegativeControl& c = kNegativeControls[control];
+    cases.push_back({std::string(c.family), std::move(op), "cpu", std::string(c.case_id),
+                     std::move(params), std::move(body)});
   };
-  add(kReplayFamily, kNegativeControls[0].case_id,
+  add(kTimingControl, "ReduceSum",
       "runs=" + std::to_string(runs) + " threads=" + std::to_string(threads),
       [shared, runs, threads] {
         const auto backend =
@@ -172,35 +222,78 @@ std::vector<SuiteCase> control_cases(const std::shared_ptr<const Shared>& shared
             check_replay(control_subject(), *backend, runs, threads, {}),
             "a sum with one accumulator per thread over the tasks each thread claimed");
       });
-  add(kThreadInvarianceFamily, kNegativeControls[1].case_id, "configurations=threads-*", [shared] {
+  add(kFreshReplayControl, "ReduceSum",
+      "runs=" + std::to_string(runs) +
+          " processes=" + std::to_string(reports_for(*shared, kWorkerFlipsOutputSubject).size()) +
+          " threads=" + std::to_string(threads),
+      [shared, runs, threads] {
+        const auto cpu = make_cpu_backend();
+        return control_outcome(
+            check_replay(fresh_process_control_subject(kWorkerFlipsOutputSubject), *cpu, runs,
+                         threads, reports_for(*shared, kWorkerFlipsOutputSubject)),
+            "fresh worker processes that flip the lowest bit of the output (this process runs "
+            "clean)");
+      });
+  add(kThreadCountControl, "ReduceSum", "configurations=threads-*", [shared] {
     const auto backend =
         make_defective_backend(DefectiveSum::PerThread, KernelDeterminism::BitExact);
     return control_outcome(
         check_configurations(control_subject(), *backend, variations_of(shared->matrix, "threads")),
         "a sum split into one partial per thread");
   });
-  add(kThreadInvarianceFamily, kNegativeControls[2].case_id, "configurations=chunk-scale-*",
-      [shared] {
-        const auto backend =
-            make_defective_backend(DefectiveSum::PerChunk, KernelDeterminism::BitExact);
-        return control_outcome(check_configurations(control_subject(), *backend,
-                                                    variations_of(shared->matrix, "chunk_scale")),
-                               "a sum with one partial per scheduling chunk");
-      });
-  add(kThreadInvarianceFamily, kNegativeControls[3].case_id,
-      "configurations=task-order-* threads=1", [shared] {
-        const auto backend =
-            make_defective_backend(DefectiveSum::CompletionOrder, KernelDeterminism::BitExact);
-        // One thread: the task order is the only thing that changes between the two runs.
-        return control_outcome(check_configurations(control_subject(), *backend,
-                                                    variations_of(shared->matrix, "task_order", 1)),
-                               "a sum that adds its partials in the order its tasks run");
-      });
-  add(kPlanStabilityFamily, kNegativeControls[4].case_id, "subject=model:mlp", [shared] {
+  add(kChunkSizeControl, "ReduceSum", "configurations=chunk-scale-*", [shared] {
+    const auto backend =
+        make_defective_backend(DefectiveSum::PerChunk, KernelDeterminism::BitExact);
+    return control_outcome(check_configurations(control_subject(), *backend,
+                                                variations_of(shared->matrix, "chunk_scale")),
+                           "a sum with one partial per scheduling chunk");
+  });
+  add(kTaskOrderControl, "ReduceSum", "configurations=task-order-* threads=1", [shared] {
+    const auto backend =
+        make_defective_backend(DefectiveSum::CompletionOrder, KernelDeterminism::BitExact);
+    // One thread: the task order is the only thing that changes between the two runs.
+    return control_outcome(check_configurations(control_subject(), *backend,
+                                                variations_of(shared->matrix, "task_order", 1)),
+                           "a sum that adds its partials in the order its tasks run");
+  });
+  add(kAddressControl, "ReduceSum", "subject=model:mlp", [shared] {
     const auto cpu = make_cpu_backend();
     return control_outcome(
         check_plan(load_subject("model:mlp", shared->source), *cpu, address_dependent_pass, {}),
         "a pass that writes a heap address into a node name");
+  });
+  add(kFreshPlanControl, "ReduceSum",
+      "compiles=2 processes=" +
+          std::to_string(reports_for(*shared, kWorkerRenamesNodeSubject).size()),
+      [shared] {
+        const auto cpu = make_cpu_backend();
+        return control_outcome(
+            check_plan(fresh_process_control_subject(kWorkerRenamesNodeSubject), *cpu, {},
+                       reports_for(*shared, kWorkerRenamesNodeSubject)),
+            "fresh worker processes that rename a node before compiling (this process compiles "
+            "clean)");
+      });
+  add(kOptimizerControl, "graph", "subject=model:mlp", [shared] {
+    const auto cpu = make_cpu_backend();
+    const CheckResult r =
+        check_plan(load_subject("model:mlp", shared->source), *cpu, optimizer_dependent_pass, {});
+    CaseOutcome out = outcome_of(r);
+    out.message =
+        r.identical
+            ? "recorded the plan fingerprint of model:mlp after a pass that appends '." +
+                  std::string(optimizer_dependent_suffix()) + "' to a node name (this build is " +
+                  (optimizer_dependent_suffix() == "opt" ? "optimized" : "not optimized") +
+                  "): the plan-stability gate must see this fingerprint differ between the "
+                  "Debug and the optimized builds of the commit, or its cross-build comparison "
+                  "cannot fail; " +
+                  r.summary
+            : "the cross-build control's plan is not even stable in one process: " + r.summary;
+    return out;
+  });
+  add(kBatchControl, "ReduceSum", batch_param(threads), [threads] {
+    const auto backend = make_batch_chunked_backend();
+    return control_outcome(check_batch(batch_control_subject, *backend, kBatchSizes, threads),
+                           "a row sum whose chunks follow the batch size");
   });
   return cases;
 }
@@ -273,6 +366,12 @@ std::vector<SuiteCase> determinism_cases(const DeterminismOptions& options) {
       needs_processes.push_back(s);
     }
   }
+  if (control_selected(options, kFreshReplayControl)) {
+    needs_processes.emplace_back(kWorkerFlipsOutputSubject);
+  }
+  if (control_selected(options, kFreshPlanControl)) {
+    needs_processes.emplace_back(kWorkerRenamesNodeSubject);
+  }
   shared->processes = run_fresh_processes(options, needs_processes);
 
   std::vector<SuiteCase> cases = control_cases(shared);
@@ -305,6 +404,15 @@ std::vector<SuiteCase> determinism_cases(const DeterminismOptions& options) {
                        const auto backend = subject_backend(shared->options);
                        return outcome_of(
                            check_plan(load_subject(s, shared->source), *backend, {}, processes()));
+                     }});
+  }
+  for (const std::string& s : batch_subject_names(shared->source)) {
+    cases.push_back({std::string(kBatchInvarianceFamily), op, "cpu", "batch:" + s,
+                     batch_param(options.threads), [shared, s] {
+                       const auto backend = subject_backend(shared->options);
+                       return outcome_of(
+                           check_batch([&s](int64_t batch) { return load_batch_subject(s, batch); },
+                                       *backend, kBatchSizes, shared->options.threads));
                      }});
   }
   return cases;
@@ -355,10 +463,13 @@ int determinism_worker_main(const std::vector<std::string>& args) {
     if (name.empty()) continue;
     std::string line;
     try {
-      const Subject subject = load_subject(name, source);
-      const ExecutionPlan plan = compile(subject.graph, *backend, DeterminismMode::Strict);
+      // A fresh-process control's subject brings its own defect: this process alone has it.
+      std::optional<WorkerControl> control = worker_control(name);
+      const Subject subject = control ? std::move(control->subject) : load_subject(name, source);
+      const Backend& runs_on = control ? *control->backend : *backend;
+      const ExecutionPlan plan = compile(subject.graph, runs_on, DeterminismMode::Strict);
       ExecutionContext ctx(options.threads);
-      const TracedRun run = run_plan(plan, *backend, ctx, subject.inputs, false);
+      const TracedRun run = run_plan(plan, runs_on, ctx, subject.inputs, false);
       line = name + "\t" + run.hash + "\t" + plan_fingerprint(plan);
     } catch (const std::exception& e) {
       std::string message = e.what();

@@ -2,6 +2,7 @@
 // What the determinism suite runs: built-in graphs (a transformer block, an MLP, a CNN) and
 // every ONNX backend test the CPU engine passes, each with fixed inputs.
 
+#include <cstdint>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -29,5 +30,16 @@ std::vector<std::string> subject_names(const SubjectSource& source);
 // Builds (or imports, with the CPU engine as import-time evaluator) one subject. Throws
 // VoltaError for an unknown name or a model that does not import.
 Subject load_subject(const std::string& name, const SubjectSource& source);
+
+// The batch subjects, sorted: the built-in models, whose batch axis is axis 0 of their input and
+// of every output. ONNX subjects have fixed shapes and declare no batch axis: they are not
+// batch subjects.
+std::vector<std::string> batch_subject_names(const SubjectSource& source);
+
+// Batch subject `name` built for `batch` samples: the same weights at every batch size
+// (counter-based random values by stream), and sample i's input a pure function of i (stream i
+// of the model's input seed), whatever batch it sits in. Throws VoltaError for a name that is
+// not a batch subject.
+Subject load_batch_subject(const std::string& name, int64_t batch);
 
 }  // namespace volta::conformance

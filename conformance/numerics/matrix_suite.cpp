@@ -533,7 +533,15 @@ CaseOutcome run_matrix_cell(const MatrixCell& cell, const Evaluate& evaluate) {
     try {
       outputs = evaluate(b.graph, b.inputs);
     } catch (const VoltaError& e) {
-      if (want_error) continue;
+      // "The result is an error" is the op refusing its data at run time; a graph or plan the
+      // engine refused before running it proves nothing about the op's rule.
+      if (want_error && e.code() == ErrorCode::KernelFailure) continue;
+      if (want_error) {
+        return failed(Outcome::FailNumeric,
+                      line_of(cell) + "shape " + b.shape + ": expected the kernel to refuse the " +
+                          "data (" + std::string(error_code_name(ErrorCode::KernelFailure)) +
+                          "), got " + e.what());
+      }
       return failed(Outcome::Error, line_of(cell) + "shape " + b.shape + ": " + e.what());
     }
     if (want_error) {

@@ -3,6 +3,7 @@
 // regenerates the same text.
 
 #include <algorithm>
+#include <array>
 #include <map>
 #include <set>
 #include <sstream>
@@ -243,13 +244,18 @@ ORDER BY run.build_type
 
 // "runs=100 processes=3 threads=3" -> "100 runs + 3 fresh processes at 3 threads"; params
 // of another form are shown as recorded.
-std::string replay_params_text(const std::string& params) {
+std::map<std::string, std::string> params_of(const std::string& params) {
   std::map<std::string, std::string> value;
   std::istringstream words(params);
   for (std::string word; words >> word;) {
     const size_t eq = word.find('=');
     if (eq != std::string::npos) value[word.substr(0, eq)] = word.substr(eq + 1);
   }
+  return value;
+}
+
+std::string replay_params_text(const std::string& params) {
+  std::map<std::string, std::string> value = params_of(params);
   if (!value.contains("runs") || !value.contains("processes") || !value.contains("threads")) {
     return params;
   }
@@ -257,22 +263,31 @@ std::string replay_params_text(const std::string& params) {
          value["threads"] + " threads";
 }
 
+// "batches=1,2,3 threads=3" -> "batch sizes 1,2,3 at 3 threads"; params as they are otherwise.
+std::string batch_params_text(const std::string& params) {
+  std::map<std::string, std::string> value = params_of(params);
+  if (!value.contains("batches") || !value.contains("threads")) return params;
+  return "batch sizes " + value["batches"] + " at " + value["threads"] + " threads";
+}
+
+// The contract's families, in the order the policy lists them.
+constexpr std::array<std::string_view, 5> kEvidenceFamilies = {
+    conformance::kReplayFamily, conformance::kThreadInvarianceFamily,
+    conformance::kPlanStabilityFamily, conformance::kBatchInvarianceFamily,
+    conformance::kStrictModeFamily};
+
 // One family's row of the determinism-evidence table.
 struct FamilyEvidence {
   int64_t cases = 0, passed = 0, failed = 0, skipped = 0;
   int64_t controls = 0, caught = 0;  // negative controls of the family, and those that passed
-  std::set<std::string> params;      // replay-100: distinct params of the replay cases
+  std::set<std::string> params;      // replay-100, batch-invariance: distinct params of cases
   std::set<std::string> configs;     // thread-invariance: the configurations of threads:SUBJECT
 };
 
 std::string render_determinism_evidence(const conformance::Database& db, std::string_view commit) {
   using conformance::kNegativeControls;
   std::map<std::string, FamilyEvidence> families;
-  for (std::string_view family :
-       {conformance::kReplayFamily, conformance::kThreadInvarianceFamily,
-        conformance::kPlanStabilityFamily, conformance::kStrictModeFamily}) {
-    families[std::string(family)];
-  }
+  for (std::string_view family : kEvidenceFamilies) families[std::string(family)];
   for (const conformance::NegativeControl& control : kNegativeControls) {
     ++families[std::string(control.family)].controls;
   }
@@ -293,7 +308,9 @@ std::string render_determinism_evidence(const conformance::Database& db, std::st
     f.passed += outcome == "PASS" ? 1 : 0;
     f.skipped += outcome == "SKIPPED" ? 1 : 0;
     f.failed += outcome != "PASS" && outcome != "SKIPPED" ? 1 : 0;
-    if (case_id.starts_with("replay:")) f.params.insert(query.column_text(3));
+    if (case_id.starts_with("replay:") || case_id.starts_with("batch:")) {
+      f.params.insert(query.column_text(3));
+    }
     // threads:SUBJECT params: "configurations=threads-1,threads-2,...".
     const std::string params = query.column_text(3);
     if (case_id.starts_with("threads:") && params.starts_with("configurations=")) {
@@ -313,9 +330,7 @@ std::string render_determinism_evidence(const conformance::Database& db, std::st
   }
 
   // The contract's families in its order, then any other family the suite recorded.
-  std::vector<std::string> order = {
-      std::string(conformance::kReplayFamily), std::string(conformance::kThreadInvarianceFamily),
-      std::string(conformance::kPlanStabilityFamily), std::string(conformance::kStrictModeFamily)};
+  std::vector<std::string> order(kEvidenceFamilies.begin(), kEvidenceFamilies.end());
   for (const auto& [family, f] : families) {
     if (std::ranges::find(order, family) == order.end()) order.push_back(family);
   }
@@ -333,6 +348,10 @@ std::string render_determinism_evidence(const conformance::Database& db, std::st
       }
     } else if (family == conformance::kPlanStabilityFamily && !compared.empty()) {
       evidence = "build types " + compared;
+    } else if (family == conformance::kBatchInvarianceFamily) {
+      for (const std::string& p : f.params) {
+        evidence += (evidence.empty() ? "" : "; ") + batch_params_text(p);
+      }
     }
     rows.push_back(
         {family, std::to_string(f.cases), std::to_string(f.passed), std::to_string(f.failed),

@@ -62,7 +62,10 @@ control_evidence AS (
   SELECT k.case_id, e.outcome, e.verdict, e.message
   FROM controls k LEFT JOIN evidence e ON e.case_id = k.case_id
 ),
-weak AS (SELECT case_id, params FROM judged WHERE NOT coalesce({params_rule}, 0)),
+-- A case that passed on less evidence than the gate needs (a failed one is a blocker already).
+weak AS (
+  SELECT case_id, params FROM judged WHERE outcome = 'PASS' AND NOT coalesce({params_rule}, 0)
+),
 {late_ctes}
 tally AS (
   SELECT count(*) AS cases,

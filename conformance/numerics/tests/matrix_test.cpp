@@ -172,5 +172,36 @@ BOOST_AUTO_TEST_CASE(a_planted_nan_flush_is_caught) {
   BOOST_TEST(nan_rules >= 1);
 }
 
+// "The result is an error" is the kernel refusing the data at run time (R-KERNEL-FAILURE): an
+// engine that refused the graph before running it (a verifier, a missing kernel) does not
+// prove the rule.
+BOOST_AUTO_TEST_CASE(an_error_rule_needs_the_kernel_to_refuse_the_data) {
+  std::vector<MatrixCell> error_cells;
+  for (MatrixCell& c : matrix_cells(policy())) {
+    if (c.rule.result.kind == ResultKind::Error) error_cells.push_back(std::move(c));
+  }
+  BOOST_REQUIRE(!error_cells.empty());
+  const auto throwing = [](ErrorCode code) -> Evaluate {
+    return [code](const Graph&, std::span<const Tensor>) -> std::vector<Tensor> {
+      fail(code, "planted refusal");
+    };
+  };
+  for (const MatrixCell& c : error_cells) {
+    BOOST_TEST_CONTEXT(c.id) {
+      BOOST_TEST((run_matrix_cell(c, throwing(ErrorCode::KernelFailure)).outcome == Outcome::Pass));
+      for (ErrorCode other :
+           {ErrorCode::VerifyDType, ErrorCode::MissingKernel, ErrorCode::InvalidArgument}) {
+        const CaseOutcome o = run_matrix_cell(c, throwing(other));
+        BOOST_TEST((o.outcome == Outcome::FailNumeric));
+        BOOST_TEST(o.message.find("expected the kernel to refuse the data (R-KERNEL-FAILURE), "
+                                  "got [" +
+                                  std::string(error_code_name(other)) + "] planted refusal") !=
+                       std::string::npos,
+                   o.message);
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace volta::conformance
