@@ -64,6 +64,7 @@ std::vector<RunInput> folder_inputs(const std::string& name, const fs::path& dir
     if (entry.is_regular_file() && file.ends_with(extension)) names.insert(prefix + file);
   }
   std::vector<RunInput> inputs;
+  inputs.reserve(names.size());
   for (const std::string& n : names) {
     inputs.push_back(file_input(n, dir / n.substr(prefix.size())));
   }

@@ -121,6 +121,7 @@ inline std::vector<ResultRow> passing_determinism_rows(
 inline void add_onnx_subjects(TempStore& t, const std::vector<std::string>& onnx,
                               const std::string& commit = kCommit) {
   std::vector<ResultRow> rows;
+  rows.reserve(onnx.size());
   for (const std::string& id : onnx) {
     rows.push_back(result(id, Outcome::Pass, Verdict::Expected, "",
                           {.suite = "onnx", .backend = "cpu", .family = "elementwise"}));

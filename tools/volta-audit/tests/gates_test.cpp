@@ -319,7 +319,7 @@ BOOST_AUTO_TEST_CASE(release_ignores_runs_of_dirty_trees) {
 
 // --- provenance (#5): a run's inputs must be the files committed at its commit ---
 
-RunInput input(std::string name, std::string sha256, std::string committed) {
+RunInput input(const std::string& name, std::string sha256, std::string committed) {
   return {RunInput::Kind::File, name, "/work/" + name, std::move(sha256), std::move(committed)};
 }
 
@@ -455,6 +455,21 @@ BOOST_AUTO_TEST_CASE(docs_contract_reads_the_newest_check_of_the_commit) {
   t.add_claim("stale", "README.md", 1, "FAIL", "another commit", "2030-01-03T00:00:00Z",
               kOtherCommit);
   check(evaluate(t, "docs-contract"), GateStatus::Pass, "2 claims and sections verified");
+}
+
+// A check is current only when no usable run of the commit ended after it.
+BOOST_AUTO_TEST_CASE(a_docs_check_older_than_a_run_is_stale) {
+  TempStore t;
+  t.add_claim("parity-claim", "README.md", 40, "PASS", "ok", "2020-01-01T00:00:00.000Z");
+  const int64_t run = t.add_run(parity_rows());  // ends now, after the check
+  const GateResult r = evaluate(t, "docs-contract");
+  BOOST_TEST(gate_status_name(r.status) == "NOT VERIFIED");
+  BOOST_TEST(r.reason.starts_with("the newest docs check (2020-01-01T00:00:00.000Z) did not see "
+                                  "run " +
+                                  std::to_string(run) + ", which ended after it ("),
+             r.reason);
+  t.add_claim("parity-claim", "README.md", 40, "PASS", "ok", "2999-01-01T00:00:00.000Z");
+  check(evaluate(t, "docs-contract"), GateStatus::Pass, "1 claims and sections verified");
 }
 
 // #8: a check of edited docs (or by a binary of a dirty tree) is not release evidence.

@@ -15,7 +15,6 @@ namespace {
 
 using conformance::Outcome;
 using conformance::ResultRow;
-using conformance::Verdict;
 using testing::check;
 using testing::TempStore;
 
