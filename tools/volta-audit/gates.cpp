@@ -44,7 +44,6 @@ std::string model_gate(std::string_view family) {
 }
 
 std::vector<Gate> build_gates() {
-  using conformance::kDeterminismSuite;
   std::vector<Gate> all;
   all.push_back({"onnx-conformance",
                  "ONNX backend test data: every result as expected, corpus at its floor",

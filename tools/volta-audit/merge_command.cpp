@@ -18,12 +18,14 @@ int merge_command(Args& args) {
   if (shards.empty()) throw UsageError("name at least one shard database to merge");
   const conformance::MergeSummary merged = conformance::ResultStore::merge(shards, *out);
   std::printf(
-      "merged %lld shard(s) into %s: %lld run(s), %lld result(s) (%lld new case(s)), %lld "
-      "expectation(s), %lld perf sample(s), %lld perf verdict(s), %lld node trace(s)\n",
+      "merged %lld shard(s) into %s: %lld run(s) with %lld recorded input(s), %lld result(s) "
+      "(%lld new case(s)), %lld expectation(s), %lld perf sample(s), %lld perf verdict(s), %lld "
+      "node trace(s)\n",
       static_cast<long long>(merged.shards), out->c_str(), static_cast<long long>(merged.runs),
-      static_cast<long long>(merged.results), static_cast<long long>(merged.new_cases),
-      static_cast<long long>(merged.expectations), static_cast<long long>(merged.perf_samples),
-      static_cast<long long>(merged.perf_verdicts), static_cast<long long>(merged.node_traces));
+      static_cast<long long>(merged.run_inputs), static_cast<long long>(merged.results),
+      static_cast<long long>(merged.new_cases), static_cast<long long>(merged.expectations),
+      static_cast<long long>(merged.perf_samples), static_cast<long long>(merged.perf_verdicts),
+      static_cast<long long>(merged.node_traces));
   return 0;
 }
 
