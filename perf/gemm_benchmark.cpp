@@ -17,8 +17,8 @@
 
 #include "kernels/gemm.h"
 #include "perf_support.h"
+#include "volta/backends/cpu/thread_pool.h"
 #include "volta/ir/tensor.h"
-#include "volta/runtime/thread_pool.h"
 
 namespace volta::cpu {
 namespace {

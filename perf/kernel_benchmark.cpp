@@ -19,8 +19,8 @@
 #include <vector>
 
 #include "perf_support.h"
-#include "volta/backends/cpu.h"
 #include "volta/ir/graph.h"
+#include "volta/runtime/registry.h"
 #include "volta/runtime/runtime.h"
 
 namespace volta::perf {
@@ -35,7 +35,7 @@ struct NodeCase {
 };
 
 const Backend& cpu_backend() {
-  static const std::unique_ptr<Backend> backend = make_cpu_backend();
+  static const std::unique_ptr<Backend> backend = make_backend("cpu");
   return *backend;
 }
 
@@ -54,7 +54,8 @@ const Tensor& cached_input(const Shape& shape, uint32_t seed) {
 // The compiled node with its buffers bound once.
 class PlannedNode {
  public:
-  PlannedNode(const NodeCase& c, int threads) : context_(threads) {
+  PlannedNode(const NodeCase& c, int threads)
+      : context_(cpu_backend().make_context({.threads = threads})) {
     Graph graph;
     std::vector<ValueId> ids;
     for (size_t i = 0; i < c.inputs.size(); ++i) {
@@ -84,14 +85,21 @@ class PlannedNode {
   void run() {
     const PlannedStep& step = plan_.steps[0];
     cpu_backend().run_kernel(step.kernel, plan_.graph.node(step.node), inputs_, output_views_,
-                             context_);
+                             workspace(), *context_);
   }
   std::string variant() const { return kernel_variants(plan_); }
   double bytes() const { return bytes_; }
   const void* output() const { return outputs_[0].data(); }
 
  private:
-  ExecutionContext context_;
+  // The step's planned scratch, as the runtime would hand it (the arena holds nothing else).
+  MemoryRegion workspace() {
+    const int64_t bytes = plan_.steps[0].kernel.workspace_bytes;
+    if (bytes == 0) return {};
+    return {cpu_backend().arena(*context_, bytes).data, bytes, MemorySpace::Host};
+  }
+
+  std::unique_ptr<ExecutionContext> context_;
   ExecutionPlan plan_;
   std::vector<ConstTensorView> inputs_;
   std::vector<Tensor> outputs_;

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "perf_support.h"
-#include "volta/runtime/thread_pool.h"
+#include "volta/backends/cpu/thread_pool.h"
 
 namespace volta::perf {
 namespace {

@@ -26,11 +26,11 @@
 
 #include "perf_support.h"
 #include "subjects.h"
-#include "volta/backends/cpu.h"
 #include "volta/conformance/onnx_corpus.h"
 #include "volta/onnx/model.h"
 #include "volta/onnx/session.h"
 #include "volta/plan/execution_plan.h"
+#include "volta/runtime/registry.h"
 
 namespace volta::perf {
 namespace {
@@ -43,7 +43,7 @@ constexpr int kTimedRuns = 3;
 constexpr int kThreadCounts[] = {1, 2};
 
 const Backend& cpu() {
-  static const std::unique_ptr<Backend> backend = make_cpu_backend();
+  static const std::unique_ptr<Backend> backend = make_backend("cpu");
   return *backend;
 }
 

@@ -13,7 +13,7 @@
 #include <string>
 
 #include "perf_support.h"
-#include "volta/runtime/thread_pool.h"
+#include "volta/backends/cpu/thread_pool.h"
 
 #if defined(__x86_64__)
 #include <immintrin.h>

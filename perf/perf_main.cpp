@@ -25,7 +25,7 @@
 
 #include "build_info.h"
 #include "perf_support.h"
-#include "volta/runtime/planted_slowdown.h"
+#include "volta/backends/cpu/planted_slowdown.h"
 
 namespace volta::perf {
 

@@ -17,16 +17,16 @@
 
 #include "perf_support.h"
 #include "subjects.h"
-#include "volta/backends/cpu.h"
 #include "volta/model/examples.h"
 #include "volta/plan/execution_plan.h"
+#include "volta/runtime/registry.h"
 #include "volta/runtime/runtime.h"
 
 namespace volta::perf {
 namespace {
 
 const Backend& cpu() {
-  static const std::unique_ptr<Backend> backend = make_cpu_backend();
+  static const std::unique_ptr<Backend> backend = make_backend("cpu");
   return *backend;
 }
 
@@ -44,7 +44,8 @@ double io_bytes(const Graph& graph, std::span<const Tensor> inputs) {
 void run_plan(benchmark::State& state, Graph graph, const std::vector<Tensor>& inputs, double flops,
               int threads) {
   const ExecutionPlan plan = compile(std::move(graph), cpu(), DeterminismMode::Strict);
-  ExecutionContext ctx(threads);
+  const std::unique_ptr<ExecutionContext> ctx_context = cpu().make_context({.threads = threads});
+  ExecutionContext& ctx = *ctx_context;
   for (auto _ : state) {
     std::vector<Tensor> outputs = execute(plan, cpu(), ctx, inputs);
     benchmark::DoNotOptimize(outputs.data());

@@ -129,7 +129,8 @@ CheckResult check_replay(const Subject& subject, const Backend& backend, int run
   CheckResult result;
   const ExecutionPlan plan = compile_subject(subject, backend, true);
   result.kernels = kernel_variants(plan);
-  ExecutionContext ctx(threads);
+  const std::unique_ptr<ExecutionContext> ctx_context = backend.make_context({.threads = threads});
+  ExecutionContext& ctx = *ctx_context;
   TracedRun first =
       run_plan(plan, backend, ctx, subject.inputs, true, subject.name, subject.frontend);
   int differing = 0;
@@ -176,7 +177,9 @@ CheckResult check_configurations(const Subject& subject, const Backend& backend,
                                  const ConfigMatrix& matrix) {
   CheckResult result;
   auto run_config = [&](const ExecutionConfig& config, const ExecutionPlan& plan) {
-    ExecutionContext ctx(config.threads, config.schedule);
+    const std::unique_ptr<ExecutionContext> ctx_context =
+        backend.make_context({.threads = config.threads, .schedule = config.schedule});
+    ExecutionContext& ctx = *ctx_context;
     return run_plan(plan, backend, ctx, subject.inputs, true, subject.name, subject.frontend);
   };
   const ExecutionPlan plan = compile_subject(subject, backend, matrix.baseline.passes);
@@ -266,7 +269,8 @@ CheckResult check_batch(const std::function<Subject(int64_t batch)>& build, cons
   const Subject single = build(1);
   const ExecutionPlan alone_plan = compile(single.graph, backend, DeterminismMode::Strict);
   result.kernels = kernel_variants(alone_plan);
-  ExecutionContext ctx(threads);
+  const std::unique_ptr<ExecutionContext> ctx_context = backend.make_context({.threads = threads});
+  ExecutionContext& ctx = *ctx_context;
   auto alone_inputs = [&](int64_t sample) {
     std::vector<Tensor> inputs;
     for (const Tensor& input : widest.inputs) inputs.push_back(sample_of(input, samples, sample));

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "volta/runtime/thread_pool.h"
+#include "volta/runtime/backend.h"
 
 namespace volta::conformance {
 

@@ -11,6 +11,8 @@
 
 #include "volta/backends/cpu.h"
 #include "volta/ir/random.h"
+#include "volta/runtime/forwarding_backend.h"
+#include "volta/runtime/registry.h"
 #include "volta/runtime/runtime.h"
 
 namespace volta::conformance {
@@ -30,23 +32,10 @@ void spread_magnitudes(float* v, int64_t n) {
   }
 }
 
-// Forwards everything to the CPU backend; subclasses take over selected nodes.
-class CpuWrapper : public Backend {
+// The CPU backend from the registry; subclasses take over selected nodes.
+class CpuWrapper : public ForwardingBackend {
  public:
-  CpuWrapper() : cpu_(make_cpu_backend()) {}
-  std::string_view name() const override { return cpu_->name(); }
-  Capabilities capabilities() const override { return cpu_->capabilities(); }
-  KernelSelection select_kernel(const Graph& graph, const Node& node) const override {
-    return cpu_->select_kernel(graph, node);
-  }
-  void run_kernel(const KernelChoice& kernel, const Node& node,
-                  std::span<const ConstTensorView> inputs, std::span<const TensorView> outputs,
-                  ExecutionContext& ctx) const override {
-    cpu_->run_kernel(kernel, node, inputs, outputs, ctx);
-  }
-
- protected:
-  std::unique_ptr<Backend> cpu_;
+  CpuWrapper() : ForwardingBackend(make_backend("cpu")) {}
 };
 
 class DefectiveBackend final : public CpuWrapper {
@@ -54,7 +43,7 @@ class DefectiveBackend final : public CpuWrapper {
   DefectiveBackend(DefectiveSum sum, KernelDeterminism declared) : sum_(sum), declared_(declared) {}
 
   KernelSelection select_kernel(const Graph& graph, const Node& node) const override {
-    if (node.name != kControlNode) return cpu_->select_kernel(graph, node);
+    if (node.name != kControlNode) return inner().select_kernel(graph, node);
     static constexpr std::string_view kVariants[] = {"f32_sum_completion_order",
                                                      "f32_sum_per_thread", "f32_sum_per_chunk"};
     return KernelChoice{std::string(kVariants[static_cast<int>(sum_)]), declared_, this};
@@ -62,11 +51,13 @@ class DefectiveBackend final : public CpuWrapper {
 
   void run_kernel(const KernelChoice& kernel, const Node& node,
                   std::span<const ConstTensorView> inputs, std::span<const TensorView> outputs,
-                  ExecutionContext& ctx) const override {
-    if (kernel.impl != this) return cpu_->run_kernel(kernel, node, inputs, outputs, ctx);
+                  MemoryRegion workspace, ExecutionContext& ctx) const override {
+    if (kernel.impl != this) {
+      return inner().run_kernel(kernel, node, inputs, outputs, workspace, ctx);
+    }
     const float* x = inputs[0].as<float>();
     const int64_t n = inputs[0].numel();
-    *outputs[0].as<float>() = sum(x, n, ctx.pool());
+    *outputs[0].as<float>() = sum(x, n, cpu_context(ctx).pool());
   }
 
  private:
@@ -129,19 +120,21 @@ class DefectiveBackend final : public CpuWrapper {
 class BatchChunkedBackend final : public CpuWrapper {
  public:
   KernelSelection select_kernel(const Graph& graph, const Node& node) const override {
-    if (node.name != kRowSumNode) return cpu_->select_kernel(graph, node);
+    if (node.name != kRowSumNode) return inner().select_kernel(graph, node);
     return KernelChoice{"f32_rowsum_batch_chunked", KernelDeterminism::BitExact, this};
   }
 
   void run_kernel(const KernelChoice& kernel, const Node& node,
                   std::span<const ConstTensorView> inputs, std::span<const TensorView> outputs,
-                  ExecutionContext& ctx) const override {
-    if (kernel.impl != this) return cpu_->run_kernel(kernel, node, inputs, outputs, ctx);
+                  MemoryRegion workspace, ExecutionContext& ctx) const override {
+    if (kernel.impl != this) {
+      return inner().run_kernel(kernel, node, inputs, outputs, workspace, ctx);
+    }
     const float* x = inputs[0].as<float>();
     const int64_t rows = inputs[0].shape[0];
     const int64_t k = inputs[0].shape[1];
     float* out = outputs[0].as<float>();
-    ctx.pool().parallel_for(rows, [&](int64_t r) {
+    cpu_context(ctx).pool().parallel_for(rows, [&](int64_t r) {
       const int64_t chunks = rows;  // the bug: the chunking follows the batch size
       float total = 0;
       for (int64_t c = 0; c < chunks; ++c) {
@@ -160,8 +153,8 @@ class PlantedBackend final : public CpuWrapper {
 
   void run_kernel(const KernelChoice& kernel, const Node& node,
                   std::span<const ConstTensorView> inputs, std::span<const TensorView> outputs,
-                  ExecutionContext& ctx) const override {
-    cpu_->run_kernel(kernel, node, inputs, outputs, ctx);
+                  MemoryRegion workspace, ExecutionContext& ctx) const override {
+    inner().run_kernel(kernel, node, inputs, outputs, workspace, ctx);
     if (node.name != node_ || outputs.empty() || outputs[0].numel() == 0) return;
     auto* first = static_cast<unsigned char*>(outputs[0].data);
     first[0] ^= 1;  // the lowest bit of element 0 (little-endian)
@@ -251,7 +244,7 @@ std::optional<WorkerControl> worker_control(std::string_view name) {
                          make_planted_backend(std::string(kControlNode))};
   }
   if (name == kWorkerRenamesNodeSubject) {
-    WorkerControl planted{fresh_process_control_subject(name), make_cpu_backend()};
+    WorkerControl planted{fresh_process_control_subject(name), make_backend("cpu")};
     for (Node& node : planted.subject.graph.mutable_nodes()) {
       if (node.name == kControlNode) node.name += ".worker";
     }

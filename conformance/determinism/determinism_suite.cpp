@@ -14,9 +14,9 @@
 #include "checks.h"
 #include "controls.h"
 #include "traced_run.h"
-#include "volta/backends/cpu.h"
 #include "volta/conformance/expectations.h"
 #include "volta/conformance/process.h"
+#include "volta/runtime/registry.h"
 
 namespace volta::conformance {
 namespace {
@@ -35,7 +35,7 @@ struct Shared {
 
 std::unique_ptr<Backend> subject_backend(const DeterminismOptions& options) {
   return options.plant_divergence_node.empty()
-             ? make_cpu_backend()
+             ? make_backend("cpu")
              : make_planted_backend(options.plant_divergence_node);
 }
 
@@ -227,7 +227,7 @@ std::vector<SuiteCase> control_cases(const std::shared_ptr<const Shared>& shared
           " processes=" + std::to_string(reports_for(*shared, kWorkerFlipsOutputSubject).size()) +
           " threads=" + std::to_string(threads),
       [shared, runs, threads] {
-        const auto cpu = make_cpu_backend();
+        const auto cpu = make_backend("cpu");
         return control_outcome(
             check_replay(fresh_process_control_subject(kWorkerFlipsOutputSubject), *cpu, runs,
                          threads, reports_for(*shared, kWorkerFlipsOutputSubject)),
@@ -257,7 +257,7 @@ std::vector<SuiteCase> control_cases(const std::shared_ptr<const Shared>& shared
                            "a sum that adds its partials in the order its tasks run");
   });
   add(kAddressControl, "ReduceSum", "subject=model:mlp", [shared] {
-    const auto cpu = make_cpu_backend();
+    const auto cpu = make_backend("cpu");
     return control_outcome(
         check_plan(load_subject("model:mlp", shared->source), *cpu, address_dependent_pass, {}),
         "a pass that writes a heap address into a node name");
@@ -266,7 +266,7 @@ std::vector<SuiteCase> control_cases(const std::shared_ptr<const Shared>& shared
       "compiles=2 processes=" +
           std::to_string(reports_for(*shared, kWorkerRenamesNodeSubject).size()),
       [shared] {
-        const auto cpu = make_cpu_backend();
+        const auto cpu = make_backend("cpu");
         return control_outcome(
             check_plan(fresh_process_control_subject(kWorkerRenamesNodeSubject), *cpu, {},
                        reports_for(*shared, kWorkerRenamesNodeSubject)),
@@ -274,7 +274,7 @@ std::vector<SuiteCase> control_cases(const std::shared_ptr<const Shared>& shared
             "clean)");
       });
   add(kOptimizerControl, "graph", "subject=model:mlp", [shared] {
-    const auto cpu = make_cpu_backend();
+    const auto cpu = make_backend("cpu");
     const CheckResult r =
         check_plan(load_subject("model:mlp", shared->source), *cpu, optimizer_dependent_pass, {});
     CaseOutcome out = outcome_of(r);
@@ -329,7 +329,9 @@ std::vector<SuiteCase> strict_cases() {
              make_defective_backend(DefectiveSum::PerThread, KernelDeterminism::RunToRun);
          const Subject subject = control_subject();
          const ExecutionPlan plan = compile(subject.graph, *backend, DeterminismMode::Relaxed);
-         ExecutionContext ctx(2);
+         const std::unique_ptr<ExecutionContext> ctx_context =
+             backend->make_context({.threads = 2});
+         ExecutionContext& ctx = *ctx_context;
          const TracedRun run = run_plan(plan, *backend, ctx, subject.inputs, false);
          const std::vector<std::string> lines = non_bit_exact_steps(plan);
          CaseOutcome out;
@@ -468,7 +470,9 @@ int determinism_worker_main(const std::vector<std::string>& args) {
       const Subject subject = control ? std::move(control->subject) : load_subject(name, source);
       const Backend& runs_on = control ? *control->backend : *backend;
       const ExecutionPlan plan = compile(subject.graph, runs_on, DeterminismMode::Strict);
-      ExecutionContext ctx(options.threads);
+      const std::unique_ptr<ExecutionContext> ctx_context =
+          runs_on.make_context({.threads = options.threads});
+      ExecutionContext& ctx = *ctx_context;
       const TracedRun run = run_plan(plan, runs_on, ctx, subject.inputs, false);
       line = name + "\t" + run.hash + "\t" + plan_fingerprint(plan);
     } catch (const std::exception& e) {

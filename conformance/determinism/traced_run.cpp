@@ -26,33 +26,32 @@ TracedRun run_plan(const ExecutionPlan& plan, const Backend& backend, ExecutionC
                    const std::string& frontend) {
   TracedRun run;
   if (trace) {
-    ctx.set_step_observer(
-        [&](int step_index, const PlannedStep& step, std::span<const TensorView> outputs) {
-          const Node& node = plan.graph.node(step.node);
-          for (size_t o = 0; o < outputs.size(); ++o) {
-            const TensorView& out = outputs[o];
-            const size_t bytes = static_cast<size_t>(out.numel()) * dtype_size(out.dtype);
-            StableHasher h;
-            h.bytes(out.data, bytes);
-            NodeTraceRow row;
-            row.subject = subject;
-            row.step = step_index;
-            row.node = node.name;
-            row.op = std::string(op_name(node.op));
-            row.kernel = step.kernel.variant;
-            row.determinism = std::string(kernel_determinism_name(step.kernel.determinism));
-            row.origin = node.origin.empty() ? frontend : "pass " + node.origin;
-            row.output = static_cast<int>(o);
-            row.dtype = std::string(dtype_name(out.dtype));
-            row.shape = out.shape.str();
-            row.hash = hash_hex(h.digest());
-            if (static_cast<int64_t>(bytes) <= kTraceDataCap) {
-              row.data.emplace(bytes);
-              if (bytes != 0) std::memcpy(row.data->data(), out.data, bytes);
-            }
-            run.trace.push_back(std::move(row));
-          }
-        });
+    ctx.set_step_observer([&](int step_index, const Node& node, const KernelChoice& kernel,
+                              std::span<const TensorView> outputs) {
+      for (size_t o = 0; o < outputs.size(); ++o) {
+        const TensorView& out = outputs[o];
+        const size_t bytes = static_cast<size_t>(out.numel()) * dtype_size(out.dtype);
+        StableHasher h;
+        h.bytes(out.data, bytes);
+        NodeTraceRow row;
+        row.subject = subject;
+        row.step = step_index;
+        row.node = node.name;
+        row.op = std::string(op_name(node.op));
+        row.kernel = kernel.variant;
+        row.determinism = std::string(kernel_determinism_name(kernel.determinism));
+        row.origin = node.origin.empty() ? frontend : "pass " + node.origin;
+        row.output = static_cast<int>(o);
+        row.dtype = std::string(dtype_name(out.dtype));
+        row.shape = out.shape.str();
+        row.hash = hash_hex(h.digest());
+        if (static_cast<int64_t>(bytes) <= kTraceDataCap) {
+          row.data.emplace(bytes);
+          if (bytes != 0) std::memcpy(row.data->data(), out.data, bytes);
+        }
+        run.trace.push_back(std::move(row));
+      }
+    });
   }
   const std::vector<Tensor> outputs = execute(plan, backend, ctx, inputs);
   ctx.set_step_observer({});

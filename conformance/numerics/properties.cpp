@@ -14,12 +14,12 @@
 #include <sstream>
 
 #include "properties_internal.h"
-#include "volta/backends/cpu.h"
 #include "volta/conformance/parity_cases.h"
 #include "volta/conformance/tolerance.h"
 #include "volta/ir/printer.h"
 #include "volta/ir/random.h"
 #include "volta/reference/reference.h"
+#include "volta/runtime/registry.h"
 #include "volta/runtime/runtime.h"
 
 namespace volta::conformance::props {
@@ -31,7 +31,7 @@ constexpr uint64_t kDefaultSeed = 0x566f6c7461505250;  // "VoltaPRP"
 constexpr int64_t kSmallElements = 4096;
 
 const Backend& cpu() {
-  static const std::unique_ptr<Backend> backend = make_cpu_backend();
+  static const std::unique_ptr<Backend> backend = make_backend("cpu");
   return *backend;
 }
 
@@ -282,7 +282,10 @@ Drawn draw_case(OpKind op) {
 void check_engine_matches_reference(OpKind op, const Tamper& tamper) {
   const Drawn d = draw_case(op);
   const ExecutionPlan plan = compile(d.graph, cpu(), DeterminismMode::Strict);
-  ExecutionContext one(1), three(3);
+  const std::unique_ptr<ExecutionContext> one_context = cpu().make_context({.threads = 1});
+  ExecutionContext& one = *one_context;
+  const std::unique_ptr<ExecutionContext> three_context = cpu().make_context({.threads = 3});
+  ExecutionContext& three = *three_context;
   one.set_poison(std::byte{0xff});
   three.set_poison(std::byte{0x00});
   // A kernel may reject values (R-KERNEL-FAILURE, e.g. Cast of NaN to an integer): both
@@ -398,7 +401,8 @@ Tensor domain_values(DType dtype, const Shape& shape, InputDomain domain, uint64
 
 std::vector<Tensor> run_engine(const Graph& graph, const std::vector<Tensor>& inputs) {
   const ExecutionPlan plan = compile(graph, cpu(), DeterminismMode::Strict);
-  ExecutionContext ctx(2);
+  const std::unique_ptr<ExecutionContext> ctx_context = cpu().make_context({.threads = 2});
+  ExecutionContext& ctx = *ctx_context;
   ctx.set_poison(std::byte{0xff});
   return execute(plan, cpu(), ctx, inputs);
 }

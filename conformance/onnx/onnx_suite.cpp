@@ -5,12 +5,12 @@
 #include <optional>
 #include <set>
 
-#include "volta/backends/cpu.h"
 #include "volta/conformance/progress.h"
 #include "volta/ir/printer.h"
 #include "volta/onnx/model.h"
 #include "volta/onnx/session.h"
 #include "volta/reference/reference.h"
+#include "volta/runtime/registry.h"
 #include "volta/runtime/runtime.h"
 
 namespace volta::conformance {
@@ -77,11 +77,11 @@ CaseOutcome run_onnx_test(const OnnxTest& test, std::string_view backend, int th
       out.message = *why;
       return out;
     }
-    std::unique_ptr<Backend> cpu;
+    std::unique_ptr<Backend> engine;
     std::optional<onnx::Session> session;
-    if (backend == "cpu") {
-      cpu = make_cpu_backend();
-      session.emplace(model, *cpu, DeterminismMode::Strict, threads);
+    if (backend != "reference") {
+      engine = make_backend(backend);
+      session.emplace(model, *engine, DeterminismMode::Strict, threads);
       // NaN / -1 in every element a kernel leaves unwritten, so it cannot pass by luck.
       session->context().set_poison(std::byte{0xff});
     }

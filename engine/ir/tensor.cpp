@@ -19,6 +19,10 @@ std::byte* allocate_aligned(size_t bytes) {
 
 }  // namespace
 
+std::string_view memory_space_name(MemorySpace space) {
+  return space == MemorySpace::Host ? "host" : "device";
+}
+
 void Tensor::AlignedFree::operator()(std::byte* p) const { std::free(p); }
 
 Tensor::Tensor(DType dtype, Shape shape) : dtype_(dtype), shape_(std::move(shape)) {

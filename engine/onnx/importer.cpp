@@ -13,16 +13,19 @@
 #include "lowering.h"
 #include "model_impl.h"
 #include "proto_util.h"
-#include "volta/backends/cpu.h"
 #include "volta/error.h"
-#include "volta/runtime/runtime.h"
 
 namespace volta::onnx {
 namespace {
 
-ConstantEvaluator default_evaluator() {
-  static const std::unique_ptr<Backend> cpu = make_cpu_backend();
-  return make_backend_evaluator(*cpu, DeterminismMode::Strict);
+// The import names no backend: whoever imports says whose kernels decide import-time values.
+ConstantEvaluator required(ConstantEvaluator evaluator) {
+  if (!evaluator) {
+    fail(ErrorCode::InvalidArgument,
+         "ONNX import needs a constant evaluator (ImportOptions::evaluator): the backend the "
+         "model will run on (make_backend_evaluator) or the reference engine");
+  }
+  return evaluator;
 }
 
 class Importer;
@@ -96,7 +99,7 @@ class Importer {
       : model_(model),
         given_(inputs),
         inputs_have_values_(inputs_have_values),
-        evaluate_(evaluator ? std::move(evaluator) : default_evaluator()) {}
+        evaluate_(required(std::move(evaluator))) {}
 
   // Lowers every node. With `issues`, a node that fails is recorded and the nodes that
   // depend on it are skipped, so one pass reports every failing node; without, the first
@@ -465,7 +468,7 @@ ImportedGraph Model::import_for(std::span<const Tensor> inputs,
   return Importer(*impl_, inputs, true, options.evaluator).run(nullptr);
 }
 
-std::vector<ImportIssue> Model::check() const {
+std::vector<ImportIssue> Model::check(const ImportOptions& options) const {
   std::vector<ImportIssue> issues = static_issues(*impl_);
   for (const ImportIssue& i : issues) {
     if (i.node.empty()) return issues;  // the graph's interface itself is not importable
@@ -485,7 +488,7 @@ std::vector<ImportIssue> Model::check() const {
   for (const ImportIssue& i : issues) reported.insert(i.node);
   try {
     std::vector<ImportIssue> found;
-    Importer(*impl_, zeros, false, {}).run(&found);
+    Importer(*impl_, zeros, false, options.evaluator).run(&found);
     for (ImportIssue& i : found) {
       if (!reported.contains(i.node)) issues.push_back(std::move(i));
     }

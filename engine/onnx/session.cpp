@@ -3,7 +3,10 @@
 namespace volta::onnx {
 
 Session::Session(const Model& model, const Backend& backend, DeterminismMode mode, int num_threads)
-    : model_(model), backend_(backend), mode_(mode), ctx_(num_threads) {}
+    : model_(model),
+      backend_(backend),
+      mode_(mode),
+      ctx_(backend.make_context({.threads = num_threads})) {}
 
 const ExecutionPlan& Session::plan_for(std::span<const Tensor> inputs) {
   const std::string shape_key = specialization_key(inputs, {});
@@ -26,7 +29,7 @@ const ExecutionPlan& Session::plan_for(std::span<const Tensor> inputs) {
 }
 
 std::vector<Tensor> Session::run(std::span<const Tensor> inputs) {
-  return execute(plan_for(inputs), backend_, ctx_, inputs);
+  return execute(plan_for(inputs), backend_, *ctx_, inputs);
 }
 
 }  // namespace volta::onnx

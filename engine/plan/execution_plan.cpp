@@ -28,6 +28,14 @@ uint64_t hash_memory_plan(const MemoryPlan& memory) {
     h.u64(static_cast<uint64_t>(a->last_step));
     h.u64(static_cast<uint64_t>(a->shares_with.index));
   }
+  // Workspaces enter only where a step has one, so a plan without scratch hashes as before.
+  for (size_t step = 0; step < memory.workspaces.size(); ++step) {
+    if (const auto& w = memory.workspaces[step]) {
+      h.u64(step);
+      h.u64(static_cast<uint64_t>(w->offset));
+      h.u64(static_cast<uint64_t>(w->size));
+    }
+  }
   return h.digest();
 }
 
@@ -82,6 +90,12 @@ std::string describe_plan(const ExecutionPlan& plan) {
       if (const auto& a = plan.memory.allocations[static_cast<size_t>(v.index)]) {
         out += "@" + std::to_string(a->offset);
         if (a->shares_with.valid()) out += "(shares %" + std::to_string(a->shares_with.index) + ")";
+      }
+    }
+    if (s < plan.memory.workspaces.size()) {
+      if (const auto& w = plan.memory.workspaces[s]) {
+        out += " workspace=" + std::to_string(step.kernel.workspace_bytes) + "@" +
+               std::to_string(w->offset);
       }
     }
     out += "\n";

@@ -1,6 +1,7 @@
 #include "volta/plan/memory_plan.h"
 
 #include <algorithm>
+#include <string>
 
 #include "volta/error.h"
 
@@ -106,13 +107,84 @@ void verify_aliasing(const Graph& graph, const Schedule& schedule, const MemoryP
   }
 }
 
+std::string byte_range(const Allocation& a) {
+  return "bytes [" + std::to_string(a.offset) + ", " + std::to_string(a.offset + a.size) +
+         ") steps [" + std::to_string(a.first_step) + ", " + std::to_string(a.last_step) + "]";
+}
+
+// Every step that declared scratch has a workspace of at least that size, live at that step
+// alone, aligned, inside the arena, and overlapping no value live at that step.
+void verify_workspaces(const Graph& graph, const Schedule& schedule, const MemoryPlan& plan,
+                       std::span<const int64_t> workspace_bytes) {
+  if (plan.workspaces.size() != schedule.size() && !plan.workspaces.empty()) {
+    fail(ErrorCode::PlanAllocation,
+         "memory plan covers the workspaces of " + std::to_string(plan.workspaces.size()) +
+             " steps, the schedule has " + std::to_string(schedule.size()));
+  }
+  for (size_t step = 0; step < plan.workspaces.size(); ++step) {
+    const auto& w = plan.workspaces[step];
+    const int64_t need = step < workspace_bytes.size() ? workspace_bytes[step] : 0;
+    const std::string what = "the workspace of step " + std::to_string(step);
+    if (!w) {
+      if (need > 0) {
+        fail(ErrorCode::PlanAllocation,
+             what + " (" + std::to_string(need) + " bytes declared) has no buffer");
+      }
+      continue;
+    }
+    const int s = static_cast<int>(step);
+    if (w->first_step != s || w->last_step != s) {
+      fail(ErrorCode::PlanAllocation, what + " is recorded live over " + byte_range(*w));
+    }
+    if (w->offset % plan.alignment != 0 || w->offset < 0 || w->size < need ||
+        w->offset + w->size > plan.arena_bytes) {
+      fail(ErrorCode::PlanAllocation, what + " needs " + std::to_string(need) + " bytes, has " +
+                                          byte_range(*w) + " in an arena of " +
+                                          std::to_string(plan.arena_bytes) + " aligned to " +
+                                          std::to_string(plan.alignment));
+    }
+    for (int i = 0; i < graph.num_values(); ++i) {
+      const auto& a = plan.allocations[static_cast<size_t>(i)];
+      if (a && lifetimes_overlap(*a, *w) && bytes_overlap(*a, *w)) {
+        fail(ErrorCode::PlanAllocation,
+             what + " (" + byte_range(*w) + ") overlaps value %" + std::to_string(i) + " '" +
+                 graph.value(ValueId{i}).name + "' (" + byte_range(*a) + "), live at that step");
+      }
+    }
+  }
+}
+
+void check_workspace_sizes(const Schedule& schedule, std::span<const int64_t> workspace_bytes) {
+  if (!workspace_bytes.empty() && workspace_bytes.size() != schedule.size()) {
+    fail(ErrorCode::PlanAllocation,
+         "workspace sizes cover " + std::to_string(workspace_bytes.size()) +
+             " steps, the schedule has " + std::to_string(schedule.size()));
+  }
+  for (size_t step = 0; step < workspace_bytes.size(); ++step) {
+    if (workspace_bytes[step] < 0) {
+      fail(ErrorCode::PlanAllocation, "step " + std::to_string(step) + " declares a workspace of " +
+                                          std::to_string(workspace_bytes[step]) + " bytes");
+    }
+  }
+}
+
 }  // namespace
 
-MemoryPlan plan_memory(const Graph& graph, const Schedule& schedule, int64_t alignment) {
+MemoryPlan plan_memory(const Graph& graph, const Schedule& schedule, int64_t alignment,
+                       std::span<const int64_t> workspace_bytes) {
   MemoryPlan plan;
   plan.alignment = alignment;
   plan.allocations.resize(static_cast<size_t>(graph.num_values()));
   const int last = static_cast<int>(schedule.size()) - 1;
+  check_workspace_sizes(schedule, workspace_bytes);
+  plan.workspaces.resize(schedule.size());
+  for (size_t step = 0; step < workspace_bytes.size(); ++step) {
+    if (workspace_bytes[step] > 0) {
+      const int s = static_cast<int>(step);
+      plan.workspaces[step] =
+          Allocation{0, align_up(workspace_bytes[step], alignment), s, s, kNoValue};
+    }
+  }
 
   // Lifetimes: written at the producing step, read until the last consuming step.
   for (int step = 0; step <= last; ++step) {
@@ -171,13 +243,18 @@ MemoryPlan plan_memory(const Graph& graph, const Schedule& schedule, int64_t ali
       root->last_step = std::max(root->last_step, a->last_step);
     }
   }
-  std::stable_sort(roots.begin(), roots.end(), [&](int x, int y) {
-    return plan.allocations[static_cast<size_t>(x)]->size >
-           plan.allocations[static_cast<size_t>(y)]->size;
-  });
+  // Buffers to place: the roots (value ids) and then the workspaces (by step), largest first.
+  std::vector<Allocation*> buffers;
+  buffers.reserve(roots.size() + plan.workspaces.size());
+  for (int r : roots) buffers.push_back(&*plan.allocations[static_cast<size_t>(r)]);
+  for (auto& w : plan.workspaces) {
+    if (w) buffers.push_back(&*w);
+  }
+  std::stable_sort(buffers.begin(), buffers.end(),
+                   [](const Allocation* x, const Allocation* y) { return x->size > y->size; });
   std::vector<const Allocation*> placed;
-  for (int r : roots) {
-    Allocation& a = *plan.allocations[static_cast<size_t>(r)];
+  for (Allocation* buffer : buffers) {
+    Allocation& a = *buffer;
     std::vector<const Allocation*> conflicts;
     for (const Allocation* p : placed) {
       if (lifetimes_overlap(a, *p) && p->size > 0) conflicts.push_back(p);
@@ -205,9 +282,8 @@ MemoryPlan plan_memory(const Graph& graph, const Schedule& schedule, int64_t ali
   // A root's lifetime still spans its whole chain here: one buffer, counted once.
   for (int step = 0; step <= last; ++step) {
     int64_t live = 0;
-    for (int r : roots) {
-      const Allocation& a = *plan.allocations[static_cast<size_t>(r)];
-      if (a.first_step <= step && step <= a.last_step) live += a.size;
+    for (const Allocation* a : buffers) {
+      if (a->first_step <= step && step <= a->last_step) live += a->size;
     }
     plan.peak_live_bytes = std::max(plan.peak_live_bytes, live);
   }
@@ -218,14 +294,12 @@ MemoryPlan plan_memory(const Graph& graph, const Schedule& schedule, int64_t ali
   return plan;
 }
 
-void verify_allocation(const Graph& graph, const Schedule& schedule, const MemoryPlan& plan) {
+void verify_allocation(const Graph& graph, const Schedule& schedule, const MemoryPlan& plan,
+                       std::span<const int64_t> workspace_bytes) {
   auto name = [&](int i) {
     return "%" + std::to_string(i) + " '" + graph.value(ValueId{i}).name + "'";
   };
-  auto range = [](const Allocation& a) {
-    return "bytes [" + std::to_string(a.offset) + ", " + std::to_string(a.offset + a.size) +
-           ") steps [" + std::to_string(a.first_step) + ", " + std::to_string(a.last_step) + "]";
-  };
+  const auto range = byte_range;
   if (static_cast<int>(plan.allocations.size()) != graph.num_values()) {
     fail(ErrorCode::PlanAllocation,
          "memory plan covers " + std::to_string(plan.allocations.size()) +
@@ -281,6 +355,7 @@ void verify_allocation(const Graph& graph, const Schedule& schedule, const Memor
                                           " (" + range(*b) + ") are live together and overlap");
     }
   }
+  verify_workspaces(graph, schedule, plan, workspace_bytes);
 }
 
 }  // namespace volta

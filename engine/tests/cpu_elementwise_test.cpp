@@ -130,7 +130,7 @@ BOOST_AUTO_TEST_SUITE(coverage)
 
 // Every elementwise op has a CPU kernel for every dtype the op table allows it.
 BOOST_AUTO_TEST_CASE(every_dtype_the_op_table_allows_has_a_kernel) {
-  const std::unique_ptr<Backend> cpu = make_cpu_backend();
+  const std::unique_ptr<Backend> cpu = make_backend("cpu");
   const Capabilities caps = cpu->capabilities();
   const OpKind ops[] = {OpKind::Add,        OpKind::Sub,     OpKind::Mul,     OpKind::Div,
                         OpKind::Pow,        OpKind::Neg,     OpKind::Abs,     OpKind::Sqrt,
@@ -154,7 +154,7 @@ BOOST_AUTO_TEST_CASE(every_dtype_the_op_table_allows_has_a_kernel) {
 }
 
 BOOST_AUTO_TEST_CASE(variant_names_say_dtype_op_and_implementation) {
-  const std::unique_ptr<Backend> cpu = make_cpu_backend();
+  const std::unique_ptr<Backend> cpu = make_backend("cpu");
   auto variant = [&](OpKind op, DType dtype, Attributes attrs = {}) {
     Graph g = test::single_op_graph(op, {TypeInfo{dtype, Shape{4}}}, std::move(attrs));
     return compile(g, *cpu, DeterminismMode::Strict, {.optimize = false}).steps[0].kernel.variant;
@@ -819,7 +819,7 @@ BOOST_AUTO_TEST_CASE(chunk_edges_are_thread_count_invariant) {
 // A graph whose intermediates the planner places in their input's buffer: the kernels read
 // each element before writing it, so in-place runs give the out-of-place results.
 BOOST_AUTO_TEST_CASE(in_place_outputs_share_their_input_buffer) {
-  const std::unique_ptr<Backend> cpu = make_cpu_backend();
+  const std::unique_ptr<Backend> cpu = make_backend("cpu");
   constexpr int64_t n = 2 * kChunk + 3;
   Graph g;
   const ValueId x = g.add_input("x", DType::F32, Shape{n});
@@ -841,7 +841,8 @@ BOOST_AUTO_TEST_CASE(in_place_outputs_share_their_input_buffer) {
   const Tensor xs = ramp(DType::F32, Shape{n}, 4.0);
   const Tensor ys = ramp(DType::F32, Shape{n}, 100.0);
   for (int threads : {1, 4}) {
-    ExecutionContext ctx(threads);
+    const std::unique_ptr<ExecutionContext> ctx_context = cpu->make_context({.threads = threads});
+    ExecutionContext& ctx = *ctx_context;
     const Tensor out = execute(plan, *cpu, ctx, std::vector<Tensor>{xs, ys})[0];
     for (int64_t i = 0; i < n; ++i) {
       const double r = std::max(0.0f, xs.data_as<float>()[i]);

@@ -431,7 +431,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(every_supported_micro_kernel_matches_the_oracle, T
 BOOST_AUTO_TEST_CASE(plan_records_the_micro_kernel_variant) {
   const bool avx512 = cpu::gemm_isa_supported(GemmIsa::Avx512);
   const bool avx2 = cpu::gemm_isa_supported(GemmIsa::Avx2Fma);
-  const std::unique_ptr<Backend> cpu = make_cpu_backend();
+  const std::unique_ptr<Backend> cpu = make_backend("cpu");
   auto variant = [&](OpKind op, DType dtype) {
     const Graph g =
         test::single_op_graph(op, {TypeInfo{dtype, Shape{4, 4}}, TypeInfo{dtype, Shape{4, 4}}});

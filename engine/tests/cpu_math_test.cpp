@@ -138,7 +138,7 @@ BOOST_AUTO_TEST_CASE(integer_mod_by_zero_names_the_element) {
 }
 
 BOOST_AUTO_TEST_CASE(kernels_are_chosen_by_the_fmod_attribute) {
-  const std::unique_ptr<Backend> cpu = make_cpu_backend();
+  const std::unique_ptr<Backend> cpu = make_backend("cpu");
   auto variant = [&](DType d, Attributes attrs) {
     const TypeInfo t{d, Shape{4}};
     Graph g = test::single_op_graph(OpKind::Mod, {t, t}, std::move(attrs));

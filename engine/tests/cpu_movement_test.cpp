@@ -86,7 +86,7 @@ Tensor transpose_by_formula(const Tensor& x, const Ints& perm) {
 }
 
 std::string planned_variant(OpKind op, DType dtype, const Shape& shape, Attributes attrs) {
-  static const std::unique_ptr<Backend> cpu = make_cpu_backend();
+  static const std::unique_ptr<Backend> cpu = make_backend("cpu");
   const Graph g = volta::test::single_op_graph(op, {TypeInfo{dtype, shape}}, std::move(attrs));
   return compile(g, *cpu, DeterminismMode::Strict, {.optimize = false}).steps.at(0).kernel.variant;
 }
@@ -153,7 +153,7 @@ BOOST_AUTO_TEST_CASE(reshape_shares_its_input_buffer_in_an_optimized_plan) {
   const ValueId neg = g.add(OpKind::Neg, {x});
   const ValueId reshaped = g.add(OpKind::Reshape, {neg}, {{"shape", Ints{3, 2}}});
   g.set_outputs({g.add(OpKind::Relu, {reshaped})});
-  const std::unique_ptr<Backend> cpu = make_cpu_backend();
+  const std::unique_ptr<Backend> cpu = make_backend("cpu");
   const ExecutionPlan plan = compile(g, *cpu, DeterminismMode::Strict, {.optimize = true});
 
   const Node* reshape = nullptr;
@@ -165,7 +165,8 @@ BOOST_AUTO_TEST_CASE(reshape_shares_its_input_buffer_in_an_optimized_plan) {
   BOOST_REQUIRE(alloc.has_value());
   BOOST_CHECK(alloc->shares_with == reshape->inputs[0]);
 
-  ExecutionContext ctx(2);
+  const std::unique_ptr<ExecutionContext> ctx_context = cpu->make_context({.threads = 2});
+  ExecutionContext& ctx = *ctx_context;
   const Tensor in = Tensor::from<float>({2, 3}, {1, -2, 3, -4, 5, -6});
   const std::vector<Tensor> out = execute(plan, *cpu, ctx, std::span<const Tensor>(&in, 1));
   check_bits(out.at(0), Tensor::from<float>({3, 2}, {0, 2, 0, 4, 0, 6}));
@@ -181,7 +182,7 @@ BOOST_AUTO_TEST_CASE(squeeze_between_movement_ops_shares_the_buffer) {
   g.set_outputs(
       {g.add(OpKind::Slice, {squeezed},
              {{"starts", Ints{-1}}, {"ends", Ints{0}}, {"axes", Ints{1}}, {"steps", Ints{-1}}})});
-  const std::unique_ptr<Backend> cpu = make_cpu_backend();
+  const std::unique_ptr<Backend> cpu = make_backend("cpu");
   const ExecutionPlan plan = compile(g, *cpu, DeterminismMode::Strict, {.optimize = true});
   const Node& squeeze = plan.graph.node(1);
   BOOST_REQUIRE(squeeze.op == OpKind::Squeeze);
@@ -189,7 +190,8 @@ BOOST_AUTO_TEST_CASE(squeeze_between_movement_ops_shares_the_buffer) {
   BOOST_REQUIRE(alloc.has_value());
   BOOST_CHECK(alloc->shares_with == squeeze.inputs[0]);
 
-  ExecutionContext ctx(1);
+  const std::unique_ptr<ExecutionContext> ctx_context = cpu->make_context({.threads = 1});
+  ExecutionContext& ctx = *ctx_context;
   const Tensor in = Tensor::from<int32_t>({3, 1, 2}, {1, 2, 3, 4, 5, 6});
   const std::vector<Tensor> out = execute(plan, *cpu, ctx, std::span<const Tensor>(&in, 1));
   // Transposed and squeezed: [[1, 3, 5], [2, 4, 6]]; then columns 2 and 1.

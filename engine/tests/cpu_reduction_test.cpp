@@ -378,7 +378,7 @@ BOOST_AUTO_TEST_CASE(results_do_not_depend_on_the_thread_count) {
 }
 
 BOOST_AUTO_TEST_CASE(kernels_are_named_and_cover_the_op_table_dtypes) {
-  const auto cpu = make_cpu_backend();
+  const auto cpu = make_backend("cpu");
   const Capabilities caps = cpu->capabilities();
   for (OpKind op : kFloatReduceOps) {
     const OpCapability& c = caps[static_cast<size_t>(op_index(op))];

@@ -177,7 +177,7 @@ BOOST_AUTO_TEST_CASE(scoped_level_is_clamped_to_the_cpu_and_restored) {
 
 // Variants name the ISA the loops run on, so results record the code that ran.
 BOOST_AUTO_TEST_CASE(variants_name_the_detected_isa) {
-  const std::unique_ptr<Backend> backend = make_cpu_backend();
+  const std::unique_ptr<Backend> backend = make_backend("cpu");
   const std::string isa(cpu::simd_isa_name(cpu::detected_simd_level()));
   const auto variant_of = [&](OpKind op, const std::vector<std::optional<TypeInfo>>& types,
                               Attributes attrs) {

@@ -15,7 +15,7 @@ namespace volta {
 namespace {
 
 const Backend& cpu() {
-  static const std::unique_ptr<Backend> backend = make_cpu_backend();
+  static const std::unique_ptr<Backend> backend = make_backend("cpu");
   return *backend;
 }
 
@@ -80,10 +80,14 @@ void check_fused_matches_unfused(const std::string& label, const Graph& graph, i
     BOOST_TEST(static_cast<int>(fused_nodes(fused.graph).size()) == expected_fused);
     BOOST_TEST(fused_nodes(unfused.graph).empty());
     const std::vector<Tensor> inputs = {input_for(graph, 21)};
-    ExecutionContext reference_ctx(1);
+    const std::unique_ptr<ExecutionContext> reference_ctx_context =
+        cpu().make_context({.threads = 1});
+    ExecutionContext& reference_ctx = *reference_ctx_context;
     const std::vector<Tensor> want = execute(unfused, cpu(), reference_ctx, inputs);
     for (int threads : {1, 2, 3, 4}) {
-      ExecutionContext ctx(threads);
+      const std::unique_ptr<ExecutionContext> ctx_context =
+          cpu().make_context({.threads = threads});
+      ExecutionContext& ctx = *ctx_context;
       const std::vector<Tensor> got = execute(fused, cpu(), ctx, inputs);
       BOOST_REQUIRE_EQUAL(got.size(), want.size());
       for (size_t i = 0; i < got.size(); ++i) {

@@ -8,10 +8,10 @@
 #include <vector>
 
 #include "expect_error.h"
-#include "volta/backends/cpu.h"
 #include "volta/ir/printer.h"
 #include "volta/ir/verify.h"
 #include "volta/passes/pass_manager.h"
+#include "volta/runtime/registry.h"
 #include "volta/runtime/runtime.h"
 
 namespace volta {
@@ -180,7 +180,7 @@ BOOST_AUTO_TEST_CASE(constant_folding_respects_max_folded_elements) {
 }
 
 BOOST_AUTO_TEST_CASE(constant_folding_with_the_cpu_backend) {
-  const std::unique_ptr<Backend> cpu = make_cpu_backend();
+  const std::unique_ptr<Backend> cpu = make_backend("cpu");
   Graph g;
   const ValueId x = g.add_input("x", DType::F32, Shape{3, 2});
   const ValueId w = g.add_parameter("w", f32_tensor({2, 3}, {1, 2, 3, 4, 5, 6}));

@@ -24,8 +24,11 @@
 #include "volta/ir/random.h"
 #include "volta/ir/verify.h"
 #include "volta/model/examples.h"
+#include "volta/plan/execution_plan.h"
 #include "volta/plan/memory_plan.h"
 #include "volta/plan/schedule.h"
+#include "volta/runtime/forwarding_backend.h"
+#include "volta/runtime/registry.h"
 #include "volta/runtime/runtime.h"
 
 namespace volta {
@@ -423,6 +426,51 @@ BOOST_AUTO_TEST_CASE(overlapping_allocations_are_rejected) {
   }
 }
 
+// Kernel workspace is planned like a value live at its step alone: placed apart from every
+// value live then, counted in the peak, checked by the verifier.
+BOOST_AUTO_TEST_CASE(workspaces_are_placed_counted_and_verified) {
+  TransposeChain t;  // a [0,1], b [1,2], c [2,2], 64 bytes each
+  const std::vector<int64_t> workspace = {0, 100, 0};
+  const MemoryPlan plan = plan_memory(t.graph, t.schedule, kAlignment, workspace);
+  BOOST_CHECK_NO_THROW(verify_allocation(t.graph, t.schedule, plan, workspace));
+  BOOST_REQUIRE_EQUAL(plan.workspaces.size(), 3u);
+  BOOST_CHECK(!plan.workspaces[0] && !plan.workspaces[2]);
+  const Allocation& w = *plan.workspaces[1];
+  BOOST_CHECK_EQUAL(w.size, 128);  // 100 bytes, aligned
+  BOOST_CHECK_EQUAL(w.first_step, 1);
+  BOOST_CHECK_EQUAL(w.last_step, 1);
+  // Placed first (the largest), so a and b move after it: 128 + 64 + 64 live at step 1.
+  BOOST_CHECK_EQUAL(plan.peak_live_bytes, 256);
+  BOOST_CHECK_EQUAL(plan.arena_bytes, 256);
+
+  const auto rejected = [&](MemoryPlan broken, std::span<const int64_t> sizes,
+                            const std::string& message) {
+    expect_error([&] { verify_allocation(t.graph, t.schedule, broken, sizes); },
+                 ErrorCode::PlanAllocation, message);
+  };
+  MemoryPlan overlapping = plan;
+  overlapping.workspaces[1]->offset = overlapping.allocations[t.a.index]->offset;
+  rejected(overlapping, workspace,
+           "the workspace of step 1 (bytes [128, 256) steps [1, 1]) overlaps value %1 'a' (bytes "
+           "[128, 192) steps [0, 1]), live at that step");
+  MemoryPlan small = plan;
+  small.workspaces[1]->size = 64;
+  const std::vector<int64_t> more = {0, 100, 0};
+  rejected(small, more,
+           "the workspace of step 1 needs 100 bytes, has bytes [0, 64) steps [1, 1] in an arena "
+           "of 256 aligned to 64");
+  MemoryPlan missing = plan;
+  missing.workspaces[1].reset();
+  rejected(missing, workspace, "the workspace of step 1 (100 bytes declared) has no buffer");
+  // A plan without scratch is planned and hashed exactly as before workspaces existed.
+  const MemoryPlan none = plan_memory(t.graph, t.schedule, kAlignment);
+  const MemoryPlan zeros = plan_memory(t.graph, t.schedule, kAlignment, std::vector<int64_t>(3, 0));
+  BOOST_CHECK_EQUAL(hash_memory_plan(none), hash_memory_plan(zeros));
+  BOOST_CHECK_EQUAL(none.arena_bytes, 128);
+  expect_error([&] { plan_memory(t.graph, t.schedule, kAlignment, std::vector<int64_t>{1}); },
+               ErrorCode::PlanAllocation, "workspace sizes cover 1 steps, the schedule has 3");
+}
+
 // A chain of `length` ops of one kind on f32[32,32] (4096 bytes per value).
 Graph unary_chain(OpKind op, int length) {
   Graph g;
@@ -485,16 +533,16 @@ BOOST_AUTO_TEST_CASE(aliasing_never_takes_a_buffer_still_needed) {
 
 // Chooses a plan-only kernel for every node and runs none: compile() then builds complete
 // plans, plan hash included, whichever CPU kernels exist.
-class PlanOnlyBackend final : public Backend {
+class PlanOnlyBackend final : public ForwardingBackend {
  public:
-  std::string_view name() const override { return "plan-only"; }
+  PlanOnlyBackend() : ForwardingBackend(make_backend("cpu"), "plan-only") {}
   Capabilities capabilities() const override { return {}; }
   KernelSelection select_kernel(const Graph&, const Node& node) const override {
     return KernelChoice{"noop_" + std::string(op_name(node.op)), KernelDeterminism::BitExact,
                         nullptr};
   }
   void run_kernel(const KernelChoice&, const Node& node, std::span<const ConstTensorView>,
-                  std::span<const TensorView>, ExecutionContext&) const override {
+                  std::span<const TensorView>, MemoryRegion, ExecutionContext&) const override {
     fail(ErrorCode::KernelFailure, "the plan-only backend cannot run " + node.name);
   }
 };

@@ -16,6 +16,8 @@
 #include "test_util.h"
 #include "volta/backends/cpu.h"
 #include "volta/ir/random.h"
+#include "volta/runtime/forwarding_backend.h"
+#include "volta/runtime/registry.h"
 
 namespace volta {
 namespace {
@@ -23,35 +25,33 @@ namespace {
 using test::expect_error;
 
 // Picks a plan-only kernel for every node; running one fails like a kernel that rejects
-// its data. Plans compile on it whichever CPU kernels exist.
-class PlanOnlyBackend final : public Backend {
+// its data. Plans compile on it whichever CPU kernels exist; its contexts and memory are the
+// CPU backend's.
+class PlanOnlyBackend final : public ForwardingBackend {
  public:
-  explicit PlanOnlyBackend(std::string name) : name_(std::move(name)) {}
-  std::string_view name() const override { return name_; }
+  explicit PlanOnlyBackend(std::string name)
+      : ForwardingBackend(make_backend("cpu"), std::move(name)) {}
   Capabilities capabilities() const override { return {}; }
   KernelSelection select_kernel(const Graph&, const Node& node) const override {
     return KernelChoice{"plan_only_" + std::string(op_name(node.op)), KernelDeterminism::BitExact,
                         nullptr};
   }
   void run_kernel(const KernelChoice&, const Node&, std::span<const ConstTensorView>,
-                  std::span<const TensorView>, ExecutionContext&) const override {
+                  std::span<const TensorView>, MemoryRegion, ExecutionContext&) const override {
     fail(ErrorCode::KernelFailure, "plan-only kernels reject every input");
   }
-
- private:
-  std::string name_;
 };
 
 // Implements no op at all.
-class EmptyBackend final : public Backend {
+class EmptyBackend final : public ForwardingBackend {
  public:
-  std::string_view name() const override { return "empty"; }
+  EmptyBackend() : ForwardingBackend(make_backend("cpu"), "empty") {}
   Capabilities capabilities() const override { return {}; }
   KernelSelection select_kernel(const Graph&, const Node&) const override {
     return KernelUnsupported{"the empty backend implements no ops"};
   }
   void run_kernel(const KernelChoice& kernel, const Node&, std::span<const ConstTensorView>,
-                  std::span<const TensorView>, ExecutionContext&) const override {
+                  std::span<const TensorView>, MemoryRegion, ExecutionContext&) const override {
     fail(ErrorCode::InvalidArgument, "the empty backend was asked to run " + kernel.variant);
   }
 };
@@ -60,12 +60,12 @@ class EmptyBackend final : public Backend {
 // of the input are summed on the pool's threads and added into the output with relaxed
 // atomic float adds, in whatever order the threads finish. The rounding therefore depends
 // on scheduling, and the kernel says so: KernelDeterminism::NonDeterministic.
-class AtomicReduceSumBackend final : public Backend {
+class AtomicReduceSumBackend final : public ForwardingBackend {
  public:
-  std::string_view name() const override { return "cpu-atomic-reduce"; }
+  AtomicReduceSumBackend() : ForwardingBackend(make_backend("cpu"), "cpu-atomic-reduce") {}
 
   Capabilities capabilities() const override {
-    Capabilities caps = cpu_->capabilities();
+    Capabilities caps = inner().capabilities();
     caps[static_cast<size_t>(op_index(OpKind::ReduceSum))].determinism =
         KernelDeterminism::NonDeterministic;
     return caps;
@@ -76,14 +76,14 @@ class AtomicReduceSumBackend final : public Backend {
         graph.value(node.outputs[0]).shape.numel() == 1) {
       return KernelChoice{"f32_reduce_sum_atomic", KernelDeterminism::NonDeterministic, this};
     }
-    return cpu_->select_kernel(graph, node);
+    return inner().select_kernel(graph, node);
   }
 
   void run_kernel(const KernelChoice& kernel, const Node& node,
                   std::span<const ConstTensorView> inputs, std::span<const TensorView> outputs,
-                  ExecutionContext& ctx) const override {
+                  MemoryRegion workspace, ExecutionContext& ctx) const override {
     if (kernel.impl != this) {
-      cpu_->run_kernel(kernel, node, inputs, outputs, ctx);
+      inner().run_kernel(kernel, node, inputs, outputs, workspace, ctx);
       return;
     }
     const float* x = inputs[0].as<float>();
@@ -91,15 +91,13 @@ class AtomicReduceSumBackend final : public Backend {
     total = 0.0f;
     std::atomic_ref<float> sum(total);
     constexpr int64_t kChunk = 256;
-    ctx.pool().parallel_chunks(inputs[0].numel(), kChunk, [&](int64_t begin, int64_t end) {
-      float partial = 0.0f;
-      for (int64_t i = begin; i < end; ++i) partial += x[i];
-      sum.fetch_add(partial, std::memory_order_relaxed);
-    });
+    cpu_context(ctx).pool().parallel_chunks(inputs[0].numel(), kChunk,
+                                            [&](int64_t begin, int64_t end) {
+                                              float partial = 0.0f;
+                                              for (int64_t i = begin; i < end; ++i) partial += x[i];
+                                              sum.fetch_add(partial, std::memory_order_relaxed);
+                                            });
   }
-
- private:
-  std::unique_ptr<Backend> cpu_ = make_cpu_backend();
 };
 
 // x[2,3] -> Relu, named "relu".
@@ -113,7 +111,8 @@ Graph relu_graph() {
 BOOST_AUTO_TEST_CASE(inputs_must_match_the_graph) {
   const PlanOnlyBackend backend("plan-only");
   const ExecutionPlan plan = compile(relu_graph(), backend, DeterminismMode::Strict);
-  ExecutionContext ctx;
+  const std::unique_ptr<ExecutionContext> context = backend.make_context({});
+  ExecutionContext& ctx = *context;
   const auto rejected = [&](std::vector<Tensor> inputs, const std::string& message) {
     expect_error([&] { execute(plan, backend, ctx, inputs); }, ErrorCode::InputMismatch, message);
   };
@@ -130,7 +129,8 @@ BOOST_AUTO_TEST_CASE(plan_runs_only_on_its_backend) {
   const PlanOnlyBackend other("other");
   const ExecutionPlan plan = compile(relu_graph(), backend, DeterminismMode::Strict);
   BOOST_CHECK_EQUAL(plan.backend, "plan-only");
-  ExecutionContext ctx;
+  const std::unique_ptr<ExecutionContext> context = backend.make_context({});
+  ExecutionContext& ctx = *context;
   const std::vector<Tensor> inputs = {Tensor(DType::F32, Shape{2, 3})};
   expect_error([&] { execute(plan, other, ctx, inputs); }, ErrorCode::BackendMismatch,
                "plan was compiled for backend 'plan-only', not 'other'");
@@ -139,7 +139,8 @@ BOOST_AUTO_TEST_CASE(plan_runs_only_on_its_backend) {
 BOOST_AUTO_TEST_CASE(kernel_failures_name_the_node) {
   const PlanOnlyBackend backend("plan-only");
   const ExecutionPlan plan = compile(relu_graph(), backend, DeterminismMode::Strict);
-  ExecutionContext ctx;
+  const std::unique_ptr<ExecutionContext> context = backend.make_context({});
+  ExecutionContext& ctx = *context;
   const std::vector<Tensor> inputs = {Tensor(DType::F32, Shape{2, 3})};
   expect_error([&] { execute(plan, backend, ctx, inputs); }, ErrorCode::KernelFailure,
                "node 'relu' (Relu) on backend 'plan-only': plan-only kernels reject every "
@@ -200,7 +201,8 @@ BOOST_AUTO_TEST_CASE(relaxed_mode_runs_it_and_records_the_variant) {
   const Tensor x = random_tensor(DType::F32, Shape{n}, 3, -1.0, 1.0);
   double want = 0;
   for (int64_t i = 0; i < n; ++i) want += std::max(x.get_double(i), 0.0);
-  ExecutionContext ctx(4);
+  const std::unique_ptr<ExecutionContext> ctx_context = backend.make_context({.threads = 4});
+  ExecutionContext& ctx = *ctx_context;
   const std::vector<Tensor> out = execute(plan, backend, ctx, std::vector<Tensor>{x});
   BOOST_REQUIRE_EQUAL(out.size(), 1u);
   BOOST_CHECK_EQUAL(out[0].shape().str(), "[]");
@@ -216,12 +218,13 @@ BOOST_AUTO_TEST_CASE(relaxed_mode_runs_it_and_records_the_variant) {
 // The outputs of `plan` for `inputs`, run with `threads` threads.
 std::vector<Tensor> run_plan(const ExecutionPlan& plan, const Backend& backend,
                              const std::vector<Tensor>& inputs, int threads) {
-  ExecutionContext ctx(threads);
+  const std::unique_ptr<ExecutionContext> ctx_context = backend.make_context({.threads = threads});
+  ExecutionContext& ctx = *ctx_context;
   return execute(plan, backend, ctx, inputs);
 }
 
 BOOST_AUTO_TEST_CASE(cpu_add_relu_sum_executes_bit_identically) {
-  const std::unique_ptr<Backend> cpu = make_cpu_backend();
+  const std::unique_ptr<Backend> cpu = make_backend("cpu");
   Graph g;
   const ValueId x = g.add_input("x", DType::F32, Shape{2, 3});
   const ValueId b = g.add_parameter("b", Tensor::from<float>(Shape{3}, {0.5f, -1.0f, 2.0f}));
@@ -242,7 +245,8 @@ BOOST_AUTO_TEST_CASE(cpu_add_relu_sum_executes_bit_identically) {
   test::check_close(out[1], Tensor::from<float>(Shape{2, 1}, {2.5f, 2.25f}), 0, 0);
 
   // Same plan, again and on other thread counts, one arena reused: the same bits.
-  ExecutionContext reused(3);
+  const std::unique_ptr<ExecutionContext> reused_context = cpu->make_context({.threads = 3});
+  ExecutionContext& reused = *reused_context;
   for (int threads : {1, 2, 3, 4, 8}) {
     const std::vector<Tensor> again = run_plan(plan, *cpu, inputs, threads);
     const std::vector<Tensor> reused_out = execute(plan, *cpu, reused, inputs);
@@ -254,7 +258,7 @@ BOOST_AUTO_TEST_CASE(cpu_add_relu_sum_executes_bit_identically) {
 }
 
 BOOST_AUTO_TEST_CASE(cpu_in_place_chain_computes_through_one_buffer) {
-  const std::unique_ptr<Backend> cpu = make_cpu_backend();
+  const std::unique_ptr<Backend> cpu = make_backend("cpu");
   constexpr int64_t n = 40000;  // several elementwise chunks
   Graph g;
   ValueId v = g.add_input("x", DType::F32, Shape{n});
@@ -277,7 +281,7 @@ BOOST_AUTO_TEST_CASE(cpu_in_place_chain_computes_through_one_buffer) {
 }
 
 BOOST_AUTO_TEST_CASE(cpu_outputs_may_be_inputs_folded_parameters_or_empty) {
-  const std::unique_ptr<Backend> cpu = make_cpu_backend();
+  const std::unique_ptr<Backend> cpu = make_backend("cpu");
   Graph g;
   const ValueId x = g.add_input("x", DType::F32, Shape{0, 3});
   const ValueId p = g.add_parameter("p", Tensor::from<float>(Shape{3}, {1.0f, -2.0f, 3.0f}));
@@ -338,15 +342,17 @@ BOOST_AUTO_TEST_CASE(chunk_scale_rescales_element_chunks_only) {
 }
 
 BOOST_AUTO_TEST_CASE(the_step_observer_sees_every_step_output_before_it_is_reused) {
-  const std::unique_ptr<Backend> cpu = make_cpu_backend();
+  const std::unique_ptr<Backend> cpu = make_backend("cpu");
   const ExecutionPlan plan = compile(relu_sum_graph(100), *cpu, DeterminismMode::Strict);
   const Tensor x = random_tensor(DType::F32, Shape{100}, 3, -1.0, 1.0);
-  ExecutionContext ctx(2);
+  const std::unique_ptr<ExecutionContext> ctx_context = cpu->make_context({.threads = 2});
+  ExecutionContext& ctx = *ctx_context;
   std::vector<std::string> seen;
-  ctx.set_step_observer([&](int index, const PlannedStep& step, std::span<const TensorView> outs) {
+  ctx.set_step_observer([&](int index, const Node& node, const KernelChoice& kernel,
+                            std::span<const TensorView> outs) {
     BOOST_REQUIRE_EQUAL(outs.size(), 1u);
-    seen.push_back(std::to_string(index) + ":" + plan.graph.node(step.node).name + ":" +
-                   outs[0].shape.str());
+    BOOST_CHECK_EQUAL(kernel.variant, plan.steps[static_cast<size_t>(index)].kernel.variant);
+    seen.push_back(std::to_string(index) + ":" + node.name + ":" + outs[0].shape.str());
     if (index == 0) {  // Relu's output: negatives are 0 here, whatever later steps do
       for (int64_t i = 0; i < 100; ++i) BOOST_CHECK(outs[0].as<float>()[i] >= 0.0f);
     }

@@ -6,10 +6,10 @@
 #include <string>
 #include <vector>
 
-#include "volta/backends/cpu.h"
 #include "volta/ir/graph.h"
 #include "volta/ir/random.h"
 #include "volta/ir/verify.h"
+#include "volta/runtime/registry.h"
 #include "volta/runtime/runtime.h"
 
 namespace volta::test {
@@ -32,9 +32,10 @@ inline Graph single_op_graph(OpKind op, const std::vector<std::optional<TypeInfo
 // Compiles (Strict, optimizations off so the op itself runs) and executes on the CPU.
 inline std::vector<Tensor> run_cpu(const Graph& graph, const std::vector<Tensor>& inputs,
                                    int threads = 1) {
-  static const std::unique_ptr<Backend> cpu = make_cpu_backend();
+  static const std::unique_ptr<Backend> cpu = make_backend("cpu");
   ExecutionPlan plan = compile(graph, *cpu, DeterminismMode::Strict, {.optimize = false});
-  ExecutionContext ctx(threads);
+  const std::unique_ptr<ExecutionContext> ctx_context = cpu->make_context({.threads = threads});
+  ExecutionContext& ctx = *ctx_context;
   return execute(plan, *cpu, ctx, inputs);
 }
 

@@ -9,7 +9,6 @@
 #include <sstream>
 
 #include "docs_contract.h"
-#include "volta/backends/cpu.h"
 #include "volta/conformance/determinism_suite.h"
 #include "volta/conformance/evidence.h"
 #include "volta/conformance/matrix_suite.h"
@@ -17,6 +16,7 @@
 #include "volta/conformance/onnx_suite.h"
 #include "volta/ir/op_schema.h"
 #include "volta/reference/reference.h"
+#include "volta/runtime/registry.h"
 
 namespace volta::audit {
 namespace {
@@ -413,7 +413,7 @@ constexpr GeneratedSection kGeneratedSections[] = {
 std::span<const GeneratedSection> generated_sections() { return kGeneratedSections; }
 
 std::string render_op_backend_matrix() {
-  const Capabilities cpu = make_cpu_backend()->capabilities();
+  const Capabilities cpu = make_backend("cpu")->capabilities();
   std::vector<std::vector<std::string>> rows;
   for (const OpSchema& schema : all_op_schemas()) {
     rows.push_back({std::string(schema.name), std::string(op_family_name(schema.family)),

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -5,10 +6,10 @@
 #include <thread>
 
 #include "commands.h"
-#include "volta/backends/cpu.h"
 #include "volta/ir/random.h"
 #include "volta/model/examples.h"
 #include "volta/runtime/host.h"
+#include "volta/runtime/registry.h"
 #include "volta/runtime/runtime.h"
 
 namespace volta::cli {
@@ -54,12 +55,15 @@ std::string cuda_devices() {
 
 // Strict compilation of the example block and bit-identical outputs at 1 and N threads.
 bool determinism_ready(int threads, std::string& why) {
-  const std::unique_ptr<Backend> cpu = make_cpu_backend();
+  const std::unique_ptr<Backend> cpu = make_backend("cpu");
   const Graph graph = transformer_block_graph({});
   const ExecutionPlan plan = compile(graph, *cpu, DeterminismMode::Strict);
   const Value& x = graph.value(graph.inputs()[0]);
   const std::vector<Tensor> inputs = {random_tensor(x.dtype, x.shape, 7, -1, 1)};
-  ExecutionContext one(1), many(threads);
+  const std::unique_ptr<ExecutionContext> one_context = cpu->make_context({.threads = 1});
+  ExecutionContext& one = *one_context;
+  const std::unique_ptr<ExecutionContext> many_context = cpu->make_context({.threads = threads});
+  ExecutionContext& many = *many_context;
   const bool same =
       execute(plan, *cpu, one, inputs)[0].bit_equal(execute(plan, *cpu, many, inputs)[0]);
   why = same ? "strict plan compiles; 1 and " + std::to_string(threads) +
@@ -88,8 +92,17 @@ int doctor(std::span<const std::string_view> args) {
   std::printf("threads:         %d hardware threads\n", hw);
   std::printf("cuda toolkit:    %s\n", cuda_toolkit().c_str());
   std::printf("cuda devices:    %s\n", cuda_devices().c_str());
-  std::printf("cuda backend:    not built (this build has the CPU backend only)\n");
-  const Capabilities caps = make_cpu_backend()->capabilities();
+  std::string built;
+  for (const BackendInfo& b : available_backends()) {
+    built += (built.empty() ? "" : "; ") + b.name + " (" + b.description + ")";
+  }
+  std::printf("backends:        %s\n", built.c_str());
+  std::printf("cuda backend:    %s\n",
+              std::ranges::any_of(available_backends(),
+                                  [](const BackendInfo& b) { return b.name == "cuda"; })
+                  ? "built"
+                  : "not built into this binary");
+  const Capabilities caps = make_backend("cpu")->capabilities();
   int supported = 0;
   for (const OpCapability& c : caps) supported += c.supported ? 1 : 0;
   std::printf("cpu backend:     %d of %d ops have kernels\n", supported, kOpCount);

@@ -1,9 +1,9 @@
 #include <cstdio>
 
 #include "commands.h"
-#include "volta/backends/cpu.h"
 #include "volta/ir/printer.h"
 #include "volta/model/examples.h"
+#include "volta/runtime/registry.h"
 #include "volta/runtime/runtime.h"
 
 namespace volta::cli {
@@ -36,7 +36,7 @@ int info(std::span<const std::string_view> args) {
   std::printf("nodes=%d values=%d parameters=%zu ir_hash=%s\n\n%s\n", graph.num_nodes(),
               graph.num_values(), graph.parameters().size(), hash_hex(ir_hash(graph)).c_str(),
               to_text(graph).c_str());
-  const std::unique_ptr<Backend> cpu = make_cpu_backend();
+  const std::unique_ptr<Backend> cpu = make_backend("cpu");
   const ExecutionPlan plan = compile(graph, *cpu, mode);
   std::fputs(describe_plan(plan).c_str(), stdout);
   return 0;

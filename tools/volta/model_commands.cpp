@@ -8,11 +8,11 @@
 #include <string>
 
 #include "commands.h"
-#include "volta/backends/cpu.h"
 #include "volta/error.h"
 #include "volta/ir/printer.h"
 #include "volta/onnx/model.h"
 #include "volta/onnx/session.h"
+#include "volta/runtime/registry.h"
 
 namespace volta::cli {
 namespace {
@@ -23,6 +23,7 @@ struct ModelArgs {
   std::string output_dir;
   int threads = 1;
   DeterminismMode mode = DeterminismMode::Strict;
+  std::string backend = "cpu";  // a name of the registry (make_backend)
   bool list_ops = false;
 };
 
@@ -58,6 +59,8 @@ std::optional<ModelArgs> parse(std::string_view command, std::span<const std::st
       }
       if (out.threads < 1 || out.threads > 256)
         return bad("--threads takes 1..256, got '" + n + "'");
+    } else if (takes("--backend") && has_value) {
+      out.backend = std::string(args[++i]);
     } else if (takes("--strict")) {
       out.mode = DeterminismMode::Strict;
     } else if (takes("--relaxed")) {
@@ -129,14 +132,17 @@ void print_model_header(const onnx::Model& model) {
 }  // namespace
 
 int check(std::span<const std::string_view> args) {
-  const std::optional<ModelArgs> parsed = parse("check", args, "--ops");
+  const std::optional<ModelArgs> parsed = parse("check", args, "--ops, --backend NAME");
   if (!parsed) return 2;
   if (parsed->list_ops) {
     for (const std::string& op : onnx::supported_onnx_ops()) std::printf("%s\n", op.c_str());
     if (parsed->model.empty()) return 0;
   }
   const onnx::Model model = onnx::Model::load(parsed->model);
-  const std::vector<onnx::ImportIssue> issues = model.check();
+  const std::unique_ptr<Backend> backend = make_backend(parsed->backend);
+  onnx::ImportOptions options;
+  options.evaluator = make_backend_evaluator(*backend, DeterminismMode::Strict);
+  const std::vector<onnx::ImportIssue> issues = model.check(options);
   for (const onnx::ImportIssue& issue : issues) {
     if (issue.node.empty()) {
       std::printf("model: %s\n", issue.message.c_str());
@@ -152,12 +158,13 @@ int check(std::span<const std::string_view> args) {
 
 int run(std::span<const std::string_view> args) {
   const std::optional<ModelArgs> parsed = parse(
-      "run", args, "--input NAME=FILE.pb, --output-dir DIR, --threads N, --strict, --relaxed");
+      "run", args,
+      "--input NAME=FILE.pb, --output-dir DIR, --threads N, --backend NAME, --strict, --relaxed");
   if (!parsed) return 2;
   const onnx::Model model = onnx::Model::load(parsed->model);
   const std::vector<Tensor> inputs = load_inputs(model, *parsed, false);
-  const std::unique_ptr<Backend> cpu = make_cpu_backend();
-  onnx::Session session(model, *cpu, parsed->mode, parsed->threads);
+  const std::unique_ptr<Backend> backend = make_backend(parsed->backend);
+  onnx::Session session(model, *backend, parsed->mode, parsed->threads);
   const auto start = std::chrono::steady_clock::now();
   const std::vector<Tensor> outputs = session.run(inputs);
   const double ms =
@@ -175,28 +182,30 @@ int run(std::span<const std::string_view> args) {
   }
   const PlanCacheStats stats = session.cache_stats();
   std::printf(
-      "ran %s on cpu: mode=%s threads=%d, %.3f ms (import + compile + run), plan cache "
+      "ran %s on %s: mode=%s threads=%d, %.3f ms (import + compile + run), plan cache "
       "hits=%lld misses=%lld\n",
-      parsed->model.c_str(), std::string(determinism_mode_name(parsed->mode)).c_str(),
-      parsed->threads, ms, static_cast<long long>(stats.hits),
-      static_cast<long long>(stats.misses));
+      parsed->model.c_str(), parsed->backend.c_str(),
+      std::string(determinism_mode_name(parsed->mode)).c_str(), parsed->threads, ms,
+      static_cast<long long>(stats.hits), static_cast<long long>(stats.misses));
   return 0;
 }
 
 int info_model(std::span<const std::string_view> args) {
   const std::optional<ModelArgs> parsed =
-      parse("info", args, "--input NAME=FILE.pb, --strict, --relaxed");
+      parse("info", args, "--input NAME=FILE.pb, --backend NAME, --strict, --relaxed");
   if (!parsed) return 2;
   const onnx::Model model = onnx::Model::load(parsed->model);
   print_model_header(model);
   const std::vector<Tensor> inputs = load_inputs(model, *parsed, true);
-  onnx::ImportedGraph imported = model.import_for(inputs);
+  const std::unique_ptr<Backend> backend = make_backend(parsed->backend);
+  onnx::ImportOptions options;
+  options.evaluator = make_backend_evaluator(*backend, parsed->mode);
+  onnx::ImportedGraph imported = model.import_for(inputs, options);
   std::printf("\nimported graph: nodes=%d values=%d parameters=%zu ir_hash=%s\n\n%s\n",
               imported.graph.num_nodes(), imported.graph.num_values(),
               imported.graph.parameters().size(), hash_hex(ir_hash(imported.graph)).c_str(),
               to_text(imported.graph).c_str());
-  const std::unique_ptr<Backend> cpu = make_cpu_backend();
-  const ExecutionPlan plan = compile(std::move(imported.graph), *cpu, parsed->mode);
+  const ExecutionPlan plan = compile(std::move(imported.graph), *backend, parsed->mode);
   std::fputs(describe_plan(plan).c_str(), stdout);
   return 0;
 }

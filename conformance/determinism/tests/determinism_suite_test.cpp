@@ -11,7 +11,7 @@
 #include "checks.h"
 #include "configs.h"
 #include "controls.h"
-#include "volta/backends/cpu.h"
+#include "volta/runtime/registry.h"
 
 namespace volta::conformance {
 namespace {
@@ -200,7 +200,7 @@ BOOST_AUTO_TEST_CASE(built_in_models_are_batch_invariant) {
 // backend passes the same check, and the caught control names batch, sample, output, element
 // and the divergent node.
 BOOST_AUTO_TEST_CASE(the_batch_control_is_caught_with_batch_sample_output_and_node) {
-  const auto cpu = make_cpu_backend();
+  const auto cpu = make_backend("cpu");
   const CheckResult clean = check_batch(batch_control_subject, *cpu, kBatchSizes, 3);
   BOOST_CHECK_MESSAGE(clean.identical, clean.summary);
   BOOST_CHECK_EQUAL(clean.params, "batches=1,2,3,7,16,64 threads=3");
@@ -223,7 +223,7 @@ BOOST_AUTO_TEST_CASE(the_batch_control_is_caught_with_batch_sample_output_and_no
 // A subject whose sample inputs change with the batch breaks the check's premise: an error, not
 // a verdict on the engine.
 BOOST_AUTO_TEST_CASE(check_batch_refuses_a_subject_whose_samples_depend_on_the_batch) {
-  const auto cpu = make_cpu_backend();
+  const auto cpu = make_backend("cpu");
   auto drifting = [](int64_t batch) {
     Subject s = batch_control_subject(batch);
     s.inputs[0].data_as<float>()[0] += static_cast<float>(batch);
@@ -244,7 +244,7 @@ BOOST_AUTO_TEST_CASE(check_batch_refuses_a_subject_whose_samples_depend_on_the_b
 // The fresh-process legs judge the workers' reports: a worker that disagrees is caught, one that
 // agrees is not, and without reports nothing can be (hand-made reports).
 BOOST_AUTO_TEST_CASE(fresh_process_legs_catch_a_disagreeing_worker_report) {
-  const auto cpu = make_cpu_backend();
+  const auto cpu = make_backend("cpu");
   const Subject subject = control_subject();
   const CheckResult alone = check_replay(subject, *cpu, 2, 3, {});
   BOOST_REQUIRE(alone.identical);
@@ -336,7 +336,7 @@ BOOST_AUTO_TEST_CASE(the_optimizer_control_records_a_build_dependent_fingerprint
       out.message.find("must see this fingerprint differ between the Debug and the optimized "
                        "builds") != std::string::npos,
       out.message);
-  const auto cpu = make_cpu_backend();
+  const auto cpu = make_backend("cpu");
   const Subject mlp = load_subject("model:mlp", {});
   const CheckResult plain = check_plan(mlp, *cpu, {}, {});
   BOOST_CHECK(out.output_hash.starts_with("plan="));

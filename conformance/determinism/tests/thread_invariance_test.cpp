@@ -3,29 +3,31 @@
 #include <boost/test/unit_test.hpp>
 #include <cmath>
 
-#include "volta/backends/cpu.h"
 #include "volta/ir/random.h"
 #include "volta/model/examples.h"
+#include "volta/runtime/registry.h"
 #include "volta/runtime/runtime.h"
 
 namespace volta {
 namespace {
 
 void check_thread_invariance(const TransformerBlockConfig& config) {
-  const std::unique_ptr<Backend> cpu = make_cpu_backend();
+  const std::unique_ptr<Backend> cpu = make_backend("cpu");
   const Graph graph = transformer_block_graph(config);
   const ExecutionPlan plan = compile(graph, *cpu, DeterminismMode::Strict);
   const Value& x = graph.value(graph.inputs()[0]);
   const std::vector<Tensor> inputs = {random_tensor(x.dtype, x.shape, 42, -1, 1)};
 
-  ExecutionContext single(1);
+  const std::unique_ptr<ExecutionContext> single_context = cpu->make_context({.threads = 1});
+  ExecutionContext& single = *single_context;
   const std::vector<Tensor> baseline = execute(plan, *cpu, single, inputs);
   BOOST_REQUIRE_EQUAL(baseline.size(), 1u);
   for (int64_t i = 0; i < baseline[0].numel(); ++i) {
     BOOST_REQUIRE(std::isfinite(baseline[0].get_double(i)));
   }
   for (int threads : {2, 3, 4, 8}) {
-    ExecutionContext ctx(threads);
+    const std::unique_ptr<ExecutionContext> ctx_context = cpu->make_context({.threads = threads});
+    ExecutionContext& ctx = *ctx_context;
     for (int repeat = 0; repeat < 3; ++repeat) {
       const std::vector<Tensor> out = execute(plan, *cpu, ctx, inputs);
       BOOST_CHECK_MESSAGE(

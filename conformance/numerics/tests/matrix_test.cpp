@@ -6,9 +6,10 @@
 #include <set>
 #include <sstream>
 
-#include "volta/backends/cpu.h"
 #include "volta/conformance/matrix_suite.h"
 #include "volta/ir/op_schema.h"
+#include "volta/runtime/forwarding_backend.h"
+#include "volta/runtime/registry.h"
 #include "volta/runtime/runtime.h"
 
 namespace volta::conformance {
@@ -20,7 +21,7 @@ const Policy& policy() {
 }
 
 const Backend& cpu() {
-  static const std::unique_ptr<Backend> backend = make_cpu_backend();
+  static const std::unique_ptr<Backend> backend = make_backend("cpu");
   return *backend;
 }
 
@@ -127,20 +128,21 @@ BOOST_AUTO_TEST_CASE(reference_cells_hold) {
 
 // The planted violation: the CPU backend with its f32 Relu swapped for one that flushes NaN to
 // 0 (max(x, 0) written as a comparison). Test-only; the production backend never sees it.
-class FlushNanRelu : public Backend {
+class FlushNanRelu : public ForwardingBackend {
  public:
-  std::string_view name() const override { return "cpu-planted-relu"; }
-  Capabilities capabilities() const override { return cpu().capabilities(); }
+  FlushNanRelu() : ForwardingBackend(make_backend("cpu"), "cpu-planted-relu") {}
   KernelSelection select_kernel(const Graph& graph, const Node& node) const override {
     if (node.op == OpKind::Relu && graph.value(node.inputs[0]).dtype == DType::F32) {
       return KernelChoice{"f32_relu_flush_nan_planted", KernelDeterminism::BitExact, &kMarker};
     }
-    return cpu().select_kernel(graph, node);
+    return inner().select_kernel(graph, node);
   }
   void run_kernel(const KernelChoice& kernel, const Node& node,
                   std::span<const ConstTensorView> inputs, std::span<const TensorView> outputs,
-                  ExecutionContext& ctx) const override {
-    if (kernel.impl != &kMarker) return cpu().run_kernel(kernel, node, inputs, outputs, ctx);
+                  MemoryRegion workspace, ExecutionContext& ctx) const override {
+    if (kernel.impl != &kMarker) {
+      return inner().run_kernel(kernel, node, inputs, outputs, workspace, ctx);
+    }
     const float* x = inputs[0].as<float>();
     float* y = outputs[0].as<float>();
     for (int64_t i = 0; i < outputs[0].numel(); ++i) y[i] = x[i] > 0 ? x[i] : 0.0F;

@@ -6,24 +6,27 @@
 #include <map>
 #include <set>
 
-#include "volta/backends/cpu.h"
 #include "volta/conformance/parity_cases.h"
 #include "volta/conformance/tolerance.h"
 #include "volta/reference/reference.h"
+#include "volta/runtime/registry.h"
 #include "volta/runtime/runtime.h"
 
 namespace volta::conformance {
 namespace {
 
 const Backend& cpu() {
-  static const std::unique_ptr<Backend> backend = make_cpu_backend();
+  static const std::unique_ptr<Backend> backend = make_backend("cpu");
   return *backend;
 }
 
 void check_case(const ParityCase& c) {
   BOOST_TEST_CONTEXT(c.id) {
     const ExecutionPlan plan = compile(c.graph, cpu(), DeterminismMode::Strict);
-    ExecutionContext one(1), three(3);
+    const std::unique_ptr<ExecutionContext> one_context = cpu().make_context({.threads = 1});
+    ExecutionContext& one = *one_context;
+    const std::unique_ptr<ExecutionContext> three_context = cpu().make_context({.threads = 3});
+    ExecutionContext& three = *three_context;
     const std::vector<Tensor> got = execute(plan, cpu(), one, c.inputs);
     const std::vector<Tensor> again = execute(plan, cpu(), three, c.inputs);
     const std::vector<Tensor> want = reference::evaluate(c.graph, c.inputs);

@@ -1,6 +1,10 @@
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
 #include "cpu_kernel.h"
 #include "volta/backends/cpu.h"
-#include "volta/runtime/runtime.h"
+#include "volta/runtime/registry.h"
 
 namespace volta {
 namespace cpu {
@@ -30,9 +34,21 @@ const KernelTable& kernel_table() {
   return kTable;
 }
 
+// A kernel reads and writes host memory only: a view of another space is a wiring error of
+// whoever built it, caught before the kernel dereferences it.
+void check_host(const Node& node, std::string_view role, size_t index, MemorySpace space) {
+  if (space == MemorySpace::Host) return;
+  fail(ErrorCode::MemorySpaceMismatch,
+       "node '" + node.name + "' (" + std::string(op_name(node.op)) +
+           ") on backend 'cpu': " + std::string(role) + " " + std::to_string(index) +
+           " is a view of " + std::string(memory_space_name(space)) +
+           " memory; the CPU backend's kernels read host "
+           "memory only");
+}
+
 class CpuBackend final : public Backend {
  public:
-  std::string_view name() const override { return "cpu"; }
+  std::string_view name() const override { return kCpuBackend; }
 
   Capabilities capabilities() const override {
     Capabilities caps{};
@@ -58,17 +74,90 @@ class CpuBackend final : public Backend {
     return k.select(KernelQuery{node, inputs, outputs});
   }
 
+  std::unique_ptr<ExecutionContext> make_context(const ContextOptions& options) const override {
+    return std::make_unique<CpuContext>(options);
+  }
+
+  MemoryRegion arena(ExecutionContext& ctx, int64_t bytes) const override {
+    CpuContext& cpu = cpu_context(ctx);
+    const MemoryRegion region = cpu.arena(bytes);
+    if (const std::optional<std::byte> poison = ctx.poison(); poison && bytes > 0) {
+      std::memset(region.data, static_cast<int>(*poison), static_cast<size_t>(bytes));
+    }
+    return region;
+  }
+
+  // Host tensors are read where they are: no copy.
+  ConstTensorView import_tensor(ExecutionContext& /*ctx*/, const Tensor& host) const override {
+    return {host.dtype(), host.shape(), host.data(), MemorySpace::Host};
+  }
+
+  Tensor export_tensor(ExecutionContext& /*ctx*/, const ConstTensorView& value) const override {
+    check_host_value(value);
+    Tensor t(value.dtype, value.shape);
+    if (t.nbytes() != 0) std::memcpy(t.data(), value.data, t.nbytes());
+    return t;
+  }
+
+  void synchronize(ExecutionContext& /*ctx*/) const override {}  // kernels return when done
+
   void run_kernel(const KernelChoice& kernel, const Node& node,
                   std::span<const ConstTensorView> inputs, std::span<const TensorView> outputs,
-                  ExecutionContext& ctx) const override {
+                  MemoryRegion workspace, ExecutionContext& ctx) const override {
+    for (size_t i = 0; i < inputs.size(); ++i) check_host(node, "input", i, inputs[i].space);
+    for (size_t i = 0; i < outputs.size(); ++i) check_host(node, "output", i, outputs[i].space);
+    if (workspace.bytes > 0) check_host(node, "workspace", 0, workspace.space);
     const auto* k = static_cast<const CpuKernel*>(kernel.impl);
-    k->fn(KernelArgs{node, AttrReader(node), inputs, outputs, ctx.pool()});
+    k->fn(KernelArgs{node, AttrReader(node), inputs, outputs,
+                     std::span(workspace.data, static_cast<size_t>(workspace.bytes)),
+                     cpu_context(ctx).pool()});
+  }
+
+ private:
+  static void check_host_value(const ConstTensorView& value) {
+    if (value.space != MemorySpace::Host) {
+      fail(ErrorCode::MemorySpaceMismatch,
+           "the CPU backend exports host memory only, got a view of " +
+               std::string(memory_space_name(value.space)) + " memory");
+    }
   }
 };
+
+std::unique_ptr<Backend> make_cpu_backend() { return std::make_unique<CpuBackend>(); }
+
+VOLTA_REGISTER_BACKEND(kCpuBackend,
+                       "the CPU engine: multithreaded kernels, bit-identical at any thread count",
+                       make_cpu_backend);
 
 }  // namespace
 }  // namespace cpu
 
-std::unique_ptr<Backend> make_cpu_backend() { return std::make_unique<cpu::CpuBackend>(); }
+void CpuContext::Free::operator()(std::byte* p) const { std::free(p); }
+
+CpuContext::CpuContext(const ContextOptions& options)
+    : ExecutionContext(std::string(kCpuBackend), options),
+      pool_(options.threads, options.schedule) {}
+
+MemoryRegion CpuContext::arena(int64_t bytes) {
+  if (bytes > arena_bytes_) {
+    const size_t rounded =
+        (static_cast<size_t>(bytes) + kTensorAlignment - 1) / kTensorAlignment * kTensorAlignment;
+    void* p = std::aligned_alloc(kTensorAlignment, rounded);
+    if (p == nullptr) throw std::bad_alloc();
+    arena_.reset(static_cast<std::byte*>(p));
+    arena_bytes_ = bytes;
+  }
+  return {arena_.get(), bytes, MemorySpace::Host};
+}
+
+CpuContext& cpu_context(ExecutionContext& ctx) {
+  auto* cpu = dynamic_cast<CpuContext*>(&ctx);
+  if (cpu == nullptr) {
+    fail(ErrorCode::BackendMismatch, "an execution context made by backend '" + ctx.backend() +
+                                         "' given to the CPU backend: make one with its "
+                                         "make_context()");
+  }
+  return *cpu;
+}
 
 }  // namespace volta

@@ -6,10 +6,10 @@
 #include <span>
 #include <string>
 
+#include "volta/backends/cpu/thread_pool.h"
 #include "volta/ir/graph.h"
 #include "volta/ir/op_schema.h"
 #include "volta/runtime/backend.h"
-#include "volta/runtime/thread_pool.h"
 
 namespace volta::cpu {
 
@@ -18,6 +18,7 @@ struct KernelArgs {
   AttrReader attrs;
   std::span<const ConstTensorView> inputs;  // absent optional inputs: data == nullptr
   std::span<const TensorView> outputs;
+  std::span<std::byte> workspace;  // the planned scratch the kernel declared at selection
   ThreadPool& pool;
 };
 

@@ -33,7 +33,9 @@ namespace volta {
   X(MissingKernel, "R-MISSING-KERNEL") /* backend has no kernel: never a fallback */          \
   X(NonDeterministicKernel, "R-STRICT-NONDETERMINISTIC")                                      \
   X(InputMismatch, "R-INPUT-MISMATCH")     /* execute() given wrong inputs */                 \
-  X(BackendMismatch, "R-BACKEND-MISMATCH") /* plan compiled for another backend */            \
+  X(BackendMismatch, "R-BACKEND-MISMATCH") /* plan or context of another backend */           \
+  X(UnknownBackend, "R-UNKNOWN-BACKEND")   /* no backend of that name in this binary */       \
+  X(MemorySpaceMismatch, "R-MEMORY-SPACE") /* a view of memory its kernel cannot read */      \
   X(KernelFailure, "R-KERNEL-FAILURE")     /* a kernel rejected its data at run time */       \
   X(ImportInvalidModel, "I-INVALID-MODEL") /* not a valid ONNX model (parse, checker) */      \
   X(ImportUnsupported, "I-UNSUPPORTED")    /* op, attribute, dtype or domain not supported */ \

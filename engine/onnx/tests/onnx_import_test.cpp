@@ -7,13 +7,22 @@
 #include <filesystem>
 #include <fstream>
 
-#include "volta/backends/cpu.h"
 #include "volta/error.h"
 #include "volta/onnx/model.h"
 #include "volta/onnx/session.h"
+#include "volta/runtime/registry.h"
+#include "volta/runtime/runtime.h"
 
 namespace volta::onnx {
 namespace {
+
+// Import-time values evaluated by the CPU backend, as a Session on it would.
+ImportOptions cpu_import() {
+  static const std::unique_ptr<Backend> cpu = make_backend("cpu");
+  ImportOptions options;
+  options.evaluator = make_backend_evaluator(*cpu, DeterminismMode::Strict);
+  return options;
+}
 
 namespace pb = ::onnx;
 
@@ -74,12 +83,12 @@ BOOST_AUTO_TEST_CASE(shape_inputs_specialize_the_plan_by_value) {
   BOOST_TEST(model.inputs().size() == 2u);
   BOOST_TEST(model.opset() == 13);
   const std::vector<Tensor> in = {iota(Shape{2, 6}), Tensor::from<int64_t>(Shape{2}, {3, 4})};
-  const ImportedGraph imported = model.import_for(in);
+  const ImportedGraph imported = model.import_for(in, cpu_import());
   BOOST_TEST(imported.value_inputs == std::vector<int>{1});
   BOOST_TEST(imported.output_names == std::vector<std::string>{"y"});
   BOOST_TEST(specialization_key(in, imported.value_inputs) != specialization_key(in, {}));
 
-  const std::unique_ptr<Backend> cpu = make_cpu_backend();
+  const std::unique_ptr<Backend> cpu = make_backend("cpu");
   Session session(model, *cpu, DeterminismMode::Strict);
   std::vector<Tensor> out = session.run(in);
   BOOST_TEST(out.at(0).shape().str() == "[3,4]");
@@ -102,14 +111,15 @@ BOOST_AUTO_TEST_CASE(inputs_must_match_the_declared_interface) {
   const Model model = reshape_model();
   const std::vector<Tensor> wrong = {iota(Shape{2, 5}), Tensor::from<int64_t>(Shape{2}, {2, 5})};
   try {
-    model.import_for(wrong);
+    model.import_for(wrong, cpu_import());
     BOOST_FAIL("expected R-INPUT-MISMATCH");
   } catch (const VoltaError& e) {
     BOOST_TEST((e.code() == ErrorCode::InputMismatch));
     BOOST_TEST(e.message().find("graph input 'x' is FLOAT[?,6]; given f32 [2,5]") !=
                std::string::npos);
   }
-  BOOST_CHECK_THROW(model.import_for(std::vector<Tensor>{iota(Shape{2, 6})}), VoltaError);
+  BOOST_CHECK_THROW(model.import_for(std::vector<Tensor>{iota(Shape{2, 6})}, cpu_import()),
+                    VoltaError);
 }
 
 BOOST_AUTO_TEST_CASE(check_lists_every_unsupported_node_at_once) {
@@ -132,7 +142,7 @@ BOOST_AUTO_TEST_CASE(check_lists_every_unsupported_node_at_once) {
   attr->set_s("hello");
   add_io(g->add_output(), "s_in", pb::TensorProto::FLOAT, {-1});
   const Model model = Model::parse(serialize(m, 17), "mixed.onnx");
-  const std::vector<ImportIssue> issues = model.check();
+  const std::vector<ImportIssue> issues = model.check(cpu_import());
   BOOST_REQUIRE_EQUAL(issues.size(), 3u);
   BOOST_TEST(issues[0].node == "unique");
   BOOST_TEST(issues[0].message.find("op Unique is not supported") != std::string::npos);
@@ -142,7 +152,7 @@ BOOST_AUTO_TEST_CASE(check_lists_every_unsupported_node_at_once) {
       issues[2].message.find("attribute 'value_string' is not supported") != std::string::npos,
       issues[2].message);
   try {
-    model.import_for(std::vector<Tensor>{iota(Shape{4})});
+    model.import_for(std::vector<Tensor>{iota(Shape{4})}, cpu_import());
     BOOST_FAIL("expected I-UNSUPPORTED");
   } catch (const VoltaError& e) {
     BOOST_TEST((e.code() == ErrorCode::ImportUnsupported));
@@ -163,7 +173,7 @@ BOOST_AUTO_TEST_CASE(unread_attributes_are_unsupported_never_ignored) {
   attr->set_i(1);
   try {
     const Model model = Model::parse(serialize(m, 13), "attr.onnx");
-    const std::vector<ImportIssue> issues = model.check();
+    const std::vector<ImportIssue> issues = model.check(cpu_import());
     BOOST_REQUIRE_EQUAL(issues.size(), 1u);
     BOOST_TEST(issues[0].message.find("attribute 'mystery' is not supported") != std::string::npos);
   } catch (const VoltaError& e) {
@@ -176,7 +186,7 @@ BOOST_AUTO_TEST_CASE(values_needed_at_import_name_the_input_when_unknown) {
   const Model model = reshape_model();
   // check() imports with zeros but no input values: Reshape's shape is resolved at run time,
   // which is not an issue.
-  BOOST_TEST(model.check().empty());
+  BOOST_TEST(model.check(cpu_import()).empty());
 }
 
 BOOST_AUTO_TEST_CASE(bad_bytes_are_an_invalid_model) {

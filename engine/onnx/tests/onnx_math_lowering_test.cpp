@@ -11,13 +11,22 @@
 #include <functional>
 #include <limits>
 
-#include "volta/backends/cpu.h"
 #include "volta/error.h"
 #include "volta/onnx/model.h"
 #include "volta/onnx/session.h"
+#include "volta/runtime/registry.h"
+#include "volta/runtime/runtime.h"
 
 namespace volta::onnx {
 namespace {
+
+// Import-time values evaluated by the CPU backend, as a Session on it would.
+ImportOptions cpu_import() {
+  static const std::unique_ptr<Backend> cpu = make_backend("cpu");
+  ImportOptions options;
+  options.evaluator = make_backend_evaluator(*cpu, DeterminismMode::Strict);
+  return options;
+}
 
 namespace pb = ::onnx;
 
@@ -80,7 +89,7 @@ Model one_node(const std::string& op, int opset, const std::vector<Io>& inputs, 
 }
 
 std::vector<Tensor> run_cpu(const Model& model, const std::vector<Tensor>& inputs) {
-  static const std::unique_ptr<Backend> cpu = make_cpu_backend();
+  static const std::unique_ptr<Backend> cpu = make_backend("cpu");
   Session session(model, *cpu, DeterminismMode::Strict);
   return session.run(inputs);
 }
@@ -103,7 +112,7 @@ void check_values(const Tensor& got, const std::vector<double>& want, double tol
 void expect_import_error(const Model& model, const std::vector<Tensor>& inputs, ErrorCode code,
                          const std::string& fragment) {
   try {
-    model.import_for(inputs);
+    model.import_for(inputs, cpu_import());
     BOOST_FAIL("expected " << error_code_name(code));
   } catch (const VoltaError& e) {
     BOOST_TEST(std::string(error_code_name(e.code())) == std::string(error_code_name(code)));

@@ -12,9 +12,9 @@
 
 #include "gemm_micro_kernels.h"
 #include "gemm_pack.h"
+#include "volta/backends/cpu/planted_slowdown.h"
 #include "volta/error.h"
 #include "volta/ir/tensor.h"
-#include "volta/runtime/planted_slowdown.h"
 
 namespace volta::cpu {
 namespace {
@@ -384,7 +384,9 @@ void gemm(const GemmMicroKernel<T>& kernel, std::span<const GemmProblem<T>> prob
   if (!gemm_isa_supported(kernel.isa)) {
     fail(ErrorCode::KernelFailure, std::string(kernel.name) + " cannot run on this CPU");
   }
+#ifdef VOLTA_PLANT_HOOKS
   const PlantedSlowdownScope planted("gemm");
+#endif
   // Problem q owns tasks [plans[q].first_task, + plans[q].grid.tasks()), one per tile of its
   // grid, row-major. A problem with tiles below one another has its op(B) packed once, by a
   // first parallel loop, rather than by each of them.

@@ -16,7 +16,7 @@
 #include <span>
 #include <string_view>
 
-#include "volta/runtime/thread_pool.h"
+#include "volta/backends/cpu/thread_pool.h"
 
 namespace volta::cpu {
 

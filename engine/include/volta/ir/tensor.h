@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <string_view>
 #include <vector>
 
 #include "volta/error.h"
@@ -15,11 +16,17 @@ namespace volta {
 // Every buffer Volta hands to a kernel is aligned to a cache line.
 inline constexpr size_t kTensorAlignment = 64;
 
+// Where a view's bytes live: a kernel reads and writes only the memory of its backend, and
+// refuses a view of another space.
+enum class MemorySpace : uint8_t { Host, Device };
+std::string_view memory_space_name(MemorySpace space);  // "host", "device"
+
 // Non-owning views: what kernels read and write. `data` is null for an absent optional input.
 struct TensorView {
   DType dtype = DType::F32;
   Shape shape;
   void* data = nullptr;
+  MemorySpace space = MemorySpace::Host;
 
   template <class T>
   T* as() const {
@@ -32,10 +39,13 @@ struct ConstTensorView {
   DType dtype = DType::F32;
   Shape shape;
   const void* data = nullptr;
+  MemorySpace space = MemorySpace::Host;
 
   ConstTensorView() = default;
-  ConstTensorView(DType d, Shape s, const void* p) : dtype(d), shape(std::move(s)), data(p) {}
-  ConstTensorView(const TensorView& v) : dtype(v.dtype), shape(v.shape), data(v.data) {}  // NOLINT
+  ConstTensorView(DType d, Shape s, const void* p, MemorySpace where = MemorySpace::Host)
+      : dtype(d), shape(std::move(s)), data(p), space(where) {}
+  ConstTensorView(const TensorView& v)  // NOLINT: a writable view reads as a readable one
+      : dtype(v.dtype), shape(v.shape), data(v.data), space(v.space) {}
 
   template <class T>
   const T* as() const {

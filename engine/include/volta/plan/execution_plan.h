@@ -8,16 +8,9 @@
 #include "volta/passes/pass_manager.h"
 #include "volta/plan/memory_plan.h"
 #include "volta/plan/schedule.h"
-#include "volta/runtime/determinism.h"
+#include "volta/runtime/backend.h"
 
 namespace volta {
-
-// The kernel a backend chose for one node. `impl` is opaque to everything but that backend.
-struct KernelChoice {
-  std::string variant;  // e.g. "f32_gemm_avx2_6x16"; recorded with every result
-  KernelDeterminism determinism = KernelDeterminism::BitExact;
-  const void* impl = nullptr;
-};
 
 struct PlannedStep {
   int node = 0;
@@ -25,7 +18,8 @@ struct PlannedStep {
 };
 
 // Everything needed to run a graph: the verified, optimized graph, the schedule, the
-// memory plan and one chosen kernel per step. Built only by runtime::compile.
+// memory plan (values and kernel workspace) and one chosen kernel per step. Built only by
+// build_execution_plan (volta/plan/build_execution_plan.h).
 struct ExecutionPlan {
   Graph graph;
   DeterminismMode mode = DeterminismMode::Strict;

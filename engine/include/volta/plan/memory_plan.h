@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <vector>
 
 #include "volta/ir/graph.h"
@@ -18,23 +19,30 @@ struct Allocation {
   ValueId shares_with = kNoValue;  // the input whose buffer it took (declared aliasing)
 };
 
-// Intermediates and graph outputs live in one arena; graph inputs and parameters are
-// bound in place and take no arena space.
+// Intermediates, graph outputs and kernel workspace live in one arena; graph inputs and
+// parameters are bound in place and take no arena space.
 struct MemoryPlan {
   std::vector<std::optional<Allocation>> allocations;  // indexed by ValueId
-  int64_t arena_bytes = 0;                             // arena size the runtime allocates
-  int64_t peak_live_bytes = 0;  // max over steps of the bytes live at once (lower bound)
+  // The scratch each step's kernel declared (KernelChoice::workspace_bytes), live during that
+  // step only; indexed by step, nullopt for a kernel that needs none.
+  std::vector<std::optional<Allocation>> workspaces;
+  int64_t arena_bytes = 0;      // arena size the runtime allocates
+  int64_t peak_live_bytes = 0;  // max over steps of the bytes live at once, workspace included
   int64_t alignment = 64;
 };
 
-// Liveness-based planning: values are placed largest first (ties: lower id) at the lowest
-// aligned offset that overlaps no value whose lifetime intersects; an output whose op
-// declares aliasing takes its input's buffer when that input dies at the same step.
-MemoryPlan plan_memory(const Graph& graph, const Schedule& schedule, int64_t alignment = 64);
+// Liveness-based planning: values and workspaces are placed largest first (ties: values by
+// id, then workspaces by step) at the lowest aligned offset that overlaps nothing whose
+// lifetime intersects; an output whose op declares aliasing takes its input's buffer when that
+// input dies at the same step. `workspace_bytes` holds each step's scratch (empty: none).
+MemoryPlan plan_memory(const Graph& graph, const Schedule& schedule, int64_t alignment = 64,
+                       std::span<const int64_t> workspace_bytes = {});
 
-// No two values live at the same time overlap (except declared aliasing pairs), every
-// offset is aligned, every buffer fits the arena and is large enough for its value.
-// Throws L-ALLOCATION naming both values, their steps and byte ranges.
-void verify_allocation(const Graph& graph, const Schedule& schedule, const MemoryPlan& plan);
+// No two values live at the same time overlap (except declared aliasing pairs), no workspace
+// overlaps a value live at its step, every offset is aligned, every buffer fits the arena and
+// is large enough for its value or the workspace its step declared. Throws L-ALLOCATION
+// naming both buffers, their steps and byte ranges.
+void verify_allocation(const Graph& graph, const Schedule& schedule, const MemoryPlan& plan,
+                       std::span<const int64_t> workspace_bytes = {});
 
 }  // namespace volta

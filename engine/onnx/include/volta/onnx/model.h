@@ -35,9 +35,10 @@ struct ImportIssue {
 };
 
 struct ImportOptions {
-  // Evaluates, at import time, the nodes whose values become shape or attribute arguments.
-  // Unset: the CPU backend in Strict mode (the evaluator constant folding uses). The
-  // conformance runner passes the reference engine's when importing for it.
+  // Evaluates, at import time, the nodes whose values become shape or attribute arguments:
+  // required (I-INVALID-ARGUMENT without one), so the caller says whose kernels decide them.
+  // A Session passes its backend's (make_backend_evaluator); the conformance runner passes the
+  // reference engine's when importing for it.
   ConstantEvaluator evaluator;
 };
 
@@ -66,12 +67,13 @@ class Model {
 
   // Every node the importer cannot lower, all at once: unknown ops, other domains, opset
   // versions, attribute values and dtypes it rejects. Nodes whose support depends on input
-  // shapes or values are checked by importing when every input shape is static.
-  std::vector<ImportIssue> check() const;
+  // shapes or values are checked by importing (with `options`, as import_for) when every input
+  // shape is static.
+  std::vector<ImportIssue> check(const ImportOptions& options) const;
 
   // Lowers the model for these inputs (one per inputs(), in order). Throws VoltaError:
   // I-UNSUPPORTED / I-NOT-STATIC / I-INVALID-MODEL naming the node, or R-INPUT-MISMATCH.
-  ImportedGraph import_for(std::span<const Tensor> inputs, const ImportOptions& options = {}) const;
+  ImportedGraph import_for(std::span<const Tensor> inputs, const ImportOptions& options) const;
 
   // The ONNX op types of the model's nodes, in node order (for reports).
   std::vector<std::string> op_types() const;

@@ -25,13 +25,13 @@ class Session {
   // The plan these inputs run with (imported and compiled on a cache miss).
   const ExecutionPlan& plan_for(std::span<const Tensor> inputs);
   PlanCacheStats cache_stats() const { return cache_.stats(); }
-  ExecutionContext& context() { return ctx_; }
+  ExecutionContext& context() { return *ctx_; }
 
  private:
   const Model& model_;
   const Backend& backend_;
   DeterminismMode mode_;
-  ExecutionContext ctx_;
+  std::unique_ptr<ExecutionContext> ctx_;  // made by backend_
   PlanCache cache_;
   // Shape key -> the input indices each cached specialization of that shape was keyed on.
   std::map<std::string, std::vector<std::vector<int>>> value_inputs_by_shape_;

@@ -4,6 +4,8 @@
 // the call's own wall time. Results are untouched (it only burns time), so every correctness
 // and determinism check still holds while a perf run must report the slowdown. Unset, a site
 // costs one relaxed load. A malformed value or an unknown site is an error naming the sites.
+// The hooks are a test instrument: a build with VOLTA_PLANT_HOOKS off (the release preset)
+// compiles them out of the kernels and refuses the variable.
 
 #include <chrono>
 #include <string_view>

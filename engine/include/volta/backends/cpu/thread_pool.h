@@ -8,17 +8,9 @@
 #include <thread>
 #include <vector>
 
-namespace volta {
+#include "volta/runtime/backend.h"
 
-// How a pool hands out work. The determinism contract says results never depend on it: the
-// determinism suite's configuration matrix runs its corpus under each variation. Production
-// code keeps the defaults.
-struct ScheduleOptions {
-  bool reverse_task_order = false;  // claim tasks from the last to the first
-  // Scales the chunk of parallel_chunks (element-parallel loops, whose chunking is not part
-  // of any result); parallel_for tasks, which define reduction leaves, are never rescaled.
-  double chunk_scale = 1.0;
-};
+namespace volta {
 
 // A fixed set of workers that run index-parallel loops. Callers split work by problem
 // shape into a fixed number of tasks; the thread count only decides who runs which task,

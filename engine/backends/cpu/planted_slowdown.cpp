@@ -1,4 +1,4 @@
-#include "volta/runtime/planted_slowdown.h"
+#include "volta/backends/cpu/planted_slowdown.h"
 
 #include <charconv>
 #include <cstdlib>
@@ -45,7 +45,14 @@ Planted parse(std::string_view value) {
 const Planted& planted() {
   static const Planted kPlanted = [] {
     const char* value = std::getenv(std::string(kVariable).c_str());
-    return value == nullptr || *value == '\0' ? Planted{} : parse(value);
+    if (value == nullptr || *value == '\0') return Planted{};
+#ifndef VOLTA_PLANT_HOOKS
+    fail(ErrorCode::InvalidArgument,
+         std::string(kVariable) + "='" + value +
+             "': this build has no planted-slowdown hooks (VOLTA_PLANT_HOOKS=OFF, as the release "
+             "preset builds): time a build with them (relassert) to plant a slowdown");
+#endif
+    return parse(value);
   }();
   return kPlanted;
 }

@@ -1,4 +1,4 @@
-#include "volta/runtime/thread_pool.h"
+#include "volta/backends/cpu/thread_pool.h"
 
 #include <algorithm>
 #include <cmath>

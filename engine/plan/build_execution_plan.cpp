@@ -1,0 +1,96 @@
+#include "volta/plan/build_execution_plan.h"
+
+#include "volta/ir/printer.h"
+#include "volta/ir/verify.h"
+
+namespace volta {
+namespace {
+
+std::string node_ref(const Node& node, const Backend& backend) {
+  return "node '" + node.name + "' (" + std::string(op_name(node.op)) + ") on backend '" +
+         std::string(backend.name()) + "'";
+}
+
+uint64_t hash_plan(const ExecutionPlan& plan) {
+  StableHasher h;
+  h.u64(plan.ir_hash);
+  h.u64(plan.schedule_hash);
+  h.u64(plan.allocation_hash);
+  h.text(plan.backend);
+  h.text(determinism_mode_name(plan.mode));
+  for (const PlannedStep& s : plan.steps) h.text(s.kernel.variant);
+  return h.digest();
+}
+
+// The pass pipeline: constant folding, GEMM epilogue fusion where the backend runs the fused
+// op (no backend silently loses a kernel to a pass), dead-code elimination.
+std::vector<PassRecord> run_passes(Graph& graph, const Backend& backend,
+                                   const PlanOptions& options) {
+  if (!options.evaluate_constants) {
+    fail(ErrorCode::InvalidArgument,
+         "an optimizing plan needs a constant evaluator (PlanOptions::evaluate_constants); "
+         "runtime::compile passes the backend's");
+  }
+  PassManager passes;
+  passes.add(make_constant_folding(options.evaluate_constants));
+  if (backend.capabilities()[static_cast<size_t>(op_index(OpKind::FusedMatMul))].supported) {
+    passes.add(make_gemm_epilogue_fusion());
+  }
+  passes.add(make_dead_code_elimination());
+  return passes.run(graph);
+}
+
+KernelChoice select(const Graph& g, const Node& node, const Backend& backend,
+                    DeterminismMode mode) {
+  KernelSelection selection = backend.select_kernel(g, node);
+  if (auto* missing = std::get_if<KernelUnsupported>(&selection)) {
+    fail(ErrorCode::MissingKernel, node_ref(node, backend) + " has no kernel: " + missing->reason +
+                                       ". Volta never falls back to another backend.");
+  }
+  KernelChoice& kernel = std::get<KernelChoice>(selection);
+  if (mode == DeterminismMode::Strict && kernel.determinism != KernelDeterminism::BitExact) {
+    fail(ErrorCode::NonDeterministicKernel,
+         node_ref(node, backend) + ": kernel '" + kernel.variant + "' is " +
+             std::string(kernel_determinism_name(kernel.determinism)) +
+             ", but DeterminismMode::Strict requires bit-exact kernels (compile with "
+             "DeterminismMode::Relaxed to accept it)");
+  }
+  if (kernel.workspace_bytes < 0) {
+    fail(ErrorCode::PlanAllocation, node_ref(node, backend) + ": kernel '" + kernel.variant +
+                                        "' declares a workspace of " +
+                                        std::to_string(kernel.workspace_bytes) + " bytes");
+  }
+  return std::move(kernel);
+}
+
+}  // namespace
+
+ExecutionPlan build_execution_plan(Graph graph, const Backend& backend, DeterminismMode mode,
+                                   const PlanOptions& options) {
+  verify_graph_or_throw(graph);
+  ExecutionPlan plan;
+  plan.mode = mode;
+  plan.backend = std::string(backend.name());
+  if (options.optimize) plan.passes = run_passes(graph, backend, options);
+  plan.graph = std::move(graph);
+  const Graph& g = plan.graph;
+
+  plan.schedule = schedule_graph(g);
+  verify_schedule(g, plan.schedule);
+  std::vector<int64_t> workspace;
+  for (int node_index : plan.schedule) {
+    KernelChoice kernel = select(g, g.node(node_index), backend, mode);
+    workspace.push_back(kernel.workspace_bytes);
+    plan.steps.push_back({node_index, std::move(kernel)});
+  }
+  plan.memory = plan_memory(g, plan.schedule, static_cast<int64_t>(kTensorAlignment), workspace);
+  verify_allocation(g, plan.schedule, plan.memory, workspace);
+
+  plan.ir_hash = ir_hash(g);
+  plan.schedule_hash = hash_schedule(plan.schedule);
+  plan.allocation_hash = hash_memory_plan(plan.memory);
+  plan.plan_hash = hash_plan(plan);
+  return plan;
+}
+
+}  // namespace volta

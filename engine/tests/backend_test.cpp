@@ -1,0 +1,183 @@
+// The backend contract: the registry (backends by name, a test-only one added here without
+// touching the core), contexts made by their backend, memory spaces, and kernel workspace
+// planned into the arena and handed to the kernel that declared it.
+
+#define BOOST_TEST_MODULE backend_test
+#include <boost/test/unit_test.hpp>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "expect_error.h"
+#include "volta/backends/cpu.h"
+#include "volta/ir/random.h"
+#include "volta/runtime/forwarding_backend.h"
+#include "volta/runtime/registry.h"
+#include "volta/runtime/runtime.h"
+
+namespace volta {
+namespace {
+
+using test::expect_error;
+
+// The CPU backend, except that Relu runs a kernel that asks for 1000 bytes of workspace and
+// checks, when it runs, that it got them: a region of the arena of the declared size that
+// overlaps neither its input nor its output, which it scribbles over.
+class ScratchRelu final : public ForwardingBackend {
+ public:
+  static constexpr int64_t kScratch = 1000;
+  ScratchRelu() : ForwardingBackend(make_backend("cpu"), "test-scratch-relu") {}
+
+  KernelSelection select_kernel(const Graph& graph, const Node& node) const override {
+    if (node.op != OpKind::Relu) return inner().select_kernel(graph, node);
+    return KernelChoice{"f32_relu_with_scratch", KernelDeterminism::BitExact, this, kScratch};
+  }
+
+  void run_kernel(const KernelChoice& kernel, const Node& node,
+                  std::span<const ConstTensorView> inputs, std::span<const TensorView> outputs,
+                  MemoryRegion workspace, ExecutionContext& ctx) const override {
+    if (kernel.impl != this) {
+      return inner().run_kernel(kernel, node, inputs, outputs, workspace, ctx);
+    }
+    ++runs;
+    seen_bytes = workspace.bytes;
+    const auto* w = workspace.data;
+    const auto apart = [&](const void* data, int64_t bytes) {
+      const auto* p = static_cast<const std::byte*>(data);
+      return p + bytes <= w || w + workspace.bytes <= p;
+    };
+    const int64_t bytes = outputs[0].numel() * 4;
+    disjoint = apart(inputs[0].data, bytes) && apart(outputs[0].data, bytes);
+    std::memset(workspace.data, 0x7f, static_cast<size_t>(workspace.bytes));
+    const float* x = inputs[0].as<float>();
+    float* y = outputs[0].as<float>();
+    for (int64_t i = 0; i < outputs[0].numel(); ++i) y[i] = x[i] > 0 ? x[i] : 0.0f;
+  }
+
+  mutable int runs = 0;
+  mutable int64_t seen_bytes = -1;
+  mutable bool disjoint = false;
+};
+
+// x[64] -> Relu "relu" -> Neg "neg" -> output.
+Graph relu_neg() {
+  Graph g;
+  const ValueId x = g.add_input("x", DType::F32, Shape{64});
+  const ValueId r = g.add(OpKind::Relu, {x}, {}, "relu");
+  g.set_outputs({g.add(OpKind::Neg, {r}, {}, "neg")});
+  return g;
+}
+
+std::unique_ptr<Backend> make_test_only_backend() {
+  return std::make_unique<ForwardingBackend>(make_backend("cpu"), "test-only");
+}
+// Registered from this test binary only: the core does not know it.
+VOLTA_REGISTER_BACKEND("test-only", "the CPU backend under another name (backend_test)",
+                       make_test_only_backend);
+
+BOOST_AUTO_TEST_CASE(backends_are_made_by_name_and_a_new_one_registers_without_the_core) {
+  BOOST_TEST(make_backend("cpu")->name() == "cpu");
+  BOOST_TEST(has_backend("cpu"));
+  std::vector<std::string> names;
+  for (const BackendInfo& b : available_backends()) {
+    names.push_back(b.name);
+    BOOST_TEST(!b.description.empty());
+  }
+  BOOST_TEST(std::ranges::is_sorted(names));
+  BOOST_TEST(std::ranges::count(names, "cpu") == 1);
+  BOOST_TEST(std::ranges::count(names, "test-only") == 1);
+  // The test-only backend runs a plan like any other, through the same registry.
+  const std::unique_ptr<Backend> test_only = make_backend("test-only");
+  const ExecutionPlan plan = compile(relu_neg(), *test_only, DeterminismMode::Strict);
+  BOOST_TEST(plan.backend == "test-only");
+  const std::unique_ptr<ExecutionContext> ctx = test_only->make_context({.threads = 2});
+  const Tensor x = random_tensor(DType::F32, Shape{64}, 5, -1, 1);
+  BOOST_TEST(execute(plan, *test_only, *ctx, std::vector<Tensor>{x})[0].numel() == 64);
+}
+
+BOOST_AUTO_TEST_CASE(an_unknown_backend_names_the_ones_built_in) {
+  std::string built;
+  for (const BackendInfo& b : available_backends()) built += (built.empty() ? "" : ", ") + b.name;
+  expect_error([] { make_backend("tpu"); }, ErrorCode::UnknownBackend,
+               "no backend 'tpu' in this binary (backends built into it: " + built + ")");
+  expect_error([] { register_backend("cpu", "again", make_test_only_backend); },
+               ErrorCode::InvalidArgument, "backend 'cpu' is registered twice");
+}
+
+BOOST_AUTO_TEST_CASE(a_context_is_made_by_its_backend_and_checked_by_it) {
+  const std::unique_ptr<Backend> cpu = make_backend("cpu");
+  const std::unique_ptr<ExecutionContext> ctx =
+      cpu->make_context({.threads = 3, .schedule = {.reverse_task_order = true}});
+  BOOST_TEST(ctx->backend() == "cpu");
+  BOOST_TEST(ctx->options().threads == 3);
+  BOOST_TEST(cpu_context(*ctx).num_threads() == 3);
+  BOOST_TEST(cpu_context(*ctx).pool().schedule().reverse_task_order);
+  expect_error([&] { cpu->make_context({.threads = 0}); }, ErrorCode::InvalidArgument,
+               "thread count must be in [1, 1024], got 0");
+
+  // Another kind of context is refused where the CPU backend would use it.
+  class OtherContext final : public ExecutionContext {
+   public:
+    OtherContext() : ExecutionContext("elsewhere", {}) {}
+  };
+  OtherContext other;
+  const ExecutionPlan plan = compile(relu_neg(), *cpu, DeterminismMode::Strict);
+  const std::vector<Tensor> inputs = {Tensor(DType::F32, Shape{64})};
+  expect_error([&] { execute(plan, *cpu, other, inputs); }, ErrorCode::BackendMismatch,
+               "an execution context made by backend 'elsewhere' given to the CPU backend: make "
+               "one with its make_context()");
+}
+
+BOOST_AUTO_TEST_CASE(host_inputs_are_read_in_place_and_device_views_are_refused) {
+  const std::unique_ptr<Backend> cpu = make_backend("cpu");
+  const std::unique_ptr<ExecutionContext> ctx = cpu->make_context({});
+  const Tensor x = random_tensor(DType::F32, Shape{64}, 9, -1, 1);
+  const ConstTensorView imported = cpu->import_tensor(*ctx, x);
+  BOOST_TEST(imported.data == x.data());
+  BOOST_TEST((imported.space == MemorySpace::Host));
+  BOOST_TEST(cpu->export_tensor(*ctx, imported).bit_equal(x));
+
+  const ExecutionPlan plan = compile(relu_neg(), *cpu, DeterminismMode::Strict);
+  const PlannedStep& step = plan.steps[0];
+  Tensor y(DType::F32, Shape{64});
+  const std::vector<ConstTensorView> device_input = {
+      ConstTensorView(DType::F32, Shape{64}, x.data(), MemorySpace::Device)};
+  const std::vector<TensorView> output = {{DType::F32, Shape{64}, y.data(), MemorySpace::Host}};
+  expect_error(
+      [&] {
+        cpu->run_kernel(step.kernel, plan.graph.node(step.node), device_input, output, {}, *ctx);
+      },
+      ErrorCode::MemorySpaceMismatch,
+      "node 'relu' (Relu) on backend 'cpu': input 0 is a view of device memory; the CPU "
+      "backend's kernels read host memory only");
+  expect_error([&] { cpu->export_tensor(*ctx, device_input[0]); }, ErrorCode::MemorySpaceMismatch,
+               "the CPU backend exports host memory only, got a view of device memory");
+}
+
+BOOST_AUTO_TEST_CASE(a_kernels_workspace_is_planned_and_handed_to_it) {
+  const ScratchRelu backend;
+  const ExecutionPlan plan = compile(relu_neg(), backend, DeterminismMode::Strict);
+  BOOST_REQUIRE_EQUAL(plan.steps.size(), 2u);
+  BOOST_TEST(plan.steps[0].kernel.workspace_bytes == ScratchRelu::kScratch);
+  BOOST_REQUIRE(plan.memory.workspaces[0].has_value());
+  BOOST_TEST(!plan.memory.workspaces[1].has_value());
+  // Counted: the relu output (256 bytes) and 1024 bytes of scratch are live at step 0.
+  BOOST_TEST(plan.memory.peak_live_bytes >= 256 + 1024);
+  BOOST_TEST(describe_plan(plan).find("workspace=1000@") != std::string::npos, describe_plan(plan));
+
+  const std::unique_ptr<ExecutionContext> ctx = backend.make_context({.threads = 2});
+  const Tensor x = random_tensor(DType::F32, Shape{64}, 11, -1, 1);
+  const std::vector<Tensor> got = execute(plan, backend, *ctx, std::vector<Tensor>{x});
+  BOOST_TEST(backend.runs == 1);
+  BOOST_TEST(backend.seen_bytes == ScratchRelu::kScratch);
+  BOOST_TEST(backend.disjoint);
+  // The scribbled scratch changed nothing the plan computes.
+  const std::unique_ptr<Backend> cpu = make_backend("cpu");
+  const ExecutionPlan plain = compile(relu_neg(), *cpu, DeterminismMode::Strict);
+  const std::unique_ptr<ExecutionContext> cpu_ctx = cpu->make_context({});
+  BOOST_TEST(got[0].bit_equal(execute(plain, *cpu, *cpu_ctx, std::vector<Tensor>{x})[0]));
+}
+
+}  // namespace
+}  // namespace volta

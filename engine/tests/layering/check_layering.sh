@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# The engine's layers include each other one way only (DESIGN.md, "Layout"): the backend
+# contract (runtime/backend.h, runtime/determinism.h) depends on the IR alone; plan/ builds on
+# it and never on the runtime gateway; the core (ir, passes, plan, runtime) names no backend.
+# Usage: check_layering.sh ENGINE_DIR   (prints every violation; exit 1 if any)
+set -euo pipefail
+engine="$1"
+status=0
+violation() { echo "layering: $1" >&2; status=1; }
+
+for f in "$engine/include/volta/runtime/backend.h" "$engine/include/volta/runtime/determinism.h"; do
+  if grep -nE '#include "volta/(plan|passes|backends)/|#include "volta/runtime/(runtime|registry)\.h"' "$f"; then
+    violation "$f (the backend contract) includes a layer above it"
+  fi
+done
+for f in "$engine"/include/volta/plan/*.h "$engine"/plan/*.cpp; do
+  if grep -nE '#include "volta/runtime/(runtime|registry)\.h"|#include "volta/backends/' "$f"; then
+    violation "$f (plan/) includes the runtime gateway or a backend"
+  fi
+done
+for f in "$engine"/include/volta/{ir,passes,plan,runtime}/*.h "$engine"/{ir,passes,plan,runtime}/*.cpp; do
+  if grep -nE '#include "volta/backends/' "$f"; then
+    violation "$f (the core) includes a backend: backends register by name (runtime/registry.h)"
+  fi
+done
+exit $status
