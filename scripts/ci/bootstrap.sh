@@ -12,6 +12,7 @@ packages=(
   libonnx-dev libprotobuf-dev  # engine/onnx: ONNX import via the ONNX library's protobuf types
   libonnx-testdata      # conformance/onnx: the ONNX backend test data (1,072 model tests)
   clang-format clang-tidy  # scripts/ci/lint.sh
+  ccache                # compiler cache: the build uses it as the compiler launcher when present
 )
 
 missing=()

@@ -20,27 +20,9 @@ tidy_skip=(
   engine/backends/cpu/kernels/elementwise_cast.cpp
 )
 sources=$(git ls-files '*.cpp' | grep -vxF -f <(printf '%s\n' "${tidy_skip[@]}"))
-out=$(mktemp)
-crashed=$(mktemp)
-# One file per invocation, so one crash cannot hide the findings of the files after it.
-export preset out crashed
-echo "$sources" | xargs -P "$(nproc 2>/dev/null || echo 2)" -I{} sh -c '
-  clang-tidy -p "build/$preset" --quiet --extra-arg=-Wno-unknown-warning-option "{}" \
-    >>"$out" 2>/dev/null
-  rc=$?
-  [ $rc -gt 1 ] && echo "{} (exit $rc)" >>"$crashed"
-  exit 0'
-if [ -s "$crashed" ]; then
-  cat "$crashed" >&2
-  echo "lint: clang-tidy crashed on the files above" >&2
-  rm -f "$out" "$crashed"
-  exit 1
-fi
-if grep -qE "(warning|error):" "$out"; then
-  grep -E "(warning|error):" "$out" | sort -u >&2
-  echo "lint: clang-tidy reported the findings above" >&2
-  rm -f "$out" "$crashed"
-  exit 1
-fi
-rm -f "$out" "$crashed"
+# Each file's clang-tidy result, findings included, is cached (scripts/ci/lint_tidy.sh says
+# what the key covers) in build/$preset/tidy-cache, or in VOLTA_TIDY_CACHE when set (a
+# directory a CI runner keeps between jobs); removing that directory clears it.
+# shellcheck disable=SC2086  # one file name per word, as git ls-files prints them
+scripts/ci/lint_tidy.sh "build/$preset" "${VOLTA_TIDY_CACHE:-build/$preset/tidy-cache}" $sources
 echo "lint: clang-format and clang-tidy are clean"
