@@ -28,15 +28,20 @@ const RefTable& table() {
 
 RefKernel reference_kernel(OpKind op) { return table()[static_cast<size_t>(op_index(op))]; }
 
-std::vector<Tensor> evaluate(const Graph& graph, std::span<const Tensor> inputs) {
+std::vector<Tensor> evaluate(const Graph& graph, std::span<const Tensor> inputs,
+                             std::span<Tensor* const> states) {
   verify_graph_or_throw(graph);
   check_graph_inputs(graph, inputs);
+  check_graph_states(graph, states);
   std::vector<std::optional<Tensor>> values(static_cast<size_t>(graph.num_values()));
   for (size_t i = 0; i < inputs.size(); ++i) {
     values[static_cast<size_t>(graph.inputs()[i].index)] = inputs[i];
   }
   for (ValueId p : graph.parameters()) {
     values[static_cast<size_t>(p.index)] = graph.parameter_data(p);
+  }
+  for (size_t i = 0; i < states.size(); ++i) {
+    values[static_cast<size_t>(graph.states()[i].index)] = *states[i];
   }
   // Nodes are in program order (the verifier checked), which is a topological order.
   for (const Node& node : graph.nodes()) {
@@ -64,6 +69,10 @@ std::vector<Tensor> evaluate(const Graph& graph, std::span<const Tensor> inputs)
   }
   std::vector<Tensor> out;
   for (ValueId v : graph.outputs()) out.push_back(*values[static_cast<size_t>(v.index)]);
+  const std::vector<ValueId> next = state_update_values(graph);
+  for (size_t i = 0; i < states.size(); ++i) {
+    if (next[i].valid()) *states[i] = std::move(*values[static_cast<size_t>(next[i].index)]);
+  }
   return out;
 }
 

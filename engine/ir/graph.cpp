@@ -26,6 +26,17 @@ ValueId Graph::add_parameter(std::string name, Tensor data) {
   return id;
 }
 
+ValueId Graph::add_state(std::string name, DType dtype, Shape shape) {
+  ValueId id = add_value(std::move(name), dtype, std::move(shape));
+  values_.back().kind = ValueKind::State;
+  states_.push_back(id);
+  return id;
+}
+
+void Graph::set_state_update(ValueId state, ValueId value) {
+  state_updates_.push_back({state, value});
+}
+
 void Graph::append_node(Node node) { nodes_.push_back(std::move(node)); }
 
 std::vector<ValueId> Graph::add_node(OpKind op, std::vector<ValueId> inputs, Attributes attrs,
@@ -71,6 +82,23 @@ void Graph::set_parameter_data(ValueId id, Tensor data) {
        "value " + std::to_string(id.index) + " is not a parameter of this graph");
 }
 
+void Graph::freeze_state(ValueId id, Tensor data) {
+  const auto it = std::find(states_.begin(), states_.end(), id);
+  if (it == states_.end()) {
+    fail(ErrorCode::InvalidArgument, "%" + std::to_string(id.index) + " is not a state");
+  }
+  for (const StateUpdate& u : state_updates_) {
+    if (u.state == id) {
+      fail(ErrorCode::InvalidArgument, "state %" + std::to_string(id.index) + " '" +
+                                           value(id).name + "' is updated and cannot be frozen");
+    }
+  }
+  states_.erase(it);
+  values_[static_cast<size_t>(id.index)].kind = ValueKind::Parameter;
+  parameters_.push_back(id);
+  parameter_data_.push_back(std::move(data));
+}
+
 void Graph::make_parameter(ValueId id, Tensor data) {
   Value& v = value(id);
   v.kind = ValueKind::Parameter;
@@ -90,7 +118,12 @@ void Graph::compact() {
     for (ValueId v : n.outputs) mark(v);
   }
   for (ValueId v : outputs_) mark(v);
-  for (ValueId v : inputs_) mark(v);  // inputs are the graph's signature: always kept
+  for (ValueId v : inputs_) mark(v);  // inputs and states are the graph's signature: kept
+  for (ValueId v : states_) mark(v);
+  for (const StateUpdate& u : state_updates_) {
+    mark(u.state);
+    mark(u.value);
+  }
 
   std::vector<int32_t> remap(values_.size(), -1);
   std::vector<Value> kept;
@@ -108,6 +141,11 @@ void Graph::compact() {
   }
   for (ValueId& v : outputs_) fix(v);
   for (ValueId& v : inputs_) fix(v);
+  for (ValueId& v : states_) fix(v);
+  for (StateUpdate& u : state_updates_) {
+    fix(u.state);
+    fix(u.value);
+  }
   std::vector<ValueId> params;
   std::vector<Tensor> data;
   for (size_t i = 0; i < parameters_.size(); ++i) {
@@ -159,6 +197,46 @@ std::vector<int> use_counts(const Graph& graph) {
     if (graph.has_value(v)) ++uses[static_cast<size_t>(v.index)];
   }
   return uses;
+}
+
+void check_graph_states(const Graph& graph, std::span<Tensor* const> states) {
+  if (states.size() != graph.states().size()) {
+    fail(ErrorCode::InputMismatch, "the graph has " + std::to_string(graph.states().size()) +
+                                       (graph.states().size() == 1 ? " state, " : " states, ") +
+                                       std::to_string(states.size()) + " bound");
+  }
+  for (size_t i = 0; i < states.size(); ++i) {
+    const Value& v = graph.value(graph.states()[i]);
+    if (states[i]->dtype() != v.dtype || states[i]->shape() != v.shape) {
+      fail(ErrorCode::InputMismatch,
+           "state " + std::to_string(i) + " '" + v.name + "' is " +
+               std::string(dtype_name(v.dtype)) + v.shape.str() + ", bound to " +
+               std::string(dtype_name(states[i]->dtype())) + states[i]->shape().str());
+    }
+  }
+}
+
+bool may_write_over_operand(const Node& node, ValueId operand) {
+  switch (op_schema(node.op).family) {
+    case OpFamily::Elementwise:
+    case OpFamily::Activation:
+    case OpFamily::Logical:
+      return true;
+    default:
+      return op_schema(node.op).aliasing != Aliasing::None && !node.inputs.empty() &&
+             node.inputs[0] == operand &&
+             std::count(node.inputs.begin() + 1, node.inputs.end(), operand) == 0;
+  }
+}
+
+std::vector<ValueId> state_update_values(const Graph& graph) {
+  std::vector<ValueId> out(graph.states().size(), kNoValue);
+  for (const StateUpdate& u : graph.state_updates()) {
+    for (size_t i = 0; i < graph.states().size(); ++i) {
+      if (graph.states()[i] == u.state) out[i] = u.value;
+    }
+  }
+  return out;
 }
 
 void check_graph_inputs(const Graph& graph, std::span<const Tensor> inputs) {

@@ -51,6 +51,9 @@ std::string to_text(const Graph& g) {
     out += "param " + ref(g, v) + " \"" + g.value(v).name + "\": " + type_text(g.value(v)) + " #" +
            hash_hex(h.digest()) + "\n";
   }
+  for (ValueId v : g.states()) {
+    out += "state " + ref(g, v) + " \"" + g.value(v).name + "\": " + type_text(g.value(v)) + "\n";
+  }
   for (const Node& n : g.nodes()) {
     std::string outs;
     for (ValueId v : n.outputs) {
@@ -78,6 +81,9 @@ std::string to_text(const Graph& g) {
   std::string outs;
   for (ValueId v : g.outputs()) outs += (outs.empty() ? "" : ", ") + ref(g, v);
   out += "return " + outs + "\n";
+  for (const StateUpdate& u : g.state_updates()) {
+    out += "update " + ref(g, u.state) + " <- " + ref(g, u.value) + "\n";
+  }
   return out;
 }
 

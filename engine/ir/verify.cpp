@@ -1,5 +1,6 @@
 #include "volta/ir/verify.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <map>
@@ -200,6 +201,86 @@ std::vector<TypeInfo> infer_node(const Graph& graph, const Node& node) {
   }
 }
 
+// A state's next value is written into the state's own storage: it must be a node output of
+// the state's type, each state updated once, and no read of the state may depend on the new
+// value (it would run after the write and read the next value, not this run's).
+template <class Report>
+void verify_state_updates(const Graph& graph, const std::vector<int>& producer, Report& report) {
+  std::vector<char> updated(static_cast<size_t>(graph.num_values()), 0);
+  for (const StateUpdate& u : graph.state_updates()) {
+    const std::string what = "the update of state %" + std::to_string(u.state.index);
+    if (!graph.has_value(u.state) || graph.value(u.state).kind != ValueKind::State) {
+      report(ErrorCode::VerifyStateUpdate,
+             what + ": %" + std::to_string(u.state.index) + " is not a state of the graph");
+      continue;
+    }
+    const Value& state = graph.value(u.state);
+    const std::string named = what + " '" + state.name + "'";
+    if (updated[static_cast<size_t>(u.state.index)]++) {
+      report(ErrorCode::VerifyStateUpdate, named + ": the state is updated more than once");
+      continue;
+    }
+    if (!graph.has_value(u.value) || producer[static_cast<size_t>(u.value.index)] < 0) {
+      report(ErrorCode::VerifyStateUpdate,
+             named + ": its next value %" + std::to_string(u.value.index) +
+                 " is not a node output (a state is updated by the node that computes it)");
+      continue;
+    }
+    const Value& next = graph.value(u.value);
+    if (next.type() != state.type()) {
+      report(ErrorCode::VerifyStateUpdate, named + " is " + type_str(state.type()) +
+                                               ", its next value %" +
+                                               std::to_string(u.value.index) + " '" + next.name +
+                                               "' is " + type_str(next.type()));
+      continue;
+    }
+    // The writer writes into the state while it runs: it may read the state only where its
+    // kernel reads each element before writing it.
+    const int writer = producer[static_cast<size_t>(u.value.index)];
+    const Node& writer_node = graph.node(writer);
+    if (std::find(writer_node.inputs.begin(), writer_node.inputs.end(), u.state) !=
+            writer_node.inputs.end() &&
+        !may_write_over_operand(writer_node, u.state)) {
+      report(ErrorCode::VerifyStateUpdate,
+             named + ": node '" + writer_node.name + "' (" + std::string(op_name(writer_node.op)) +
+                 ") writes the next value over the state it reads, which only an elementwise op "
+                 "or one aliasing its input 0 may do; compute it into an intermediate and update "
+                 "the state with an Identity of that",
+             writer);
+    }
+    // Nodes that depend on the new value, from its writer on (program order is topological).
+    std::vector<char> after(static_cast<size_t>(graph.num_values()), 0);
+    for (ValueId v : graph.node(writer).outputs) {
+      if (graph.has_value(v)) after[static_cast<size_t>(v.index)] = 1;
+    }
+    for (int n = writer + 1; n < graph.num_nodes(); ++n) {
+      const Node& node = graph.node(n);
+      bool depends = false;
+      for (ValueId v : node.inputs)
+        depends = depends || (graph.has_value(v) && after[static_cast<size_t>(v.index)]);
+      if (!depends) continue;
+      for (ValueId v : node.outputs) {
+        if (graph.has_value(v)) after[static_cast<size_t>(v.index)] = 1;
+      }
+      if (std::find(node.inputs.begin(), node.inputs.end(), u.state) != node.inputs.end()) {
+        report(ErrorCode::VerifyStateUpdate,
+               named + ": node '" + node.name + "' (" + std::string(op_name(node.op)) +
+                   ") reads the state but depends on its next value '" + next.name +
+                   "', so it would read the state after it is overwritten",
+               n);
+      }
+    }
+    for (ValueId v : graph.outputs()) {
+      if (v == u.state) {
+        report(ErrorCode::VerifyStateUpdate,
+               named +
+                   ": the state is also a graph output, which would be read after the "
+                   "update; output its next value instead");
+      }
+    }
+  }
+}
+
 std::vector<Diagnostic> verify_graph(const Graph& graph) {
   std::vector<Diagnostic> out;
   const auto report = [&](ErrorCode code, std::string message, int node = -1) {
@@ -221,6 +302,9 @@ std::vector<Diagnostic> verify_graph(const Graph& graph) {
   std::vector<char> defined(static_cast<size_t>(graph.num_values()), 0);
   const std::vector<int> producer = producers(graph);
   for (ValueId v : graph.inputs()) {
+    if (graph.has_value(v)) defined[static_cast<size_t>(v.index)] = 1;
+  }
+  for (ValueId v : graph.states()) {
     if (graph.has_value(v)) defined[static_cast<size_t>(v.index)] = 1;
   }
   for (ValueId v : graph.parameters()) {
@@ -277,7 +361,8 @@ std::vector<Diagnostic> verify_graph(const Graph& graph) {
       if (defined[static_cast<size_t>(v.index)]) {
         const Value& value = graph.value(v);
         const std::string first =
-            value.kind == ValueKind::Input ? "it is a graph input"
+            value.kind == ValueKind::Input   ? "it is a graph input"
+            : value.kind == ValueKind::State ? "it is a state"
             : value.kind == ValueKind::Parameter
                 ? "it is a parameter"
                 : "node " + std::to_string(producer[static_cast<size_t>(v.index)]) + " '" +
@@ -314,6 +399,7 @@ std::vector<Diagnostic> verify_graph(const Graph& graph) {
                                                    "' is never defined");
     }
   }
+  verify_state_updates(graph, producer, report);
   return out;
 }
 

@@ -95,11 +95,12 @@ class NodeContext final : public LoweringContext {
 class Importer {
  public:
   Importer(const Model::Impl& model, std::span<const Tensor> inputs, bool inputs_have_values,
-           ConstantEvaluator evaluator)
+           const ImportOptions& options)
       : model_(model),
         given_(inputs),
         inputs_have_values_(inputs_have_values),
-        evaluate_(required(std::move(evaluator))) {}
+        trainable_(options.trainable),
+        evaluate_(required(options.evaluator)) {}
 
   // Lowers every node. With `issues`, a node that fails is recorded and the nodes that
   // depend on it are skipped, so one pass reports every failing node; without, the first
@@ -122,6 +123,7 @@ class Importer {
   const Model::Impl& model_;
   std::span<const Tensor> given_;
   bool inputs_have_values_;
+  bool trainable_;
   ConstantEvaluator evaluate_;
   Graph graph_;
   std::map<std::string, ValueId, std::less<>> names_;
@@ -130,6 +132,8 @@ class Importer {
   std::map<int32_t, int> input_index_;  // graph input value index -> model input index
   std::set<int> value_inputs_;          // model inputs read by value
   std::set<std::string> failed_;        // outputs of failed nodes (check mode)
+  std::map<int32_t, Tensor> initial_;   // state value index -> the initializer's data
+  std::set<int32_t> frozen_;            // states a node read by value: parameters after all
 };
 
 // ---- Importer ---------------------------------------------------------------------------
@@ -170,6 +174,11 @@ const Tensor& Importer::known_value(ValueId v, const std::string& who, std::stri
   if (const auto it = known_.find(v.index); it != known_.end()) return it->second;
   const Value& value = graph_.value(v);
   if (value.kind == ValueKind::Parameter) return graph_.parameter_data(v);
+  if (value.kind == ValueKind::State) {
+    // A shape or attribute argument is fixed in the plan: the initializer stays frozen.
+    frozen_.insert(v.index);
+    return initial_.at(v.index);
+  }
   if (value.kind == ValueKind::Input) {
     const int index = input_index_.at(v.index);
     if (!inputs_have_values_) {
@@ -233,8 +242,14 @@ void Importer::add_inputs() {
     names_[spec.name] = v;
   }
   for (const auto& init : graph.initializer()) {
-    names_[init.name()] = graph_.add_parameter(
-        init.name(), tensor_from_proto(init, "initializer '" + init.name() + "'"));
+    Tensor data = tensor_from_proto(init, "initializer '" + init.name() + "'");
+    if (trainable_ && (data.dtype() == DType::F32 || data.dtype() == DType::F64)) {
+      const ValueId v = graph_.add_state(init.name(), data.dtype(), data.shape());
+      initial_.emplace(v.index, std::move(data));
+      names_[init.name()] = v;
+    } else {
+      names_[init.name()] = graph_.add_parameter(init.name(), std::move(data));
+    }
   }
 }
 
@@ -312,6 +327,12 @@ ImportedGraph Importer::run(std::vector<ImportIssue>* issues) {
     result.output_names.push_back(out.name());
   }
   graph_.set_outputs(outputs);
+  for (int32_t v : frozen_) {
+    result.frozen_initializers.push_back(graph_.value(ValueId{v}).name);
+    graph_.freeze_state(ValueId{v}, std::move(initial_.at(v)));
+  }
+  for (ValueId v : graph_.states())
+    result.initial_states.push_back(std::move(initial_.at(v.index)));
   result.graph = std::move(graph_);
   result.value_inputs.assign(value_inputs_.begin(), value_inputs_.end());
   return result;
@@ -465,7 +486,7 @@ ImportedGraph Model::import_for(std::span<const Tensor> inputs,
          (first.node.empty() ? "" : "node '" + first.node + "' (" + first.op_type + "): ") +
              first.message);
   }
-  return Importer(*impl_, inputs, true, options.evaluator).run(nullptr);
+  return Importer(*impl_, inputs, true, options).run(nullptr);
 }
 
 std::vector<ImportIssue> Model::check(const ImportOptions& options) const {
@@ -488,7 +509,7 @@ std::vector<ImportIssue> Model::check(const ImportOptions& options) const {
   for (const ImportIssue& i : issues) reported.insert(i.node);
   try {
     std::vector<ImportIssue> found;
-    Importer(*impl_, zeros, false, options.evaluator).run(&found);
+    Importer(*impl_, zeros, false, options).run(&found);
     for (ImportIssue& i : found) {
       if (!reported.contains(i.node)) issues.push_back(std::move(i));
     }

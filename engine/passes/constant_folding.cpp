@@ -16,10 +16,14 @@ class ConstantFolding final : public Pass {
   bool run(Graph& graph) override {
     std::set<int32_t> constant;
     for (ValueId v : graph.parameters()) constant.insert(v.index);
+    // A state's next value is written into the state every run: never a constant, whatever
+    // it is computed from. (States themselves are never constants: they are not parameters.)
+    std::set<int32_t> updates;
+    for (const StateUpdate& u : graph.state_updates()) updates.insert(u.value.index);
     std::vector<Node> kept;
     bool changed = false;
     for (const Node& node : graph.nodes()) {
-      if (!foldable(graph, node, constant)) {
+      if (!foldable(graph, node, constant, updates)) {
         kept.push_back(node);
         continue;
       }
@@ -35,12 +39,13 @@ class ConstantFolding final : public Pass {
   }
 
  private:
-  bool foldable(const Graph& graph, const Node& node, const std::set<int32_t>& constant) const {
+  bool foldable(const Graph& graph, const Node& node, const std::set<int32_t>& constant,
+                const std::set<int32_t>& updates) const {
     for (ValueId v : node.inputs) {
       if (v.valid() && !constant.contains(v.index)) return false;
     }
     for (ValueId v : node.outputs) {
-      if (graph.value(v).shape.numel() > max_elements_) return false;
+      if (graph.value(v).shape.numel() > max_elements_ || updates.contains(v.index)) return false;
     }
     return true;
   }

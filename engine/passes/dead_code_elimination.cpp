@@ -11,7 +11,8 @@ class DeadCodeElimination final : public Pass {
     const std::vector<int> producer = producers(graph);
     std::vector<char> live_node(static_cast<size_t>(graph.num_nodes()), 0);
     std::vector<ValueId> work(graph.outputs().begin(), graph.outputs().end());
-    // Walk back from the outputs; every node reached is live.
+    for (const StateUpdate& u : graph.state_updates()) work.push_back(u.value);
+    // Walk back from the outputs and the states' next values; every node reached is live.
     while (!work.empty()) {
       const ValueId v = work.back();
       work.pop_back();

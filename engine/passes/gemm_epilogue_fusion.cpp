@@ -35,6 +35,13 @@ class GemmEpilogueFusion final : public Pass {
     const std::vector<int> uses = use_counts(graph);
     std::vector<char> is_output(static_cast<size_t>(graph.num_values()), 0);
     for (ValueId v : graph.outputs()) is_output[static_cast<size_t>(v.index)] = 1;
+    // A state's next value survives as it is, like an output, and is left to the node that
+    // writes it: a fused GEMM may not write over a state it reads.
+    std::vector<char> is_next_state(static_cast<size_t>(graph.num_values()), 0);
+    for (const StateUpdate& u : graph.state_updates()) {
+      is_output[static_cast<size_t>(u.value.index)] = 1;
+      is_next_state[static_cast<size_t>(u.value.index)] = 1;
+    }
     // The node reading each value (any one of them: only values with one use are asked about).
     std::vector<int> reader(static_cast<size_t>(graph.num_values()), -1);
     for (int i = 0; i < graph.num_nodes(); ++i) {
@@ -53,7 +60,12 @@ class GemmEpilogueFusion final : public Pass {
     std::vector<char> taken(static_cast<size_t>(graph.num_nodes()), 0);
     for (int i = 0; i < graph.num_nodes(); ++i) {
       if (taken[static_cast<size_t>(i)] != 0) continue;
-      if (std::optional<Match> m = match_at(graph, i, sole_reader)) {
+      std::optional<Match> m = match_at(graph, i, sole_reader);
+      if (m && is_next_state[static_cast<size_t>(
+                   graph.node(m->activation >= 0 ? m->activation : m->add).outputs[0].index)]) {
+        m.reset();
+      }
+      if (m) {
         for (int n : {m->matmul, m->add, m->activation}) {
           if (n >= 0) taken[static_cast<size_t>(n)] = 1;
         }

@@ -59,18 +59,9 @@ ValueId buffer_root(const MemoryPlan& plan, ValueId v) {
   return v;
 }
 
-// In place, an elementwise kernel reads element i of every operand before writing element i,
-// so input 0 may also be another operand (x * x). Any other op (a scatter) may read input 0
-// after writing the output, so it runs in place only when input 0 is not read a second time.
+// Declared aliasing takes input 0's buffer only where the kernel may write over it.
 bool may_write_over_input0(const Node& node) {
-  switch (op_schema(node.op).family) {
-    case OpFamily::Elementwise:
-    case OpFamily::Activation:
-    case OpFamily::Logical:
-      return true;
-    default:
-      return std::count(node.inputs.begin() + 1, node.inputs.end(), node.inputs[0]) == 0;
-  }
+  return !node.inputs.empty() && may_write_over_operand(node, node.inputs[0]);
 }
 
 // A value may take another's buffer only as its op declares: the op's input 0, dying at the
@@ -186,10 +177,16 @@ MemoryPlan plan_memory(const Graph& graph, const Schedule& schedule, int64_t ali
     }
   }
 
-  // Lifetimes: written at the producing step, read until the last consuming step.
+  // Lifetimes: written at the producing step, read until the last consuming step. A state's
+  // next value is written into the state's own storage and takes no arena space.
+  std::vector<char> updates_state(static_cast<size_t>(graph.num_values()), 0);
+  for (const StateUpdate& u : graph.state_updates()) {
+    updates_state[static_cast<size_t>(u.value.index)] = 1;
+  }
   for (int step = 0; step <= last; ++step) {
     const Node& node = graph.node(schedule[static_cast<size_t>(step)]);
     for (ValueId v : node.outputs) {
+      if (updates_state[static_cast<size_t>(v.index)]) continue;
       const int64_t size = align_up(value_bytes(graph.value(v)), alignment);
       plan.allocations[static_cast<size_t>(v.index)] = Allocation{0, size, step, step, kNoValue};
     }
@@ -217,7 +214,7 @@ MemoryPlan plan_memory(const Graph& graph, const Schedule& schedule, int64_t ali
     const ValueId out = node.outputs[0];
     auto& ain = plan.allocations[static_cast<size_t>(in.index)];
     auto& aout = plan.allocations[static_cast<size_t>(out.index)];
-    if (ain && ain->last_step == step && !is_output[static_cast<size_t>(in.index)] &&
+    if (ain && aout && ain->last_step == step && !is_output[static_cast<size_t>(in.index)] &&
         ain->size == aout->size && graph.value(in).dtype == graph.value(out).dtype &&
         graph.value(in).shape.numel() == graph.value(out).shape.numel() && ain->size > 0) {
       aout->shares_with = in;
@@ -306,9 +303,21 @@ void verify_allocation(const Graph& graph, const Schedule& schedule, const Memor
              " values, the graph has " + std::to_string(graph.num_values()));
   }
   const std::vector<Lifetime> life = schedule_lifetimes(graph, schedule);
+  std::vector<char> updates_state(static_cast<size_t>(graph.num_values()), 0);
+  for (const StateUpdate& u : graph.state_updates()) {
+    if (graph.has_value(u.value)) updates_state[static_cast<size_t>(u.value.index)] = 1;
+  }
   for (int i = 0; i < graph.num_values(); ++i) {
     const auto& a = plan.allocations[static_cast<size_t>(i)];
     const Lifetime& l = life[static_cast<size_t>(i)];
+    if (updates_state[static_cast<size_t>(i)]) {
+      if (a) {
+        fail(ErrorCode::PlanAllocation,
+             "value " + name(i) +
+                 " is a state's next value, written into the state's storage, but has a buffer");
+      }
+      continue;
+    }
     if (l.first >= 0 && !a) {
       fail(ErrorCode::PlanAllocation, "value " + name(i) + " is produced but has no buffer");
     }

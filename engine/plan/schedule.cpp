@@ -1,11 +1,33 @@
 #include "volta/plan/schedule.h"
 
+#include <algorithm>
 #include <functional>
 #include <queue>
 
 #include "volta/error.h"
 
 namespace volta {
+namespace {
+
+// (reader, writer) pairs: `reader` reads a state that node `writer` writes its next value over.
+std::vector<std::pair<int, int>> state_read_before_write(const Graph& graph,
+                                                         const std::vector<int>& producer) {
+  std::vector<std::pair<int, int>> edges;
+  for (const StateUpdate& u : graph.state_updates()) {
+    if (!graph.has_value(u.value)) continue;
+    const int writer = producer[static_cast<size_t>(u.value.index)];
+    if (writer < 0) continue;
+    for (int i = 0; i < graph.num_nodes(); ++i) {
+      const std::vector<ValueId>& in = graph.node(i).inputs;
+      if (i != writer && std::find(in.begin(), in.end(), u.state) != in.end()) {
+        edges.emplace_back(i, writer);
+      }
+    }
+  }
+  return edges;
+}
+
+}  // namespace
 
 Schedule schedule_graph(const Graph& graph) {
   const std::vector<int> producer = producers(graph);
@@ -20,6 +42,11 @@ Schedule schedule_graph(const Graph& graph) {
       ++pending[static_cast<size_t>(i)];
       consumers[static_cast<size_t>(p)].push_back(i);
     }
+  }
+  // A state's update writes over it: every other node reading the state runs before its writer.
+  for (const auto& [reader, writer] : state_read_before_write(graph, producer)) {
+    ++pending[static_cast<size_t>(writer)];
+    consumers[static_cast<size_t>(reader)].push_back(writer);
   }
   // Kahn's algorithm; ready nodes leave in index order, so ties break the same way always.
   std::priority_queue<int, std::vector<int>, std::greater<>> ready;
@@ -52,6 +79,7 @@ void verify_schedule(const Graph& graph, const Schedule& schedule) {
   std::vector<char> defined(static_cast<size_t>(graph.num_values()), 0);
   for (ValueId v : graph.inputs()) defined[static_cast<size_t>(v.index)] = 1;
   for (ValueId v : graph.parameters()) defined[static_cast<size_t>(v.index)] = 1;
+  for (ValueId v : graph.states()) defined[static_cast<size_t>(v.index)] = 1;
   std::vector<char> scheduled(static_cast<size_t>(n), 0);
   for (size_t step = 0; step < schedule.size(); ++step) {
     const int i = schedule[step];
@@ -75,6 +103,19 @@ void verify_schedule(const Graph& graph, const Schedule& schedule) {
       }
     }
     for (ValueId v : node.outputs) defined[static_cast<size_t>(v.index)] = 1;
+  }
+  std::vector<int> step_of(static_cast<size_t>(n));
+  for (size_t step = 0; step < schedule.size(); ++step) {
+    step_of[static_cast<size_t>(schedule[step])] = static_cast<int>(step);
+  }
+  for (const auto& [reader, writer] : state_read_before_write(graph, producers(graph))) {
+    if (step_of[static_cast<size_t>(reader)] > step_of[static_cast<size_t>(writer)]) {
+      fail(ErrorCode::PlanSchedule,
+           "step " + std::to_string(step_of[static_cast<size_t>(reader)]) + " runs node '" +
+               graph.node(reader).name + "', which reads a state that step " +
+               std::to_string(step_of[static_cast<size_t>(writer)]) + " (node '" +
+               graph.node(writer).name + "') has already overwritten with its next value");
+    }
   }
 }
 

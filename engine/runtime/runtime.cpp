@@ -29,17 +29,29 @@ ExecutionPlan compile(Graph graph, const Backend& backend, DeterminismMode mode,
 }
 
 std::vector<Tensor> execute(const ExecutionPlan& plan, const Backend& backend,
-                            ExecutionContext& ctx, std::span<const Tensor> inputs) {
+                            ExecutionContext& ctx, std::span<const Tensor> inputs,
+                            std::span<Tensor* const> states) {
   const Graph& g = plan.graph;
   check_backend(plan, backend);
   check_graph_inputs(g, inputs);
-  // Values that live outside the arena: inputs and parameters, in the backend's memory.
+  check_graph_states(g, states);
+  // Values that live outside the arena: inputs and parameters, in the backend's memory; states
+  // and their next values, in the storage the backend bound for each state.
   std::vector<ConstTensorView> bound(static_cast<size_t>(g.num_values()));
   for (size_t i = 0; i < inputs.size(); ++i) {
     bound[static_cast<size_t>(g.inputs()[i].index)] = backend.import_tensor(ctx, inputs[i]);
   }
   for (ValueId p : g.parameters()) {
     bound[static_cast<size_t>(p.index)] = backend.import_tensor(ctx, g.parameter_data(p));
+  }
+  std::vector<TensorView> bound_states;
+  bound_states.reserve(states.size());
+  const std::vector<ValueId> next_values = state_update_values(g);
+  for (size_t i = 0; i < states.size(); ++i) {
+    bound_states.push_back(backend.bind_state(ctx, *states[i]));
+    bound[static_cast<size_t>(g.states()[i].index)] = bound_states.back();
+    if (next_values[i].valid())
+      bound[static_cast<size_t>(next_values[i].index)] = bound_states.back();
   }
   const MemoryRegion arena = backend.arena(ctx, plan.memory.arena_bytes);
   auto view = [&](ValueId v) -> TensorView {
@@ -48,7 +60,8 @@ std::vector<Tensor> execute(const ExecutionPlan& plan, const Backend& backend,
       return {value.dtype, value.shape, arena.data + a->offset, arena.space};
     }
     const ConstTensorView& b = bound[static_cast<size_t>(v.index)];
-    // Graph inputs and parameters are read-only to kernels: they take them as inputs only.
+    // Graph inputs and parameters are read-only to kernels: they take them as inputs only. A
+    // state is written only as its next value, by the node that computes it.
     return {value.dtype, value.shape, const_cast<void*>(b.data), b.space};
   };
 
@@ -79,6 +92,7 @@ std::vector<Tensor> execute(const ExecutionPlan& plan, const Backend& backend,
     }
   }
   backend.synchronize(ctx);
+  for (size_t i = 0; i < states.size(); ++i) backend.store_state(ctx, bound_states[i], *states[i]);
 
   std::vector<Tensor> outputs;
   outputs.reserve(g.outputs().size());
@@ -90,7 +104,7 @@ ConstantEvaluator make_backend_evaluator(const Backend& backend, DeterminismMode
   return [&backend, mode](const Graph& graph) {
     const ExecutionPlan plan = compile(graph, backend, mode, {.optimize = false});
     const std::unique_ptr<ExecutionContext> ctx = backend.make_context({.threads = 1});
-    return execute(plan, backend, *ctx, {});
+    return execute(plan, backend, *ctx, {}, {});
   };
 }
 

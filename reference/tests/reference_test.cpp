@@ -903,5 +903,25 @@ BOOST_AUTO_TEST_CASE(transformer_block_evaluates_to_finite_values_of_the_input_s
   BOOST_CHECK(evaluate(graph, std::vector<Tensor>{x})[0].bit_equal(out[0]));
 }
 
+// Every node reads a state's value from before the run, wherever it sits in program order;
+// the state then holds its next value.
+BOOST_AUTO_TEST_CASE(states_are_read_before_the_run_updates_them) {
+  Graph g;
+  const ValueId x = g.add_input("x", DType::F32, Shape{2});
+  const ValueId w = g.add_state("w", DType::F32, Shape{2});
+  const ValueId next = g.add_node(K::Add, {w, x}, {}, "w_next")[0];
+  g.set_state_update(w, next);
+  g.set_outputs({g.add_node(K::Mul, {w, x}, {}, "y")[0], next});
+  Tensor state = Tensor::from<float>(Shape{2}, {1, 2});
+  std::vector<Tensor*> states{&state};
+  const std::vector<Tensor> out =
+      evaluate(g, std::vector<Tensor>{Tensor::from<float>(Shape{2}, {10, 20})}, states);
+  BOOST_CHECK_EQUAL(out[0].get_double(1), 40.0);  // the old w
+  BOOST_CHECK_EQUAL(out[1].get_double(1), 22.0);
+  BOOST_CHECK(state.bit_equal(out[1]));
+  BOOST_CHECK_THROW(evaluate(g, std::vector<Tensor>{Tensor::from<float>(Shape{2}, {1, 1})}),
+                    VoltaError);  // its state is not bound
+}
+
 }  // namespace
 }  // namespace volta::reference

@@ -92,6 +92,17 @@ class CpuBackend final : public Backend {
     return {host.dtype(), host.shape(), host.data(), MemorySpace::Host};
   }
 
+  // States are updated where they are: the kernels write the caller's tensor itself.
+  TensorView bind_state(ExecutionContext& /*ctx*/, Tensor& state) const override {
+    return {state.dtype(), state.shape(), state.data(), MemorySpace::Host};
+  }
+  void store_state(ExecutionContext& /*ctx*/, const ConstTensorView& bound,
+                   Tensor& state) const override {
+    if (bound.data != state.data()) {
+      fail(ErrorCode::MemorySpaceMismatch, "a CPU state was bound elsewhere than its own storage");
+    }
+  }
+
   Tensor export_tensor(ExecutionContext& /*ctx*/, const ConstTensorView& value) const override {
     check_host_value(value);
     Tensor t(value.dtype, value.shape);

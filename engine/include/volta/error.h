@@ -27,10 +27,11 @@ namespace volta {
   X(VerifyDeclaredType, "V-DECLARED-TYPE") /* declared output != inferred */                  \
   X(VerifyParameter, "V-PARAMETER")        /* initializer data != declared type */            \
   X(VerifyDuplicateName, "V-DUPLICATE-NAME")                                                  \
-  X(PassFailed, "P-PASS-FAILED")       /* a pass left the IR invalid */                       \
-  X(PlanSchedule, "L-SCHEDULE")        /* verify_schedule */                                  \
-  X(PlanAllocation, "L-ALLOCATION")    /* verify_allocation */                                \
-  X(MissingKernel, "R-MISSING-KERNEL") /* backend has no kernel: never a fallback */          \
+  X(VerifyStateUpdate, "V-STATE-UPDATE") /* a state's next value that cannot be written */    \
+  X(PassFailed, "P-PASS-FAILED")         /* a pass left the IR invalid */                     \
+  X(PlanSchedule, "L-SCHEDULE")          /* verify_schedule */                                \
+  X(PlanAllocation, "L-ALLOCATION")      /* verify_allocation */                              \
+  X(MissingKernel, "R-MISSING-KERNEL")   /* backend has no kernel: never a fallback */        \
   X(NonDeterministicKernel, "R-STRICT-NONDETERMINISTIC")                                      \
   X(InputMismatch, "R-INPUT-MISMATCH")     /* execute() given wrong inputs */                 \
   X(BackendMismatch, "R-BACKEND-MISMATCH") /* plan or context of another backend */           \

@@ -107,6 +107,106 @@ BOOST_AUTO_TEST_CASE(shape_inputs_specialize_the_plan_by_value) {
   BOOST_TEST(session.cache_stats().hits == 3);
 }
 
+// A dense layer whose weights a trainable import makes states: y = Reshape(Clip(Relu(x W + B),
+// lo, hi), [-1, 16, 16]). lo and hi are float initializers Clip reads by value (frozen even
+// when trainable); the shape is an int64 initializer (always a parameter).
+constexpr int64_t kIn = 64, kOut = 256;
+
+void add_initializer(pb::GraphProto* g, const std::string& name, const Tensor& t) {
+  pb::TensorProto* p = g->add_initializer();
+  p->set_name(name);
+  p->set_data_type(t.dtype() == DType::I64 ? pb::TensorProto::INT64 : pb::TensorProto::FLOAT);
+  for (int d = 0; d < t.shape().rank(); ++d) p->add_dims(t.shape()[d]);
+  p->set_raw_data(std::string(static_cast<const char*>(t.data()), t.nbytes()));
+}
+
+Model dense_model() {
+  pb::ModelProto m;
+  auto* g = m.mutable_graph();
+  g->set_name("dense");
+  add_io(g->add_input(), "x", pb::TensorProto::FLOAT, {-1, kIn});
+  add_io(g->add_output(), "y", pb::TensorProto::FLOAT, {-1, 16, 16});
+  Tensor w(DType::F32, Shape{kIn, kOut});
+  for (int64_t i = 0; i < w.numel(); ++i) w.set_double(i, static_cast<double>(i % 7) - 3.0);
+  Tensor b(DType::F32, Shape{kOut});
+  for (int64_t i = 0; i < b.numel(); ++i) b.set_double(i, static_cast<double>(i % 5));
+  add_initializer(g, "W", w);
+  add_initializer(g, "B", b);
+  add_initializer(g, "lo", Tensor::from<float>(Shape{}, {0.5F}));
+  add_initializer(g, "hi", Tensor::from<float>(Shape{}, {40.0F}));
+  add_initializer(g, "shape", Tensor::from<int64_t>(Shape{3}, {-1, 16, 16}));
+  add_node(g, "MatMul", {"x", "W"}, {"h"}, "matmul");
+  add_node(g, "Add", {"h", "B"}, {"a"}, "bias");
+  add_node(g, "Relu", {"a"}, {"r"}, "relu");
+  add_node(g, "Clip", {"r", "lo", "hi"}, {"c"}, "clip");
+  add_node(g, "Reshape", {"c", "shape"}, {"y"}, "reshape");
+  return Model::parse(serialize(m, 13), "dense.onnx");
+}
+
+BOOST_AUTO_TEST_CASE(a_trainable_import_makes_float_weights_states) {
+  const Model model = dense_model();
+  ImportOptions options = cpu_import();
+  options.trainable = true;
+  const std::vector<Tensor> in{iota(Shape{2, kIn})};
+  ImportedGraph imported = model.import_for(in, options);
+  std::vector<std::string> states;
+  for (ValueId v : imported.graph.states()) states.push_back(imported.graph.value(v).name);
+  BOOST_TEST(states == (std::vector<std::string>{"W", "B"}));
+  BOOST_TEST(imported.frozen_initializers == (std::vector<std::string>{"lo", "hi"}));
+  BOOST_REQUIRE_EQUAL(imported.initial_states.size(), 2u);
+  BOOST_TEST(imported.initial_states[0].shape().str() == "[64,256]");
+  BOOST_TEST(imported.initial_states[1].get_double(4) == 4.0);
+  // Inference import: every initializer a parameter, nothing bound at run time.
+  const ImportedGraph frozen = model.import_for(in, cpu_import());
+  BOOST_TEST(frozen.graph.states().empty());
+  BOOST_TEST(frozen.initial_states.empty());
+}
+
+BOOST_AUTO_TEST_CASE(a_trainable_session_stores_its_weights_once_for_every_plan) {
+  const Model model = dense_model();
+  const std::unique_ptr<Backend> cpu = make_backend("cpu");
+  Session frozen(model, *cpu, DeterminismMode::Strict);
+  Session trainable(model, *cpu, DeterminismMode::Strict, SessionOptions{.trainable = true});
+  for (int64_t batch : {1, 2, 3, 4}) {
+    const std::vector<Tensor> in{iota(Shape{batch, kIn})};
+    const std::vector<Tensor> want = frozen.run(in);
+    const std::vector<Tensor> got = trainable.run(in);
+    BOOST_TEST(got.at(0).bit_equal(want.at(0)));  // the same kernels on the same values
+  }
+  const int64_t weight_bytes = (kIn * kOut + kOut) * 4;
+  const SessionMemory f = frozen.memory();
+  const SessionMemory t = trainable.memory();
+  BOOST_TEST_MESSAGE("4-plan session, frozen: parameters " << f.parameter_bytes << " B, states "
+                                                           << f.state_bytes << " B, arena "
+                                                           << f.arena_bytes << " B");
+  BOOST_TEST_MESSAGE("4-plan session, trainable: parameters " << t.parameter_bytes << " B, states "
+                                                              << t.state_bytes << " B, arena "
+                                                              << t.arena_bytes << " B");
+  BOOST_TEST(f.plans == 4);
+  BOOST_TEST(t.plans == 4);
+  BOOST_TEST(f.state_bytes == 0);
+  BOOST_TEST(f.parameter_bytes >= 4 * weight_bytes);   // every plan its own copy
+  BOOST_TEST(t.state_bytes == weight_bytes);           // once
+  BOOST_TEST(t.parameter_bytes < weight_bytes / 100);  // lo, hi and the shape, per plan
+  BOOST_TEST(trainable.state_names() == (std::vector<std::string>{"B", "W"}));
+
+  // Every plan binds the one storage: zeroing W makes every batch size see y = clip(B).
+  Tensor& w = trainable.state("W");
+  w = Tensor(DType::F32, Shape{kIn, kOut});
+  for (int64_t batch : {1, 4}) {
+    const std::vector<Tensor> y = trainable.run(std::vector<Tensor>{iota(Shape{batch, kIn})});
+    BOOST_TEST(y.at(0).get_double(batch * kOut - 1) == 0.5);  // B = 0 there, clipped to lo
+    BOOST_TEST(y.at(0).get_double(batch * kOut - 2) == 4.0);
+  }
+  BOOST_TEST(trainable.cache_stats().misses == 4);
+  try {
+    trainable.state("lo");
+    BOOST_FAIL("expected E-INVALID-ARGUMENT");
+  } catch (const VoltaError& e) {
+    BOOST_TEST(e.message() == "the session has no state 'lo' (states: B, W)");
+  }
+}
+
 BOOST_AUTO_TEST_CASE(inputs_must_match_the_declared_interface) {
   const Model model = reshape_model();
   const std::vector<Tensor> wrong = {iota(Shape{2, 5}), Tensor::from<int64_t>(Shape{2}, {2, 5})};

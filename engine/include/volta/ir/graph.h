@@ -21,7 +21,11 @@ struct ValueId {
 };
 inline constexpr ValueId kNoValue{};
 
-enum class ValueKind : uint8_t { Input, Parameter, Intermediate };
+// Input: given per run. Parameter: a constant the graph holds (folded like any constant).
+// State: a tensor the caller keeps across runs and plans (trainable weights, optimizer moments),
+// bound at execute time and never folded; a node may write its next value in place
+// (Graph::set_state_update). Intermediate: a node output.
+enum class ValueKind : uint8_t { Input, Parameter, Intermediate, State };
 
 struct Value {
   std::string name;
@@ -42,13 +46,24 @@ struct Node {
   std::string origin = {};
 };
 
+// A state's next value: `value`, a node output, is written into `state`'s storage in place (the
+// plan gives it no buffer of its own), after every other read of the state.
+struct StateUpdate {
+  ValueId state;
+  ValueId value;
+};
+
 // An SSA graph. Nodes are kept in program order: every value is defined once (graph input,
-// parameter, or one node output) before any node reads it. verify_graph checks all of it;
-// the builder methods infer output types from the op table as they go.
+// parameter, state, or one node output) before any node reads it. verify_graph checks all of
+// it; the builder methods infer output types from the op table as they go.
 class Graph {
  public:
   ValueId add_input(std::string name, DType dtype, Shape shape);
   ValueId add_parameter(std::string name, Tensor data);
+  // A tensor bound per run from storage the caller keeps (execute's `states`, in this order).
+  ValueId add_state(std::string name, DType dtype, Shape shape);
+  // Declares `value` (a node output of the state's dtype and shape) the state's next value.
+  void set_state_update(ValueId state, ValueId value);
 
   // Adds a node and infers its outputs from the op table; throws VoltaError (the
   // verifier's diagnostic) when the op rejects the inputs or attributes.
@@ -73,6 +88,8 @@ class Graph {
   std::vector<Node>& mutable_nodes() { return nodes_; }
   std::span<const ValueId> inputs() const { return inputs_; }
   std::span<const ValueId> parameters() const { return parameters_; }
+  std::span<const ValueId> states() const { return states_; }
+  std::span<const StateUpdate> state_updates() const { return state_updates_; }
   std::span<const ValueId> outputs() const { return outputs_; }
 
   bool has_value(ValueId id) const { return id.index >= 0 && id.index < num_values(); }
@@ -81,8 +98,11 @@ class Graph {
   void set_parameter_data(ValueId id, Tensor data);
   // Turns an intermediate into a parameter (constant folding). Its producer must be gone.
   void make_parameter(ValueId id, Tensor data);
+  // Turns a state nothing updates into a parameter holding `data` (the ONNX importer freezes a
+  // trainable initializer that a node reads as a shape or attribute argument).
+  void freeze_state(ValueId id, Tensor data);
 
-  // Removes values no node, output, input or parameter refers to, and parameters nothing
+  // Removes values no node, output, input, state or update refers to, and parameters nothing
   // reads, renumbering the rest in their original order.
   void compact();
 
@@ -95,6 +115,8 @@ class Graph {
   std::vector<ValueId> inputs_;
   std::vector<ValueId> parameters_;
   std::vector<Tensor> parameter_data_;  // parallel to parameters_
+  std::vector<ValueId> states_;
+  std::vector<StateUpdate> state_updates_;
   std::vector<ValueId> outputs_;
 };
 
@@ -107,5 +129,16 @@ std::vector<int> use_counts(const Graph& graph);
 // Checks tensors given for the graph inputs: count, and each dtype and shape in order.
 // Throws R-INPUT-MISMATCH naming the input. Every executor calls this first.
 void check_graph_inputs(const Graph& graph, std::span<const Tensor> inputs);
+// The same for the tensors bound to the graph's states.
+void check_graph_states(const Graph& graph, std::span<Tensor* const> states);
+
+// Whether `node`'s kernel may write its output over `operand` while it runs. Elementwise
+// kernels read element i of every operand before writing element i, so any operand; any other
+// op (a scatter may read input 0 after writing) only over input 0, when it declares aliasing
+// and reads input 0 once.
+bool may_write_over_operand(const Node& node, ValueId operand);
+
+// The value each state is updated to, indexed like graph.states() (kNoValue: not updated).
+std::vector<ValueId> state_update_values(const Graph& graph);
 
 }  // namespace volta

@@ -19,8 +19,9 @@ struct Allocation {
   ValueId shares_with = kNoValue;  // the input whose buffer it took (declared aliasing)
 };
 
-// Intermediates, graph outputs and kernel workspace live in one arena; graph inputs and
-// parameters are bound in place and take no arena space.
+// Intermediates, graph outputs and kernel workspace live in one arena; graph inputs,
+// parameters and states are bound in place and take no arena space, nor does a state's next
+// value: its node writes it into the state's storage.
 struct MemoryPlan {
   std::vector<std::optional<Allocation>> allocations;  // indexed by ValueId
   // The scratch each step's kernel declared (KernelChoice::workspace_bytes), live during that

@@ -119,6 +119,12 @@ class Backend {
   // A host tensor as this backend's kernels read it: the tensor itself on the CPU, a copy in
   // device memory the context owns until the next run otherwise.
   virtual ConstTensorView import_tensor(ExecutionContext& ctx, const Tensor& host) const = 0;
+  // A state (Graph::add_state) as this backend's kernels read and update it in place during a
+  // run: the tensor itself on the CPU, or a copy in the context's memory that store_state
+  // writes back after synchronize(). The caller keeps the state's storage across runs.
+  virtual TensorView bind_state(ExecutionContext& ctx, Tensor& state) const = 0;
+  virtual void store_state(ExecutionContext& ctx, const ConstTensorView& bound,
+                           Tensor& state) const = 0;
   // A value of this backend's memory copied into a host tensor (after synchronize()).
   virtual Tensor export_tensor(ExecutionContext& ctx, const ConstTensorView& value) const = 0;
   // Waits until every kernel launched on the context has finished.

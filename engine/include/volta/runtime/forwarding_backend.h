@@ -35,6 +35,13 @@ class ForwardingBackend : public Backend {
   Tensor export_tensor(ExecutionContext& ctx, const ConstTensorView& value) const override {
     return inner_->export_tensor(ctx, value);
   }
+  TensorView bind_state(ExecutionContext& ctx, Tensor& state) const override {
+    return inner_->bind_state(ctx, state);
+  }
+  void store_state(ExecutionContext& ctx, const ConstTensorView& bound,
+                   Tensor& state) const override {
+    inner_->store_state(ctx, bound, state);
+  }
   void synchronize(ExecutionContext& ctx) const override { inner_->synchronize(ctx); }
   void run_kernel(const KernelChoice& kernel, const Node& node,
                   std::span<const ConstTensorView> inputs, std::span<const TensorView> outputs,

@@ -25,9 +25,13 @@ ExecutionPlan compile(Graph graph, const Backend& backend, DeterminismMode mode,
 
 // Runs a plan on a context `backend` made. Inputs must match the graph inputs in order, dtype
 // and shape (R-INPUT-MISMATCH otherwise); the backend must be the one the plan was compiled
-// for, and refuses a context of another kind (R-BACKEND-MISMATCH).
+// for, and refuses a context of another kind (R-BACKEND-MISMATCH). `states` binds the graph's
+// states in order (R-INPUT-MISMATCH likewise): every node reads a state's value from before the
+// run, and the run leaves each updated state holding its next value. The caller keeps the
+// storage: every plan of a graph binds the same tensors, and no plan copies them.
 std::vector<Tensor> execute(const ExecutionPlan& plan, const Backend& backend,
-                            ExecutionContext& ctx, std::span<const Tensor> inputs);
+                            ExecutionContext& ctx, std::span<const Tensor> inputs,
+                            std::span<Tensor* const> states = {});
 
 // Compile + execute on the given backend, in the given mode, with passes off: the evaluator
 // constant folding uses, so folded values come from the backend and kernels that run the graph.

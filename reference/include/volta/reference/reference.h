@@ -11,8 +11,11 @@
 namespace volta::reference {
 
 // Verifies the graph, then evaluates it. Throws VoltaError on an invalid graph, wrong
-// inputs (R-INPUT-MISMATCH) or bad data (R-KERNEL-FAILURE, e.g. a Gather index out of range).
-std::vector<Tensor> evaluate(const Graph& graph, std::span<const Tensor> inputs);
+// inputs or states (R-INPUT-MISMATCH) or bad data (R-KERNEL-FAILURE, e.g. a Gather index out
+// of range). Every node reads a state's value from before the run; each updated state then
+// takes its next value (the semantics the engine keeps by ordering reads before the update).
+std::vector<Tensor> evaluate(const Graph& graph, std::span<const Tensor> inputs,
+                             std::span<Tensor* const> states = {});
 
 // One op on concrete tensors: the reference table entry for node.op.
 using RefKernel = std::vector<Tensor> (*)(const Node& node, std::span<const Tensor* const> inputs,

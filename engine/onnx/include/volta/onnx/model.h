@@ -40,12 +40,22 @@ struct ImportOptions {
   // A Session passes its backend's (make_backend_evaluator); the conformance runner passes the
   // reference engine's when importing for it.
   ConstantEvaluator evaluator;
+  // false: initializers are parameters, constants the passes fold (inference).
+  // true: floating-point initializers are states (Graph::add_state), bound at run time from
+  // storage the caller keeps and shares across plans, never folded (training). An initializer
+  // a node reads as a shape or attribute argument (Reshape's shape, Resize's scales) is fixed in
+  // the plan and stays a parameter: ImportedGraph::frozen_initializers names it.
+  bool trainable = false;
 };
 
 struct ImportedGraph {
   Graph graph;                    // inputs and outputs in the model's order
   std::vector<int> value_inputs;  // inputs the graph is specialized on by value
   std::vector<std::string> output_names;
+  // Trainable import: each state's initializer data, indexed like graph.states() (a state's
+  // value name is its initializer's name), and the initializers frozen as parameters.
+  std::vector<Tensor> initial_states;
+  std::vector<std::string> frozen_initializers;
 };
 
 class Model {
