@@ -37,10 +37,10 @@ void unary_cases(CaseList& cases, OpKind op);
 void binary_cases(CaseList& cases, OpKind op);
 
 // One function per case file.
-void math_cases(CaseList& cases);           // cases_math.cpp
-void spatial_cases(CaseList& cases);        // cases_spatial.cpp
+void math_cases(CaseList& cases);           // cases_elementwise.cpp
+void spatial_cases(CaseList& cases);        // cases_convolution.cpp
 void normalization_cases(CaseList& cases);  // cases_normalization.cpp
 void indexing_cases(CaseList& cases);       // cases_indexing.cpp
-void resize_cases(CaseList& cases);         // cases_resize.cpp
+void resize_cases(CaseList& cases);         // cases_resampling.cpp
 
 }  // namespace volta::conformance::cases

@@ -12,11 +12,11 @@
 namespace volta::op_table {
 
 void add_core_schemas(std::vector<OpSchema>& t);           // op_table.cpp
-void add_math_schemas(std::vector<OpSchema>& t);           // op_table_math.cpp
-void add_spatial_schemas(std::vector<OpSchema>& t);        // op_table_spatial.cpp
+void add_math_schemas(std::vector<OpSchema>& t);           // op_table_elementwise.cpp
+void add_spatial_schemas(std::vector<OpSchema>& t);        // op_table_convolution.cpp
 void add_normalization_schemas(std::vector<OpSchema>& t);  // op_table_normalization.cpp
 void add_indexing_schemas(std::vector<OpSchema>& t);       // op_table_indexing.cpp
-void add_resize_schemas(std::vector<OpSchema>& t);         // op_table_resize.cpp
+void add_resize_schemas(std::vector<OpSchema>& t);         // op_table_resampling.cpp
 
 using D = Differentiability;
 inline constexpr double kInf = std::numeric_limits<double>::infinity();

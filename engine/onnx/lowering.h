@@ -118,13 +118,13 @@ class LoweringTable {
 };
 
 // One function per lowering file; lowering_table() calls them all.
-void register_core_lowerings(LoweringTable& table);           // lower_core.cpp
-void register_math_lowerings(LoweringTable& table);           // lower_math.cpp
-void register_spatial_lowerings(LoweringTable& table);        // lower_spatial.cpp
+void register_core_lowerings(LoweringTable& table);           // lower_movement.cpp
+void register_math_lowerings(LoweringTable& table);           // lower_elementwise.cpp
+void register_spatial_lowerings(LoweringTable& table);        // lower_convolution.cpp
 void register_normalization_lowerings(LoweringTable& table);  // lower_normalization.cpp
 void register_indexing_lowerings(LoweringTable& table);       // lower_indexing.cpp
-void register_resize_lowerings(LoweringTable& table);         // lower_resize.cpp
-void register_rnn_lowerings(LoweringTable& table);            // lower_rnn.cpp
+void register_resize_lowerings(LoweringTable& table);         // lower_resampling.cpp
+void register_rnn_lowerings(LoweringTable& table);            // lower_linalg_rnn.cpp
 
 const LoweringTable& lowering_table();
 

@@ -24,13 +24,13 @@ namespace volta {
                     X(ArgMin) X(CumSum)                                                       \
   /* movement    */ X(Reshape) X(Transpose) X(Concat) X(Split) X(Slice) X(Gather) X(Expand)    \
                     X(Squeeze) X(Unsqueeze) X(Flatten) X(Identity) X(Constant)                 \
-  /* math, activations and logic added for ONNX import (engine/ir/op_table_math.cpp) */     \
+  /* math, activations and logic added for ONNX import (engine/ir/op_table_elementwise.cpp) */\
                     X(Sin) X(Cos) X(Tan) X(Asin) X(Acos) X(Atan) X(Sinh) X(Cosh) X(Asinh)      \
                     X(Acosh) X(Atanh) X(Floor) X(Ceil) X(Round) X(Sign) X(Mod) X(Elu) X(Selu)  \
                     X(Celu) X(HardSigmoid) X(HardSwish) X(Softplus) X(Softsign) X(PRelu)       \
                     X(ThresholdedRelu) X(Shrink) X(IsNaN) X(IsInf) X(Xor) X(LessOrEqual)      \
                     X(GreaterOrEqual)                                                         \
-  /* convolution and pooling (engine/ir/op_table_spatial.cpp) */                             \
+  /* convolution and pooling (engine/ir/op_table_convolution.cpp) */                         \
                     X(Conv) X(ConvTranspose) X(MaxPool) X(AveragePool) X(LpPool)              \
                     X(GlobalAveragePool) X(GlobalMaxPool) X(GlobalLpPool)                     \
   /* normalization, softmax family, losses, Einsum (engine/ir/op_table_normalization.cpp) */ \
@@ -41,7 +41,7 @@ namespace volta {
                     X(GatherElements) X(GatherND) X(ScatterElements) X(ScatterND) X(TopK)     \
                     X(OneHot) X(Trilu) X(Tile) X(Pad) X(DepthToSpace) X(SpaceToDepth)         \
                     X(ReverseSequence)                                                        \
-  /* resampling and the rest (engine/ir/op_table_resize.cpp) */                              \
+  /* resampling and the rest (engine/ir/op_table_resampling.cpp) */                          \
                     X(Resize) X(Det) X(GridSample)                                            \
   /* internal: created by graph passes, never imported (engine/ir/op_table.cpp) */           \
                     X(FusedMatMul)

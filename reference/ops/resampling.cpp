@@ -1,11 +1,11 @@
 // Reference Resize, Det and GridSample.
 //
-// Resize (semantics: engine/ir/op_table_resize.cpp) works one output element at a time: each
+// Resize (semantics: engine/ir/op_table_resampling.cpp) works one output element at a time: each
 // axis maps the element's index to an input coordinate and a short list of (input index,
 // weight) taps; the element is the sum, in double, of every combination of taps weighted by
 // the product of their weights. Nearest copies the one element it picks.
 // Det factors each matrix, in double, with Gaussian elimination and partial pivoting.
-// GridSample (semantics: engine/ir/op_table_resize.cpp) finds, for each output element, the
+// GridSample (semantics: engine/ir/op_table_resampling.cpp) finds, for each output element, the
 // taps of its grid point's x and y (input index, weight) and sums X over every (y, x) pair of
 // them, in double, weighted by the product of the two weights.
 
