@@ -1,9 +1,10 @@
 #pragma once
-// Internal: builders shared by the op table's parts (engine/ir/op_table*.cpp), and the
-// functions each part defines. Every part appends the schemas of its ops; op_table.cpp puts
-// them in OpKind order and checks that every op is described exactly once.
+// Internal: builders shared by the op table's family files (engine/ir/op_table_<family>.cpp),
+// and the function each defines. Every family file appends the schemas of its family's ops;
+// op_table.cpp puts them in OpKind order and checks that every op is described exactly once.
 
 #include <limits>
+#include <string>
 #include <vector>
 
 #include "shape_functions.h"
@@ -11,12 +12,19 @@
 
 namespace volta::op_table {
 
-void add_core_schemas(std::vector<OpSchema>& t);           // op_table.cpp
-void add_math_schemas(std::vector<OpSchema>& t);           // op_table_elementwise.cpp
-void add_spatial_schemas(std::vector<OpSchema>& t);        // op_table_convolution.cpp
-void add_normalization_schemas(std::vector<OpSchema>& t);  // op_table_normalization.cpp
-void add_indexing_schemas(std::vector<OpSchema>& t);       // op_table_indexing.cpp
-void add_resize_schemas(std::vector<OpSchema>& t);         // op_table_resampling.cpp
+// One function per family file: op_table_<family>.cpp.
+void add_elementwise_schemas(std::vector<OpSchema>& t);
+void add_activation_schemas(std::vector<OpSchema>& t);
+void add_logical_schemas(std::vector<OpSchema>& t);
+void add_linalg_schemas(std::vector<OpSchema>& t);
+void add_normalization_schemas(std::vector<OpSchema>& t);
+void add_reduction_schemas(std::vector<OpSchema>& t);
+void add_movement_schemas(std::vector<OpSchema>& t);
+void add_convolution_schemas(std::vector<OpSchema>& t);
+void add_pooling_schemas(std::vector<OpSchema>& t);
+void add_indexing_schemas(std::vector<OpSchema>& t);
+void add_loss_schemas(std::vector<OpSchema>& t);
+void add_resampling_schemas(std::vector<OpSchema>& t);
 
 using D = Differentiability;
 inline constexpr double kInf = std::numeric_limits<double>::infinity();
@@ -30,6 +38,19 @@ inline AttrSpec required(std::string_view name, AttrType type) {
 }
 inline AttrSpec ints_attr(std::string_view name) {
   return {name, AttrType::Ints, AttrValue{std::vector<int64_t>{}}};
+}
+inline AttrSpec int_attr(std::string_view name, int64_t def,
+                         std::optional<double> min = std::nullopt,
+                         std::optional<double> max = std::nullopt) {
+  return {name, AttrType::Int, AttrValue{def}, min, max};
+}
+inline AttrSpec required_min(std::string_view name, AttrType type, double min) {
+  return {name, type, std::nullopt, min};
+}
+inline AttrSpec string_attr(std::string_view name, const char* def,
+                            std::vector<std::string_view> allowed) {
+  return {name,         AttrType::String, AttrValue{std::string(def)},
+          std::nullopt, std::nullopt,     std::move(allowed)};
 }
 
 // Elementwise op of one input whose output takes the input's type and buffer.

@@ -237,7 +237,7 @@ void lower_lstm(LoweringContext& ctx) { Unroller(ctx, Cell::Lstm).lower(); }
 
 }  // namespace
 
-void register_rnn_lowerings(LoweringTable& table) {
+void register_linalg_rnn_lowerings(LoweringTable& table) {
   table.add({"RNN", OpFamily::Linalg, 7, &lower_rnn});
   table.add({"GRU", OpFamily::Linalg, 7, &lower_gru});
   table.add({"LSTM", OpFamily::Linalg, 7, &lower_lstm});

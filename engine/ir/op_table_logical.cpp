@@ -1,0 +1,67 @@
+// The op table's part for family Logical: comparisons, boolean logic and the NaN/Inf
+// classifiers, whose outputs are bool.
+
+#include <string>
+
+#include "op_table_builders.h"
+
+namespace volta::op_table {
+namespace {
+
+// IsNaN, IsInf: a bool per element.
+std::vector<TypeInfo> bool_like_input0(const InferContext& ctx) {
+  return {{DType::Bool, ctx.input(0).shape}};
+}
+
+OpSchema classify(OpKind kind, std::string_view name, std::vector<AttrSpec> attrs, NanMode nan_mode,
+                  int onnx_since, std::string_view summary) {
+  return OpSchema{.kind = kind,
+                  .name = name,
+                  .family = OpFamily::Logical,
+                  .inputs = {{"X", 'T'}},
+                  .outputs = {{"Y", 'B'}},
+                  .type_params = {{'T', kFloatTypes}, {'B', kBoolType}},
+                  .attrs = std::move(attrs),
+                  .infer = bool_like_input0,
+                  .summary = summary,
+                  .differentiability = D::NotDifferentiable,
+                  .nan_mode = nan_mode,
+                  .onnx_since = onnx_since};
+}
+
+}  // namespace
+
+void add_logical_schemas(std::vector<OpSchema>& t) {
+  using K = OpKind;
+
+  t.push_back(logical(K::Equal, "Equal", {{"A", 'T'}, {"B", 'T'}}, kAllTypes,
+                      NanMode::ComparesFalse, "A == B"));
+  t.push_back(logical(K::Less, "Less", {{"A", 'T'}, {"B", 'T'}}, kNumericTypes,
+                      NanMode::ComparesFalse, "A < B"));
+  t.push_back(logical(K::Greater, "Greater", {{"A", 'T'}, {"B", 'T'}}, kNumericTypes,
+                      NanMode::ComparesFalse, "A > B"));
+  t.push_back(logical(K::LessOrEqual, "LessOrEqual", {{"A", 'T'}, {"B", 'T'}}, kNumericTypes,
+                      NanMode::ComparesFalse, "A <= B", 12));
+  t.push_back(logical(K::GreaterOrEqual, "GreaterOrEqual", {{"A", 'T'}, {"B", 'T'}}, kNumericTypes,
+                      NanMode::ComparesFalse, "A >= B", 12));
+  OpSchema not_op =
+      logical(K::Not, "Not", {{"X", 'B'}}, kBoolType, NanMode::NotApplicable, "logical not", 1);
+  not_op.infer = shape_fn::same_as_input0;
+  not_op.aliasing = Aliasing::InPlaceInput0;
+  t.push_back(std::move(not_op));
+  t.push_back(logical(K::And, "And", {{"A", 'B'}, {"B", 'B'}}, kBoolType, NanMode::NotApplicable,
+                      "logical and"));
+  t.push_back(logical(K::Or, "Or", {{"A", 'B'}, {"B", 'B'}}, kBoolType, NanMode::NotApplicable,
+                      "logical or"));
+  t.push_back(logical(K::Xor, "Xor", {{"A", 'B'}, {"B", 'B'}}, kBoolType, NanMode::NotApplicable,
+                      "logical exclusive or", 1));
+  t.push_back(
+      classify(K::IsNaN, "IsNaN", {}, NanMode::Detects, 9,
+               "true where X is NaN (NaN is what it detects, not an operand to propagate)"));
+  t.push_back(classify(K::IsInf, "IsInf", {flag("detect_positive", 1), flag("detect_negative", 1)},
+                       NanMode::ComparesFalse, 10,
+                       "true where X is +Inf (detect_positive) or -Inf (detect_negative); NaN "
+                       "gives false"));
+}
+
+}  // namespace volta::op_table
