@@ -63,9 +63,6 @@ std::vector<OpSchema> build_table() {
     described[i] = true;
     t[i] = std::move(s);
   }
-  for (OpSchema& s : t) {
-    if (s.onnx_name.empty() && !s.internal) s.onnx_name = s.name;
-  }
   return t;
 }
 

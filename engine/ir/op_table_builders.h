@@ -56,7 +56,7 @@ inline AttrSpec string_attr(std::string_view name, const char* def,
 // Elementwise op of one input whose output takes the input's type and buffer.
 inline OpSchema unary(OpKind kind, std::string_view name, OpFamily family, DTypeSet types,
                       InputDomain domain, std::string_view summary,
-                      std::vector<AttrSpec> attrs = {}, int onnx_since = 1) {
+                      std::vector<AttrSpec> attrs = {}) {
   return OpSchema{.kind = kind,
                   .name = name,
                   .family = family,
@@ -66,13 +66,12 @@ inline OpSchema unary(OpKind kind, std::string_view name, OpFamily family, DType
                   .attrs = std::move(attrs),
                   .infer = shape_fn::same_as_input0,
                   .summary = summary,
-                  .aliasing = Aliasing::InPlaceInput0,
-                  .onnx_since = onnx_since};
+                  .aliasing = Aliasing::InPlaceInput0};
 }
 
 // Elementwise op of two broadcasting inputs of one type.
 inline OpSchema binary(OpKind kind, std::string_view name, DTypeSet types, InputDomain rhs_domain,
-                       std::string_view summary, int onnx_since = 1) {
+                       std::string_view summary) {
   return OpSchema{.kind = kind,
                   .name = name,
                   .family = OpFamily::Elementwise,
@@ -81,8 +80,7 @@ inline OpSchema binary(OpKind kind, std::string_view name, DTypeSet types, Input
                   .type_params = {{'T', types}},
                   .infer = shape_fn::broadcast,
                   .summary = summary,
-                  .aliasing = Aliasing::InPlaceInput0,
-                  .onnx_since = onnx_since};
+                  .aliasing = Aliasing::InPlaceInput0};
 }
 
 // Variadic broadcasting Min/Max.
@@ -94,8 +92,7 @@ inline OpSchema extremum(OpKind kind, std::string_view name, std::string_view su
 }
 
 inline OpSchema logical(OpKind kind, std::string_view name, std::vector<InputSpec> inputs,
-                        DTypeSet types, NanMode nan_mode, std::string_view summary,
-                        int onnx_since = 1) {
+                        DTypeSet types, NanMode nan_mode, std::string_view summary) {
   return OpSchema{.kind = kind,
                   .name = name,
                   .family = OpFamily::Logical,
@@ -105,8 +102,7 @@ inline OpSchema logical(OpKind kind, std::string_view name, std::vector<InputSpe
                   .infer = shape_fn::broadcast_to_bool,
                   .summary = summary,
                   .differentiability = D::NotDifferentiable,
-                  .nan_mode = nan_mode,
-                  .onnx_since = onnx_since};
+                  .nan_mode = nan_mode};
 }
 
 // Row-wise ops over one axis: Softmax, LogSoftmax.
@@ -120,8 +116,7 @@ inline OpSchema softmax_like(OpKind kind, std::string_view name, std::string_vie
                   .attrs = {axis_attr(-1)},
                   .infer = shape_fn::softmax,
                   .summary = summary,
-                  .accumulator = Accumulator::InputType,
-                  .onnx_since = 1};
+                  .accumulator = Accumulator::InputType};
 }
 
 inline OpSchema reduce(OpKind kind, std::string_view name, DTypeSet types, InputDomain domain,
@@ -157,8 +152,7 @@ inline OpSchema arg_reduce(OpKind kind, std::string_view name, std::string_view 
 // Data movement: bytes are copied or rearranged, never computed on.
 inline OpSchema movement(OpKind kind, std::string_view name, std::vector<InputSpec> inputs,
                          std::vector<OutputSpec> outputs, std::vector<AttrSpec> attrs,
-                         ShapeFn infer, Aliasing aliasing, int onnx_since,
-                         std::string_view summary) {
+                         ShapeFn infer, Aliasing aliasing, std::string_view summary) {
   return OpSchema{.kind = kind,
                   .name = name,
                   .family = OpFamily::Movement,
@@ -169,8 +163,7 @@ inline OpSchema movement(OpKind kind, std::string_view name, std::vector<InputSp
                   .infer = infer,
                   .summary = summary,
                   .nan_mode = NanMode::PassThrough,
-                  .aliasing = aliasing,
-                  .onnx_since = onnx_since};
+                  .aliasing = aliasing};
 }
 
 }  // namespace volta::op_table

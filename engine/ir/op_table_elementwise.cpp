@@ -8,16 +8,14 @@
 namespace volta::op_table {
 namespace {
 
-OpSchema float_unary(OpKind kind, std::string_view name, InputDomain domain, int onnx_since,
+OpSchema float_unary(OpKind kind, std::string_view name, InputDomain domain,
                      std::string_view summary) {
-  return unary(kind, name, OpFamily::Elementwise, kFloatTypes, domain, summary, {}, onnx_since);
+  return unary(kind, name, OpFamily::Elementwise, kFloatTypes, domain, summary);
 }
 
 // Piecewise-constant maps: defined everywhere, zero gradient almost everywhere.
-OpSchema rounding(OpKind kind, std::string_view name, DTypeSet types, int onnx_since,
-                  std::string_view summary) {
-  OpSchema s =
-      unary(kind, name, OpFamily::Elementwise, types, InputDomain::Any, summary, {}, onnx_since);
+OpSchema rounding(OpKind kind, std::string_view name, DTypeSet types, std::string_view summary) {
+  OpSchema s = unary(kind, name, OpFamily::Elementwise, types, InputDomain::Any, summary);
   s.differentiability = D::NotDifferentiable;
   return s;
 }
@@ -39,8 +37,7 @@ void add_elementwise_schemas(std::vector<OpSchema>& t) {
   t.push_back(std::move(pow));
   OpSchema mod = binary(K::Mod, "Mod", kNumericTypes, InputDomain::NonZero,
                         "remainder of A / B: fmod=0 takes the sign of B (Python %), fmod=1 the "
-                        "sign of A (C fmod); an integer divisor of 0 is an error",
-                        10);
+                        "sign of A (C fmod); an integer divisor of 0 is an error");
   mod.attrs = {flag("fmod", 0)};
   t.push_back(std::move(mod));
   t.push_back(unary(K::Neg, "Neg", F::Elementwise, kNumericTypes, any, "-X"));
@@ -54,26 +51,26 @@ void add_elementwise_schemas(std::vector<OpSchema>& t) {
                     "natural logarithm"));
 
   // Trigonometric and hyperbolic functions. Domains keep parity cases finite.
-  t.push_back(float_unary(K::Sin, "Sin", any, 7, "sine"));
-  t.push_back(float_unary(K::Cos, "Cos", any, 7, "cosine"));
-  t.push_back(float_unary(K::Tan, "Tan", any, 7, "tangent"));
-  t.push_back(float_unary(K::Asin, "Asin", any, 7, "arcsine (NaN outside [-1, 1])"));
-  t.push_back(float_unary(K::Acos, "Acos", any, 7, "arccosine (NaN outside [-1, 1])"));
-  t.push_back(float_unary(K::Atan, "Atan", any, 7, "arctangent"));
-  t.push_back(float_unary(K::Sinh, "Sinh", any, 9, "hyperbolic sine"));
-  t.push_back(float_unary(K::Cosh, "Cosh", any, 9, "hyperbolic cosine"));
-  t.push_back(float_unary(K::Asinh, "Asinh", any, 9, "inverse hyperbolic sine"));
-  t.push_back(float_unary(K::Acosh, "Acosh", InputDomain::Positive, 9,
+  t.push_back(float_unary(K::Sin, "Sin", any, "sine"));
+  t.push_back(float_unary(K::Cos, "Cos", any, "cosine"));
+  t.push_back(float_unary(K::Tan, "Tan", any, "tangent"));
+  t.push_back(float_unary(K::Asin, "Asin", any, "arcsine (NaN outside [-1, 1])"));
+  t.push_back(float_unary(K::Acos, "Acos", any, "arccosine (NaN outside [-1, 1])"));
+  t.push_back(float_unary(K::Atan, "Atan", any, "arctangent"));
+  t.push_back(float_unary(K::Sinh, "Sinh", any, "hyperbolic sine"));
+  t.push_back(float_unary(K::Cosh, "Cosh", any, "hyperbolic cosine"));
+  t.push_back(float_unary(K::Asinh, "Asinh", any, "inverse hyperbolic sine"));
+  t.push_back(float_unary(K::Acosh, "Acosh", InputDomain::Positive,
                           "inverse hyperbolic cosine (NaN below 1)"));
-  t.push_back(float_unary(K::Atanh, "Atanh", any, 9,
+  t.push_back(float_unary(K::Atanh, "Atanh", any,
                           "inverse hyperbolic tangent (NaN outside [-1, 1], +-Inf at +-1)"));
 
-  t.push_back(rounding(K::Floor, "Floor", kFloatTypes, 1, "largest integer <= X"));
-  t.push_back(rounding(K::Ceil, "Ceil", kFloatTypes, 1, "smallest integer >= X"));
-  t.push_back(rounding(K::Round, "Round", kFloatTypes, 11,
-                       "nearest integer, halves to even (numpy.round)"));
+  t.push_back(rounding(K::Floor, "Floor", kFloatTypes, "largest integer <= X"));
+  t.push_back(rounding(K::Ceil, "Ceil", kFloatTypes, "smallest integer >= X"));
   t.push_back(
-      rounding(K::Sign, "Sign", kNumericTypes, 9, "-1, 0 or 1 by the sign of X; NaN stays NaN"));
+      rounding(K::Round, "Round", kFloatTypes, "nearest integer, halves to even (numpy.round)"));
+  t.push_back(
+      rounding(K::Sign, "Sign", kNumericTypes, "-1, 0 or 1 by the sign of X; NaN stays NaN"));
 
   t.push_back(extremum(K::Min, "Min", "elementwise minimum of one or more broadcasting inputs"));
   t.push_back(extremum(K::Max, "Max", "elementwise maximum of one or more broadcasting inputs"));
@@ -85,8 +82,7 @@ void add_elementwise_schemas(std::vector<OpSchema>& t) {
                        .type_params = {{'B', kBoolType}, {'T', kAllTypes}},
                        .infer = shape_fn::where,
                        .summary = "condition ? X : Y, broadcasting all three",
-                       .nan_mode = NanMode::PassThrough,
-                       .onnx_since = 9});
+                       .nan_mode = NanMode::PassThrough});
   t.push_back(OpSchema{.kind = K::Cast,
                        .name = "Cast",
                        .family = F::Elementwise,
@@ -101,11 +97,10 @@ void add_elementwise_schemas(std::vector<OpSchema>& t) {
                                   {"f32", "f64", "i64", "i32", "bool"}}},
                        .infer = shape_fn::cast,
                        .summary = "convert dtype (float to int truncates toward zero; "
-                                  "NaN/Inf/out-of-range to int is an error)",
-                       .onnx_since = 1});
+                                  "NaN/Inf/out-of-range to int is an error)"});
   t.push_back(unary(
       K::Clip, "Clip", F::Elementwise, kNumericTypes, any, "min(max(X, min), max)",
-      {{"min", AttrType::Float, AttrValue{-kInf}}, {"max", AttrType::Float, AttrValue{kInf}}}, 1));
+      {{"min", AttrType::Float, AttrValue{-kInf}}, {"max", AttrType::Float, AttrValue{kInf}}}));
 }
 
 }  // namespace volta::op_table

@@ -144,8 +144,7 @@ std::vector<TypeInfo> trilu(const InferContext& ctx) {
 
 // Element gathers and scatters: data of any type, i32/i64 indices.
 OpSchema indexing(OpKind kind, std::string_view name, std::vector<InputSpec> inputs,
-                  std::vector<AttrSpec> attrs, ShapeFn infer, int onnx_since,
-                  std::string_view summary) {
+                  std::vector<AttrSpec> attrs, ShapeFn infer, std::string_view summary) {
   return OpSchema{.kind = kind,
                   .name = name,
                   .family = OpFamily::Indexing,
@@ -155,8 +154,7 @@ OpSchema indexing(OpKind kind, std::string_view name, std::vector<InputSpec> inp
                   .attrs = std::move(attrs),
                   .infer = infer,
                   .summary = summary,
-                  .nan_mode = NanMode::PassThrough,
-                  .onnx_since = onnx_since};
+                  .nan_mode = NanMode::PassThrough};
 }
 
 }  // namespace
@@ -169,20 +167,20 @@ void add_indexing_schemas(std::vector<OpSchema>& t) {
   const AttrSpec reduction = string_attr("reduction", "none", {"none", "add", "mul"});
 
   t.push_back(indexing(K::GatherElements, "GatherElements", {data, indices}, {axis_attr(0)},
-                       gather_elements, 11,
+                       gather_elements,
                        "out[p] = data[p with p[axis] = indices[p]]; negative indices count "
                        "from the end"));
   t.push_back(indexing(K::GatherND, "GatherND", {data, indices}, {int_attr("batch_dims", 0, 0.0)},
-                       gather_nd, 11,
+                       gather_nd,
                        "slices of data at the index tuples in the last axis of indices, after "
                        "batch_dims shared leading axes"));
   OpSchema elements =
       indexing(K::ScatterElements, "ScatterElements", {data, indices, updates},
-               {axis_attr(0), reduction}, scatter_elements, 11,
+               {axis_attr(0), reduction}, scatter_elements,
                "data with data[p with p[axis] = indices[p]] = updates[p] (or += / *=), applied in "
                "index order: with duplicates the last update wins");
   OpSchema nd =
-      indexing(K::ScatterND, "ScatterND", {data, indices, updates}, {reduction}, scatter_nd, 11,
+      indexing(K::ScatterND, "ScatterND", {data, indices, updates}, {reduction}, scatter_nd,
                "data with the slices at the index tuples of indices set to "
                "updates (or += / *=), applied in index order");
   for (OpSchema* s : {&elements, &nd}) {
@@ -204,8 +202,7 @@ void add_indexing_schemas(std::vector<OpSchema>& t) {
       .summary = "the k largest (largest=0: smallest) elements along axis and their indices, "
                  "always sorted; ties keep the lower index first; NaN ranks above every number",
       .nan_mode = NanMode::FirstNanWins,
-      .tie_break = TieBreak::FirstIndex,
-      .onnx_since = 1});
+      .tie_break = TieBreak::FirstIndex});
   t.push_back(OpSchema{
       .kind = K::OneHot,
       .name = "OneHot",
@@ -219,8 +216,7 @@ void add_indexing_schemas(std::vector<OpSchema>& t) {
                  "negative ones count from depth), values[0] elsewhere; out-of-range and NaN "
                  "indices give an all-off line",
       .differentiability = D::NotDifferentiable,
-      .nan_mode = NanMode::PassThrough,
-      .onnx_since = 9});
+      .nan_mode = NanMode::PassThrough});
   t.push_back(OpSchema{.kind = K::Trilu,
                        .name = "Trilu",
                        .family = OpFamily::Indexing,
@@ -232,8 +228,7 @@ void add_indexing_schemas(std::vector<OpSchema>& t) {
                        .summary = "keep the upper (j - i >= k) or lower (j - i <= k) triangle "
                                   "of the last two axes, zero the rest",
                        .nan_mode = NanMode::PassThrough,
-                       .aliasing = Aliasing::InPlaceInput0,
-                       .onnx_since = 14});
+                       .aliasing = Aliasing::InPlaceInput0});
 }
 
 }  // namespace volta::op_table

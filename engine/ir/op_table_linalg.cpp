@@ -66,8 +66,7 @@ void add_linalg_schemas(std::vector<OpSchema>& t) {
                                  flag("transB", 0)},
                        .infer = shape_fn::gemm,
                        .summary = "alpha * op(A) @ op(B) + beta * C, C broadcast to [M,N]",
-                       .accumulator = Accumulator::InputType,
-                       .onnx_since = 11});
+                       .accumulator = Accumulator::InputType});
   // Internal: what the gemm-epilogue-fusion pass makes of MatMul -> Add(bias) [-> activation].
   t.push_back(OpSchema{
       .kind = K::FusedMatMul,
@@ -88,8 +87,7 @@ void add_linalg_schemas(std::vector<OpSchema>& t) {
                  "unfused ops (bias_first: the Add read bias as its first operand); internal, "
                  "made by the gemm-epilogue-fusion pass",
       .accumulator = Accumulator::InputType,
-      .onnx_since = 0,
-      .internal = true});
+      .no_onnx_lowering = "internal: made by the gemm-epilogue-fusion pass, never imported"});
   t.push_back(OpSchema{.kind = K::Einsum,
                        .name = "Einsum",
                        .family = F::Linalg,
@@ -100,8 +98,7 @@ void add_linalg_schemas(std::vector<OpSchema>& t) {
                        .infer = einsum_shape,
                        .summary = "Einstein summation (numpy grammar: implicit or explicit output, "
                                   "diagonals, ellipsis broadcasting)",
-                       .accumulator = Accumulator::InputType,
-                       .onnx_since = 12});
+                       .accumulator = Accumulator::InputType});
   t.push_back(OpSchema{.kind = K::Det,
                        .name = "Det",
                        .family = F::Linalg,
@@ -111,8 +108,7 @@ void add_linalg_schemas(std::vector<OpSchema>& t) {
                        .infer = det_shape,
                        .summary = "determinant of each square matrix [..., M, M] (LU with partial "
                                   "pivoting; M = 0 gives 1)",
-                       .accumulator = Accumulator::InputType,
-                       .onnx_since = 11});
+                       .accumulator = Accumulator::InputType});
 }
 
 }  // namespace volta::op_table

@@ -14,7 +14,7 @@ std::vector<TypeInfo> bool_like_input0(const InferContext& ctx) {
 }
 
 OpSchema classify(OpKind kind, std::string_view name, std::vector<AttrSpec> attrs, NanMode nan_mode,
-                  int onnx_since, std::string_view summary) {
+                  std::string_view summary) {
   return OpSchema{.kind = kind,
                   .name = name,
                   .family = OpFamily::Logical,
@@ -25,8 +25,7 @@ OpSchema classify(OpKind kind, std::string_view name, std::vector<AttrSpec> attr
                   .infer = bool_like_input0,
                   .summary = summary,
                   .differentiability = D::NotDifferentiable,
-                  .nan_mode = nan_mode,
-                  .onnx_since = onnx_since};
+                  .nan_mode = nan_mode};
 }
 
 }  // namespace
@@ -41,11 +40,11 @@ void add_logical_schemas(std::vector<OpSchema>& t) {
   t.push_back(logical(K::Greater, "Greater", {{"A", 'T'}, {"B", 'T'}}, kNumericTypes,
                       NanMode::ComparesFalse, "A > B"));
   t.push_back(logical(K::LessOrEqual, "LessOrEqual", {{"A", 'T'}, {"B", 'T'}}, kNumericTypes,
-                      NanMode::ComparesFalse, "A <= B", 12));
+                      NanMode::ComparesFalse, "A <= B"));
   t.push_back(logical(K::GreaterOrEqual, "GreaterOrEqual", {{"A", 'T'}, {"B", 'T'}}, kNumericTypes,
-                      NanMode::ComparesFalse, "A >= B", 12));
+                      NanMode::ComparesFalse, "A >= B"));
   OpSchema not_op =
-      logical(K::Not, "Not", {{"X", 'B'}}, kBoolType, NanMode::NotApplicable, "logical not", 1);
+      logical(K::Not, "Not", {{"X", 'B'}}, kBoolType, NanMode::NotApplicable, "logical not");
   not_op.infer = shape_fn::same_as_input0;
   not_op.aliasing = Aliasing::InPlaceInput0;
   t.push_back(std::move(not_op));
@@ -54,12 +53,12 @@ void add_logical_schemas(std::vector<OpSchema>& t) {
   t.push_back(logical(K::Or, "Or", {{"A", 'B'}, {"B", 'B'}}, kBoolType, NanMode::NotApplicable,
                       "logical or"));
   t.push_back(logical(K::Xor, "Xor", {{"A", 'B'}, {"B", 'B'}}, kBoolType, NanMode::NotApplicable,
-                      "logical exclusive or", 1));
+                      "logical exclusive or"));
   t.push_back(
-      classify(K::IsNaN, "IsNaN", {}, NanMode::Detects, 9,
+      classify(K::IsNaN, "IsNaN", {}, NanMode::Detects,
                "true where X is NaN (NaN is what it detects, not an operand to propagate)"));
   t.push_back(classify(K::IsInf, "IsInf", {flag("detect_positive", 1), flag("detect_negative", 1)},
-                       NanMode::ComparesFalse, 10,
+                       NanMode::ComparesFalse,
                        "true where X is +Inf (detect_positive) or -Inf (detect_negative); NaN "
                        "gives false"));
 }

@@ -54,8 +54,7 @@ void add_loss_schemas(std::vector<OpSchema>& t) {
       .infer = loss,
       .summary = "NegativeLogLikelihoodLoss of LogSoftmax(scores) along axis 1; log_prob is that "
                  "LogSoftmax",
-      .accumulator = Accumulator::Wide,
-      .onnx_since = 12});
+      .accumulator = Accumulator::Wide});
   t.push_back(OpSchema{
       .kind = K::NegativeLogLikelihoodLoss,
       .name = "NegativeLogLikelihoodLoss",
@@ -69,8 +68,7 @@ void add_loss_schemas(std::vector<OpSchema>& t) {
       .infer = loss,
       .summary = "-input[n, target, d...] * weight[target]; 0 where target is ignore_index (an "
                  "empty or one-label list); reduction none, sum, or mean = sum / sum of weights",
-      .accumulator = Accumulator::Wide,
-      .onnx_since = 12});
+      .accumulator = Accumulator::Wide});
 }
 
 }  // namespace volta::op_table

@@ -69,8 +69,7 @@ void add_normalization_schemas(std::vector<OpSchema>& t) {
                .attrs = {axis_attr(-1), {"epsilon", AttrType::Float, AttrValue{1e-5}, 0.0, kInf}},
                .infer = shape_fn::layer_normalization,
                .summary = "normalize over axes [axis, rank), then * Scale + B",
-               .accumulator = Accumulator::InputType,
-               .onnx_since = 17});
+               .accumulator = Accumulator::InputType});
   t.push_back(OpSchema{
       .kind = K::BatchNormalization,
       .name = "BatchNormalization",
@@ -85,8 +84,7 @@ void add_normalization_schemas(std::vector<OpSchema>& t) {
       .attrs = {epsilon},
       .infer = per_channel_normalization,
       .summary = "inference: (X - input_mean) / sqrt(input_var + epsilon) * scale + B, per "
-                 "channel of axis 1",
-      .onnx_since = 1});
+                 "channel of axis 1"});
   t.push_back(OpSchema{.kind = K::InstanceNormalization,
                        .name = "InstanceNormalization",
                        .family = F::Normalization,
@@ -97,8 +95,7 @@ void add_normalization_schemas(std::vector<OpSchema>& t) {
                        .infer = per_channel_normalization,
                        .summary = "normalize each [n, c] plane over axes 2.. by its mean and "
                                   "biased variance (+ epsilon), then * scale[c] + B[c]",
-                       .accumulator = Accumulator::InputType,
-                       .onnx_since = 1});
+                       .accumulator = Accumulator::InputType});
   t.push_back(OpSchema{
       .kind = K::MeanVarianceNormalization,
       .name = "MeanVarianceNormalization",
@@ -111,8 +108,7 @@ void add_normalization_schemas(std::vector<OpSchema>& t) {
       .infer = mean_variance_normalization,
       .summary = "(X - mean) / (sqrt(biased variance) + epsilon) over axes (ONNX adds 1e-9, the "
                  "default)",
-      .accumulator = Accumulator::Wide,
-      .onnx_since = 9});
+      .accumulator = Accumulator::Wide});
   t.push_back(OpSchema{.kind = K::LRN,
                        .name = "LRN",
                        .family = F::Normalization,
@@ -126,8 +122,7 @@ void add_normalization_schemas(std::vector<OpSchema>& t) {
                        .infer = lrn,
                        .summary = "X / (bias + alpha / size * sum of X^2 over channels "
                                   "[c - floor((size-1)/2), c + ceil((size-1)/2)])^beta",
-                       .accumulator = Accumulator::InputType,
-                       .onnx_since = 1});
+                       .accumulator = Accumulator::InputType});
   t.push_back(OpSchema{.kind = K::Hardmax,
                        .name = "Hardmax",
                        .family = F::Normalization,
@@ -140,8 +135,7 @@ void add_normalization_schemas(std::vector<OpSchema>& t) {
                                   "maximum), 0 elsewhere",
                        .differentiability = D::NotDifferentiable,
                        .nan_mode = NanMode::FirstNanWins,
-                       .tie_break = TieBreak::FirstIndex,
-                       .onnx_since = 1});
+                       .tie_break = TieBreak::FirstIndex});
 }
 
 }  // namespace volta::op_table

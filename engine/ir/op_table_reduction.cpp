@@ -38,8 +38,7 @@ void add_reduction_schemas(std::vector<OpSchema>& t) {
                .attrs = {required("axis", AttrType::Int), flag("exclusive", 0), flag("reverse", 0)},
                .infer = shape_fn::cumsum,
                .summary = "running sum along axis (sequential, in index order)",
-               .accumulator = Accumulator::Wide,
-               .onnx_since = 11});
+               .accumulator = Accumulator::Wide});
 }
 
 }  // namespace volta::op_table

@@ -177,8 +177,7 @@ void add_resampling_schemas(std::vector<OpSchema>& t) {
       .infer = resize_shape,
       .summary = "resample to sizes by nearest, N-linear or N-cubic interpolation; scales "
                  "(default sizes / input) drive the coordinate transform",
-      .accumulator = Accumulator::InputType,
-      .onnx_since = 10});
+      .accumulator = Accumulator::InputType});
   t.push_back(OpSchema{
       .kind = OpKind::GridSample,
       .name = "GridSample",
@@ -193,8 +192,7 @@ void add_resampling_schemas(std::vector<OpSchema>& t) {
       .summary = "sample X [N, C, H, W] at the points grid [N, Ho, Wo, 2] gives, normalized to "
                  "[-1, 1], by nearest, bilinear or bicubic interpolation; points outside read "
                  "zeros, the border or a reflection",
-      .accumulator = Accumulator::InputType,
-      .onnx_since = 16});
+      .accumulator = Accumulator::InputType});
 }
 
 }  // namespace volta::op_table

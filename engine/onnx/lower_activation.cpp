@@ -63,25 +63,21 @@ void lower_prelu(LoweringContext& ctx) {
 }  // namespace
 
 void register_activation_lowerings(LoweringTable& table) {
-  const auto add = [&table](std::string_view onnx_op, OpKind family_of, int min_version,
-                            LowerFn fn) {
-    table.add({onnx_op, op_schema(family_of).family, min_version, fn});
-  };
-  add("Erf", K::Erf, 9, &lower_unary<K::Erf>);
-  add("Tanh", K::Tanh, 1, &lower_unary<K::Tanh>);
-  add("Sigmoid", K::Sigmoid, 1, &lower_unary<K::Sigmoid>);
-  add("Relu", K::Relu, 1, &lower_unary<K::Relu>);
-  add("LeakyRelu", K::LeakyRelu, 1, &lower_leaky_relu);
-  add("Elu", K::Elu, 1, &lower_elu);
-  add("Selu", K::Selu, 1, &lower_selu);
-  add("Celu", K::Celu, 12, &lower_celu);
-  add("HardSigmoid", K::HardSigmoid, 1, &lower_hard_sigmoid);
-  add("HardSwish", K::HardSwish, 14, &lower_unary<K::HardSwish>);
-  add("Softplus", K::Softplus, 1, &lower_unary<K::Softplus>);
-  add("Softsign", K::Softsign, 1, &lower_unary<K::Softsign>);
-  add("PRelu", K::PRelu, 1, &lower_prelu);
-  add("ThresholdedRelu", K::ThresholdedRelu, 10, &lower_thresholded_relu);
-  add("Shrink", K::Shrink, 9, &lower_shrink);
+  table.add("Erf", K::Erf, 9, &lower_unary<K::Erf>);
+  table.add("Tanh", K::Tanh, 1, &lower_unary<K::Tanh>);
+  table.add("Sigmoid", K::Sigmoid, 1, &lower_unary<K::Sigmoid>);
+  table.add("Relu", K::Relu, 1, &lower_unary<K::Relu>);
+  table.add("LeakyRelu", K::LeakyRelu, 1, &lower_leaky_relu);
+  table.add("Elu", K::Elu, 1, &lower_elu);
+  table.add("Selu", K::Selu, 1, &lower_selu);
+  table.add("Celu", K::Celu, 12, &lower_celu);
+  table.add("HardSigmoid", K::HardSigmoid, 1, &lower_hard_sigmoid);
+  table.add("HardSwish", K::HardSwish, 14, &lower_unary<K::HardSwish>);
+  table.add("Softplus", K::Softplus, 1, &lower_unary<K::Softplus>);
+  table.add("Softsign", K::Softsign, 1, &lower_unary<K::Softsign>);
+  table.add("PRelu", K::PRelu, 1, &lower_prelu);
+  table.add("ThresholdedRelu", K::ThresholdedRelu, 10, &lower_thresholded_relu);
+  table.add("Shrink", K::Shrink, 9, &lower_shrink);
 }
 
 }  // namespace volta::onnx

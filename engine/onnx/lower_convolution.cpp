@@ -96,9 +96,8 @@ void lower_conv_transpose(LoweringContext& ctx) {
 }  // namespace
 
 void register_convolution_lowerings(LoweringTable& table) {
-  using F = OpFamily;
-  table.add({"Conv", F::Convolution, 1, &lower_conv});
-  table.add({"ConvTranspose", F::Convolution, 1, &lower_conv_transpose});
+  table.add("Conv", OpKind::Conv, 1, &lower_conv);
+  table.add("ConvTranspose", OpKind::ConvTranspose, 1, &lower_conv_transpose);
 }
 
 }  // namespace volta::onnx

@@ -275,48 +275,44 @@ void lower_blackman(LoweringContext& ctx) { lower_window<3>(ctx, {0.42, 0.5, 0.0
 }  // namespace
 
 void register_elementwise_lowerings(LoweringTable& table) {
-  const auto add = [&table](std::string_view onnx_op, OpKind family_of, int min_version,
-                            LowerFn fn) {
-    table.add({onnx_op, op_schema(family_of).family, min_version, fn});
-  };
-  add("Add", K::Add, 1, &lower_binary<K::Add>);
-  add("Sub", K::Sub, 1, &lower_binary<K::Sub>);
-  add("Mul", K::Mul, 1, &lower_binary<K::Mul>);
-  add("Div", K::Div, 1, &lower_binary<K::Div>);
-  add("Pow", K::Pow, 1, &lower_pow);
-  add("Mod", K::Mod, 10, &lower_mod);
-  add("Neg", K::Neg, 1, &lower_unary<K::Neg>);
-  add("Abs", K::Abs, 1, &lower_unary<K::Abs>);
-  add("Sqrt", K::Sqrt, 1, &lower_unary<K::Sqrt>);
-  add("Reciprocal", K::Reciprocal, 1, &lower_unary<K::Reciprocal>);
-  add("Exp", K::Exp, 1, &lower_unary<K::Exp>);
-  add("Log", K::Log, 1, &lower_unary<K::Log>);
-  add("Floor", K::Floor, 1, &lower_unary<K::Floor>);
-  add("Ceil", K::Ceil, 1, &lower_unary<K::Ceil>);
-  add("Round", K::Round, 11, &lower_unary<K::Round>);
-  add("Sign", K::Sign, 9, &lower_unary<K::Sign>);
-  add("Sin", K::Sin, 7, &lower_unary<K::Sin>);
-  add("Cos", K::Cos, 7, &lower_unary<K::Cos>);
-  add("Tan", K::Tan, 7, &lower_unary<K::Tan>);
-  add("Asin", K::Asin, 7, &lower_unary<K::Asin>);
-  add("Acos", K::Acos, 7, &lower_unary<K::Acos>);
-  add("Atan", K::Atan, 7, &lower_unary<K::Atan>);
-  add("Sinh", K::Sinh, 9, &lower_unary<K::Sinh>);
-  add("Cosh", K::Cosh, 9, &lower_unary<K::Cosh>);
-  add("Asinh", K::Asinh, 9, &lower_unary<K::Asinh>);
-  add("Acosh", K::Acosh, 9, &lower_unary<K::Acosh>);
-  add("Atanh", K::Atanh, 9, &lower_unary<K::Atanh>);
-  add("Min", K::Min, 1, &lower_extremum<K::Min>);
-  add("Max", K::Max, 1, &lower_extremum<K::Max>);
-  add("Sum", K::Add, 1, &lower_sum);
-  add("Mean", K::Add, 1, &lower_mean);
-  add("Cast", K::Cast, 1, &lower_cast);
-  add("CastLike", K::Cast, 15, &lower_cast_like);
-  add("Clip", K::Clip, 1, &lower_clip);
-  add("Where", K::Where, 9, &lower_where);
-  table.add({"HannWindow", OpFamily::Elementwise, 17, &lower_hann});
-  table.add({"HammingWindow", OpFamily::Elementwise, 17, &lower_hamming});
-  table.add({"BlackmanWindow", OpFamily::Elementwise, 17, &lower_blackman});
+  table.add("Add", K::Add, 1, &lower_binary<K::Add>);
+  table.add("Sub", K::Sub, 1, &lower_binary<K::Sub>);
+  table.add("Mul", K::Mul, 1, &lower_binary<K::Mul>);
+  table.add("Div", K::Div, 1, &lower_binary<K::Div>);
+  table.add("Pow", K::Pow, 1, &lower_pow);
+  table.add("Mod", K::Mod, 10, &lower_mod);
+  table.add("Neg", K::Neg, 1, &lower_unary<K::Neg>);
+  table.add("Abs", K::Abs, 1, &lower_unary<K::Abs>);
+  table.add("Sqrt", K::Sqrt, 1, &lower_unary<K::Sqrt>);
+  table.add("Reciprocal", K::Reciprocal, 1, &lower_unary<K::Reciprocal>);
+  table.add("Exp", K::Exp, 1, &lower_unary<K::Exp>);
+  table.add("Log", K::Log, 1, &lower_unary<K::Log>);
+  table.add("Floor", K::Floor, 1, &lower_unary<K::Floor>);
+  table.add("Ceil", K::Ceil, 1, &lower_unary<K::Ceil>);
+  table.add("Round", K::Round, 11, &lower_unary<K::Round>);
+  table.add("Sign", K::Sign, 9, &lower_unary<K::Sign>);
+  table.add("Sin", K::Sin, 7, &lower_unary<K::Sin>);
+  table.add("Cos", K::Cos, 7, &lower_unary<K::Cos>);
+  table.add("Tan", K::Tan, 7, &lower_unary<K::Tan>);
+  table.add("Asin", K::Asin, 7, &lower_unary<K::Asin>);
+  table.add("Acos", K::Acos, 7, &lower_unary<K::Acos>);
+  table.add("Atan", K::Atan, 7, &lower_unary<K::Atan>);
+  table.add("Sinh", K::Sinh, 9, &lower_unary<K::Sinh>);
+  table.add("Cosh", K::Cosh, 9, &lower_unary<K::Cosh>);
+  table.add("Asinh", K::Asinh, 9, &lower_unary<K::Asinh>);
+  table.add("Acosh", K::Acosh, 9, &lower_unary<K::Acosh>);
+  table.add("Atanh", K::Atanh, 9, &lower_unary<K::Atanh>);
+  table.add("Min", K::Min, 1, &lower_extremum<K::Min>);
+  table.add("Max", K::Max, 1, &lower_extremum<K::Max>);
+  table.add_composite("Sum", OpFamily::Elementwise, 1, &lower_sum);
+  table.add_composite("Mean", OpFamily::Elementwise, 1, &lower_mean);
+  table.add("Cast", K::Cast, 1, &lower_cast);
+  table.add("CastLike", K::Cast, 15, &lower_cast_like);
+  table.add("Clip", K::Clip, 1, &lower_clip);
+  table.add("Where", K::Where, 9, &lower_where);
+  table.add_composite("HannWindow", OpFamily::Elementwise, 17, &lower_hann);
+  table.add_composite("HammingWindow", OpFamily::Elementwise, 17, &lower_hamming);
+  table.add_composite("BlackmanWindow", OpFamily::Elementwise, 17, &lower_blackman);
 }
 
 }  // namespace volta::onnx

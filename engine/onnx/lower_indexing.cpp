@@ -147,17 +147,16 @@ void lower_compress(LoweringContext& ctx) {
 }  // namespace
 
 void register_indexing_lowerings(LoweringTable& table) {
-  using F = OpFamily;
-  table.add({"GatherElements", F::Indexing, 11, &lower_gather_elements});
-  table.add({"GatherND", F::Indexing, 11, &lower_gather_nd});
-  table.add({"ScatterElements", F::Indexing, 11, &lower_scatter_elements});
-  table.add({"Scatter", F::Indexing, 9, &lower_scatter_elements});
-  table.add({"ScatterND", F::Indexing, 11, &lower_scatter_nd});
-  table.add({"TopK", F::Indexing, 1, &lower_top_k});
-  table.add({"OneHot", F::Indexing, 9, &lower_one_hot});
-  table.add({"Trilu", F::Indexing, 14, &lower_trilu});
-  table.add({"NonZero", F::Indexing, 9, &lower_nonzero});
-  table.add({"Compress", F::Indexing, 9, &lower_compress});
+  table.add("GatherElements", OpKind::GatherElements, 11, &lower_gather_elements);
+  table.add("GatherND", OpKind::GatherND, 11, &lower_gather_nd);
+  table.add("ScatterElements", OpKind::ScatterElements, 11, &lower_scatter_elements);
+  table.add("Scatter", OpKind::ScatterElements, 9, &lower_scatter_elements);
+  table.add("ScatterND", OpKind::ScatterND, 11, &lower_scatter_nd);
+  table.add("TopK", OpKind::TopK, 1, &lower_top_k);
+  table.add("OneHot", OpKind::OneHot, 9, &lower_one_hot);
+  table.add("Trilu", OpKind::Trilu, 14, &lower_trilu);
+  table.add_composite("NonZero", OpFamily::Indexing, 9, &lower_nonzero);
+  table.add_composite("Compress", OpFamily::Indexing, 9, &lower_compress);
 }
 
 }  // namespace volta::onnx

@@ -46,11 +46,10 @@ void lower_det(LoweringContext& ctx) {
 }  // namespace
 
 void register_linalg_lowerings(LoweringTable& table) {
-  using F = OpFamily;
-  table.add({"MatMul", F::Linalg, 1, &lower_matmul});
-  table.add({"Gemm", F::Linalg, 1, &lower_gemm});
-  table.add({"Einsum", F::Linalg, 12, &lower_einsum});
-  table.add({"Det", F::Linalg, 11, &lower_det});
+  table.add("MatMul", OpKind::MatMul, 1, &lower_matmul);
+  table.add("Gemm", OpKind::Gemm, 1, &lower_gemm);
+  table.add("Einsum", OpKind::Einsum, 12, &lower_einsum);
+  table.add("Det", OpKind::Det, 11, &lower_det);
 }
 
 }  // namespace volta::onnx

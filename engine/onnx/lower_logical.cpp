@@ -23,21 +23,17 @@ void lower_is_inf(LoweringContext& ctx) {
 }  // namespace
 
 void register_logical_lowerings(LoweringTable& table) {
-  const auto add = [&table](std::string_view onnx_op, OpKind family_of, int min_version,
-                            LowerFn fn) {
-    table.add({onnx_op, op_schema(family_of).family, min_version, fn});
-  };
-  add("Equal", K::Equal, 1, &lower_binary<K::Equal>);
-  add("Less", K::Less, 1, &lower_binary<K::Less>);
-  add("Greater", K::Greater, 1, &lower_binary<K::Greater>);
-  add("LessOrEqual", K::LessOrEqual, 12, &lower_binary<K::LessOrEqual>);
-  add("GreaterOrEqual", K::GreaterOrEqual, 12, &lower_binary<K::GreaterOrEqual>);
-  add("And", K::And, 1, &lower_binary<K::And>);
-  add("Or", K::Or, 1, &lower_binary<K::Or>);
-  add("Xor", K::Xor, 1, &lower_binary<K::Xor>);
-  add("Not", K::Not, 1, &lower_unary<K::Not>);
-  add("IsNaN", K::IsNaN, 9, &lower_unary<K::IsNaN>);
-  add("IsInf", K::IsInf, 10, &lower_is_inf);
+  table.add("Equal", K::Equal, 1, &lower_binary<K::Equal>);
+  table.add("Less", K::Less, 1, &lower_binary<K::Less>);
+  table.add("Greater", K::Greater, 1, &lower_binary<K::Greater>);
+  table.add("LessOrEqual", K::LessOrEqual, 12, &lower_binary<K::LessOrEqual>);
+  table.add("GreaterOrEqual", K::GreaterOrEqual, 12, &lower_binary<K::GreaterOrEqual>);
+  table.add("And", K::And, 1, &lower_binary<K::And>);
+  table.add("Or", K::Or, 1, &lower_binary<K::Or>);
+  table.add("Xor", K::Xor, 1, &lower_binary<K::Xor>);
+  table.add("Not", K::Not, 1, &lower_unary<K::Not>);
+  table.add("IsNaN", K::IsNaN, 9, &lower_unary<K::IsNaN>);
+  table.add("IsInf", K::IsInf, 10, &lower_is_inf);
 }
 
 }  // namespace volta::onnx

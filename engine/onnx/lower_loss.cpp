@@ -27,10 +27,10 @@ void lower_loss(LoweringContext& ctx) {
 }  // namespace
 
 void register_loss_lowerings(LoweringTable& table) {
-  using F = OpFamily;
-  table.add({"SoftmaxCrossEntropyLoss", F::Loss, 12, &lower_loss<OpKind::SoftmaxCrossEntropyLoss>});
-  table.add(
-      {"NegativeLogLikelihoodLoss", F::Loss, 12, &lower_loss<OpKind::NegativeLogLikelihoodLoss>});
+  table.add("SoftmaxCrossEntropyLoss", OpKind::SoftmaxCrossEntropyLoss, 12,
+            &lower_loss<OpKind::SoftmaxCrossEntropyLoss>);
+  table.add("NegativeLogLikelihoodLoss", OpKind::NegativeLogLikelihoodLoss, 12,
+            &lower_loss<OpKind::NegativeLogLikelihoodLoss>);
 }
 
 }  // namespace volta::onnx

@@ -336,30 +336,29 @@ void lower_reverse_sequence(LoweringContext& ctx) {
 }  // namespace
 
 void register_movement_lowerings(LoweringTable& table) {
-  using F = OpFamily;
-  table.add({"Identity", F::Movement, 1, &lower_identity});
-  table.add({"Constant", F::Movement, 1, &lower_constant});
-  table.add({"Shape", F::Movement, 1, &lower_shape});
-  table.add({"Size", F::Movement, 1, &lower_size});
-  table.add({"ConstantOfShape", F::Movement, 9, &lower_constant_of_shape});
-  table.add({"Range", F::Movement, 11, &lower_range});
-  table.add({"EyeLike", F::Movement, 9, &lower_eye_like});
-  table.add({"Reshape", F::Movement, 1, &lower_reshape});
-  table.add({"Transpose", F::Movement, 1, &lower_transpose});
-  table.add({"Concat", F::Movement, 1, &lower_concat});
-  table.add({"Split", F::Movement, 1, &lower_split});
-  table.add({"Slice", F::Movement, 1, &lower_slice});
-  table.add({"Gather", F::Movement, 1, &lower_gather});
-  table.add({"Expand", F::Movement, 8, &lower_expand});
-  table.add({"Squeeze", F::Movement, 1, &lower_squeeze});
-  table.add({"Unsqueeze", F::Movement, 1, &lower_unsqueeze});
-  table.add({"Flatten", F::Movement, 1, &lower_flatten});
-  table.add({"Dropout", F::Movement, 1, &lower_dropout});
-  table.add({"Tile", F::Movement, 1, &lower_tile});
-  table.add({"Pad", F::Movement, 1, &lower_pad});
-  table.add({"DepthToSpace", F::Movement, 1, &lower_depth_to_space});
-  table.add({"SpaceToDepth", F::Movement, 1, &lower_space_to_depth});
-  table.add({"ReverseSequence", F::Movement, 10, &lower_reverse_sequence});
+  table.add("Identity", OpKind::Identity, 1, &lower_identity);
+  table.add("Constant", OpKind::Constant, 1, &lower_constant);
+  table.add_composite("Shape", OpFamily::Movement, 1, &lower_shape);
+  table.add_composite("Size", OpFamily::Movement, 1, &lower_size);
+  table.add_composite("ConstantOfShape", OpFamily::Movement, 9, &lower_constant_of_shape);
+  table.add_composite("Range", OpFamily::Movement, 11, &lower_range);
+  table.add_composite("EyeLike", OpFamily::Movement, 9, &lower_eye_like);
+  table.add("Reshape", OpKind::Reshape, 1, &lower_reshape);
+  table.add("Transpose", OpKind::Transpose, 1, &lower_transpose);
+  table.add("Concat", OpKind::Concat, 1, &lower_concat);
+  table.add("Split", OpKind::Split, 1, &lower_split);
+  table.add("Slice", OpKind::Slice, 1, &lower_slice);
+  table.add("Gather", OpKind::Gather, 1, &lower_gather);
+  table.add("Expand", OpKind::Expand, 8, &lower_expand);
+  table.add("Squeeze", OpKind::Squeeze, 1, &lower_squeeze);
+  table.add("Unsqueeze", OpKind::Unsqueeze, 1, &lower_unsqueeze);
+  table.add("Flatten", OpKind::Flatten, 1, &lower_flatten);
+  table.add_composite("Dropout", OpFamily::Movement, 1, &lower_dropout);
+  table.add("Tile", OpKind::Tile, 1, &lower_tile);
+  table.add("Pad", OpKind::Pad, 1, &lower_pad);
+  table.add("DepthToSpace", OpKind::DepthToSpace, 1, &lower_depth_to_space);
+  table.add("SpaceToDepth", OpKind::SpaceToDepth, 1, &lower_space_to_depth);
+  table.add("ReverseSequence", OpKind::ReverseSequence, 10, &lower_reverse_sequence);
 }
 
 }  // namespace volta::onnx

@@ -173,15 +173,16 @@ void lower_lrn(LoweringContext& ctx) {
 }  // namespace
 
 void register_normalization_lowerings(LoweringTable& table) {
-  using F = OpFamily;
-  table.add({"Softmax", F::Normalization, 1, &lower_softmax_like<OpKind::Softmax>});
-  table.add({"LogSoftmax", F::Normalization, 1, &lower_softmax_like<OpKind::LogSoftmax>});
-  table.add({"Hardmax", F::Normalization, 1, &lower_softmax_like<OpKind::Hardmax>});
-  table.add({"LayerNormalization", F::Normalization, 17, &lower_layer_normalization});
-  table.add({"BatchNormalization", F::Normalization, 1, &lower_batch_normalization});
-  table.add({"InstanceNormalization", F::Normalization, 1, &lower_instance_normalization});
-  table.add({"MeanVarianceNormalization", F::Normalization, 9, &lower_mean_variance_normalization});
-  table.add({"LRN", F::Normalization, 1, &lower_lrn});
+  table.add("Softmax", OpKind::Softmax, 1, &lower_softmax_like<OpKind::Softmax>);
+  table.add("LogSoftmax", OpKind::LogSoftmax, 1, &lower_softmax_like<OpKind::LogSoftmax>);
+  table.add("Hardmax", OpKind::Hardmax, 1, &lower_softmax_like<OpKind::Hardmax>);
+  table.add("LayerNormalization", OpKind::LayerNormalization, 17, &lower_layer_normalization);
+  table.add("BatchNormalization", OpKind::BatchNormalization, 1, &lower_batch_normalization);
+  table.add("InstanceNormalization", OpKind::InstanceNormalization, 1,
+            &lower_instance_normalization);
+  table.add("MeanVarianceNormalization", OpKind::MeanVarianceNormalization, 9,
+            &lower_mean_variance_normalization);
+  table.add("LRN", OpKind::LRN, 1, &lower_lrn);
 }
 
 }  // namespace volta::onnx

@@ -91,13 +91,13 @@ void lower_global_pool(LoweringContext& ctx) {
 }  // namespace
 
 void register_pooling_lowerings(LoweringTable& table) {
-  using F = OpFamily;
-  table.add({"MaxPool", F::Pooling, 1, &lower_max_pool});
-  table.add({"AveragePool", F::Pooling, 1, &lower_average_pool});
-  table.add({"LpPool", F::Pooling, 1, &lower_lp_pool});
-  table.add({"GlobalAveragePool", F::Pooling, 1, &lower_global_pool<OpKind::GlobalAveragePool>});
-  table.add({"GlobalMaxPool", F::Pooling, 1, &lower_global_pool<OpKind::GlobalMaxPool>});
-  table.add({"GlobalLpPool", F::Pooling, 1, &lower_global_pool<OpKind::GlobalLpPool>});
+  table.add("MaxPool", OpKind::MaxPool, 1, &lower_max_pool);
+  table.add("AveragePool", OpKind::AveragePool, 1, &lower_average_pool);
+  table.add("LpPool", OpKind::LpPool, 1, &lower_lp_pool);
+  table.add("GlobalAveragePool", OpKind::GlobalAveragePool, 1,
+            &lower_global_pool<OpKind::GlobalAveragePool>);
+  table.add("GlobalMaxPool", OpKind::GlobalMaxPool, 1, &lower_global_pool<OpKind::GlobalMaxPool>);
+  table.add("GlobalLpPool", OpKind::GlobalLpPool, 1, &lower_global_pool<OpKind::GlobalLpPool>);
 }
 
 }  // namespace volta::onnx

@@ -74,21 +74,20 @@ void lower_cumsum(LoweringContext& ctx) {
 }  // namespace
 
 void register_reduction_lowerings(LoweringTable& table) {
-  using F = OpFamily;
   using K = OpKind;
-  table.add({"ReduceSum", F::Reduction, 1, &lower_reduce_sum});
-  table.add({"ReduceMean", F::Reduction, 1, &lower_reduce<K::ReduceMean>});
-  table.add({"ReduceMax", F::Reduction, 1, &lower_reduce<K::ReduceMax>});
-  table.add({"ReduceMin", F::Reduction, 1, &lower_reduce<K::ReduceMin>});
-  table.add({"ReduceProd", F::Reduction, 1, &lower_reduce<K::ReduceProd>});
-  table.add({"ReduceSumSquare", F::Reduction, 1, &lower_reduce<K::ReduceSumSquare>});
-  table.add({"ReduceL1", F::Reduction, 1, &lower_reduce<K::ReduceL1>});
-  table.add({"ReduceL2", F::Reduction, 1, &lower_reduce<K::ReduceL2>});
-  table.add({"ReduceLogSumExp", F::Reduction, 1, &lower_reduce<K::ReduceLogSumExp>});
-  table.add({"ReduceLogSum", F::Reduction, 1, &lower_reduce_log_sum});
-  table.add({"ArgMax", F::Reduction, 1, &lower_arg_reduce<K::ArgMax>});
-  table.add({"ArgMin", F::Reduction, 1, &lower_arg_reduce<K::ArgMin>});
-  table.add({"CumSum", F::Reduction, 11, &lower_cumsum});
+  table.add("ReduceSum", OpKind::ReduceSum, 1, &lower_reduce_sum);
+  table.add("ReduceMean", OpKind::ReduceMean, 1, &lower_reduce<K::ReduceMean>);
+  table.add("ReduceMax", OpKind::ReduceMax, 1, &lower_reduce<K::ReduceMax>);
+  table.add("ReduceMin", OpKind::ReduceMin, 1, &lower_reduce<K::ReduceMin>);
+  table.add("ReduceProd", OpKind::ReduceProd, 1, &lower_reduce<K::ReduceProd>);
+  table.add("ReduceSumSquare", OpKind::ReduceSumSquare, 1, &lower_reduce<K::ReduceSumSquare>);
+  table.add("ReduceL1", OpKind::ReduceL1, 1, &lower_reduce<K::ReduceL1>);
+  table.add("ReduceL2", OpKind::ReduceL2, 1, &lower_reduce<K::ReduceL2>);
+  table.add("ReduceLogSumExp", OpKind::ReduceLogSumExp, 1, &lower_reduce<K::ReduceLogSumExp>);
+  table.add_composite("ReduceLogSum", OpFamily::Reduction, 1, &lower_reduce_log_sum);
+  table.add("ArgMax", OpKind::ArgMax, 1, &lower_arg_reduce<K::ArgMax>);
+  table.add("ArgMin", OpKind::ArgMin, 1, &lower_arg_reduce<K::ArgMin>);
+  table.add("CumSum", OpKind::CumSum, 11, &lower_cumsum);
 }
 
 }  // namespace volta::onnx

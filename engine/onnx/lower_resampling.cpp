@@ -204,10 +204,9 @@ void lower_grid_sample(LoweringContext& ctx) {
 }  // namespace
 
 void register_resampling_lowerings(LoweringTable& table) {
-  using F = OpFamily;
-  table.add({"Resize", F::Resampling, 10, &lower_resize});
-  table.add({"Upsample", F::Resampling, 7, &lower_upsample});
-  table.add({"GridSample", F::Resampling, 16, &lower_grid_sample});
+  table.add("Resize", OpKind::Resize, 10, &lower_resize);
+  table.add("Upsample", OpKind::Resize, 7, &lower_upsample);
+  table.add("GridSample", OpKind::GridSample, 16, &lower_grid_sample);
 }
 
 }  // namespace volta::onnx

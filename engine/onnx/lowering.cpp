@@ -121,6 +121,15 @@ DType attr_dtype(const LoweringContext& ctx, int64_t elem_type, std::string_view
                   "; supported: FLOAT, DOUBLE, INT64, INT32, BOOL");
 }
 
+void LoweringTable::add(std::string_view op_type, OpKind onto, int min_version, LowerFn lower) {
+  add(Lowering{op_type, op_schema(onto).family, min_version, lower, onto});
+}
+
+void LoweringTable::add_composite(std::string_view op_type, OpFamily family, int min_version,
+                                  LowerFn lower) {
+  add(Lowering{op_type, family, min_version, lower, std::nullopt});
+}
+
 void LoweringTable::add(Lowering lowering) {
   if (!table_.emplace(std::string(lowering.op_type), lowering).second) {
     throw std::logic_error("ONNX lowering for " + std::string(lowering.op_type) +

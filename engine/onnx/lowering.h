@@ -112,15 +112,25 @@ DType attr_dtype(const LoweringContext& ctx, int64_t elem_type, std::string_view
 
 using LowerFn = void (*)(LoweringContext& ctx);
 
+// One ONNX op type and how it lowers. The registry of these is the one source of Volta's ONNX
+// mapping: the op table declares none (OpSchema::no_onnx_lowering only says why no ONNX op
+// lowers onto an op), and onnx_lowering_test checks every op of the table against it.
 struct Lowering {
   std::string_view op_type;  // default domain ("ai.onnx") op
-  OpFamily family;           // the family its tests are reported under
+  OpFamily family;           // the family its tests are reported under: onto's when it has one
   int min_version;           // the oldest schema version handled; older ones are unsupported
   LowerFn lower;
+  std::optional<OpKind> onto;  // the internal op it is; nullopt: it becomes constants (Shape,
+                               // Range) or a composition of other ops (Sum, RNN, ReduceLogSum)
 };
 
 class LoweringTable {
  public:
+  // An ONNX op lowered onto internal op `onto`: that op with the ONNX versions' attribute and
+  // input forms resolved, perhaps with helper nodes around it (or none, as Identity).
+  void add(std::string_view op_type, OpKind onto, int min_version, LowerFn lower);
+  // An ONNX op that becomes constants or a composition of internal ops, reported under `family`.
+  void add_composite(std::string_view op_type, OpFamily family, int min_version, LowerFn lower);
   void add(Lowering lowering);  // throws std::logic_error on a duplicate op_type
   const Lowering* find(std::string_view op_type) const;
   const std::map<std::string, Lowering, std::less<>>& all() const { return table_; }

@@ -72,9 +72,6 @@ BOOST_AUTO_TEST_CASE(every_op_has_inference_policy_and_docs) {
   for (const OpSchema& s : all_op_schemas()) {
     BOOST_TEST_CONTEXT(s.name) {
       BOOST_TEST(s.infer != nullptr);
-      // Internal ops (made by passes) have no ONNX op; every other op lowers from one.
-      BOOST_TEST(s.onnx_name.empty() == s.internal);
-      BOOST_TEST((s.internal ? s.onnx_since == 0 : s.onnx_since >= 1));
       BOOST_TEST(!s.summary.empty());
       // Aliasing hands an output input 0's buffer: needs exactly one output and an input.
       if (s.aliasing != Aliasing::None) {

@@ -7,8 +7,10 @@
 
 namespace volta {
 
-// The one list of ops. Each is described once in engine/ir/op_table.cpp; every table
-// indexed by OpKind (kernels, reference, docs) is sized by kOpCount and checked against it.
+// The one list of ops. Each is described once, in the op table file of its family
+// (engine/ir/op_table_<family>.cpp); every table indexed by OpKind (kernels, reference, docs) is
+// sized by kOpCount and checked against it. The list's order is the OpKind order; the comments
+// name each run's families.
 // clang-format off
 #define VOLTA_OP_LIST(X)                                                                      \
   /* elementwise */ X(Add) X(Sub) X(Mul) X(Div) X(Pow) X(Neg) X(Abs) X(Sqrt) X(Reciprocal)    \
@@ -24,26 +26,26 @@ namespace volta {
                     X(ArgMin) X(CumSum)                                                       \
   /* movement    */ X(Reshape) X(Transpose) X(Concat) X(Split) X(Slice) X(Gather) X(Expand)    \
                     X(Squeeze) X(Unsqueeze) X(Flatten) X(Identity) X(Constant)                 \
-  /* math, activations and logic added for ONNX import (engine/ir/op_table_elementwise.cpp) */\
+  /* elementwise, activation and logical, added for ONNX import */                          \
                     X(Sin) X(Cos) X(Tan) X(Asin) X(Acos) X(Atan) X(Sinh) X(Cosh) X(Asinh)      \
                     X(Acosh) X(Atanh) X(Floor) X(Ceil) X(Round) X(Sign) X(Mod) X(Elu) X(Selu)  \
                     X(Celu) X(HardSigmoid) X(HardSwish) X(Softplus) X(Softsign) X(PRelu)       \
                     X(ThresholdedRelu) X(Shrink) X(IsNaN) X(IsInf) X(Xor) X(LessOrEqual)      \
                     X(GreaterOrEqual)                                                         \
-  /* convolution and pooling (engine/ir/op_table_convolution.cpp) */                         \
+  /* convolution and pooling */                                                             \
                     X(Conv) X(ConvTranspose) X(MaxPool) X(AveragePool) X(LpPool)              \
                     X(GlobalAveragePool) X(GlobalMaxPool) X(GlobalLpPool)                     \
-  /* normalization, softmax family, losses, Einsum (engine/ir/op_table_normalization.cpp) */ \
+  /* normalization, loss, and Einsum (linalg) */                                            \
                     X(BatchNormalization) X(InstanceNormalization)                            \
                     X(MeanVarianceNormalization) X(LRN) X(Hardmax)                            \
                     X(SoftmaxCrossEntropyLoss) X(NegativeLogLikelihoodLoss) X(Einsum)         \
-  /* indexing and layout (engine/ir/op_table_indexing.cpp) */                                \
+  /* indexing, and the layout ops Tile ... ReverseSequence (movement) */                     \
                     X(GatherElements) X(GatherND) X(ScatterElements) X(ScatterND) X(TopK)     \
                     X(OneHot) X(Trilu) X(Tile) X(Pad) X(DepthToSpace) X(SpaceToDepth)         \
                     X(ReverseSequence)                                                        \
-  /* resampling and the rest (engine/ir/op_table_resampling.cpp) */                          \
+  /* resampling, and Det (linalg) */                                                        \
                     X(Resize) X(Det) X(GridSample)                                            \
-  /* internal: created by graph passes, never imported (engine/ir/op_table.cpp) */           \
+  /* linalg, internal: created by graph passes, never imported */                           \
                     X(FusedMatMul)
 // clang-format on
 

@@ -164,11 +164,12 @@ struct OpSchema {
   TieBreak tie_break = TieBreak::None;
   Accumulator accumulator = Accumulator::None;
   Aliasing aliasing = Aliasing::None;
-  std::string_view onnx_name = {};  // the ONNX op this lowers from (defaults to name)
-  int onnx_since = 1;               // the oldest ONNX opset version the importer maps onto it
-  // Created by graph passes only (e.g. FusedMatMul): no ONNX op lowers onto it, so it has no
-  // onnx_name and onnx_since is 0.
-  bool internal = false;
+  // The ONNX mapping is not declared here: the ONNX importer's lowering registry
+  // (engine/onnx/lowering.h) is its one source, naming for each ONNX op type the versions it
+  // lowers and the internal op it lowers onto. What the table does say is why no ONNX op lowers
+  // onto an op (created by graph passes only, or an ONNX op the ONNX library Volta builds
+  // against cannot express); empty when one does. onnx_lowering_test checks both ways.
+  std::string_view no_onnx_lowering = {};
 
   int min_inputs() const;
   int max_inputs() const;  // -1: unbounded (variadic)
