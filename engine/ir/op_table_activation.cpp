@@ -74,6 +74,7 @@ void add_activation_schemas(std::vector<OpSchema>& t) {
   prelu.inputs = {{"X", 'T'}, {"slope", 'T'}};
   prelu.outputs = {{"Y", 'T'}};
   prelu.infer = prelu_shape;
+  prelu.traits = {};  // the slope broadcasts to X only
   t.push_back(std::move(prelu));
   t.push_back(activation(K::ThresholdedRelu, "ThresholdedRelu",
                          "X if X > alpha else 0 (NaN stays NaN)", {float_attr("alpha", 1.0)}));

@@ -53,6 +53,12 @@ inline AttrSpec string_attr(std::string_view name, const char* def,
           std::nullopt, std::nullopt,     std::move(allowed)};
 }
 
+// `s` with traits beyond those its builder gives (Commutative, Idempotent).
+inline OpSchema with_traits(OpSchema s, std::initializer_list<OpTrait> traits) {
+  for (OpTrait trait : traits) s.traits = s.traits.with(trait);
+  return s;
+}
+
 // Elementwise op of one input whose output takes the input's type and buffer.
 inline OpSchema unary(OpKind kind, std::string_view name, OpFamily family, DTypeSet types,
                       InputDomain domain, std::string_view summary,
@@ -66,7 +72,8 @@ inline OpSchema unary(OpKind kind, std::string_view name, OpFamily family, DType
                   .attrs = std::move(attrs),
                   .infer = shape_fn::same_as_input0,
                   .summary = summary,
-                  .aliasing = Aliasing::InPlaceInput0};
+                  .aliasing = Aliasing::InPlaceInput0,
+                  .traits = {OpTrait::UnaryElementwise}};
 }
 
 // Elementwise op of two broadcasting inputs of one type.
@@ -80,19 +87,23 @@ inline OpSchema binary(OpKind kind, std::string_view name, DTypeSet types, Input
                   .type_params = {{'T', types}},
                   .infer = shape_fn::broadcast,
                   .summary = summary,
-                  .aliasing = Aliasing::InPlaceInput0};
+                  .aliasing = Aliasing::InPlaceInput0,
+                  .traits = {OpTrait::BroadcastingBinary}};
 }
 
-// Variadic broadcasting Min/Max.
+// Variadic broadcasting Min/Max: commutative and idempotent.
 inline OpSchema extremum(OpKind kind, std::string_view name, std::string_view summary) {
   OpSchema s = binary(kind, name, kNumericTypes, InputDomain::Any, summary);
   s.inputs = {{"data", 'T', false, true}};
   s.outputs = {{"result", 'T'}};
+  s.traits = {OpTrait::BroadcastingBinary, OpTrait::Commutative, OpTrait::Idempotent};
   return s;
 }
 
+// Comparisons and boolean logic: a bool per (broadcast) element.
 inline OpSchema logical(OpKind kind, std::string_view name, std::vector<InputSpec> inputs,
                         DTypeSet types, NanMode nan_mode, std::string_view summary) {
+  const bool binary_op = inputs.size() == 2;
   return OpSchema{.kind = kind,
                   .name = name,
                   .family = OpFamily::Logical,
@@ -102,7 +113,8 @@ inline OpSchema logical(OpKind kind, std::string_view name, std::vector<InputSpe
                   .infer = shape_fn::broadcast_to_bool,
                   .summary = summary,
                   .differentiability = D::NotDifferentiable,
-                  .nan_mode = nan_mode};
+                  .nan_mode = nan_mode,
+                  .traits = binary_op ? OpTraits{OpTrait::BroadcastingBinary} : OpTraits{}};
 }
 
 // Row-wise ops over one axis: Softmax, LogSoftmax.
@@ -116,7 +128,8 @@ inline OpSchema softmax_like(OpKind kind, std::string_view name, std::string_vie
                   .attrs = {axis_attr(-1)},
                   .infer = shape_fn::softmax,
                   .summary = summary,
-                  .accumulator = Accumulator::InputType};
+                  .accumulator = Accumulator::InputType,
+                  .traits = {OpTrait::AxisAttribute}};
 }
 
 inline OpSchema reduce(OpKind kind, std::string_view name, DTypeSet types, InputDomain domain,
@@ -131,7 +144,8 @@ inline OpSchema reduce(OpKind kind, std::string_view name, DTypeSet types, Input
       .attrs = {ints_attr("axes"), flag("keepdims", 1), flag("noop_with_empty_axes", 0)},
       .infer = shape_fn::reduce,
       .summary = summary,
-      .accumulator = Accumulator::InputType};
+      .accumulator = Accumulator::InputType,
+      .traits = {OpTrait::AxisAttribute}};
 }
 
 inline OpSchema arg_reduce(OpKind kind, std::string_view name, std::string_view summary) {
@@ -146,7 +160,8 @@ inline OpSchema arg_reduce(OpKind kind, std::string_view name, std::string_view 
                   .summary = summary,
                   .differentiability = D::NotDifferentiable,
                   .nan_mode = NanMode::FirstNanWins,
-                  .tie_break = TieBreak::FirstIndex};
+                  .tie_break = TieBreak::FirstIndex,
+                  .traits = {OpTrait::AxisAttribute}};
 }
 
 // Data movement: bytes are copied or rearranged, never computed on.

@@ -27,9 +27,11 @@ void add_elementwise_schemas(std::vector<OpSchema>& t) {
   using F = OpFamily;
   const InputDomain any = InputDomain::Any;
 
-  t.push_back(binary(K::Add, "Add", kNumericTypes, any, "A + B"));
+  t.push_back(
+      with_traits(binary(K::Add, "Add", kNumericTypes, any, "A + B"), {OpTrait::Commutative}));
   t.push_back(binary(K::Sub, "Sub", kNumericTypes, any, "A - B"));
-  t.push_back(binary(K::Mul, "Mul", kNumericTypes, any, "A * B"));
+  t.push_back(
+      with_traits(binary(K::Mul, "Mul", kNumericTypes, any, "A * B"), {OpTrait::Commutative}));
   t.push_back(binary(K::Div, "Div", kNumericTypes, InputDomain::NonZero,
                      "A / B (integers: truncation toward zero; division by zero is an error)"));
   OpSchema pow = binary(K::Pow, "Pow", kFloatTypes, any, "A ^ B");
@@ -97,7 +99,8 @@ void add_elementwise_schemas(std::vector<OpSchema>& t) {
                                   {"f32", "f64", "i64", "i32", "bool"}}},
                        .infer = shape_fn::cast,
                        .summary = "convert dtype (float to int truncates toward zero; "
-                                  "NaN/Inf/out-of-range to int is an error)"});
+                                  "NaN/Inf/out-of-range to int is an error)",
+                       .traits = {OpTrait::UnaryElementwise}});
   t.push_back(unary(
       K::Clip, "Clip", F::Elementwise, kNumericTypes, any, "min(max(X, min), max)",
       {{"min", AttrType::Float, AttrValue{-kInf}}, {"max", AttrType::Float, AttrValue{kInf}}}));

@@ -25,7 +25,8 @@ OpSchema classify(OpKind kind, std::string_view name, std::vector<AttrSpec> attr
                   .infer = bool_like_input0,
                   .summary = summary,
                   .differentiability = D::NotDifferentiable,
-                  .nan_mode = nan_mode};
+                  .nan_mode = nan_mode,
+                  .traits = {OpTrait::UnaryElementwise}};
 }
 
 }  // namespace
@@ -33,8 +34,11 @@ OpSchema classify(OpKind kind, std::string_view name, std::vector<AttrSpec> attr
 void add_logical_schemas(std::vector<OpSchema>& t) {
   using K = OpKind;
 
-  t.push_back(logical(K::Equal, "Equal", {{"A", 'T'}, {"B", 'T'}}, kAllTypes,
-                      NanMode::ComparesFalse, "A == B"));
+  const OpTrait commutative = OpTrait::Commutative;
+  const OpTrait idempotent = OpTrait::Idempotent;
+  t.push_back(with_traits(logical(K::Equal, "Equal", {{"A", 'T'}, {"B", 'T'}}, kAllTypes,
+                                  NanMode::ComparesFalse, "A == B"),
+                          {commutative}));
   t.push_back(logical(K::Less, "Less", {{"A", 'T'}, {"B", 'T'}}, kNumericTypes,
                       NanMode::ComparesFalse, "A < B"));
   t.push_back(logical(K::Greater, "Greater", {{"A", 'T'}, {"B", 'T'}}, kNumericTypes,
@@ -47,13 +51,17 @@ void add_logical_schemas(std::vector<OpSchema>& t) {
       logical(K::Not, "Not", {{"X", 'B'}}, kBoolType, NanMode::NotApplicable, "logical not");
   not_op.infer = shape_fn::same_as_input0;
   not_op.aliasing = Aliasing::InPlaceInput0;
+  not_op.traits = {OpTrait::UnaryElementwise};
   t.push_back(std::move(not_op));
-  t.push_back(logical(K::And, "And", {{"A", 'B'}, {"B", 'B'}}, kBoolType, NanMode::NotApplicable,
-                      "logical and"));
-  t.push_back(logical(K::Or, "Or", {{"A", 'B'}, {"B", 'B'}}, kBoolType, NanMode::NotApplicable,
-                      "logical or"));
-  t.push_back(logical(K::Xor, "Xor", {{"A", 'B'}, {"B", 'B'}}, kBoolType, NanMode::NotApplicable,
-                      "logical exclusive or"));
+  t.push_back(with_traits(logical(K::And, "And", {{"A", 'B'}, {"B", 'B'}}, kBoolType,
+                                  NanMode::NotApplicable, "logical and"),
+                          {commutative, idempotent}));
+  t.push_back(with_traits(logical(K::Or, "Or", {{"A", 'B'}, {"B", 'B'}}, kBoolType,
+                                  NanMode::NotApplicable, "logical or"),
+                          {commutative, idempotent}));
+  t.push_back(with_traits(logical(K::Xor, "Xor", {{"A", 'B'}, {"B", 'B'}}, kBoolType,
+                                  NanMode::NotApplicable, "logical exclusive or"),
+                          {commutative}));
   t.push_back(
       classify(K::IsNaN, "IsNaN", {}, NanMode::Detects,
                "true where X is NaN (NaN is what it detects, not an operand to propagate)"));

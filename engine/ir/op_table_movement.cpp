@@ -110,9 +110,10 @@ void add_movement_schemas(std::vector<OpSchema>& t) {
                        {required("shape", AttrType::Ints), flag("allowzero", 0)}, shape_fn::reshape,
                        Aliasing::ViewOfInput0,
                        "same elements, new shape (0 copies a dim, -1 infers one)"));
-  t.push_back(movement(K::Transpose, "Transpose", {{"data", 'T'}}, one_out, {ints_attr("perm")},
-                       shape_fn::transpose, Aliasing::None,
-                       "permute axes (default: reverse them)"));
+  t.push_back(with_traits(
+      movement(K::Transpose, "Transpose", {{"data", 'T'}}, one_out, {ints_attr("perm")},
+               shape_fn::transpose, Aliasing::None, "permute axes (default: reverse them)"),
+      {OpTrait::AxisAttribute}));
   t.push_back(movement(K::Concat, "Concat", {{"inputs", 'T', false, true}}, one_out,
                        {required("axis", AttrType::Int)}, shape_fn::concat, Aliasing::None,
                        "join along axis"));
@@ -140,8 +141,9 @@ void add_movement_schemas(std::vector<OpSchema>& t) {
   t.push_back(movement(K::Flatten, "Flatten", {{"input", 'T'}}, one_out, {axis_attr(1)},
                        shape_fn::flatten, Aliasing::ViewOfInput0,
                        "reshape to 2-D: [prod(dims[:axis]), prod(dims[axis:])]"));
-  t.push_back(movement(K::Identity, "Identity", {{"input", 'T'}}, one_out, {},
-                       shape_fn::same_as_input0, Aliasing::ViewOfInput0, "copy"));
+  t.push_back(with_traits(movement(K::Identity, "Identity", {{"input", 'T'}}, one_out, {},
+                                   shape_fn::same_as_input0, Aliasing::ViewOfInput0, "copy"),
+                          {OpTrait::UnaryElementwise}));
   OpSchema constant =
       movement(K::Constant, "Constant", {}, one_out, {required("value", AttrType::Tensor)},
                shape_fn::constant, Aliasing::None, "a tensor given as an attribute");

@@ -135,7 +135,8 @@ void add_normalization_schemas(std::vector<OpSchema>& t) {
                                   "maximum), 0 elsewhere",
                        .differentiability = D::NotDifferentiable,
                        .nan_mode = NanMode::FirstNanWins,
-                       .tie_break = TieBreak::FirstIndex});
+                       .tie_break = TieBreak::FirstIndex,
+                       .traits = {OpTrait::AxisAttribute}});
 }
 
 }  // namespace volta::op_table

@@ -38,7 +38,8 @@ void add_reduction_schemas(std::vector<OpSchema>& t) {
                .attrs = {required("axis", AttrType::Int), flag("exclusive", 0), flag("reverse", 0)},
                .infer = shape_fn::cumsum,
                .summary = "running sum along axis (sequential, in index order)",
-               .accumulator = Accumulator::Wide});
+               .accumulator = Accumulator::Wide,
+               .traits = {OpTrait::AxisAttribute}});
 }
 
 }  // namespace volta::op_table

@@ -4,6 +4,7 @@
 // numerics cases and docs matrices all read from here.
 
 #include <functional>
+#include <initializer_list>
 #include <optional>
 #include <span>
 #include <string_view>
@@ -64,6 +65,41 @@ enum class Aliasing : uint8_t {
   None,
   InPlaceInput0,  // output may take input 0's buffer when input 0 dies at this node
   ViewOfInput0,   // output has input 0's bytes unchanged (reshape family): may share its buffer
+};
+
+// What an op is, as far as the property suite (conformance/numerics/properties*.cpp) must know to
+// give it properties: it derives its shape classes (which ops it redraws on random shapes) and
+// its algebraic laws from these, so a new op gets them from its schema alone. op_table_test
+// checks each trait against the op's operands and shape function.
+enum class OpTrait : uint8_t {
+  UnaryElementwise,    // one input, one output of its shape; element i depends on input element i
+  BroadcastingBinary,  // two operands of one type, broadcast numpy-style both ways; elementwise
+  AxisAttribute,  // one data input; its "axis" / "axes" / "perm" attributes are valid at any rank
+  Commutative,    // op(a, b) == op(b, a) bitwise (Min and Max: up to the sign of a zero tie)
+  Idempotent,     // op(x, x) == x bitwise
+};
+inline constexpr int kOpTraitCount = 5;
+std::string_view op_trait_name(OpTrait trait);  // "unary-elementwise", ...
+
+class OpTraits {
+ public:
+  constexpr OpTraits() = default;
+  constexpr OpTraits(std::initializer_list<OpTrait> traits) {
+    for (OpTrait t : traits) bits_ = static_cast<uint8_t>(bits_ | bit(t));
+  }
+  constexpr bool has(OpTrait t) const { return (bits_ & bit(t)) != 0; }
+  constexpr bool empty() const { return bits_ == 0; }
+  constexpr OpTraits with(OpTrait t) const {
+    OpTraits out = *this;
+    out.bits_ = static_cast<uint8_t>(out.bits_ | bit(t));
+    return out;
+  }
+
+ private:
+  static constexpr uint8_t bit(OpTrait t) {
+    return static_cast<uint8_t>(1U << static_cast<unsigned>(t));
+  }
+  uint8_t bits_ = 0;
 };
 
 enum class Differentiability : uint8_t {
@@ -164,6 +200,7 @@ struct OpSchema {
   TieBreak tie_break = TieBreak::None;
   Accumulator accumulator = Accumulator::None;
   Aliasing aliasing = Aliasing::None;
+  OpTraits traits = {};
   // The ONNX mapping is not declared here: the ONNX importer's lowering registry
   // (engine/onnx/lowering.h) is its one source, naming for each ONNX op type the versions it
   // lowers and the internal op it lowers onto. What the table does say is why no ONNX op lowers
