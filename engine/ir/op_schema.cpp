@@ -71,6 +71,18 @@ std::string_view nan_mode_name(NanMode mode) {
   return "?";
 }
 
+std::string_view differentiability_name(Differentiability d) {
+  switch (d) {
+    case Differentiability::Differentiable:
+      return "differentiable";
+    case Differentiability::NotDifferentiable:
+      return "not-differentiable";
+    case Differentiability::IntegerIndex:
+      return "integer-index";
+  }
+  return "?";
+}
+
 std::string_view op_trait_name(OpTrait trait) {
   switch (trait) {
     case OpTrait::UnaryElementwise:

@@ -61,12 +61,12 @@ inline OpSchema with_traits(OpSchema s, std::initializer_list<OpTrait> traits) {
 
 // Elementwise op of one input whose output takes the input's type and buffer.
 inline OpSchema unary(OpKind kind, std::string_view name, OpFamily family, DTypeSet types,
-                      InputDomain domain, std::string_view summary,
+                      Differentiability x, InputDomain domain, std::string_view summary,
                       std::vector<AttrSpec> attrs = {}) {
   return OpSchema{.kind = kind,
                   .name = name,
                   .family = family,
-                  .inputs = {{"X", 'T', false, false, domain}},
+                  .inputs = {{"X", 'T', x, false, false, domain}},
                   .outputs = {{"Y", 'T'}},
                   .type_params = {{'T', types}},
                   .attrs = std::move(attrs),
@@ -76,13 +76,13 @@ inline OpSchema unary(OpKind kind, std::string_view name, OpFamily family, DType
                   .traits = {OpTrait::UnaryElementwise}};
 }
 
-// Elementwise op of two broadcasting inputs of one type.
-inline OpSchema binary(OpKind kind, std::string_view name, DTypeSet types, InputDomain rhs_domain,
-                       std::string_view summary) {
+// Elementwise op of two broadcasting inputs of one type, both of differentiability `ab`.
+inline OpSchema binary(OpKind kind, std::string_view name, DTypeSet types, Differentiability ab,
+                       InputDomain rhs_domain, std::string_view summary) {
   return OpSchema{.kind = kind,
                   .name = name,
                   .family = OpFamily::Elementwise,
-                  .inputs = {{"A", 'T'}, {"B", 'T', false, false, rhs_domain}},
+                  .inputs = {{"A", 'T', ab}, {"B", 'T', ab, false, false, rhs_domain}},
                   .outputs = {{"C", 'T'}},
                   .type_params = {{'T', types}},
                   .infer = shape_fn::broadcast,
@@ -93,14 +93,14 @@ inline OpSchema binary(OpKind kind, std::string_view name, DTypeSet types, Input
 
 // Variadic broadcasting Min/Max: commutative and idempotent.
 inline OpSchema extremum(OpKind kind, std::string_view name, std::string_view summary) {
-  OpSchema s = binary(kind, name, kNumericTypes, InputDomain::Any, summary);
-  s.inputs = {{"data", 'T', false, true}};
+  OpSchema s = binary(kind, name, kNumericTypes, D::Differentiable, InputDomain::Any, summary);
+  s.inputs = {{"data", 'T', D::Differentiable, false, true}};
   s.outputs = {{"result", 'T'}};
   s.traits = {OpTrait::BroadcastingBinary, OpTrait::Commutative, OpTrait::Idempotent};
   return s;
 }
 
-// Comparisons and boolean logic: a bool per (broadcast) element.
+// Comparisons and boolean logic: a bool per (broadcast) element, so no input is differentiable.
 inline OpSchema logical(OpKind kind, std::string_view name, std::vector<InputSpec> inputs,
                         DTypeSet types, NanMode nan_mode, std::string_view summary) {
   const bool binary_op = inputs.size() == 2;
@@ -112,17 +112,17 @@ inline OpSchema logical(OpKind kind, std::string_view name, std::vector<InputSpe
                   .type_params = {{'T', types}, {'B', kBoolType}},
                   .infer = shape_fn::broadcast_to_bool,
                   .summary = summary,
-                  .differentiability = D::NotDifferentiable,
                   .nan_mode = nan_mode,
                   .traits = binary_op ? OpTraits{OpTrait::BroadcastingBinary} : OpTraits{}};
 }
 
 // Row-wise ops over one axis: Softmax, LogSoftmax.
-inline OpSchema softmax_like(OpKind kind, std::string_view name, std::string_view summary) {
+inline OpSchema softmax_like(OpKind kind, std::string_view name, Differentiability input,
+                             std::string_view summary) {
   return OpSchema{.kind = kind,
                   .name = name,
                   .family = OpFamily::Normalization,
-                  .inputs = {{"input", 'T'}},
+                  .inputs = {{"input", 'T', input}},
                   .outputs = {{"output", 'T'}},
                   .type_params = {{'T', kFloatTypes}},
                   .attrs = {axis_attr(-1)},
@@ -132,13 +132,13 @@ inline OpSchema softmax_like(OpKind kind, std::string_view name, std::string_vie
                   .traits = {OpTrait::AxisAttribute}};
 }
 
-inline OpSchema reduce(OpKind kind, std::string_view name, DTypeSet types, InputDomain domain,
-                       std::string_view summary) {
+inline OpSchema reduce(OpKind kind, std::string_view name, DTypeSet types, Differentiability data,
+                       InputDomain domain, std::string_view summary) {
   return OpSchema{
       .kind = kind,
       .name = name,
       .family = OpFamily::Reduction,
-      .inputs = {{"data", 'T', false, false, domain}},
+      .inputs = {{"data", 'T', data, false, false, domain}},
       .outputs = {{"reduced", 'T'}},
       .type_params = {{'T', types}},
       .attrs = {ints_attr("axes"), flag("keepdims", 1), flag("noop_with_empty_axes", 0)},
@@ -152,13 +152,12 @@ inline OpSchema arg_reduce(OpKind kind, std::string_view name, std::string_view 
   return OpSchema{.kind = kind,
                   .name = name,
                   .family = OpFamily::Reduction,
-                  .inputs = {{"data", 'T'}},
+                  .inputs = {{"data", 'T', D::NotDifferentiable}},  // the outputs are indices
                   .outputs = {{"reduced", 'I'}},
                   .type_params = {{'T', kNumericTypes}, {'I', {DType::I64}}},
                   .attrs = {axis_attr(0), flag("keepdims", 1), flag("select_last_index", 0)},
                   .infer = shape_fn::arg_reduce,
                   .summary = summary,
-                  .differentiability = D::NotDifferentiable,
                   .nan_mode = NanMode::FirstNanWins,
                   .tie_break = TieBreak::FirstIndex,
                   .traits = {OpTrait::AxisAttribute}};

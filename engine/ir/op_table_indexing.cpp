@@ -161,9 +161,9 @@ OpSchema indexing(OpKind kind, std::string_view name, std::vector<InputSpec> inp
 
 void add_indexing_schemas(std::vector<OpSchema>& t) {
   using K = OpKind;
-  const InputSpec data{"data", 'T'};
-  const InputSpec indices{"indices", 'I', false, false, InputDomain::Index};
-  const InputSpec updates{"updates", 'T'};
+  const InputSpec data{"data", 'T', D::Differentiable};
+  const InputSpec indices{"indices", 'I', D::IntegerIndex, false, false, InputDomain::Index};
+  const InputSpec updates{"updates", 'T', D::Differentiable};
   const AttrSpec reduction = string_attr("reduction", "none", {"none", "add", "mul"});
 
   t.push_back(indexing(K::GatherElements, "GatherElements", {data, indices}, {axis_attr(0)},
@@ -193,7 +193,7 @@ void add_indexing_schemas(std::vector<OpSchema>& t) {
       .kind = K::TopK,
       .name = "TopK",
       .family = OpFamily::Indexing,
-      .inputs = {{"X", 'T'}},
+      .inputs = {{"X", 'T', D::Differentiable}},
       .outputs = {{"Values", 'T'}, {"Indices", 'I'}},
       .type_params = {{'T', kNumericTypes}, {'I', {DType::I64}}},
       .attrs = {required_min("k", AttrType::Int, 0.0), axis_attr(-1), flag("largest", 1),
@@ -207,7 +207,7 @@ void add_indexing_schemas(std::vector<OpSchema>& t) {
       .kind = K::OneHot,
       .name = "OneHot",
       .family = OpFamily::Indexing,
-      .inputs = {{"indices", 'I'}, {"values", 'T'}},
+      .inputs = {{"indices", 'I', D::IntegerIndex}, {"values", 'T', D::NotDifferentiable}},
       .outputs = {{"output", 'T'}},
       .type_params = {{'T', kAllTypes}, {'I', kNumericTypes}},
       .attrs = {required_min("depth", AttrType::Int, 1.0), axis_attr(-1)},
@@ -215,12 +215,11 @@ void add_indexing_schemas(std::vector<OpSchema>& t) {
       .summary = "values[1] where the new axis equals the index (float indices truncate; "
                  "negative ones count from depth), values[0] elsewhere; out-of-range and NaN "
                  "indices give an all-off line",
-      .differentiability = D::NotDifferentiable,
       .nan_mode = NanMode::PassThrough});
   t.push_back(OpSchema{.kind = K::Trilu,
                        .name = "Trilu",
                        .family = OpFamily::Indexing,
-                       .inputs = {{"input", 'T'}},
+                       .inputs = {{"input", 'T', D::Differentiable}},
                        .outputs = {{"output", 'T'}},
                        .type_params = {{'T', kAllTypes}},
                        .attrs = {flag("upper", 1), int_attr("k", 0)},

@@ -106,74 +106,79 @@ void add_movement_schemas(std::vector<OpSchema>& t) {
   using K = OpKind;
 
   const std::vector<OutputSpec> one_out = {{"output", 'T'}};
-  t.push_back(movement(K::Reshape, "Reshape", {{"data", 'T'}}, one_out,
+  t.push_back(movement(K::Reshape, "Reshape", {{"data", 'T', D::Differentiable}}, one_out,
                        {required("shape", AttrType::Ints), flag("allowzero", 0)}, shape_fn::reshape,
                        Aliasing::ViewOfInput0,
                        "same elements, new shape (0 copies a dim, -1 infers one)"));
-  t.push_back(with_traits(
-      movement(K::Transpose, "Transpose", {{"data", 'T'}}, one_out, {ints_attr("perm")},
-               shape_fn::transpose, Aliasing::None, "permute axes (default: reverse them)"),
-      {OpTrait::AxisAttribute}));
-  t.push_back(movement(K::Concat, "Concat", {{"inputs", 'T', false, true}}, one_out,
-                       {required("axis", AttrType::Int)}, shape_fn::concat, Aliasing::None,
+  t.push_back(with_traits(movement(K::Transpose, "Transpose", {{"data", 'T', D::Differentiable}},
+                                   one_out, {ints_attr("perm")}, shape_fn::transpose,
+                                   Aliasing::None, "permute axes (default: reverse them)"),
+                          {OpTrait::AxisAttribute}));
+  t.push_back(movement(K::Concat, "Concat", {{"inputs", 'T', D::Differentiable, false, true}},
+                       one_out, {required("axis", AttrType::Int)}, shape_fn::concat, Aliasing::None,
                        "join along axis"));
-  t.push_back(movement(K::Split, "Split", {{"input", 'T'}}, {{"outputs", 'T', false, true}},
-                       {axis_attr(0), ints_attr("split")}, shape_fn::split, Aliasing::None,
+  t.push_back(movement(K::Split, "Split", {{"input", 'T', D::Differentiable}},
+                       {{"outputs", 'T', false, true}}, {axis_attr(0), ints_attr("split")},
+                       shape_fn::split, Aliasing::None,
                        "split along axis into the given sizes, or evenly"));
-  t.push_back(movement(K::Slice, "Slice", {{"data", 'T'}}, one_out,
+  t.push_back(movement(K::Slice, "Slice", {{"data", 'T', D::Differentiable}}, one_out,
                        {required("starts", AttrType::Ints), required("ends", AttrType::Ints),
                         ints_attr("axes"), ints_attr("steps")},
                        shape_fn::slice, Aliasing::None,
                        "strided slice with ONNX clamping; negative steps allowed"));
   t.push_back(movement(K::Gather, "Gather",
-                       {{"data", 'T'}, {"indices", 'I', false, false, InputDomain::Index}}, one_out,
-                       {axis_attr(0)}, shape_fn::gather, Aliasing::None,
+                       {{"data", 'T', D::Differentiable},
+                        {"indices", 'I', D::IntegerIndex, false, false, InputDomain::Index}},
+                       one_out, {axis_attr(0)}, shape_fn::gather, Aliasing::None,
                        "take slices along axis at indices (negative indices count from the end)"));
-  t.push_back(movement(K::Expand, "Expand", {{"input", 'T'}}, one_out,
+  t.push_back(movement(K::Expand, "Expand", {{"input", 'T', D::Differentiable}}, one_out,
                        {required("shape", AttrType::Ints)}, shape_fn::expand, Aliasing::None,
                        "broadcast to shape (bidirectional)"));
-  t.push_back(movement(K::Squeeze, "Squeeze", {{"data", 'T'}}, one_out, {ints_attr("axes")},
-                       shape_fn::squeeze, Aliasing::ViewOfInput0,
+  t.push_back(movement(K::Squeeze, "Squeeze", {{"data", 'T', D::Differentiable}}, one_out,
+                       {ints_attr("axes")}, shape_fn::squeeze, Aliasing::ViewOfInput0,
                        "drop size-1 axes (all of them when axes is empty)"));
-  t.push_back(movement(K::Unsqueeze, "Unsqueeze", {{"data", 'T'}}, one_out,
+  t.push_back(movement(K::Unsqueeze, "Unsqueeze", {{"data", 'T', D::Differentiable}}, one_out,
                        {required("axes", AttrType::Ints)}, shape_fn::unsqueeze,
                        Aliasing::ViewOfInput0, "insert size-1 axes"));
-  t.push_back(movement(K::Flatten, "Flatten", {{"input", 'T'}}, one_out, {axis_attr(1)},
-                       shape_fn::flatten, Aliasing::ViewOfInput0,
+  t.push_back(movement(K::Flatten, "Flatten", {{"input", 'T', D::Differentiable}}, one_out,
+                       {axis_attr(1)}, shape_fn::flatten, Aliasing::ViewOfInput0,
                        "reshape to 2-D: [prod(dims[:axis]), prod(dims[axis:])]"));
-  t.push_back(with_traits(movement(K::Identity, "Identity", {{"input", 'T'}}, one_out, {},
-                                   shape_fn::same_as_input0, Aliasing::ViewOfInput0, "copy"),
-                          {OpTrait::UnaryElementwise}));
-  OpSchema constant =
-      movement(K::Constant, "Constant", {}, one_out, {required("value", AttrType::Tensor)},
-               shape_fn::constant, Aliasing::None, "a tensor given as an attribute");
-  constant.differentiability = D::NotDifferentiable;
-  t.push_back(std::move(constant));
-  t.push_back(movement(K::Tile, "Tile", {{"input", 'T'}}, one_out,
+  t.push_back(
+      with_traits(movement(K::Identity, "Identity", {{"input", 'T', D::Differentiable}}, one_out,
+                           {}, shape_fn::same_as_input0, Aliasing::ViewOfInput0, "copy"),
+                  {OpTrait::UnaryElementwise}));
+  t.push_back(movement(K::Constant, "Constant", {}, one_out, {required("value", AttrType::Tensor)},
+                       shape_fn::constant, Aliasing::None, "a tensor given as an attribute"));
+  t.push_back(movement(K::Tile, "Tile", {{"input", 'T', D::Differentiable}}, one_out,
                        {required_min("repeats", AttrType::Ints, 0.0)}, tile, Aliasing::None,
                        "repeat the input repeats[d] times along each axis d"));
-  t.push_back(movement(K::Pad, "Pad", {{"data", 'T'}, {"constant_value", 'T', true}}, one_out,
-                       {required("pads", AttrType::Ints),
-                        string_attr("mode", "constant", {"constant", "reflect", "edge"})},
-                       pad, Aliasing::None,
-                       "pad (negative pads crop) with constant_value (default 0), the mirror "
-                       "image without the edge (reflect) or the edge element (edge)"));
   t.push_back(movement(
-      K::DepthToSpace, "DepthToSpace", {{"input", 'T'}}, one_out,
+      K::Pad, "Pad",
+      {{"data", 'T', D::Differentiable}, {"constant_value", 'T', D::NotDifferentiable, true}},
+      one_out,
+      {required("pads", AttrType::Ints),
+       string_attr("mode", "constant", {"constant", "reflect", "edge"})},
+      pad, Aliasing::None,
+      "pad (negative pads crop) with constant_value (default 0), the mirror "
+      "image without the edge (reflect) or the edge element (edge)"));
+  t.push_back(movement(
+      K::DepthToSpace, "DepthToSpace", {{"input", 'T', D::Differentiable}}, one_out,
       {required_min("blocksize", AttrType::Int, 1.0), string_attr("mode", "DCR", {"DCR", "CRD"})},
       depth_to_space, Aliasing::None,
       "[N,C,H,W] -> [N,C/b^2,H*b,W*b]; DCR reads channel (i*b+j)*C'+c, CRD "
       "reads c*b^2+i*b+j"));
-  t.push_back(movement(K::SpaceToDepth, "SpaceToDepth", {{"input", 'T'}}, one_out,
-                       {required_min("blocksize", AttrType::Int, 1.0)}, space_to_depth,
+  t.push_back(movement(K::SpaceToDepth, "SpaceToDepth", {{"input", 'T', D::Differentiable}},
+                       one_out, {required_min("blocksize", AttrType::Int, 1.0)}, space_to_depth,
                        Aliasing::None,
                        "[N,C,H,W] -> [N,C*b^2,H/b,W/b], block offset (i,j) to channel "
                        "(i*b+j)*C+c"));
-  t.push_back(movement(
-      K::ReverseSequence, "ReverseSequence",
-      {{"input", 'T'}, {"sequence_lens", 'I', false, false, InputDomain::Index}}, one_out,
-      {int_attr("batch_axis", 1, 0.0, 1.0), int_attr("time_axis", 0, 0.0, 1.0)}, reverse_sequence,
-      Aliasing::None, "reverse the first sequence_lens[b] time steps of each batch entry b"));
+  t.push_back(movement(K::ReverseSequence, "ReverseSequence",
+                       {{"input", 'T', D::Differentiable},
+                        {"sequence_lens", 'I', D::IntegerIndex, false, false, InputDomain::Index}},
+                       one_out,
+                       {int_attr("batch_axis", 1, 0.0, 1.0), int_attr("time_axis", 0, 0.0, 1.0)},
+                       reverse_sequence, Aliasing::None,
+                       "reverse the first sequence_lens[b] time steps of each batch entry b"));
 }
 
 }  // namespace volta::op_table

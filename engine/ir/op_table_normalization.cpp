@@ -57,13 +57,17 @@ void add_normalization_schemas(std::vector<OpSchema>& t) {
   using F = OpFamily;
   const AttrSpec epsilon = {"epsilon", AttrType::Float, AttrValue{1e-5}, 0.0, kInf};
 
-  t.push_back(softmax_like(K::Softmax, "Softmax", "exp(x - max) / sum along axis"));
-  t.push_back(softmax_like(K::LogSoftmax, "LogSoftmax", "x - max - log(sum exp(x - max))"));
+  t.push_back(
+      softmax_like(K::Softmax, "Softmax", D::Differentiable, "exp(x - max) / sum along axis"));
+  t.push_back(softmax_like(K::LogSoftmax, "LogSoftmax", D::Differentiable,
+                           "x - max - log(sum exp(x - max))"));
   t.push_back(
       OpSchema{.kind = K::LayerNormalization,
                .name = "LayerNormalization",
                .family = F::Normalization,
-               .inputs = {{"X", 'T'}, {"Scale", 'T'}, {"B", 'T', true}},
+               .inputs = {{"X", 'T', D::Differentiable},
+                          {"Scale", 'T', D::Differentiable},
+                          {"B", 'T', D::Differentiable, true}},
                .outputs = {{"Y", 'T'}, {"Mean", 'T', true}, {"InvStdDev", 'T', true}},
                .type_params = {{'T', kFloatTypes}},
                .attrs = {axis_attr(-1), {"epsilon", AttrType::Float, AttrValue{1e-5}, 0.0, kInf}},
@@ -74,11 +78,11 @@ void add_normalization_schemas(std::vector<OpSchema>& t) {
       .kind = K::BatchNormalization,
       .name = "BatchNormalization",
       .family = F::Normalization,
-      .inputs = {{"X", 'T'},
-                 {"scale", 'T'},
-                 {"B", 'T'},
-                 {"input_mean", 'T'},
-                 {"input_var", 'T', false, false, InputDomain::Positive}},
+      .inputs = {{"X", 'T', D::Differentiable},
+                 {"scale", 'T', D::Differentiable},
+                 {"B", 'T', D::Differentiable},
+                 {"input_mean", 'T', D::Differentiable},
+                 {"input_var", 'T', D::Differentiable, false, false, InputDomain::Positive}},
       .outputs = {{"Y", 'T'}},
       .type_params = {{'T', kFloatTypes}},
       .attrs = {epsilon},
@@ -88,7 +92,9 @@ void add_normalization_schemas(std::vector<OpSchema>& t) {
   t.push_back(OpSchema{.kind = K::InstanceNormalization,
                        .name = "InstanceNormalization",
                        .family = F::Normalization,
-                       .inputs = {{"input", 'T'}, {"scale", 'T'}, {"B", 'T'}},
+                       .inputs = {{"input", 'T', D::Differentiable},
+                                  {"scale", 'T', D::Differentiable},
+                                  {"B", 'T', D::Differentiable}},
                        .outputs = {{"output", 'T'}},
                        .type_params = {{'T', kFloatTypes}},
                        .attrs = {epsilon},
@@ -100,7 +106,7 @@ void add_normalization_schemas(std::vector<OpSchema>& t) {
       .kind = K::MeanVarianceNormalization,
       .name = "MeanVarianceNormalization",
       .family = F::Normalization,
-      .inputs = {{"X", 'T'}},
+      .inputs = {{"X", 'T', D::Differentiable}},
       .outputs = {{"Y", 'T'}},
       .type_params = {{'T', kFloatTypes}},
       .attrs = {{"axes", AttrType::Ints, AttrValue{std::vector<int64_t>{0, 2, 3}}},
@@ -112,7 +118,7 @@ void add_normalization_schemas(std::vector<OpSchema>& t) {
   t.push_back(OpSchema{.kind = K::LRN,
                        .name = "LRN",
                        .family = F::Normalization,
-                       .inputs = {{"X", 'T'}},
+                       .inputs = {{"X", 'T', D::Differentiable}},
                        .outputs = {{"Y", 'T'}},
                        .type_params = {{'T', kFloatTypes}},
                        .attrs = {{"alpha", AttrType::Float, AttrValue{1e-4}},
@@ -126,14 +132,13 @@ void add_normalization_schemas(std::vector<OpSchema>& t) {
   t.push_back(OpSchema{.kind = K::Hardmax,
                        .name = "Hardmax",
                        .family = F::Normalization,
-                       .inputs = {{"input", 'T'}},
+                       .inputs = {{"input", 'T', D::NotDifferentiable}},
                        .outputs = {{"output", 'T'}},
                        .type_params = {{'T', kFloatTypes}},
                        .attrs = {axis_attr(-1)},
                        .infer = hardmax,
                        .summary = "1 at the first maximum along axis (a NaN counts as the "
                                   "maximum), 0 elsewhere",
-                       .differentiability = D::NotDifferentiable,
                        .nan_mode = NanMode::FirstNanWins,
                        .tie_break = TieBreak::FirstIndex,
                        .traits = {OpTrait::AxisAttribute}});

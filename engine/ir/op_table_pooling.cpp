@@ -76,7 +76,7 @@ OpSchema pool(OpKind kind, std::string_view name, std::vector<AttrSpec> attrs, S
   return OpSchema{.kind = kind,
                   .name = name,
                   .family = OpFamily::Pooling,
-                  .inputs = {{"X", 'T'}},
+                  .inputs = {{"X", 'T', D::Differentiable}},
                   .outputs = {{"Y", 'T'}},
                   .type_params = {{'T', kFloatTypes}},
                   .attrs = std::move(attrs),

@@ -2,6 +2,7 @@
 // pin its own consistency.
 #define BOOST_TEST_MODULE op_table
 #include <boost/test/unit_test.hpp>
+#include <initializer_list>
 #include <optional>
 #include <set>
 #include <string>
@@ -208,6 +209,75 @@ BOOST_AUTO_TEST_CASE(algebraic_traits_are_of_broadcasting_binary_ops) {
   }
   for (int t = 0; t < kOpTraitCount; ++t) {
     BOOST_TEST(!op_trait_name(static_cast<OpTrait>(t)).empty());
+  }
+}
+
+// ---- Differentiability: one decision per input ---------------------------------------------
+// InputSpec has no default for it (its constructor requires one), so every input of every op
+// states it; these tests check the statements against the operand types and pin the decisions
+// autograd will rely on (op_schema(op).inputs[i].differentiability).
+
+bool allows(const OpSchema& s, char type_param, std::initializer_list<DType> dtypes) {
+  if (type_param == 0) return true;  // the dtype comes from an attribute (Cast): any
+  const DTypeSet allowed = s.find_type_param(type_param)->allowed;
+  for (DType d : dtypes) {
+    if (allowed.contains(d)) return true;
+  }
+  return false;
+}
+bool allows_float(const OpSchema& s, char type_param) {
+  return allows(s, type_param, {DType::F32, DType::F64});
+}
+
+BOOST_AUTO_TEST_CASE(every_input_declares_a_differentiability_its_types_allow) {
+  using D = Differentiability;
+  for (const OpSchema& s : all_op_schemas()) {
+    bool float_output = false;
+    for (const OutputSpec& out : s.outputs) float_output |= allows_float(s, out.type_param);
+    for (const InputSpec& in : s.inputs) {
+      BOOST_TEST_CONTEXT(s.name << "." << in.name) {
+        BOOST_TEST(differentiability_name(in.differentiability) != "?");
+        // No gradient reaches an integer or bool input, and none leaves an op whose outputs are
+        // all integer or bool (comparisons, ArgMax, IsNaN).
+        if (!allows_float(s, in.type_param) || !float_output) {
+          BOOST_TEST((in.differentiability != D::Differentiable));
+        }
+        // Index operands are IntegerIndex, and IntegerIndex inputs take integers.
+        if (in.domain == InputDomain::Index) {
+          BOOST_TEST((in.differentiability == D::IntegerIndex));
+        }
+        if (in.differentiability == D::IntegerIndex) {
+          BOOST_TEST(allows(s, in.type_param, {DType::I64, DType::I32}));
+        }
+      }
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(differentiability_decisions_autograd_reads) {
+  using D = Differentiability;
+  auto of = [](OpKind op, size_t i) { return op_schema(op).inputs.at(i).differentiability; };
+  BOOST_TEST((of(OpKind::Gather, 1) == D::IntegerIndex));
+  BOOST_TEST((of(OpKind::GatherElements, 1) == D::IntegerIndex));
+  BOOST_TEST((of(OpKind::ScatterND, 1) == D::IntegerIndex));
+  BOOST_TEST((of(OpKind::OneHot, 0) == D::IntegerIndex));  // float indices are truncated
+  BOOST_TEST((of(OpKind::SoftmaxCrossEntropyLoss, 1) == D::IntegerIndex));
+  BOOST_TEST((of(OpKind::ReverseSequence, 1) == D::IntegerIndex));
+  BOOST_TEST((of(OpKind::Where, 0) == D::NotDifferentiable));
+  BOOST_TEST((of(OpKind::Where, 1) == D::Differentiable));
+  BOOST_TEST((of(OpKind::Where, 2) == D::Differentiable));
+  BOOST_TEST((of(OpKind::ArgMax, 0) == D::NotDifferentiable));
+  BOOST_TEST((of(OpKind::Floor, 0) == D::NotDifferentiable));  // piecewise constant
+  BOOST_TEST((of(OpKind::Mod, 0) == D::Differentiable));
+  BOOST_TEST((of(OpKind::Mod, 1) == D::NotDifferentiable));
+  BOOST_TEST((of(OpKind::MatMul, 0) == D::Differentiable));
+  BOOST_TEST((of(OpKind::MatMul, 1) == D::Differentiable));
+  // Comparisons and logic: bool outputs, so nothing flows back to any input.
+  for (const OpSchema& s : all_op_schemas()) {
+    if (s.family != OpFamily::Logical) continue;
+    for (const InputSpec& in : s.inputs) {
+      BOOST_TEST((in.differentiability != D::Differentiable), s.name << "." << in.name);
+    }
   }
 }
 

@@ -102,10 +102,17 @@ class OpTraits {
   uint8_t bits_ = 0;
 };
 
+// Whether autograd propagates a gradient to an input: declared per input (InputSpec), with no
+// default, and read as op_schema(op).inputs[i].differentiability.
 enum class Differentiability : uint8_t {
-  Differentiable,     // VJP defined for float inputs
-  NotDifferentiable,  // integer/bool outputs, or piecewise constant (ArgMax, comparisons)
+  Differentiable,     // a VJP is defined for float values of this input
+  NotDifferentiable,  // no gradient flows here: the op's outputs are bool or integer (comparisons,
+                      // ArgMax), piecewise constant in it (Floor, Hardmax), or the input is a
+                      // condition, mask or parameter the op treats as a constant (Where's
+                      // condition, Mod's divisor, loss weights; ONNX's categories where it has one)
+  IntegerIndex,       // an index or shape input (Gather's indices, labels): never differentiable
 };
+std::string_view differentiability_name(Differentiability d);  // "differentiable", ...
 
 // Input domain that gives finite, well-conditioned outputs: used to generate parity cases.
 enum class InputDomain : uint8_t { Any, Positive, NonZero, Index };
@@ -126,12 +133,25 @@ struct TypeParam {
   DTypeSet allowed;
 };
 
+// One input of an op. Differentiability has no default: an input cannot be declared without
+// saying whether a gradient flows to it.
 struct InputSpec {
+  constexpr InputSpec(std::string_view input_name, char input_type_param,
+                      Differentiability input_differentiability, bool is_optional = false,
+                      bool is_variadic = false, InputDomain value_domain = InputDomain::Any)
+      : name(input_name),
+        type_param(input_type_param),
+        differentiability(input_differentiability),
+        optional(is_optional),
+        variadic(is_variadic),
+        domain(value_domain) {}
+
   std::string_view name;
   char type_param;
-  bool optional = false;
-  bool variadic = false;  // only the last input; one or more values
-  InputDomain domain = InputDomain::Any;
+  Differentiability differentiability;
+  bool optional;
+  bool variadic;  // only the last input; one or more values
+  InputDomain domain;
 };
 
 struct OutputSpec {
@@ -195,7 +215,6 @@ struct OpSchema {
   std::vector<AttrSpec> attrs = {};
   ShapeFn infer = nullptr;
   std::string_view summary = {};  // one line for the docs matrix
-  Differentiability differentiability = Differentiability::Differentiable;
   NanMode nan_mode = NanMode::Propagate;
   TieBreak tie_break = TieBreak::None;
   Accumulator accumulator = Accumulator::None;
