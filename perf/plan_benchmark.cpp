@@ -18,7 +18,7 @@
 #include "perf_support.h"
 #include "subjects.h"
 #include "volta/backends/cpu.h"
-#include "volta/model/examples.h"
+#include "volta/model/builtin_models.h"
 #include "volta/plan/execution_plan.h"
 #include "volta/runtime/runtime.h"
 

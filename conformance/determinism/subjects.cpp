@@ -9,7 +9,7 @@
 #include "volta/conformance/onnx_corpus.h"
 #include "volta/conformance/onnx_expectations.h"
 #include "volta/ir/random.h"
-#include "volta/model/examples.h"
+#include "volta/model/builtin_models.h"
 #include "volta/onnx/model.h"
 
 namespace volta::conformance {

@@ -3,7 +3,7 @@
 #include "commands.h"
 #include "volta/backends/cpu.h"
 #include "volta/ir/printer.h"
-#include "volta/model/examples.h"
+#include "volta/model/builtin_models.h"
 #include "volta/runtime/runtime.h"
 
 namespace volta::cli {

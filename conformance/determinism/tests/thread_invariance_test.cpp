@@ -5,7 +5,7 @@
 
 #include "volta/backends/cpu.h"
 #include "volta/ir/random.h"
-#include "volta/model/examples.h"
+#include "volta/model/builtin_models.h"
 #include "volta/runtime/runtime.h"
 
 namespace volta {

@@ -1,4 +1,4 @@
-#include "volta/model/examples.h"
+#include "volta/model/builtin_models.h"
 
 #include <cmath>
 
