@@ -17,7 +17,6 @@ namespace volta {
 namespace {
 
 BOOST_AUTO_TEST_CASE(every_op_is_listed_once_in_order) {
-  BOOST_TEST(kOpCount == 120);
   BOOST_TEST(all_op_schemas().size() == static_cast<size_t>(kOpCount));
   std::set<std::string_view> names;
   for (int i = 0; i < kOpCount; ++i) {
