@@ -1,5 +1,6 @@
-// Whole-plan benchmarks of the built-in models (the transformer block of engine/model, and the
-// MLP and CNN the determinism suite runs) and one-node Conv plans at the shapes real CNNs use.
+// Whole-plan benchmarks of the built-in models of engine/model (volta/model/builtin_models.h: the
+// soak-size transformer block, the MLP and the CNN the determinism suite runs, with their own
+// inputs) and one-node Conv plans at the shapes real CNNs use.
 // Each compiles its graph once through the single truth path (passes on, Strict) and times
 // runtime::execute on the CPU backend, so graph passes such as GEMM epilogue fusion count.
 //
@@ -17,7 +18,7 @@
 
 #include "perf_support.h"
 #include "subjects.h"
-#include "volta/model/examples.h"
+#include "volta/model/builtin_models.h"
 #include "volta/plan/execution_plan.h"
 #include "volta/runtime/registry.h"
 #include "volta/runtime/runtime.h"
@@ -59,10 +60,6 @@ void run_plan(benchmark::State& state, Graph graph, const std::vector<Tensor>& i
 
 // ---- Transformer block -------------------------------------------------------------------
 
-TransformerBlockConfig block_config(int64_t batch) {
-  return {.batch = batch, .seq = 128, .d_model = 256, .heads = 8, .d_ff = 1024};
-}
-
 // The GEMM flops: Q, K, V and output projections, scores and context, the two MLP layers.
 double block_flops(const TransformerBlockConfig& c) {
   const auto rows = static_cast<double>(c.batch * c.seq);
@@ -72,12 +69,16 @@ double block_flops(const TransformerBlockConfig& c) {
   return 2.0 * rows * (4.0 * d * d + 2.0 * seq * d + 2.0 * d * ff);
 }
 
+const BuiltInModel& built_in(std::string_view name) { return *find_built_in_model(name); }
+
+// The model "transformer-block-large" (kTransformerBlockLarge) at the batch asked for.
 void transformer_block(benchmark::State& state) {
-  const TransformerBlockConfig config = block_config(state.range(0));
+  TransformerBlockConfig config = kTransformerBlockLarge;
+  config.batch = state.range(0);
   const int threads = static_cast<int>(state.range(1));
-  const std::vector<Tensor> inputs = {
-      random_tensor(DType::F32, Shape{config.batch, config.seq, config.d_model}, 13)};
-  run_plan(state, transformer_block_graph(config), inputs, block_flops(config), threads);
+  const BuiltInModel& model = built_in("transformer-block-large");
+  run_plan(state, model.graph(config.batch), {model.input(config.batch)}, block_flops(config),
+           threads);
 }
 
 BENCHMARK(transformer_block)
@@ -87,15 +88,16 @@ BENCHMARK(transformer_block)
     ->UseRealTime()
     ->Unit(benchmark::kMillisecond);
 
-// ---- The determinism suite's MLP and CNN -------------------------------------------------
+// ---- The MLP and CNN, at the batch the determinism suite runs them -----------------------
 
-void builtin_subject(benchmark::State& state, const std::string& name) {
+void builtin_model(benchmark::State& state, const std::string& name) {
   const int threads = static_cast<int>(state.range(0));
-  conformance::Subject subject = conformance::load_subject(name, {});
-  run_plan(state, std::move(subject.graph), subject.inputs, 0.0, threads);
+  const BuiltInModel& model = built_in(name);
+  run_plan(state, model.graph(model.default_batch), {model.input(model.default_batch)}, 0.0,
+           threads);
 }
 
-BENCHMARK_CAPTURE(builtin_subject, mlp, std::string("model:mlp"))
+BENCHMARK_CAPTURE(builtin_model, mlp, std::string("mlp"))
     ->Name("plan/mlp")
     ->ArgNames({"threads"})
     ->Arg(1)
@@ -103,7 +105,7 @@ BENCHMARK_CAPTURE(builtin_subject, mlp, std::string("model:mlp"))
     ->UseRealTime()
     ->Unit(benchmark::kMicrosecond);
 
-BENCHMARK_CAPTURE(builtin_subject, cnn, std::string("model:cnn"))
+BENCHMARK_CAPTURE(builtin_model, cnn, std::string("cnn"))
     ->Name("plan/cnn")
     ->ArgNames({"threads"})
     ->Arg(1)

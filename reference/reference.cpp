@@ -1,24 +1,54 @@
 #include "volta/reference/reference.h"
 
+#include <iterator>
+#include <stdexcept>
+#include <string>
+
 #include "ref_ops.h"
 #include "volta/ir/verify.h"
 
 namespace volta::reference {
 namespace {
 
+// Each family file registers the kernels of its family's ops and no other.
+struct FamilyFile {
+  OpFamily family;
+  void (*add)(RefTable& table);
+};
+constexpr FamilyFile kFamilyFiles[] = {
+    {OpFamily::Elementwise, register_elementwise},
+    {OpFamily::Activation, register_activation},
+    {OpFamily::Logical, register_logical},
+    {OpFamily::Linalg, register_linalg},
+    {OpFamily::Normalization, register_normalization},
+    {OpFamily::Reduction, register_reduction},
+    {OpFamily::Movement, register_movement},
+    {OpFamily::Convolution, register_convolution},
+    {OpFamily::Pooling, register_pooling},
+    {OpFamily::Indexing, register_indexing},
+    {OpFamily::Loss, register_loss},
+    {OpFamily::Resampling, register_resampling},
+};
+static_assert(std::size(kFamilyFiles) == kOpFamilyCount, "one reference file per family");
+
 const RefTable& table() {
   static const RefTable kTable = [] {
     RefTable t{};
-    register_elementwise(t);
-    register_linalg(t);
-    register_normalization(t);
-    register_reduction(t);
-    register_movement(t);
-    register_math(t);
-    register_spatial(t);
-    register_loss(t);
-    register_indexing(t);
-    register_resize(t);
+    for (const FamilyFile& file : kFamilyFiles) {
+      RefTable part{};
+      file.add(part);
+      for (int i = 0; i < kOpCount; ++i) {
+        if (part[static_cast<size_t>(i)] == nullptr) continue;
+        const OpSchema& schema = op_schema(static_cast<OpKind>(i));
+        if (schema.family != file.family || t[static_cast<size_t>(i)] != nullptr) {
+          throw std::logic_error("reference: the " + std::string(schema.name) +
+                                 " kernel is registered twice or in ops/" +
+                                 std::string(op_family_name(file.family)) + ".cpp (its family is " +
+                                 std::string(op_family_name(schema.family)) + ")");
+        }
+        t[static_cast<size_t>(i)] = part[static_cast<size_t>(i)];
+      }
+    }
     return t;
   }();
   return kTable;

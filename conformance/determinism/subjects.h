@@ -1,6 +1,7 @@
 #pragma once
-// What the determinism suite runs: built-in graphs (a transformer block, an MLP, a CNN) and
-// every ONNX backend test the CPU engine passes, each with fixed inputs.
+// What the determinism suite runs: the built-in models of engine/model (a transformer block, an
+// MLP, a CNN: volta/model/builtin_models.h) and every ONNX backend test the CPU engine passes,
+// each with fixed inputs.
 
 #include <cstdint>
 #include <filesystem>
@@ -38,8 +39,8 @@ std::vector<std::string> batch_subject_names(const SubjectSource& source);
 
 // Batch subject `name` built for `batch` samples: the same weights at every batch size
 // (counter-based random values by stream), and sample i's input a pure function of i (stream i
-// of the model's input seed), whatever batch it sits in. Throws VoltaError for a name that is
-// not a batch subject.
+// of the model's input seed, BuiltInModel::batch_input), whatever batch it sits in. Throws
+// VoltaError for a name that is not a batch subject.
 Subject load_batch_subject(const std::string& name, int64_t batch);
 
 }  // namespace volta::conformance

@@ -1,6 +1,7 @@
 #pragma once
-// Internal to the parity suite: how the per-family case files (cases_*.cpp) declare cases.
+// Internal to the parity suite: how the per-family case files (cases_<family>.cpp) declare cases.
 
+#include <limits>
 #include <optional>
 #include <vector>
 
@@ -32,15 +33,41 @@ class CaseList {
   std::vector<ParityCase>& out_;
 };
 
+inline constexpr double kInf = std::numeric_limits<double>::infinity();
+inline constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
 // Shape grids shared by the elementwise families.
 void unary_cases(CaseList& cases, OpKind op);
 void binary_cases(CaseList& cases, OpKind op);
 
-// One function per case file.
-void math_cases(CaseList& cases);           // cases_math.cpp
-void spatial_cases(CaseList& cases);        // cases_spatial.cpp
-void normalization_cases(CaseList& cases);  // cases_normalization.cpp
-void indexing_cases(CaseList& cases);       // cases_indexing.cpp
-void resize_cases(CaseList& cases);         // cases_resize.cpp
+// Fixed inputs shared by the elementwise families: a tensor of the given values (shape: 1-D
+// when not given), the 24 values of kSpecialShape that exercise edges (NaN, infinities, signed
+// zeros, halves, tiny and huge), and `count` values evenly spaced in [lo, hi].
+Tensor tensor_of(DType dtype, const std::vector<double>& v, std::optional<Shape> shape = {});
+inline const Shape kSpecialShape{24};
+Tensor special(DType dtype);
+Tensor spaced(DType dtype, int64_t count, double lo, double hi);
+// The special values through `op` in f32 and f64; float_unary adds the unary grid first.
+void special_cases(CaseList& cases, OpKind op, const Attributes& attrs = {});
+void float_unary(CaseList& cases, OpKind op);
+
+// Integers in [lo, hi) of dtype `d`, seeded; indices: valid indices of an axis of n elements,
+// negative ones included.
+Tensor ints(DType d, const Shape& shape, int64_t lo, int64_t hi, uint64_t seed);
+Tensor indices(DType d, const Shape& shape, int64_t n, uint64_t seed);
+
+// One function per family file: cases_<family>.cpp.
+void elementwise_cases(CaseList& cases);
+void activation_cases(CaseList& cases);
+void logical_cases(CaseList& cases);
+void linalg_cases(CaseList& cases);
+void normalization_cases(CaseList& cases);
+void reduction_cases(CaseList& cases);
+void movement_cases(CaseList& cases);
+void convolution_cases(CaseList& cases);
+void pooling_cases(CaseList& cases);
+void indexing_cases(CaseList& cases);
+void loss_cases(CaseList& cases);
+void resampling_cases(CaseList& cases);
 
 }  // namespace volta::conformance::cases

@@ -1,7 +1,7 @@
-// Parity grids of the indexing family (gathers, scatters, TopK, OneHot, Trilu) and the layout
-// ops (Tile, Pad, DepthToSpace, SpaceToDepth, ReverseSequence). Index operands are always
-// given: drawn within [-n, n) of the axis they index, negative ones included, so duplicates
-// (scatters) and both index signs are exercised. Sizes cross the kernels' chunk edges.
+// Parity grids of the indexing family (gathers, scatters, TopK, OneHot, Trilu). Index operands
+// are always given: drawn within [-n, n) of the axis they index, negative ones included, so
+// duplicates (scatters) and both index signs are exercised. Sizes cross the kernels' chunk
+// edges.
 
 #include <limits>
 
@@ -14,20 +14,6 @@ namespace {
 using Ints = std::vector<int64_t>;
 using Fixed = std::vector<std::optional<Tensor>>;
 const std::vector<DType> kAll = {DType::F32, DType::F64, DType::I64, DType::I32, DType::Bool};
-
-// Integers in [lo, hi) of dtype `d`, seeded.
-Tensor ints(DType d, const Shape& shape, int64_t lo, int64_t hi, uint64_t seed) {
-  const Tensor r =
-      random_tensor(DType::I64, shape, seed, static_cast<double>(lo), static_cast<double>(hi));
-  Tensor out(d, shape);
-  for (int64_t i = 0; i < r.numel(); ++i) out.set_int(i, r.get_int(i));
-  return out;
-}
-
-// Valid indices of an axis of n elements, negative ones included.
-Tensor indices(DType d, const Shape& shape, int64_t n, uint64_t seed) {
-  return ints(d, shape, -n, n, seed);
-}
 
 // A tensor of the given values (converted to the dtype) in row-major order.
 Tensor values(DType d, const Shape& shape, const std::vector<double>& v) {
@@ -228,87 +214,6 @@ void trilu(CaseList& cases) {
   for (DType d : kAll) cases.add(op, {of(d, {4, 4})}, {{"upper", int64_t{0}}});
 }
 
-void tile(CaseList& cases) {
-  const auto op = K::Tile;
-  cases.add(op, {f32({2, 3})}, {{"repeats", Ints{2, 3}}});
-  cases.add(op, {f32({2, 3, 4})}, {{"repeats", Ints{1, 2, 3}}});
-  cases.add(op, {f32({2, 3})}, {{"repeats", Ints{0, 2}}});
-  cases.add(op, {f32({2, 3})}, {{"repeats", Ints{1, 1}}});
-  cases.add(op, {f32({})}, {{"repeats", Ints{}}});
-  cases.add(op, {f32({0, 3})}, {{"repeats", Ints{3, 2}}});
-  cases.add(op, {f32({5})}, {{"repeats", Ints{7}}});
-  cases.add(op, {f32({3, 7})}, {{"repeats", Ints{2, 1000}}});
-  for (DType d : kAll) cases.add(op, {of(d, {2, 3})}, {{"repeats", Ints{3, 2}}});
-}
-
-void pad(CaseList& cases) {
-  const auto op = K::Pad;
-  auto add = [&](DType d, const Shape& shape, const Ints& pads, const std::string& mode,
-                 bool with_value = false) {
-    Types types = {of(d, shape)};
-    if (with_value) types.push_back(of(d, {}));
-    Attributes attrs{{"pads", pads}};
-    if (mode != "constant") attrs["mode"] = mode;
-    cases.add(op, types, attrs);
-  };
-  for (const std::string mode : {"constant", "reflect", "edge"}) {
-    add(DType::F32, {1, 3, 4, 5}, {0, 0, 1, 3, 0, 0, 2, 4}, mode);
-    add(DType::F32, {3, 4}, {2, 1, 1, 3}, mode);
-    add(DType::F32, {3, 4}, {-1, 1, 0, -2}, mode);
-    add(DType::F32, {3, 4}, {0, 0, 0, 0}, mode);
-    add(DType::F32, {6}, {5, 9}, mode);
-    add(DType::F32, {2, 1}, {1, 2, 1, 3}, mode);
-    add(DType::F32, {}, {}, mode);
-    add(DType::F32, {3, 5000}, {1, 2, 0, 3}, mode);
-    for (DType d : kAll) add(d, {2, 3}, {1, 1, 2, 0}, mode);
-  }
-  for (DType d : kAll) add(d, {3, 4}, {1, 2, 0, 1}, "constant", true);
-  add(DType::F32, {0, 3}, {1, 0, 1, 0}, "constant", true);
-  add(DType::F32, {2, 3}, {0, -3, 0, 0}, "constant");
-  cases.add(op, {f32({2, 2}), f32({1})}, {{"pads", Ints{1, 1, 1, 1}}});
-}
-
-void depth_space(CaseList& cases) {
-  for (const std::string mode : {"DCR", "CRD"}) {
-    const Attributes b2{{"blocksize", int64_t{2}}, {"mode", mode}};
-    cases.add(K::DepthToSpace, {f32({2, 8, 3, 3})}, b2);
-    cases.add(K::DepthToSpace, {f32({1, 18, 2, 3})}, {{"blocksize", int64_t{3}}, {"mode", mode}});
-    cases.add(K::DepthToSpace, {f32({1, 16, 40, 40})}, b2);
-    cases.add(K::DepthToSpace, {f32({0, 8, 2, 2})}, b2);
-    for (DType d : kAll) cases.add(K::DepthToSpace, {of(d, {1, 8, 2, 3})}, b2);
-  }
-  cases.add(K::DepthToSpace, {f32({2, 3, 2, 2})}, {{"blocksize", int64_t{1}}});
-  cases.add(K::SpaceToDepth, {f32({2, 2, 6, 6})}, {{"blocksize", int64_t{2}}});
-  cases.add(K::SpaceToDepth, {f32({1, 3, 6, 9})}, {{"blocksize", int64_t{3}}});
-  cases.add(K::SpaceToDepth, {f32({2, 3, 2, 2})}, {{"blocksize", int64_t{1}}});
-  cases.add(K::SpaceToDepth, {f32({1, 4, 80, 80})}, {{"blocksize", int64_t{2}}});
-  cases.add(K::SpaceToDepth, {f32({1, 2, 0, 4})}, {{"blocksize", int64_t{2}}});
-  for (DType d : kAll)
-    cases.add(K::SpaceToDepth, {of(d, {1, 2, 4, 6})}, {{"blocksize", int64_t{2}}});
-}
-
-void reverse_sequence(CaseList& cases) {
-  const auto op = K::ReverseSequence;
-  // Lengths within [0, steps].
-  auto add = [&](DType d, DType len_type, const Shape& shape, int64_t batch_axis, uint64_t seed) {
-    const int time_axis = batch_axis == 0 ? 1 : 0;
-    const int64_t batch = shape[static_cast<int>(batch_axis)];
-    cases.add(op, {of(d, shape), of(len_type, {batch})},
-              {{"batch_axis", batch_axis}, {"time_axis", int64_t{time_axis}}}, 1,
-              {std::nullopt, ints(len_type, {batch}, 0, shape[time_axis] + 1, seed)});
-  };
-  for (int64_t batch_axis : {0, 1}) {
-    add(DType::F32, DType::I64, {4, 4}, batch_axis, 1);
-    add(DType::F32, DType::I64, {3, 5, 2}, batch_axis, 2);
-    add(DType::F32, DType::I32, {5, 3, 2, 2}, batch_axis, 3);
-    add(DType::F32, DType::I64, {1, 1}, batch_axis, 4);
-  }
-  add(DType::F32, DType::I64, {0, 4}, 0, 5);
-  add(DType::F32, DType::I64, {2, kChunk + 5}, 0, 6);
-  add(DType::F32, DType::I64, {kChunk + 5, 2}, 1, 7);
-  for (DType d : kAll) add(d, DType::I64, {4, 3}, 1, 8);
-}
-
 }  // namespace
 
 void indexing_cases(CaseList& cases) {
@@ -319,10 +224,6 @@ void indexing_cases(CaseList& cases) {
   top_k(cases);
   one_hot(cases);
   trilu(cases);
-  tile(cases);
-  pad(cases);
-  depth_space(cases);
-  reverse_sequence(cases);
 }
 
 }  // namespace volta::conformance::cases

@@ -118,51 +118,7 @@ Shape broadcast_partner(const Shape& shape) {
   return Shape(dims);
 }
 
-bool elementwise_unary(OpKind op) {
-  using K = OpKind;
-  static const std::vector<OpKind> ops = {K::Neg,       K::Abs,
-                                          K::Sqrt,      K::Reciprocal,
-                                          K::Exp,       K::Log,
-                                          K::Erf,       K::Tanh,
-                                          K::Sigmoid,   K::Relu,
-                                          K::LeakyRelu, K::Gelu,
-                                          K::Not,       K::Cast,
-                                          K::Clip,      K::Sin,
-                                          K::Cos,       K::Tan,
-                                          K::Asin,      K::Acos,
-                                          K::Atan,      K::Sinh,
-                                          K::Cosh,      K::Asinh,
-                                          K::Acosh,     K::Atanh,
-                                          K::Floor,     K::Ceil,
-                                          K::Round,     K::Sign,
-                                          K::Elu,       K::Selu,
-                                          K::Celu,      K::HardSigmoid,
-                                          K::HardSwish, K::Softplus,
-                                          K::Softsign,  K::ThresholdedRelu,
-                                          K::Shrink,    K::IsNaN,
-                                          K::IsInf,     K::Identity};
-  return std::find(ops.begin(), ops.end(), op) != ops.end();
-}
-
-bool elementwise_binary(OpKind op) {
-  using K = OpKind;
-  static const std::vector<OpKind> ops = {
-      K::Add, K::Sub, K::Mul, K::Div, K::Pow, K::Equal, K::Less,        K::Greater,
-      K::And, K::Or,  K::Min, K::Max, K::Mod, K::Xor,   K::LessOrEqual, K::GreaterOrEqual};
-  return std::find(ops.begin(), ops.end(), op) != ops.end();
-}
-
-// Ops with one data operand whose axis attributes ("axis", "axes", "perm") can be redrawn
-// for any rank.
-bool axis_op(OpKind op) {
-  using K = OpKind;
-  static const std::vector<OpKind> ops = {
-      K::ReduceSum,       K::ReduceMean,      K::ReduceMax, K::ReduceMin,
-      K::ReduceProd,      K::ReduceSumSquare, K::ReduceL1,  K::ReduceL2,
-      K::ReduceLogSumExp, K::ArgMax,          K::ArgMin,    K::CumSum,
-      K::Softmax,         K::LogSoftmax,      K::Hardmax,   K::Transpose};
-  return std::find(ops.begin(), ops.end(), op) != ops.end();
-}
+bool has_trait(OpKind op, OpTrait trait) { return op_schema(op).traits.has(trait); }
 
 // Redraws the axis attributes of an axis op for `rank`.
 void redraw_axes(Attributes& attrs, int rank) {
@@ -215,15 +171,13 @@ Drawn draw_case(OpKind op) {
   d.inputs = base.inputs;
 
   const size_t arity = node.inputs.size();
-  const bool reshape = ((elementwise_unary(op) && arity == 1) ||
-                        (elementwise_binary(op) && arity == 2) || (axis_op(op) && arity == 1)) &&
-                       *rc::gen::inRange(0, 2) == 1;
+  const bool reshape = redraws_shapes(op, arity) && *rc::gen::inRange(0, 2) == 1;
   std::vector<Shape> shapes;
   for (const Tensor& t : base.inputs) shapes.push_back(t.shape());
   Attributes attrs = node.attrs;
   if (reshape) {
     shapes[0] = random_shape();
-    if (axis_op(op)) redraw_axes(attrs, shapes[0].rank());
+    if (has_trait(op, OpTrait::AxisAttribute)) redraw_axes(attrs, shapes[0].rank());
     if (arity == 2) {
       shapes[1] = broadcast_partner(shapes[0]);
       if (*rc::gen::inRange(0, 2) == 1) std::swap(shapes[0], shapes[1]);
@@ -368,6 +322,12 @@ void fail_case(const std::string& message) {
 
 void discard_case(const std::string& message) {
   throw rc::detail::CaseResult(rc::detail::CaseResult::Type::Discard, message);
+}
+
+bool redraws_shapes(OpKind op, size_t arity) {
+  return ((has_trait(op, OpTrait::UnaryElementwise) || has_trait(op, OpTrait::AxisAttribute)) &&
+          arity == 1) ||
+         (has_trait(op, OpTrait::BroadcastingBinary) && arity == 2);
 }
 
 std::string Property::case_id() const {

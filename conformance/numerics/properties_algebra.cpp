@@ -34,12 +34,14 @@ Shape partner(const Shape& shape) {
   return Shape(dims);
 }
 
+// A numeric dtype the op allows, or bool for ops of bool alone (And, Or, Xor).
 DType draw_dtype(OpKind op) {
   const DTypeSet allowed = op_schema(op).type_params.front().allowed;
   std::vector<DType> types;
   for (DType d : {DType::F32, DType::F64, DType::I32, DType::I64}) {
     if (allowed.contains(d)) types.push_back(d);
   }
+  if (types.empty() && allowed.contains(DType::Bool)) types.push_back(DType::Bool);
   return types[*rc::gen::inRange<size_t>(0, types.size())];
 }
 
@@ -344,54 +346,63 @@ void layer_norm_standardizes() {
 }  // namespace
 
 std::vector<Property> algebraic_properties() {
-  return {{K::Add, "commutes-bitwise", [] { commutes(K::Add); }},
-          {K::Mul, "commutes-bitwise", [] { commutes(K::Mul); }},
-          {K::Max, "commutes-bitwise", [] { commutes(K::Max); }},
-          {K::Min, "commutes-bitwise", [] { commutes(K::Min); }},
-          {K::Max, "self-is-identity", [] { idempotent(K::Max); }},
-          {K::Min, "self-is-identity", [] { idempotent(K::Min); }},
-          {K::Neg, "neg-neg-is-identity", neg_neg_is_identity},
-          {K::Relu, "nonnegative",
-           [] {
-             elementwise_law(K::Relu, false, [](double in, double v) {
-               return std::isnan(in) == std::isnan(v) && nan_or(v, v >= 0);
-             });
-           }},
-          {K::Sigmoid, "in-unit-interval",
-           [] {
-             elementwise_law(K::Sigmoid, false, [](double in, double v) {
-               return std::isnan(in) == std::isnan(v) && nan_or(v, v >= 0 && v <= 1);
-             });
-           }},
-          {K::Tanh, "in-unit-ball",
-           [] {
-             elementwise_law(K::Tanh, false, [](double in, double v) {
-               return std::isnan(in) == std::isnan(v) && nan_or(v, v >= -1 && v <= 1);
-             });
-           }},
-          {K::IsNaN, "is-nan-exactly",
-           [] {
-             elementwise_law(K::IsNaN, false,
-                             [](double in, double v) { return (v != 0) == std::isnan(in); });
-           }},
-          {K::Equal, "self-is-not-nan",
-           [] {
-             elementwise_law(K::Equal, true,
-                             [](double in, double v) { return (v != 0) == !std::isnan(in); });
-           }},
-          {K::Sub, "self-is-positive-zero",
-           [] {
-             // x - x is +0 for finite x (round to nearest), NaN for NaN and +/-Inf.
-             elementwise_law(K::Sub, true, [](double in, double v) {
-               return std::isfinite(in) ? v == 0 && !std::signbit(v) : std::isnan(v);
-             });
-           }},
-          {K::Abs, "nonnegative", abs_is_nonnegative},
-          {K::Transpose, "inverse-perm-is-identity", transpose_inverse_is_identity},
-          {K::Reshape, "round-trip-is-identity", reshape_round_trip},
-          {K::Concat, "split-is-identity", concat_split_is_identity},
-          {K::Softmax, "rows-sum-to-one", softmax_rows_sum_to_one},
-          {K::LayerNormalization, "standardizes-rows", layer_norm_standardizes}};
+  // The laws a trait states, for every op of the table that has it (OpSchema::traits).
+  std::vector<Property> out;
+  for (const OpSchema& s : all_op_schemas()) {
+    const OpKind op = s.kind;
+    if (s.traits.has(OpTrait::Commutative)) {
+      out.push_back({op, "commutes-bitwise", [op] { commutes(op); }});
+    }
+    if (s.traits.has(OpTrait::Idempotent)) {
+      out.push_back({op, "self-is-identity", [op] { idempotent(op); }});
+    }
+  }
+  // The laws of one op each.
+  std::vector<Property> laws = {
+      {K::Neg, "neg-neg-is-identity", neg_neg_is_identity},
+      {K::Relu, "nonnegative",
+       [] {
+         elementwise_law(K::Relu, false, [](double in, double v) {
+           return std::isnan(in) == std::isnan(v) && nan_or(v, v >= 0);
+         });
+       }},
+      {K::Sigmoid, "in-unit-interval",
+       [] {
+         elementwise_law(K::Sigmoid, false, [](double in, double v) {
+           return std::isnan(in) == std::isnan(v) && nan_or(v, v >= 0 && v <= 1);
+         });
+       }},
+      {K::Tanh, "in-unit-ball",
+       [] {
+         elementwise_law(K::Tanh, false, [](double in, double v) {
+           return std::isnan(in) == std::isnan(v) && nan_or(v, v >= -1 && v <= 1);
+         });
+       }},
+      {K::IsNaN, "is-nan-exactly",
+       [] {
+         elementwise_law(K::IsNaN, false,
+                         [](double in, double v) { return (v != 0) == std::isnan(in); });
+       }},
+      {K::Equal, "self-is-not-nan",
+       [] {
+         elementwise_law(K::Equal, true,
+                         [](double in, double v) { return (v != 0) == !std::isnan(in); });
+       }},
+      {K::Sub, "self-is-positive-zero",
+       [] {
+         // x - x is +0 for finite x (round to nearest), NaN for NaN and +/-Inf.
+         elementwise_law(K::Sub, true, [](double in, double v) {
+           return std::isfinite(in) ? v == 0 && !std::signbit(v) : std::isnan(v);
+         });
+       }},
+      {K::Abs, "nonnegative", abs_is_nonnegative},
+      {K::Transpose, "inverse-perm-is-identity", transpose_inverse_is_identity},
+      {K::Reshape, "round-trip-is-identity", reshape_round_trip},
+      {K::Concat, "split-is-identity", concat_split_is_identity},
+      {K::Softmax, "rows-sum-to-one", softmax_rows_sum_to_one},
+      {K::LayerNormalization, "standardizes-rows", layer_norm_standardizes}};
+  for (Property& p : laws) out.push_back(std::move(p));
+  return out;
 }
 
 }  // namespace volta::conformance::props

@@ -24,11 +24,19 @@ struct Property {
 // violation there (e.g. flushing NaN to 0) to show the suite catches it.
 using Tamper = std::function<void(std::vector<Tensor>&)>;
 
+// Whether engine-matches-reference draws a case of `op` with `arity` operands on random shapes
+// as well as on its grid's: from the op's traits (OpSchema::traits), never from a list of ops.
+// UnaryElementwise and AxisAttribute ops with one operand (axis attributes redrawn for the
+// rank), BroadcastingBinary ops with two (broadcast partners).
+bool redraws_shapes(OpKind op, size_t arity);
+
 // Every property, in op-table order: engine-matches-reference for each op, then the
 // algebraic laws.
 std::vector<Property> all_properties();
 Property engine_matches_reference(OpKind op, Tamper tamper = {});
-std::vector<Property> algebraic_properties();  // properties_algebra.cpp
+// The laws the Commutative and Idempotent traits state, for every op that has them, then the
+// laws of single ops (Neg(Neg(x)) is x, Softmax rows sum to 1, ...): properties_algebra.cpp.
+std::vector<Property> algebraic_properties();
 
 // Runs `p` for `iterations` cases from `seed`; a failure shrinks and reports
 // "seed=S iterations=N failed at iteration K: <counterexample>".

@@ -71,6 +71,34 @@ std::string_view nan_mode_name(NanMode mode) {
   return "?";
 }
 
+std::string_view differentiability_name(Differentiability d) {
+  switch (d) {
+    case Differentiability::Differentiable:
+      return "differentiable";
+    case Differentiability::NotDifferentiable:
+      return "not-differentiable";
+    case Differentiability::IntegerIndex:
+      return "integer-index";
+  }
+  return "?";
+}
+
+std::string_view op_trait_name(OpTrait trait) {
+  switch (trait) {
+    case OpTrait::UnaryElementwise:
+      return "unary-elementwise";
+    case OpTrait::BroadcastingBinary:
+      return "broadcasting-binary";
+    case OpTrait::AxisAttribute:
+      return "axis-attribute";
+    case OpTrait::Commutative:
+      return "commutative";
+    case OpTrait::Idempotent:
+      return "idempotent";
+  }
+  return "?";
+}
+
 int OpSchema::min_inputs() const {
   int n = 0;
   for (const InputSpec& in : inputs) n += in.optional ? 0 : 1;

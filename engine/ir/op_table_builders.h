@@ -1,9 +1,10 @@
 #pragma once
-// Internal: builders shared by the op table's parts (engine/ir/op_table*.cpp), and the
-// functions each part defines. Every part appends the schemas of its ops; op_table.cpp puts
-// them in OpKind order and checks that every op is described exactly once.
+// Internal: builders shared by the op table's family files (engine/ir/op_table_<family>.cpp),
+// and the function each defines. Every family file appends the schemas of its family's ops;
+// op_table.cpp puts them in OpKind order and checks that every op is described exactly once.
 
 #include <limits>
+#include <string>
 #include <vector>
 
 #include "shape_functions.h"
@@ -11,12 +12,19 @@
 
 namespace volta::op_table {
 
-void add_core_schemas(std::vector<OpSchema>& t);           // op_table.cpp
-void add_math_schemas(std::vector<OpSchema>& t);           // op_table_math.cpp
-void add_spatial_schemas(std::vector<OpSchema>& t);        // op_table_spatial.cpp
-void add_normalization_schemas(std::vector<OpSchema>& t);  // op_table_normalization.cpp
-void add_indexing_schemas(std::vector<OpSchema>& t);       // op_table_indexing.cpp
-void add_resize_schemas(std::vector<OpSchema>& t);         // op_table_resize.cpp
+// One function per family file: op_table_<family>.cpp.
+void add_elementwise_schemas(std::vector<OpSchema>& t);
+void add_activation_schemas(std::vector<OpSchema>& t);
+void add_logical_schemas(std::vector<OpSchema>& t);
+void add_linalg_schemas(std::vector<OpSchema>& t);
+void add_normalization_schemas(std::vector<OpSchema>& t);
+void add_reduction_schemas(std::vector<OpSchema>& t);
+void add_movement_schemas(std::vector<OpSchema>& t);
+void add_convolution_schemas(std::vector<OpSchema>& t);
+void add_pooling_schemas(std::vector<OpSchema>& t);
+void add_indexing_schemas(std::vector<OpSchema>& t);
+void add_loss_schemas(std::vector<OpSchema>& t);
+void add_resampling_schemas(std::vector<OpSchema>& t);
 
 using D = Differentiability;
 inline constexpr double kInf = std::numeric_limits<double>::infinity();
@@ -31,50 +39,71 @@ inline AttrSpec required(std::string_view name, AttrType type) {
 inline AttrSpec ints_attr(std::string_view name) {
   return {name, AttrType::Ints, AttrValue{std::vector<int64_t>{}}};
 }
+inline AttrSpec int_attr(std::string_view name, int64_t def,
+                         std::optional<double> min = std::nullopt,
+                         std::optional<double> max = std::nullopt) {
+  return {name, AttrType::Int, AttrValue{def}, min, max};
+}
+inline AttrSpec required_min(std::string_view name, AttrType type, double min) {
+  return {name, type, std::nullopt, min};
+}
+inline AttrSpec string_attr(std::string_view name, const char* def,
+                            std::vector<std::string_view> allowed) {
+  return {name,         AttrType::String, AttrValue{std::string(def)},
+          std::nullopt, std::nullopt,     std::move(allowed)};
+}
+
+// `s` with traits beyond those its builder gives (Commutative, Idempotent).
+inline OpSchema with_traits(OpSchema s, std::initializer_list<OpTrait> traits) {
+  for (OpTrait trait : traits) s.traits = s.traits.with(trait);
+  return s;
+}
 
 // Elementwise op of one input whose output takes the input's type and buffer.
 inline OpSchema unary(OpKind kind, std::string_view name, OpFamily family, DTypeSet types,
-                      InputDomain domain, std::string_view summary,
-                      std::vector<AttrSpec> attrs = {}, int onnx_since = 1) {
+                      Differentiability x, InputDomain domain, std::string_view summary,
+                      std::vector<AttrSpec> attrs = {}) {
   return OpSchema{.kind = kind,
                   .name = name,
                   .family = family,
-                  .inputs = {{"X", 'T', false, false, domain}},
+                  .inputs = {{"X", 'T', x, false, false, domain}},
                   .outputs = {{"Y", 'T'}},
                   .type_params = {{'T', types}},
                   .attrs = std::move(attrs),
                   .infer = shape_fn::same_as_input0,
                   .summary = summary,
                   .aliasing = Aliasing::InPlaceInput0,
-                  .onnx_since = onnx_since};
+                  .traits = {OpTrait::UnaryElementwise}};
 }
 
-// Elementwise op of two broadcasting inputs of one type.
-inline OpSchema binary(OpKind kind, std::string_view name, DTypeSet types, InputDomain rhs_domain,
-                       std::string_view summary, int onnx_since = 1) {
+// Elementwise op of two broadcasting inputs of one type, both of differentiability `ab`.
+inline OpSchema binary(OpKind kind, std::string_view name, DTypeSet types, Differentiability ab,
+                       InputDomain rhs_domain, std::string_view summary) {
   return OpSchema{.kind = kind,
                   .name = name,
                   .family = OpFamily::Elementwise,
-                  .inputs = {{"A", 'T'}, {"B", 'T', false, false, rhs_domain}},
+                  .inputs = {{"A", 'T', ab}, {"B", 'T', ab, false, false, rhs_domain}},
                   .outputs = {{"C", 'T'}},
                   .type_params = {{'T', types}},
                   .infer = shape_fn::broadcast,
                   .summary = summary,
                   .aliasing = Aliasing::InPlaceInput0,
-                  .onnx_since = onnx_since};
+                  .traits = {OpTrait::BroadcastingBinary}};
 }
 
-// Variadic broadcasting Min/Max.
+// Variadic broadcasting Min/Max: commutative and idempotent.
 inline OpSchema extremum(OpKind kind, std::string_view name, std::string_view summary) {
-  OpSchema s = binary(kind, name, kNumericTypes, InputDomain::Any, summary);
-  s.inputs = {{"data", 'T', false, true}};
+  OpSchema s = binary(kind, name, kNumericTypes, D::Differentiable, InputDomain::Any, summary);
+  s.inputs = {{"data", 'T', D::Differentiable, false, true}};
   s.outputs = {{"result", 'T'}};
+  s.traits = {OpTrait::BroadcastingBinary, OpTrait::Commutative, OpTrait::Idempotent};
   return s;
 }
 
+// Comparisons and boolean logic: a bool per (broadcast) element, so no input is differentiable.
 inline OpSchema logical(OpKind kind, std::string_view name, std::vector<InputSpec> inputs,
-                        DTypeSet types, NanMode nan_mode, std::string_view summary,
-                        int onnx_since = 1) {
+                        DTypeSet types, NanMode nan_mode, std::string_view summary) {
+  const bool binary_op = inputs.size() == 2;
   return OpSchema{.kind = kind,
                   .name = name,
                   .family = OpFamily::Logical,
@@ -83,61 +112,61 @@ inline OpSchema logical(OpKind kind, std::string_view name, std::vector<InputSpe
                   .type_params = {{'T', types}, {'B', kBoolType}},
                   .infer = shape_fn::broadcast_to_bool,
                   .summary = summary,
-                  .differentiability = D::NotDifferentiable,
                   .nan_mode = nan_mode,
-                  .onnx_since = onnx_since};
+                  .traits = binary_op ? OpTraits{OpTrait::BroadcastingBinary} : OpTraits{}};
 }
 
 // Row-wise ops over one axis: Softmax, LogSoftmax.
-inline OpSchema softmax_like(OpKind kind, std::string_view name, std::string_view summary) {
+inline OpSchema softmax_like(OpKind kind, std::string_view name, Differentiability input,
+                             std::string_view summary) {
   return OpSchema{.kind = kind,
                   .name = name,
                   .family = OpFamily::Normalization,
-                  .inputs = {{"input", 'T'}},
+                  .inputs = {{"input", 'T', input}},
                   .outputs = {{"output", 'T'}},
                   .type_params = {{'T', kFloatTypes}},
                   .attrs = {axis_attr(-1)},
                   .infer = shape_fn::softmax,
                   .summary = summary,
                   .accumulator = Accumulator::InputType,
-                  .onnx_since = 1};
+                  .traits = {OpTrait::AxisAttribute}};
 }
 
-inline OpSchema reduce(OpKind kind, std::string_view name, DTypeSet types, InputDomain domain,
-                       std::string_view summary) {
+inline OpSchema reduce(OpKind kind, std::string_view name, DTypeSet types, Differentiability data,
+                       InputDomain domain, std::string_view summary) {
   return OpSchema{
       .kind = kind,
       .name = name,
       .family = OpFamily::Reduction,
-      .inputs = {{"data", 'T', false, false, domain}},
+      .inputs = {{"data", 'T', data, false, false, domain}},
       .outputs = {{"reduced", 'T'}},
       .type_params = {{'T', types}},
       .attrs = {ints_attr("axes"), flag("keepdims", 1), flag("noop_with_empty_axes", 0)},
       .infer = shape_fn::reduce,
       .summary = summary,
-      .accumulator = Accumulator::InputType};
+      .accumulator = Accumulator::InputType,
+      .traits = {OpTrait::AxisAttribute}};
 }
 
 inline OpSchema arg_reduce(OpKind kind, std::string_view name, std::string_view summary) {
   return OpSchema{.kind = kind,
                   .name = name,
                   .family = OpFamily::Reduction,
-                  .inputs = {{"data", 'T'}},
+                  .inputs = {{"data", 'T', D::NotDifferentiable}},  // the outputs are indices
                   .outputs = {{"reduced", 'I'}},
                   .type_params = {{'T', kNumericTypes}, {'I', {DType::I64}}},
                   .attrs = {axis_attr(0), flag("keepdims", 1), flag("select_last_index", 0)},
                   .infer = shape_fn::arg_reduce,
                   .summary = summary,
-                  .differentiability = D::NotDifferentiable,
                   .nan_mode = NanMode::FirstNanWins,
-                  .tie_break = TieBreak::FirstIndex};
+                  .tie_break = TieBreak::FirstIndex,
+                  .traits = {OpTrait::AxisAttribute}};
 }
 
 // Data movement: bytes are copied or rearranged, never computed on.
 inline OpSchema movement(OpKind kind, std::string_view name, std::vector<InputSpec> inputs,
                          std::vector<OutputSpec> outputs, std::vector<AttrSpec> attrs,
-                         ShapeFn infer, Aliasing aliasing, int onnx_since,
-                         std::string_view summary) {
+                         ShapeFn infer, Aliasing aliasing, std::string_view summary) {
   return OpSchema{.kind = kind,
                   .name = name,
                   .family = OpFamily::Movement,
@@ -148,8 +177,7 @@ inline OpSchema movement(OpKind kind, std::string_view name, std::vector<InputSp
                   .infer = infer,
                   .summary = summary,
                   .nan_mode = NanMode::PassThrough,
-                  .aliasing = aliasing,
-                  .onnx_since = onnx_since};
+                  .aliasing = aliasing};
 }
 
 }  // namespace volta::op_table

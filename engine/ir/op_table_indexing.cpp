@@ -1,7 +1,6 @@
-// The op table's part for element gathers and scatters, TopK, OneHot, Trilu (family
-// Indexing) and Tile, Pad, DepthToSpace, SpaceToDepth, ReverseSequence (family Movement).
-// Shape-like ONNX inputs (TopK's k, Tile's repeats, Pad's pads, OneHot's depth) are
-// attributes here; data (indices, updates, Pad's constant value, OneHot's values) stays input.
+// The op table's part for family Indexing: element gathers and scatters, TopK, OneHot, Trilu.
+// Shape-like ONNX inputs (TopK's k, OneHot's depth) are attributes here; data (indices, updates,
+// OneHot's values) stays input.
 
 #include <string>
 
@@ -143,111 +142,9 @@ std::vector<TypeInfo> trilu(const InferContext& ctx) {
   return {ctx.input(0)};
 }
 
-std::vector<TypeInfo> tile(const InferContext& ctx) {
-  const Shape& x = ctx.input(0).shape;
-  const std::vector<int64_t>& repeats = ctx.attrs.get_ints("repeats");
-  if (static_cast<int>(repeats.size()) != x.rank()) {
-    shape_fail("repeats " + Shape(repeats).str() + " has " +
-               str(static_cast<int64_t>(repeats.size())) + " entries for an input of rank " +
-               str(x.rank()));
-  }
-  Shape out = x;
-  for (int d = 0; d < x.rank(); ++d) out[d] *= repeats[static_cast<size_t>(d)];
-  return {{ctx.input(0).dtype, out}};
-}
-
-std::vector<TypeInfo> pad(const InferContext& ctx) {
-  const Shape& x = ctx.input(0).shape;
-  const std::vector<int64_t>& pads = ctx.attrs.get_ints("pads");
-  const std::string& mode = ctx.attrs.get_string("mode");
-  if (static_cast<int>(pads.size()) != 2 * x.rank()) {
-    shape_fail("pads " + Shape(pads).str() + " has " + str(static_cast<int64_t>(pads.size())) +
-               " entries; an input of rank " + str(x.rank()) + " takes " + str(2 * x.rank()) +
-               " (all begins, then all ends)");
-  }
-  if (ctx.has_input(1)) {
-    if (mode != "constant") {
-      shape_fail("a constant value is only used by mode \"constant\", not \"" + mode + "\"");
-    }
-    if (ctx.input(1).shape.numel() != 1) {
-      shape_fail("the constant value must hold one element, got shape " + ctx.input(1).shape.str());
-    }
-  }
-  Shape out = x;
-  for (int d = 0; d < x.rank(); ++d) {
-    out[d] = x[d] + pads[static_cast<size_t>(d)] +
-             pads[static_cast<size_t>(d) + static_cast<size_t>(x.rank())];
-    if (out[d] < 0) {
-      shape_fail("pads " + Shape(pads).str() + " crop axis " + str(d) + " of " + x.str() +
-                 " below zero");
-    }
-    if (x[d] == 0 && out[d] > 0 && mode != "constant") {
-      shape_fail("mode \"" + mode + "\" cannot pad axis " + str(d) + " of " + x.str() +
-                 ": it has no elements to repeat");
-    }
-  }
-  return {{ctx.input(0).dtype, out}};
-}
-
-void check_nchw(const Shape& x, std::string_view op) {
-  if (x.rank() != 4) shape_fail(std::string(op) + " needs a 4-D [N,C,H,W] input, got " + x.str());
-}
-
-std::vector<TypeInfo> depth_to_space(const InferContext& ctx) {
-  const Shape& x = ctx.input(0).shape;
-  check_nchw(x, "DepthToSpace");
-  const int64_t b = ctx.attrs.get_int("blocksize");
-  if (x[1] % (b * b) != 0) {
-    shape_fail("channels " + str(x[1]) + " of " + x.str() +
-               " are not a multiple of blocksize^2 = " + str(b * b));
-  }
-  return {{ctx.input(0).dtype, Shape{x[0], x[1] / (b * b), x[2] * b, x[3] * b}}};
-}
-
-std::vector<TypeInfo> space_to_depth(const InferContext& ctx) {
-  const Shape& x = ctx.input(0).shape;
-  check_nchw(x, "SpaceToDepth");
-  const int64_t b = ctx.attrs.get_int("blocksize");
-  if (x[2] % b != 0 || x[3] % b != 0) {
-    shape_fail("height and width of " + x.str() + " are not multiples of blocksize " + str(b));
-  }
-  return {{ctx.input(0).dtype, Shape{x[0], x[1] * b * b, x[2] / b, x[3] / b}}};
-}
-
-std::vector<TypeInfo> reverse_sequence(const InferContext& ctx) {
-  const Shape& x = ctx.input(0).shape;
-  if (x.rank() < 2) shape_fail("ReverseSequence needs an input of rank >= 2, got " + x.str());
-  const int64_t batch_axis = ctx.attrs.get_int("batch_axis");
-  if (batch_axis == ctx.attrs.get_int("time_axis")) {
-    shape_fail("batch_axis and time_axis are both " + str(batch_axis));
-  }
-  const Shape want{x[static_cast<int>(batch_axis)]};
-  if (ctx.input(1).shape != want) {
-    shape_fail("sequence_lens " + ctx.input(1).shape.str() + " must have shape " + want.str() +
-               " (one length per batch entry of " + x.str() + ")");
-  }
-  return {ctx.input(0)};
-}
-
-AttrSpec string_attr(std::string_view name, const char* def,
-                     std::vector<std::string_view> allowed) {
-  return {name,         AttrType::String, AttrValue{std::string(def)},
-          std::nullopt, std::nullopt,     std::move(allowed)};
-}
-
-AttrSpec int_attr(std::string_view name, int64_t def, std::optional<double> min = std::nullopt,
-                  std::optional<double> max = std::nullopt) {
-  return {name, AttrType::Int, AttrValue{def}, min, max};
-}
-
-AttrSpec required_min(std::string_view name, AttrType type, double min) {
-  return {name, type, std::nullopt, min};
-}
-
 // Element gathers and scatters: data of any type, i32/i64 indices.
 OpSchema indexing(OpKind kind, std::string_view name, std::vector<InputSpec> inputs,
-                  std::vector<AttrSpec> attrs, ShapeFn infer, int onnx_since,
-                  std::string_view summary) {
+                  std::vector<AttrSpec> attrs, ShapeFn infer, std::string_view summary) {
   return OpSchema{.kind = kind,
                   .name = name,
                   .family = OpFamily::Indexing,
@@ -257,34 +154,33 @@ OpSchema indexing(OpKind kind, std::string_view name, std::vector<InputSpec> inp
                   .attrs = std::move(attrs),
                   .infer = infer,
                   .summary = summary,
-                  .nan_mode = NanMode::PassThrough,
-                  .onnx_since = onnx_since};
+                  .nan_mode = NanMode::PassThrough};
 }
 
 }  // namespace
 
 void add_indexing_schemas(std::vector<OpSchema>& t) {
   using K = OpKind;
-  const InputSpec data{"data", 'T'};
-  const InputSpec indices{"indices", 'I', false, false, InputDomain::Index};
-  const InputSpec updates{"updates", 'T'};
+  const InputSpec data{"data", 'T', D::Differentiable};
+  const InputSpec indices{"indices", 'I', D::IntegerIndex, false, false, InputDomain::Index};
+  const InputSpec updates{"updates", 'T', D::Differentiable};
   const AttrSpec reduction = string_attr("reduction", "none", {"none", "add", "mul"});
 
   t.push_back(indexing(K::GatherElements, "GatherElements", {data, indices}, {axis_attr(0)},
-                       gather_elements, 11,
+                       gather_elements,
                        "out[p] = data[p with p[axis] = indices[p]]; negative indices count "
                        "from the end"));
   t.push_back(indexing(K::GatherND, "GatherND", {data, indices}, {int_attr("batch_dims", 0, 0.0)},
-                       gather_nd, 11,
+                       gather_nd,
                        "slices of data at the index tuples in the last axis of indices, after "
                        "batch_dims shared leading axes"));
   OpSchema elements =
       indexing(K::ScatterElements, "ScatterElements", {data, indices, updates},
-               {axis_attr(0), reduction}, scatter_elements, 11,
+               {axis_attr(0), reduction}, scatter_elements,
                "data with data[p with p[axis] = indices[p]] = updates[p] (or += / *=), applied in "
                "index order: with duplicates the last update wins");
   OpSchema nd =
-      indexing(K::ScatterND, "ScatterND", {data, indices, updates}, {reduction}, scatter_nd, 11,
+      indexing(K::ScatterND, "ScatterND", {data, indices, updates}, {reduction}, scatter_nd,
                "data with the slices at the index tuples of indices set to "
                "updates (or += / *=), applied in index order");
   for (OpSchema* s : {&elements, &nd}) {
@@ -297,7 +193,7 @@ void add_indexing_schemas(std::vector<OpSchema>& t) {
       .kind = K::TopK,
       .name = "TopK",
       .family = OpFamily::Indexing,
-      .inputs = {{"X", 'T'}},
+      .inputs = {{"X", 'T', D::Differentiable}},
       .outputs = {{"Values", 'T'}, {"Indices", 'I'}},
       .type_params = {{'T', kNumericTypes}, {'I', {DType::I64}}},
       .attrs = {required_min("k", AttrType::Int, 0.0), axis_attr(-1), flag("largest", 1),
@@ -306,13 +202,12 @@ void add_indexing_schemas(std::vector<OpSchema>& t) {
       .summary = "the k largest (largest=0: smallest) elements along axis and their indices, "
                  "always sorted; ties keep the lower index first; NaN ranks above every number",
       .nan_mode = NanMode::FirstNanWins,
-      .tie_break = TieBreak::FirstIndex,
-      .onnx_since = 1});
+      .tie_break = TieBreak::FirstIndex});
   t.push_back(OpSchema{
       .kind = K::OneHot,
       .name = "OneHot",
       .family = OpFamily::Indexing,
-      .inputs = {{"indices", 'I'}, {"values", 'T'}},
+      .inputs = {{"indices", 'I', D::IntegerIndex}, {"values", 'T', D::NotDifferentiable}},
       .outputs = {{"output", 'T'}},
       .type_params = {{'T', kAllTypes}, {'I', kNumericTypes}},
       .attrs = {required_min("depth", AttrType::Int, 1.0), axis_attr(-1)},
@@ -320,13 +215,11 @@ void add_indexing_schemas(std::vector<OpSchema>& t) {
       .summary = "values[1] where the new axis equals the index (float indices truncate; "
                  "negative ones count from depth), values[0] elsewhere; out-of-range and NaN "
                  "indices give an all-off line",
-      .differentiability = D::NotDifferentiable,
-      .nan_mode = NanMode::PassThrough,
-      .onnx_since = 9});
+      .nan_mode = NanMode::PassThrough});
   t.push_back(OpSchema{.kind = K::Trilu,
                        .name = "Trilu",
                        .family = OpFamily::Indexing,
-                       .inputs = {{"input", 'T'}},
+                       .inputs = {{"input", 'T', D::Differentiable}},
                        .outputs = {{"output", 'T'}},
                        .type_params = {{'T', kAllTypes}},
                        .attrs = {flag("upper", 1), int_attr("k", 0)},
@@ -334,35 +227,7 @@ void add_indexing_schemas(std::vector<OpSchema>& t) {
                        .summary = "keep the upper (j - i >= k) or lower (j - i <= k) triangle "
                                   "of the last two axes, zero the rest",
                        .nan_mode = NanMode::PassThrough,
-                       .aliasing = Aliasing::InPlaceInput0,
-                       .onnx_since = 14});
-
-  const std::vector<OutputSpec> one_out = {{"output", 'T'}};
-  t.push_back(movement(K::Tile, "Tile", {{"input", 'T'}}, one_out,
-                       {required_min("repeats", AttrType::Ints, 0.0)}, tile, Aliasing::None, 1,
-                       "repeat the input repeats[d] times along each axis d"));
-  t.push_back(movement(K::Pad, "Pad", {{"data", 'T'}, {"constant_value", 'T', true}}, one_out,
-                       {required("pads", AttrType::Ints),
-                        string_attr("mode", "constant", {"constant", "reflect", "edge"})},
-                       pad, Aliasing::None, 1,
-                       "pad (negative pads crop) with constant_value (default 0), the mirror "
-                       "image without the edge (reflect) or the edge element (edge)"));
-  t.push_back(movement(
-      K::DepthToSpace, "DepthToSpace", {{"input", 'T'}}, one_out,
-      {required_min("blocksize", AttrType::Int, 1.0), string_attr("mode", "DCR", {"DCR", "CRD"})},
-      depth_to_space, Aliasing::None, 1,
-      "[N,C,H,W] -> [N,C/b^2,H*b,W*b]; DCR reads channel (i*b+j)*C'+c, CRD "
-      "reads c*b^2+i*b+j"));
-  t.push_back(movement(K::SpaceToDepth, "SpaceToDepth", {{"input", 'T'}}, one_out,
-                       {required_min("blocksize", AttrType::Int, 1.0)}, space_to_depth,
-                       Aliasing::None, 1,
-                       "[N,C,H,W] -> [N,C*b^2,H/b,W/b], block offset (i,j) to channel "
-                       "(i*b+j)*C+c"));
-  t.push_back(movement(
-      K::ReverseSequence, "ReverseSequence",
-      {{"input", 'T'}, {"sequence_lens", 'I', false, false, InputDomain::Index}}, one_out,
-      {int_attr("batch_axis", 1, 0.0, 1.0), int_attr("time_axis", 0, 0.0, 1.0)}, reverse_sequence,
-      Aliasing::None, 10, "reverse the first sequence_lens[b] time steps of each batch entry b"));
+                       .aliasing = Aliasing::InPlaceInput0});
 }
 
 }  // namespace volta::op_table

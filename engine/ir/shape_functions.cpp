@@ -459,5 +459,25 @@ std::vector<TypeInfo> constant(const InferContext& ctx) {
   return {{value.dtype(), value.shape()}};
 }
 
+void require_rank_at_least(const Shape& x, int rank, std::string_view layout) {
+  if (x.rank() < rank) {
+    shape_fail("input of shape " + x.str() + " has rank " + std::to_string(x.rank()) +
+               "; the op needs rank >= " + std::to_string(rank) + " (" + std::string(layout) + ")");
+  }
+}
+
+void require_per_channel(const InferContext& ctx, int first, int last) {
+  const int64_t channels = ctx.input(0).shape[1];
+  for (int i = first; i <= last; ++i) {
+    const Shape& s = ctx.input(i).shape;
+    if (s != Shape{channels}) {
+      shape_fail("input " + std::to_string(i) + " '" +
+                 std::string(op_schema(ctx.node.op).inputs[static_cast<size_t>(i)].name) +
+                 "' has shape " + s.str() + "; it must be [C] = [" + std::to_string(channels) +
+                 "] for the input of shape " + ctx.input(0).shape.str());
+    }
+  }
+}
+
 }  // namespace shape_fn
 }  // namespace volta

@@ -29,4 +29,9 @@ std::vector<TypeInfo> unsqueeze(const InferContext& ctx);
 std::vector<TypeInfo> flatten(const InferContext& ctx);
 std::vector<TypeInfo> constant(const InferContext& ctx);
 
+// Checks shared by the family files' own shape functions; each throws ShapeError.
+void require_rank_at_least(const Shape& x, int rank, std::string_view layout);
+// Inputs first..last (scale, bias, statistics, weights) hold one value per channel of axis 1.
+void require_per_channel(const InferContext& ctx, int first, int last);
+
 }  // namespace volta::shape_fn

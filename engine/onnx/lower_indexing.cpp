@@ -1,7 +1,7 @@
-// Lowerings of the ONNX gathers, scatters, TopK, OneHot, Trilu and the layout ops (Tile, Pad,
-// DepthToSpace, SpaceToDepth, ReverseSequence). Shape-like inputs (TopK's K, Tile's repeats,
-// Pad's pads, OneHot's depth, Trilu's k) must be known at import time and become attributes;
-// data inputs stay inputs.
+// Lowerings of the ONNX gathers, scatters, TopK, OneHot and Trilu, and of NonZero and Compress,
+// whose output shapes depend on values known at import time. Shape-like inputs (TopK's K,
+// OneHot's depth, Trilu's k) must be known at import time and become attributes; data inputs
+// stay inputs.
 
 #include <cmath>
 
@@ -11,15 +11,6 @@ namespace volta::onnx {
 namespace {
 
 using Ints = std::vector<int64_t>;
-
-// The one integer of a scalar or one-element input.
-int64_t constant_int(LoweringContext& ctx, int i, std::string_view what) {
-  const Ints v = ctx.constant_ints(i, what);
-  if (v.size() != 1) {
-    ctx.invalid(std::string(what) + " must hold one value; got " + std::to_string(v.size()));
-  }
-  return v[0];
-}
 
 // ScatterElements / ScatterND "reduction" (version 16 on; earlier versions replace).
 std::string reduction(LoweringContext& ctx) {
@@ -58,7 +49,7 @@ void lower_scatter_nd(LoweringContext& ctx) {
 // returns sorted results, which sorted=0 (order unspecified) allows.
 void lower_top_k(LoweringContext& ctx) {
   const int64_t k =
-      ctx.since_version() < 10 ? ctx.attr_int("k", std::nullopt) : constant_int(ctx, 1, "K");
+      ctx.since_version() < 10 ? ctx.attr_int("k", std::nullopt) : ctx.constant_int(1, "K");
   if (k < 0) ctx.invalid("k must be >= 0; got " + std::to_string(k));
   Attributes attrs{{"k", k}, {"axis", ctx.attr_int("axis", -1)}};
   if (ctx.since_version() >= 11) {
@@ -97,113 +88,75 @@ void lower_one_hot(LoweringContext& ctx) {
 }
 
 void lower_trilu(LoweringContext& ctx) {
-  const int64_t k = ctx.has_input(1) ? constant_int(ctx, 1, "k") : 0;
+  const int64_t k = ctx.has_input(1) ? ctx.constant_int(1, "k") : 0;
   ctx.set_output(
       0, ctx.add(OpKind::Trilu, {ctx.input(0)}, {{"upper", ctx.attr_int("upper", 1)}, {"k", k}}));
 }
 
-// Version 1 repeats one axis (inputs tiles and axis); 6 on give repeats for every axis.
-void lower_tile(LoweringContext& ctx) {
-  Ints repeats;
-  if (ctx.since_version() < 6) {
-    const int64_t rank = ctx.input_type(0).shape.rank();
-    const int64_t tiles = constant_int(ctx, 1, "tiles");
-    int64_t axis = constant_int(ctx, 2, "axis");
-    if (axis < -rank || axis >= rank) {
-      ctx.invalid("axis " + std::to_string(axis) + " is out of range for rank " +
-                  std::to_string(rank));
+// The indices of the non-zero elements, one row per axis: a data-dependent shape, so the
+// input must be known at import time.
+Tensor nonzero_indices(const Tensor& t) {
+  const Shape& shape = t.shape();
+  std::vector<int64_t> flat;
+  for (int64_t i = 0; i < t.numel(); ++i) {
+    if (t.get_double(i) != 0.0) flat.push_back(i);
+  }
+  const int64_t rank = shape.rank();
+  const auto count = static_cast<int64_t>(flat.size());
+  Tensor out(DType::I64, Shape{rank, count});
+  for (int64_t j = 0; j < count; ++j) {
+    int64_t rest = flat[static_cast<size_t>(j)];
+    for (int64_t d = rank - 1; d >= 0; --d) {
+      out.set_int(d * count + j, rest % shape[static_cast<int>(d)]);
+      rest /= shape[static_cast<int>(d)];
     }
-    if (axis < 0) axis += rank;
-    repeats.assign(static_cast<size_t>(rank), 1);
-    repeats[static_cast<size_t>(axis)] = tiles;
+  }
+  return out;
+}
+
+void lower_nonzero(LoweringContext& ctx) {
+  ctx.set_output_constant(0, nonzero_indices(ctx.constant_input(
+                                 0, "the input (its non-zero count is the output shape)")));
+}
+
+// Compress = Gather of the positions where the (import-time) condition holds.
+void lower_compress(LoweringContext& ctx) {
+  const Tensor& condition = ctx.constant_input(1, "condition (it decides the output shape)");
+  ValueId data = ctx.input(0);
+  int64_t axis = 0;
+  if (ctx.has_attr("axis")) {
+    axis = ctx.attr_int("axis", {});
   } else {
-    repeats = ctx.constant_ints(1, "repeats");
+    data = ctx.add(OpKind::Reshape, {data}, {{"shape", Ints{-1}}});
   }
-  for (int64_t r : repeats) {
-    if (r < 0) ctx.invalid("repeats must be >= 0; got " + std::to_string(r));
+  const Shape shape = ctx.type_of(data).shape;
+  const int64_t rank = shape.rank();
+  if (axis < -rank || axis >= rank) ctx.invalid("axis out of range");
+  const int64_t extent = shape[static_cast<int>(axis < 0 ? axis + rank : axis)];
+  if (condition.numel() > extent) ctx.invalid("condition is longer than the axis");
+  Ints picked;
+  for (int64_t i = 0; i < condition.numel(); ++i) {
+    if (condition.get_double(i) != 0.0) picked.push_back(i);
   }
-  ctx.set_output(0, ctx.add(OpKind::Tile, {ctx.input(0)}, {{"repeats", repeats}}));
-}
-
-// Pad's float "value" attribute (versions 1 and 2) as a scalar of the data dtype; integer
-// data takes only integral values.
-Tensor pad_value(LoweringContext& ctx, double value, DType dtype) {
-  Tensor t(dtype, Shape{});
-  if (is_floating(dtype)) {
-    t.set_double(0, value);
-  } else if (dtype == DType::Bool) {
-    t.set_int(0, value != 0.0 ? 1 : 0);
-  } else {
-    if (std::trunc(value) != value) {
-      ctx.unsupported("value " + std::to_string(value) + " for " + std::string(dtype_name(dtype)) +
-                      " data; supported: integral values");
-    }
-    t.set_double(0, value);
-  }
-  return t;
-}
-
-// Versions 1 and 2 give pads ("paddings" in 1) and value as attributes; 11 on as inputs.
-// The constant is only used, and only passed on, in mode "constant".
-void lower_pad(LoweringContext& ctx) {
-  const std::string mode = ctx.attr_string("mode", "constant");
-  if (mode != "constant" && mode != "reflect" && mode != "edge") {
-    ctx.unsupported("mode \"" + mode + "\"; supported: \"constant\", \"reflect\", \"edge\"");
-  }
-  const bool constant = mode == "constant";
-  std::vector<ValueId> inputs = {ctx.input(0)};
-  Ints pads;
-  if (ctx.since_version() < 11) {
-    pads = ctx.attr_ints(ctx.since_version() < 2 ? "paddings" : "pads", std::nullopt);
-    const double value = ctx.attr_float("value", 0.0);
-    if (constant && ctx.has_attr("value")) {
-      inputs.push_back(ctx.constant(pad_value(ctx, value, ctx.input_type(0).dtype)));
-    }
-  } else {
-    pads = ctx.constant_ints(1, "pads");
-    if (constant && ctx.has_input(2)) inputs.push_back(ctx.input(2));
-  }
-  ctx.set_output(0, ctx.add(OpKind::Pad, inputs, {{"pads", pads}, {"mode", mode}}));
-}
-
-void lower_depth_to_space(LoweringContext& ctx) {
-  const std::string mode = ctx.since_version() >= 11 ? ctx.attr_string("mode", "DCR") : "DCR";
-  if (mode != "DCR" && mode != "CRD") {
-    ctx.unsupported("mode \"" + mode + "\"; supported: \"DCR\", \"CRD\"");
-  }
-  ctx.set_output(0,
-                 ctx.add(OpKind::DepthToSpace, {ctx.input(0)},
-                         {{"blocksize", ctx.attr_int("blocksize", std::nullopt)}, {"mode", mode}}));
-}
-
-void lower_space_to_depth(LoweringContext& ctx) {
-  ctx.set_output(0, ctx.add(OpKind::SpaceToDepth, {ctx.input(0)},
-                            {{"blocksize", ctx.attr_int("blocksize", std::nullopt)}}));
-}
-
-void lower_reverse_sequence(LoweringContext& ctx) {
-  ctx.set_output(0, ctx.add(OpKind::ReverseSequence, {ctx.input(0), ctx.input(1)},
-                            {{"batch_axis", ctx.attr_int("batch_axis", 1)},
-                             {"time_axis", ctx.attr_int("time_axis", 0)}}));
+  ctx.set_output(0, ctx.add(OpKind::Gather,
+                            {data, ctx.constant(Tensor::from<int64_t>(
+                                       Shape{static_cast<int64_t>(picked.size())}, picked))},
+                            {{"axis", axis}}));
 }
 
 }  // namespace
 
 void register_indexing_lowerings(LoweringTable& table) {
-  using F = OpFamily;
-  table.add({"GatherElements", F::Indexing, 11, &lower_gather_elements});
-  table.add({"GatherND", F::Indexing, 11, &lower_gather_nd});
-  table.add({"ScatterElements", F::Indexing, 11, &lower_scatter_elements});
-  table.add({"Scatter", F::Indexing, 9, &lower_scatter_elements});
-  table.add({"ScatterND", F::Indexing, 11, &lower_scatter_nd});
-  table.add({"TopK", F::Indexing, 1, &lower_top_k});
-  table.add({"OneHot", F::Indexing, 9, &lower_one_hot});
-  table.add({"Trilu", F::Indexing, 14, &lower_trilu});
-  table.add({"Tile", F::Movement, 1, &lower_tile});
-  table.add({"Pad", F::Movement, 1, &lower_pad});
-  table.add({"DepthToSpace", F::Movement, 1, &lower_depth_to_space});
-  table.add({"SpaceToDepth", F::Movement, 1, &lower_space_to_depth});
-  table.add({"ReverseSequence", F::Movement, 10, &lower_reverse_sequence});
+  table.add("GatherElements", OpKind::GatherElements, 11, &lower_gather_elements);
+  table.add("GatherND", OpKind::GatherND, 11, &lower_gather_nd);
+  table.add("ScatterElements", OpKind::ScatterElements, 11, &lower_scatter_elements);
+  table.add("Scatter", OpKind::ScatterElements, 9, &lower_scatter_elements);
+  table.add("ScatterND", OpKind::ScatterND, 11, &lower_scatter_nd);
+  table.add("TopK", OpKind::TopK, 1, &lower_top_k);
+  table.add("OneHot", OpKind::OneHot, 9, &lower_one_hot);
+  table.add("Trilu", OpKind::Trilu, 14, &lower_trilu);
+  table.add_composite("NonZero", OpFamily::Indexing, 9, &lower_nonzero);
+  table.add_composite("Compress", OpFamily::Indexing, 9, &lower_compress);
 }
 
 }  // namespace volta::onnx

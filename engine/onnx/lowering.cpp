@@ -19,12 +19,28 @@ std::vector<int64_t> LoweringContext::constant_ints(int i, std::string_view what
   return out;
 }
 
+int64_t LoweringContext::constant_int(int i, std::string_view what) {
+  const std::vector<int64_t> v = constant_ints(i, what);
+  if (v.size() != 1) {
+    invalid(std::string(what) + " must hold one value; got " + std::to_string(v.size()));
+  }
+  return v[0];
+}
+
 double LoweringContext::constant_scalar(int i, std::string_view what) {
   const Tensor& t = constant_input(i, what);
   if (t.numel() != 1) {
     invalid(std::string(what) + " must hold one value; got shape " + t.shape().str());
   }
   return t.get_double(0);
+}
+
+int LoweringContext::declared_outputs() const {
+  int n = 1;
+  for (int i = 0; i < num_outputs(); ++i) {
+    if (has_output(i)) n = i + 1;
+  }
+  return n;
 }
 
 void LoweringContext::unsupported(const std::string& what) const {
@@ -35,6 +51,28 @@ void LoweringContext::unsupported(const std::string& what) const {
 void LoweringContext::invalid(const std::string& what) const {
   fail(ErrorCode::ImportInvalidModel, "node '" + node_name() + "' (" + op_type() + ", version " +
                                           std::to_string(since_version()) + "): " + what);
+}
+
+ValueId scalar_constant(LoweringContext& ctx, DType dtype, double value) {
+  Tensor t(dtype, Shape{});
+  t.set_double(0, value);
+  return ctx.constant(std::move(t));
+}
+
+void require_dtype(LoweringContext& ctx, OpKind op, DType dtype) {
+  const DTypeSet allowed = op_schema(op).type_params.front().allowed;
+  if (!allowed.contains(dtype)) {
+    ctx.unsupported("input of dtype " + std::string(dtype_name(dtype)) +
+                    "; supported: " + allowed.str());
+  }
+}
+
+void check_constant_size(LoweringContext& ctx, const Shape& shape) {
+  constexpr int64_t kMaxConstantElements = int64_t{1} << 28;
+  if (shape.numel() > kMaxConstantElements) {
+    ctx.unsupported("the constant output " + shape.str() + " exceeds " +
+                    std::to_string(kMaxConstantElements) + " elements");
+  }
 }
 
 std::optional<DType> dtype_from_onnx(int64_t elem_type) {
@@ -83,6 +121,15 @@ DType attr_dtype(const LoweringContext& ctx, int64_t elem_type, std::string_view
                   "; supported: FLOAT, DOUBLE, INT64, INT32, BOOL");
 }
 
+void LoweringTable::add(std::string_view op_type, OpKind onto, int min_version, LowerFn lower) {
+  add(Lowering{op_type, op_schema(onto).family, min_version, lower, onto});
+}
+
+void LoweringTable::add_composite(std::string_view op_type, OpFamily family, int min_version,
+                                  LowerFn lower) {
+  add(Lowering{op_type, family, min_version, lower, std::nullopt});
+}
+
 void LoweringTable::add(Lowering lowering) {
   if (!table_.emplace(std::string(lowering.op_type), lowering).second) {
     throw std::logic_error("ONNX lowering for " + std::string(lowering.op_type) +
@@ -95,16 +142,47 @@ const Lowering* LoweringTable::find(std::string_view op_type) const {
   return it == table_.end() ? nullptr : &it->second;
 }
 
+namespace {
+
+// Each family file registers the ONNX ops reported under its family and no other.
+struct FamilyFile {
+  OpFamily family;
+  void (*add)(LoweringTable& table);
+};
+constexpr FamilyFile kFamilyFiles[] = {
+    {OpFamily::Elementwise, register_elementwise_lowerings},
+    {OpFamily::Activation, register_activation_lowerings},
+    {OpFamily::Logical, register_logical_lowerings},
+    {OpFamily::Linalg, register_linalg_lowerings},
+    {OpFamily::Linalg, register_linalg_rnn_lowerings},
+    {OpFamily::Normalization, register_normalization_lowerings},
+    {OpFamily::Reduction, register_reduction_lowerings},
+    {OpFamily::Movement, register_movement_lowerings},
+    {OpFamily::Convolution, register_convolution_lowerings},
+    {OpFamily::Pooling, register_pooling_lowerings},
+    {OpFamily::Indexing, register_indexing_lowerings},
+    {OpFamily::Loss, register_loss_lowerings},
+    {OpFamily::Resampling, register_resampling_lowerings},
+};
+
+}  // namespace
+
 const LoweringTable& lowering_table() {
   static const LoweringTable kTable = [] {
     LoweringTable t;
-    register_core_lowerings(t);
-    register_math_lowerings(t);
-    register_spatial_lowerings(t);
-    register_normalization_lowerings(t);
-    register_indexing_lowerings(t);
-    register_resize_lowerings(t);
-    register_rnn_lowerings(t);
+    for (const FamilyFile& file : kFamilyFiles) {
+      LoweringTable part;
+      file.add(part);
+      for (const auto& [op_type, lowering] : part.all()) {
+        if (lowering.family != file.family) {
+          throw std::logic_error("ONNX lowering for " + op_type + " (family " +
+                                 std::string(op_family_name(lowering.family)) +
+                                 ") is registered in lower_" +
+                                 std::string(op_family_name(file.family)) + ".cpp");
+        }
+        t.add(lowering);
+      }
+    }
     return t;
   }();
   return kTable;

@@ -1,8 +1,8 @@
 #pragma once
 // Internal to the ONNX importer: how one ONNX node is lowered onto internal ops. Each
-// lower_<family>.cpp registers the ONNX ops it handles; the importer calls the lowerings in
-// node order. Backends never see ONNX opset numbers: a lowering reads since_version() and
-// maps every version it accepts onto the stable internal ops.
+// lower_<family>.cpp registers the ONNX ops of its family (the family they are reported under);
+// the importer calls the lowerings in node order. Backends never see ONNX opset numbers: a lowering
+// reads since_version() and maps every version it accepts onto the stable internal ops.
 
 #include <cstdint>
 #include <map>
@@ -39,8 +39,10 @@ class LoweringContext {
   // nodes and shapes, or from graph inputs whose values were given: the plan is then
   // specialized on those inputs' values. Otherwise I-NOT-STATIC naming the input and `what`.
   virtual const Tensor& constant_input(int i, std::string_view what) = 0;
-  // constant_input as integers (any integer dtype, scalar or 1-D) or as one number.
+  // constant_input as integers (any integer dtype, scalar or 1-D), as the one integer of a
+  // scalar or one-element input, or as one number.
   std::vector<int64_t> constant_ints(int i, std::string_view what);
+  int64_t constant_int(int i, std::string_view what);
   double constant_scalar(int i, std::string_view what);
   // Whether input i's value is known at import time without specializing on a graph input.
   virtual bool is_constant(int i) = 0;
@@ -67,6 +69,8 @@ class LoweringContext {
   virtual int num_outputs() const = 0;
   // Output i is declared with a non-empty name (optional outputs are often left out).
   virtual bool has_output(int i) const = 0;
+  // The number of outputs to give an internal node: up to the last one the node declares.
+  int declared_outputs() const;
   virtual void set_output(int i, ValueId value) = 0;
   // An output fully known at import time (Shape, Size, Range, ConstantOfShape, ...): it
   // becomes a Constant node and can feed other nodes' shape arguments.
@@ -89,6 +93,14 @@ class LoweringContext {
   [[noreturn]] void invalid(const std::string& what) const;
 };
 
+// Helpers the lowering files share.
+// A scalar Constant node of `dtype` holding `value`.
+ValueId scalar_constant(LoweringContext& ctx, DType dtype, double value);
+// Refuses an input dtype the internal op has no kernel contract for (its first type parameter).
+void require_dtype(LoweringContext& ctx, OpKind op, DType dtype);
+// Refuses a constant output too large to compute at import time (2^28 elements).
+void check_constant_size(LoweringContext& ctx, const Shape& shape);
+
 // The Volta dtype for an ONNX TensorProto element type, or nullopt (float16, uint8, string,
 // ...). onnx_type_name names any element type ("FLOAT16").
 std::optional<DType> dtype_from_onnx(int64_t elem_type);
@@ -100,15 +112,25 @@ DType attr_dtype(const LoweringContext& ctx, int64_t elem_type, std::string_view
 
 using LowerFn = void (*)(LoweringContext& ctx);
 
+// One ONNX op type and how it lowers. The registry of these is the one source of Volta's ONNX
+// mapping: the op table declares none (OpSchema::no_onnx_lowering only says why no ONNX op
+// lowers onto an op), and onnx_lowering_test checks every op of the table against it.
 struct Lowering {
   std::string_view op_type;  // default domain ("ai.onnx") op
-  OpFamily family;           // the family its tests are reported under
+  OpFamily family;           // the family its tests are reported under: onto's when it has one
   int min_version;           // the oldest schema version handled; older ones are unsupported
   LowerFn lower;
+  std::optional<OpKind> onto;  // the internal op it is; nullopt: it becomes constants (Shape,
+                               // Range) or a composition of other ops (Sum, RNN, ReduceLogSum)
 };
 
 class LoweringTable {
  public:
+  // An ONNX op lowered onto internal op `onto`: that op with the ONNX versions' attribute and
+  // input forms resolved, perhaps with helper nodes around it (or none, as Identity).
+  void add(std::string_view op_type, OpKind onto, int min_version, LowerFn lower);
+  // An ONNX op that becomes constants or a composition of internal ops, reported under `family`.
+  void add_composite(std::string_view op_type, OpFamily family, int min_version, LowerFn lower);
   void add(Lowering lowering);  // throws std::logic_error on a duplicate op_type
   const Lowering* find(std::string_view op_type) const;
   const std::map<std::string, Lowering, std::less<>>& all() const { return table_; }
@@ -117,14 +139,21 @@ class LoweringTable {
   std::map<std::string, Lowering, std::less<>> table_;
 };
 
-// One function per lowering file; lowering_table() calls them all.
-void register_core_lowerings(LoweringTable& table);           // lower_core.cpp
-void register_math_lowerings(LoweringTable& table);           // lower_math.cpp
-void register_spatial_lowerings(LoweringTable& table);        // lower_spatial.cpp
-void register_normalization_lowerings(LoweringTable& table);  // lower_normalization.cpp
-void register_indexing_lowerings(LoweringTable& table);       // lower_indexing.cpp
-void register_resize_lowerings(LoweringTable& table);         // lower_resize.cpp
-void register_rnn_lowerings(LoweringTable& table);            // lower_rnn.cpp
+// One function per family file, lower_<family>.cpp (an oversized family in parts:
+// lower_<family>_<part>.cpp); lowering_table() calls them all.
+void register_elementwise_lowerings(LoweringTable& table);
+void register_activation_lowerings(LoweringTable& table);
+void register_logical_lowerings(LoweringTable& table);
+void register_linalg_lowerings(LoweringTable& table);
+void register_linalg_rnn_lowerings(LoweringTable& table);
+void register_normalization_lowerings(LoweringTable& table);
+void register_reduction_lowerings(LoweringTable& table);
+void register_movement_lowerings(LoweringTable& table);
+void register_convolution_lowerings(LoweringTable& table);
+void register_pooling_lowerings(LoweringTable& table);
+void register_indexing_lowerings(LoweringTable& table);
+void register_loss_lowerings(LoweringTable& table);
+void register_resampling_lowerings(LoweringTable& table);
 
 const LoweringTable& lowering_table();
 

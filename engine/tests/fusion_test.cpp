@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "test_util.h"
-#include "volta/model/examples.h"
+#include "volta/model/builtin_models.h"
 #include "volta/passes/pass_manager.h"
 #include "volta/plan/execution_plan.h"
 

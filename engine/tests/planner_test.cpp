@@ -23,7 +23,7 @@
 #include "volta/ir/printer.h"
 #include "volta/ir/random.h"
 #include "volta/ir/verify.h"
-#include "volta/model/examples.h"
+#include "volta/model/builtin_models.h"
 #include "volta/plan/execution_plan.h"
 #include "volta/plan/memory_plan.h"
 #include "volta/plan/schedule.h"

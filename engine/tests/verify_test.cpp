@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "expect_error.h"
-#include "volta/model/examples.h"
+#include "volta/model/builtin_models.h"
 
 namespace volta {
 namespace {

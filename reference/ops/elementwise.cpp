@@ -1,65 +1,17 @@
-// Reference elementwise, activation and logical ops. Every operand is first broadcast to the
-// output shape (materialized), so each kernel is one flat loop over equal-shaped tensors.
-// Floats are computed in double and rounded once when stored; integers in int64, wrapped.
+// Reference elementwise ops: arithmetic, the math functions, rounding, Mod, Min/Max, Where, Cast
+// and Clip (element maps: ref_elementwise.h).
 
 #include <algorithm>
 #include <cmath>
 #include <functional>
 #include <limits>
-#include <numbers>
 #include <string>
 #include <type_traits>
 
-#include "ref_util.h"
+#include "ref_elementwise.h"
 
 namespace volta::reference {
 namespace {
-
-// ---- Element maps -------------------------------------------------------------------------
-
-template <class Fn>
-Tensor map_float(const Tensor& x, Fn fn) {
-  Tensor y(x.dtype(), x.shape());
-  for (int64_t i = 0; i < x.numel(); ++i) y.set_double(i, fn(x.get_double(i)));
-  return y;
-}
-
-template <class Fn>
-Tensor map_int(const Tensor& x, Fn fn) {
-  Tensor y(x.dtype(), x.shape());
-  for (int64_t i = 0; i < x.numel(); ++i) y.set_int(i, fn(x.get_int(i)));
-  return y;
-}
-
-template <class FloatFn, class IntFn>
-Tensor map_numeric(const Tensor& x, FloatFn on_float, IntFn on_int) {
-  return is_floating(x.dtype()) ? map_float(x, on_float) : map_int(x, on_int);
-}
-
-// y = fn(a, b) with a and b broadcast to out.shape; floats read as double, the rest as int64.
-template <class FloatFn, class IntFn>
-Tensor zip_numeric(const Tensor& a, const Tensor& b, const TypeInfo& out, FloatFn on_float,
-                   IntFn on_int) {
-  const Tensor wide_a = broadcast_to(a, out.shape);
-  const Tensor wide_b = broadcast_to(b, out.shape);
-  const bool floating = is_floating(a.dtype());
-  Tensor y(out.dtype, out.shape);
-  for (int64_t i = 0; i < y.numel(); ++i) {
-    if (floating) {
-      y.set_double(i, on_float(wide_a.get_double(i), wide_b.get_double(i)));
-    } else {
-      y.set_int(i, on_int(wide_a.get_int(i), wide_b.get_int(i)));
-    }
-  }
-  return y;
-}
-
-template <class FloatFn>
-Tensor zip_float(const Tensor& a, const Tensor& b, const TypeInfo& out, FloatFn on_float) {
-  return zip_numeric(a, b, out, on_float, [](int64_t, int64_t) -> int64_t {
-    kernel_fail("this op is defined for floating-point inputs only (f32, f64)");
-  });
-}
 
 // ---- Arithmetic ---------------------------------------------------------------------------
 
@@ -126,47 +78,123 @@ std::vector<Tensor> log(const Node&, RefInputs in, RefOutputTypes) {
   return {map_float(*in[0], [](double x) { return std::log(x); })};
 }
 
-// ---- Activations --------------------------------------------------------------------------
+// ---- Trigonometric and hyperbolic ----------------------------------------------------------
 
-std::vector<Tensor> erf(const Node&, RefInputs in, RefOutputTypes) {
-  return {map_float(*in[0], [](double x) { return std::erf(x); })};
+std::vector<Tensor> sin(const Node&, RefInputs in, RefOutputTypes) {
+  return map_double(*in[0], [](double x) { return std::sin(x); });
 }
 
-std::vector<Tensor> tanh(const Node&, RefInputs in, RefOutputTypes) {
-  return {map_float(*in[0], [](double x) { return std::tanh(x); })};
+std::vector<Tensor> cos(const Node&, RefInputs in, RefOutputTypes) {
+  return map_double(*in[0], [](double x) { return std::cos(x); });
 }
 
-std::vector<Tensor> sigmoid(const Node&, RefInputs in, RefOutputTypes) {
-  return {map_float(*in[0], [](double x) { return 1.0 / (1.0 + std::exp(-x)); })};
+std::vector<Tensor> tan(const Node&, RefInputs in, RefOutputTypes) {
+  return map_double(*in[0], [](double x) { return std::tan(x); });
 }
 
-// max(x, 0), written so that NaN passes through instead of comparing its way to 0.
-std::vector<Tensor> relu(const Node&, RefInputs in, RefOutputTypes) {
-  return {map_numeric(
-      *in[0], [](double x) { return std::isnan(x) || x > 0.0 ? x : 0.0; },
-      [](int64_t x) { return x > 0 ? x : int64_t{0}; })};
+std::vector<Tensor> asin(const Node&, RefInputs in, RefOutputTypes) {
+  return map_double(*in[0], [](double x) { return std::asin(x); });
 }
 
-std::vector<Tensor> leaky_relu(const Node& node, RefInputs in, RefOutputTypes) {
-  const double alpha = AttrReader(node).get_float("alpha");
-  return {map_float(*in[0], [alpha](double x) { return x >= 0.0 ? x : alpha * x; })};
+std::vector<Tensor> acos(const Node&, RefInputs in, RefOutputTypes) {
+  return map_double(*in[0], [](double x) { return std::acos(x); });
 }
 
-// Gelu(-Inf) is the limit of x * Phi(x), -0; the formula alone would give -Inf * 0 = NaN.
-double gelu_exact(double x) {
-  if (x == -std::numeric_limits<double>::infinity()) return -0.0;
-  return 0.5 * x * (1.0 + std::erf(x / std::numbers::sqrt2));
+std::vector<Tensor> atan(const Node&, RefInputs in, RefOutputTypes) {
+  return map_double(*in[0], [](double x) { return std::atan(x); });
 }
 
-double gelu_tanh(double x) {
-  if (x == -std::numeric_limits<double>::infinity()) return -0.0;
-  const double k = std::sqrt(2.0 / std::numbers::pi);
-  return 0.5 * x * (1.0 + std::tanh(k * (x + 0.044715 * x * x * x)));
+std::vector<Tensor> sinh(const Node&, RefInputs in, RefOutputTypes) {
+  return map_double(*in[0], [](double x) { return std::sinh(x); });
 }
 
-std::vector<Tensor> gelu(const Node& node, RefInputs in, RefOutputTypes) {
-  const bool tanh_form = AttrReader(node).get_string("approximate") == "tanh";
-  return {map_float(*in[0], tanh_form ? gelu_tanh : gelu_exact)};
+std::vector<Tensor> cosh(const Node&, RefInputs in, RefOutputTypes) {
+  return map_double(*in[0], [](double x) { return std::cosh(x); });
+}
+
+std::vector<Tensor> asinh(const Node&, RefInputs in, RefOutputTypes) {
+  return map_double(*in[0], [](double x) { return std::asinh(x); });
+}
+
+std::vector<Tensor> acosh(const Node&, RefInputs in, RefOutputTypes) {
+  return map_double(*in[0], [](double x) { return std::acosh(x); });
+}
+
+std::vector<Tensor> atanh(const Node&, RefInputs in, RefOutputTypes) {
+  return map_double(*in[0], [](double x) { return std::atanh(x); });
+}
+
+// ---- Rounding ------------------------------------------------------------------------------
+
+std::vector<Tensor> floor(const Node&, RefInputs in, RefOutputTypes) {
+  return map_double(*in[0], [](double x) { return std::floor(x); });
+}
+
+std::vector<Tensor> ceil(const Node&, RefInputs in, RefOutputTypes) {
+  return map_double(*in[0], [](double x) { return std::ceil(x); });
+}
+
+// Halves to even, like numpy.round: std::round takes a half away from zero, so a half goes
+// to 2 round(x / 2) instead (x - trunc(x) and x / 2 are exact).
+double round_half_even(double x) {
+  const bool half = std::fabs(x - std::trunc(x)) == 0.5;
+  return half ? 2.0 * std::round(x / 2.0) : std::round(x);
+}
+
+std::vector<Tensor> round(const Node&, RefInputs in, RefOutputTypes) {
+  return map_double(*in[0], round_half_even);
+}
+
+std::vector<Tensor> sign(const Node&, RefInputs in, RefOutputTypes) {
+  const Tensor& x = *in[0];
+  Tensor y(x.dtype(), x.shape());
+  for (int64_t i = 0; i < x.numel(); ++i) {
+    if (is_floating(x.dtype())) {
+      const double v = x.get_double(i);
+      y.set_double(i, std::isnan(v) ? v : (v > 0.0 ? 1.0 : (v < 0.0 ? -1.0 : 0.0)));
+    } else {
+      const int64_t v = x.get_int(i);
+      y.set_int(i, v > 0 ? 1 : (v < 0 ? -1 : 0));
+    }
+  }
+  return {y};
+}
+
+// ---- Mod -----------------------------------------------------------------------------------
+
+// Floats: r = a - trunc(a / b) * b exactly (std::fmod); fmod=0 moves a remainder whose sign
+// differs from b's by b, and gives a zero remainder b's sign (numpy.mod).
+double float_mod(double a, double b, bool c_fmod) {
+  const double r = std::fmod(a, b);
+  if (c_fmod || std::isnan(r)) return r;
+  if (r == 0.0) return std::copysign(0.0, b);
+  return (r < 0.0) != (b < 0.0) ? r + b : r;
+}
+
+// Integers: the remainder of truncated division, then (fmod=0) moved into b's sign.
+int64_t integer_mod(int64_t a, int64_t b, bool c_fmod, int64_t element) {
+  if (b == 0) {
+    kernel_fail("Mod: integer division by zero: divisor element " + std::to_string(element) +
+                " (of B broadcast to the output shape) is 0; integer divisors must be nonzero");
+  }
+  if (b == -1) return 0;  // INT64_MIN % -1 overflows in C++
+  const int64_t r = a % b;
+  if (c_fmod || r == 0) return r;
+  return (r < 0) != (b < 0) ? r + b : r;
+}
+
+std::vector<Tensor> mod(const Node& node, RefInputs in, RefOutputTypes out) {
+  const bool c_fmod = AttrReader(node).get_int("fmod") != 0;
+  const Operands x = broadcast_pair(in, out[0]);
+  Tensor y(out[0].dtype, out[0].shape);
+  for (int64_t i = 0; i < y.numel(); ++i) {
+    if (is_floating(y.dtype())) {
+      y.set_double(i, float_mod(x.a.get_double(i), x.b.get_double(i), c_fmod));
+    } else {
+      y.set_int(i, integer_mod(x.a.get_int(i), x.b.get_int(i), c_fmod, i));
+    }
+  }
+  return {y};
 }
 
 // ---- Min / Max (variadic, broadcasting, NaN propagates) -----------------------------------
@@ -192,7 +220,7 @@ std::vector<Tensor> extremum(const Node&, RefInputs in, RefOutputTypes out) {
   return {y};
 }
 
-// ---- Selection and logic ------------------------------------------------------------------
+// ---- Selection -----------------------------------------------------------------------------
 
 std::vector<Tensor> where(const Node&, RefInputs in, RefOutputTypes out) {
   const Tensor condition = broadcast_to(*in[0], out[0].shape);
@@ -203,38 +231,6 @@ std::vector<Tensor> where(const Node&, RefInputs in, RefOutputTypes out) {
     copy_element(condition.get_int(i) != 0 ? x : y, i, result, i);
   }
   return {result};
-}
-
-// Comparisons give bool; every comparison with NaN is false (IEEE), which double gives us.
-template <class Compare>
-std::vector<Tensor> compare(RefInputs in, RefOutputTypes out, Compare compare_values) {
-  return {zip_numeric(
-      *in[0], *in[1], out[0], [&](double a, double b) { return compare_values(a, b) ? 1.0 : 0.0; },
-      [&](int64_t a, int64_t b) { return compare_values(a, b) ? int64_t{1} : int64_t{0}; })};
-}
-
-std::vector<Tensor> equal(const Node&, RefInputs in, RefOutputTypes out) {
-  return compare(in, out, [](auto a, auto b) { return a == b; });
-}
-
-std::vector<Tensor> less(const Node&, RefInputs in, RefOutputTypes out) {
-  return compare(in, out, [](auto a, auto b) { return a < b; });
-}
-
-std::vector<Tensor> greater(const Node&, RefInputs in, RefOutputTypes out) {
-  return compare(in, out, [](auto a, auto b) { return a > b; });
-}
-
-std::vector<Tensor> logical_not(const Node&, RefInputs in, RefOutputTypes) {
-  return {map_int(*in[0], [](int64_t x) { return x == 0 ? int64_t{1} : int64_t{0}; })};
-}
-
-std::vector<Tensor> logical_and(const Node&, RefInputs in, RefOutputTypes out) {
-  return compare(in, out, [](auto a, auto b) { return a != 0 && b != 0; });
-}
-
-std::vector<Tensor> logical_or(const Node&, RefInputs in, RefOutputTypes out) {
-  return compare(in, out, [](auto a, auto b) { return a != 0 || b != 0; });
 }
 
 // ---- Cast ---------------------------------------------------------------------------------
@@ -330,21 +326,25 @@ void register_elementwise(RefTable& table) {
   register_kernel(table, K::Reciprocal, reciprocal);
   register_kernel(table, K::Exp, exp);
   register_kernel(table, K::Log, log);
-  register_kernel(table, K::Erf, erf);
-  register_kernel(table, K::Tanh, tanh);
-  register_kernel(table, K::Sigmoid, sigmoid);
-  register_kernel(table, K::Relu, relu);
-  register_kernel(table, K::LeakyRelu, leaky_relu);
-  register_kernel(table, K::Gelu, gelu);
+  register_kernel(table, K::Sin, sin);
+  register_kernel(table, K::Cos, cos);
+  register_kernel(table, K::Tan, tan);
+  register_kernel(table, K::Asin, asin);
+  register_kernel(table, K::Acos, acos);
+  register_kernel(table, K::Atan, atan);
+  register_kernel(table, K::Sinh, sinh);
+  register_kernel(table, K::Cosh, cosh);
+  register_kernel(table, K::Asinh, asinh);
+  register_kernel(table, K::Acosh, acosh);
+  register_kernel(table, K::Atanh, atanh);
+  register_kernel(table, K::Floor, floor);
+  register_kernel(table, K::Ceil, ceil);
+  register_kernel(table, K::Round, round);
+  register_kernel(table, K::Sign, sign);
+  register_kernel(table, K::Mod, mod);
   register_kernel(table, K::Min, extremum<false>);
   register_kernel(table, K::Max, extremum<true>);
   register_kernel(table, K::Where, where);
-  register_kernel(table, K::Equal, equal);
-  register_kernel(table, K::Less, less);
-  register_kernel(table, K::Greater, greater);
-  register_kernel(table, K::Not, logical_not);
-  register_kernel(table, K::And, logical_and);
-  register_kernel(table, K::Or, logical_or);
   register_kernel(table, K::Cast, cast);
   register_kernel(table, K::Clip, clip);
 }

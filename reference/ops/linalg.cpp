@@ -1,10 +1,14 @@
-// Reference MatMul and Gemm: textbook triple loops, every dot product accumulated in double
-// in index order and rounded once when stored.
+// Reference MatMul, Gemm, FusedMatMul, Einsum and Det: textbook loops, every dot product
+// accumulated in double in index order and rounded once when stored; Det factors each matrix,
+// in double, with Gaussian elimination and partial pivoting.
 
 #include <array>
+#include <cmath>
+#include <limits>
 #include <string>
 
 #include "ref_util.h"
+#include "volta/ir/einsum.h"
 
 namespace volta::reference {
 namespace {
@@ -106,12 +110,117 @@ std::vector<Tensor> fused_matmul(const Node& node, RefInputs in, RefOutputTypes 
   return reference_kernel(step.op)(step, x, out);
 }
 
+// Einsum: for every output index, the sum over every index of the summed labels of the product
+// of the operands at those labels. Floats multiply and add in double; integers wrap in int64
+// (the same bits as wrapping in their own width once stored).
+std::vector<Tensor> einsum(const Node& node, RefInputs in, RefOutputTypes out) {
+  std::vector<Shape> shapes;
+  for (const Tensor* t : in) shapes.push_back(t->shape());
+  const EinsumEquation eq = parse_einsum_equation(AttrReader(node).get_string("equation"), shapes);
+  std::vector<int64_t> summed_dims;
+  for (int l : eq.summed_labels) summed_dims.push_back(eq.label_extent[static_cast<size_t>(l)]);
+  const Shape summed(summed_dims);
+  const bool integer = is_integer(out[0].dtype);
+  Tensor y(out[0].dtype, out[0].shape);
+
+  std::vector<int64_t> label_index(eq.label_extent.size(), 0);
+  // Operand k's element at the current label indices; an axis of extent 1 broadcasts.
+  const auto offset_of = [&](size_t k) {
+    const std::vector<int>& axes = eq.operand_axes[k];
+    std::vector<int64_t> index(axes.size());
+    for (size_t a = 0; a < axes.size(); ++a) {
+      index[a] =
+          shapes[k][static_cast<int>(a)] == 1 ? 0 : label_index[static_cast<size_t>(axes[a])];
+    }
+    return flat_offset(index, shapes[k]);
+  };
+  for_each_index(y.shape(), [&](const std::vector<int64_t>& out_index, int64_t flat) {
+    for (size_t a = 0; a < out_index.size(); ++a) {
+      label_index[static_cast<size_t>(eq.output_labels[a])] = out_index[a];
+    }
+    double sum = 0.0;
+    int64_t int_sum = 0;
+    for_each_index(summed, [&](const std::vector<int64_t>& summed_index, int64_t) {
+      for (size_t s = 0; s < summed_index.size(); ++s) {
+        label_index[static_cast<size_t>(eq.summed_labels[s])] = summed_index[s];
+      }
+      double product = 1.0;
+      int64_t int_product = 1;
+      for (size_t k = 0; k < in.size(); ++k) {
+        const int64_t at = offset_of(k);
+        if (integer) {
+          int_product = wrapping_mul(int_product, in[k]->get_int(at));
+        } else {
+          product *= in[k]->get_double(at);
+        }
+      }
+      sum += product;
+      int_sum = wrapping_add(int_sum, int_product);
+    });
+    if (integer) {
+      y.set_int(flat, int_sum);
+    } else {
+      y.set_double(flat, sum);
+    }
+  });
+  return {y};
+}
+
+// Gaussian elimination with partial pivoting: det = (-1)^swaps * product of the pivots. A
+// column that is zero from the diagonal down makes the product 0. Any NaN entry makes the
+// determinant NaN.
+double determinant(std::vector<double> a, int64_t m) {
+  for (double v : a) {
+    if (std::isnan(v)) return std::numeric_limits<double>::quiet_NaN();
+  }
+  double det = 1.0;
+  for (int64_t k = 0; k < m; ++k) {
+    int64_t p = k;
+    for (int64_t i = k + 1; i < m; ++i) {
+      if (std::fabs(a[static_cast<size_t>(i * m + k)]) >
+          std::fabs(a[static_cast<size_t>(p * m + k)])) {
+        p = i;
+      }
+    }
+    if (p != k) {
+      for (int64_t j = 0; j < m; ++j) {
+        std::swap(a[static_cast<size_t>(k * m + j)], a[static_cast<size_t>(p * m + j)]);
+      }
+      det = -det;
+    }
+    const double pivot = a[static_cast<size_t>(k * m + k)];
+    det *= pivot;
+    if (pivot == 0.0) continue;
+    for (int64_t i = k + 1; i < m; ++i) {
+      const double f = a[static_cast<size_t>(i * m + k)] / pivot;
+      for (int64_t j = k + 1; j < m; ++j) {
+        a[static_cast<size_t>(i * m + j)] -= f * a[static_cast<size_t>(k * m + j)];
+      }
+    }
+  }
+  return det;
+}
+
+std::vector<Tensor> det(const Node& /*node*/, RefInputs in, RefOutputTypes out) {
+  const Tensor& x = *in[0];
+  const int64_t m = x.shape()[x.shape().rank() - 1];
+  Tensor y(out[0].dtype, out[0].shape);
+  for (int64_t b = 0; b < y.numel(); ++b) {
+    std::vector<double> a(static_cast<size_t>(m * m));
+    for (int64_t e = 0; e < m * m; ++e) a[static_cast<size_t>(e)] = x.get_double(b * m * m + e);
+    y.set_double(b, determinant(std::move(a), m));
+  }
+  return {y};
+}
+
 }  // namespace
 
 void register_linalg(RefTable& table) {
   register_kernel(table, OpKind::MatMul, matmul);
   register_kernel(table, OpKind::Gemm, gemm);
   register_kernel(table, OpKind::FusedMatMul, fused_matmul);
+  register_kernel(table, OpKind::Einsum, einsum);
+  register_kernel(table, OpKind::Det, det);
 }
 
 }  // namespace volta::reference

@@ -1,12 +1,10 @@
-// Reference NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss and Einsum: plain loops over the
-// samples (or output elements), every sum taken in double and each output rounded once.
-// (Einsum is a Linalg op; it sits here until the reference gets an einsum file of its own.)
+// Reference NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss: plain loops over the samples,
+// every sum taken in double and each output rounded once.
 
 #include <cmath>
 #include <limits>
 
 #include "ref_util.h"
-#include "volta/ir/einsum.h"
 
 namespace volta::reference {
 namespace {
@@ -91,68 +89,11 @@ std::vector<Tensor> softmax_cross_entropy_loss(const Node& node, RefInputs in, R
   return results;
 }
 
-// Einsum: for every output index, the sum over every index of the summed labels of the product
-// of the operands at those labels. Floats multiply and add in double; integers wrap in int64
-// (the same bits as wrapping in their own width once stored).
-std::vector<Tensor> einsum(const Node& node, RefInputs in, RefOutputTypes out) {
-  std::vector<Shape> shapes;
-  for (const Tensor* t : in) shapes.push_back(t->shape());
-  const EinsumEquation eq = parse_einsum_equation(AttrReader(node).get_string("equation"), shapes);
-  std::vector<int64_t> summed_dims;
-  for (int l : eq.summed_labels) summed_dims.push_back(eq.label_extent[static_cast<size_t>(l)]);
-  const Shape summed(summed_dims);
-  const bool integer = is_integer(out[0].dtype);
-  Tensor y(out[0].dtype, out[0].shape);
-
-  std::vector<int64_t> label_index(eq.label_extent.size(), 0);
-  // Operand k's element at the current label indices; an axis of extent 1 broadcasts.
-  const auto offset_of = [&](size_t k) {
-    const std::vector<int>& axes = eq.operand_axes[k];
-    std::vector<int64_t> index(axes.size());
-    for (size_t a = 0; a < axes.size(); ++a) {
-      index[a] =
-          shapes[k][static_cast<int>(a)] == 1 ? 0 : label_index[static_cast<size_t>(axes[a])];
-    }
-    return flat_offset(index, shapes[k]);
-  };
-  for_each_index(y.shape(), [&](const std::vector<int64_t>& out_index, int64_t flat) {
-    for (size_t a = 0; a < out_index.size(); ++a) {
-      label_index[static_cast<size_t>(eq.output_labels[a])] = out_index[a];
-    }
-    double sum = 0.0;
-    int64_t int_sum = 0;
-    for_each_index(summed, [&](const std::vector<int64_t>& summed_index, int64_t) {
-      for (size_t s = 0; s < summed_index.size(); ++s) {
-        label_index[static_cast<size_t>(eq.summed_labels[s])] = summed_index[s];
-      }
-      double product = 1.0;
-      int64_t int_product = 1;
-      for (size_t k = 0; k < in.size(); ++k) {
-        const int64_t at = offset_of(k);
-        if (integer) {
-          int_product = wrapping_mul(int_product, in[k]->get_int(at));
-        } else {
-          product *= in[k]->get_double(at);
-        }
-      }
-      sum += product;
-      int_sum = wrapping_add(int_sum, int_product);
-    });
-    if (integer) {
-      y.set_int(flat, int_sum);
-    } else {
-      y.set_double(flat, sum);
-    }
-  });
-  return {y};
-}
-
 }  // namespace
 
 void register_loss(RefTable& table) {
   register_kernel(table, OpKind::NegativeLogLikelihoodLoss, negative_log_likelihood_loss);
   register_kernel(table, OpKind::SoftmaxCrossEntropyLoss, softmax_cross_entropy_loss);
-  register_kernel(table, OpKind::Einsum, einsum);
 }
 
 }  // namespace volta::reference

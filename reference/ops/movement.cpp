@@ -1,4 +1,5 @@
-// Reference data movement. Elements are copied as raw bytes (NaN payloads pass unchanged),
+// Reference data movement, the layout ops (Tile, Pad, DepthToSpace, SpaceToDepth,
+// ReverseSequence) included. Elements are copied as raw bytes (NaN payloads pass unchanged),
 // each output element found from its multi-index by the op's index map.
 
 #include "ref_util.h"
@@ -127,6 +128,112 @@ std::vector<Tensor> constant(const Node& node, RefInputs, RefOutputTypes) {
   return {AttrReader(node).get_tensor("value")};
 }
 
+std::vector<Tensor> tile(const Node&, RefInputs in, RefOutputTypes out) {
+  const Tensor& x = *in[0];
+  Tensor y(out[0].dtype, out[0].shape);
+  std::vector<int64_t> source(static_cast<size_t>(x.shape().rank()));
+  for_each_index(y.shape(), [&](const std::vector<int64_t>& index, int64_t flat) {
+    for (size_t d = 0; d < source.size(); ++d)
+      source[d] = index[d] % x.shape()[static_cast<int>(d)];
+    copy_element(x, flat_offset(source, x.shape()), y, flat);
+  });
+  return {y};
+}
+
+// The input index for padded index i along an axis of `dim` elements, or -1 for the
+// constant. reflect: ... 2 1 | 0 1 2 ... d-1 | d-2 d-3 ..., bouncing between the ends.
+int64_t pad_source_index(int64_t i, int64_t dim, const std::string& mode) {
+  if (i >= 0 && i < dim) return i;
+  if (mode == "constant") return -1;
+  if (mode == "edge") return i < 0 ? 0 : dim - 1;
+  if (dim == 1) return 0;
+  while (i < 0 || i >= dim) i = i < 0 ? -i : 2 * (dim - 1) - i;
+  return i;
+}
+
+std::vector<Tensor> pad(const Node& node, RefInputs in, RefOutputTypes out) {
+  const Tensor& x = *in[0];
+  const AttrReader attrs(node);
+  const std::vector<int64_t>& pads = attrs.get_ints("pads");
+  const std::string& mode = attrs.get_string("mode");
+  const Tensor* value = optional_input(in, 1);
+  const int rank = x.shape().rank();
+  Tensor y(out[0].dtype, out[0].shape);  // zero-filled: the default constant
+  std::vector<int64_t> source(static_cast<size_t>(rank));
+  for_each_index(y.shape(), [&](const std::vector<int64_t>& index, int64_t flat) {
+    bool inside = true;
+    for (int d = 0; d < rank; ++d) {
+      const auto s = static_cast<size_t>(d);
+      source[s] = pad_source_index(index[s] - pads[s], x.shape()[d], mode);
+      inside = inside && source[s] >= 0;
+    }
+    if (inside) {
+      copy_element(x, flat_offset(source, x.shape()), y, flat);
+    } else if (value != nullptr) {
+      copy_element(*value, 0, y, flat);
+    }
+  });
+  return {y};
+}
+
+// out[n, c, h*b + i, w*b + j] = x[n, channel, h, w] with channel (i*b + j)*C' + c (DCR) or
+// (c*b + i)*b + j (CRD), C' the output channels.
+std::vector<Tensor> depth_to_space(const Node& node, RefInputs in, RefOutputTypes out) {
+  const Tensor& x = *in[0];
+  const AttrReader attrs(node);
+  const int64_t b = attrs.get_int("blocksize");
+  const bool crd = attrs.get_string("mode") == "CRD";
+  Tensor y(out[0].dtype, out[0].shape);
+  const int64_t channels_out = y.shape()[1];
+  for_each_index(y.shape(), [&](const std::vector<int64_t>& index, int64_t flat) {
+    const int64_t n = index[0], c = index[1], i = index[2] % b, j = index[3] % b;
+    const int64_t channel = crd ? (c * b + i) * b + j : (i * b + j) * channels_out + c;
+    const std::vector<int64_t> source = {n, channel, index[2] / b, index[3] / b};
+    copy_element(x, flat_offset(source, x.shape()), y, flat);
+  });
+  return {y};
+}
+
+// out[n, (i*b + j)*C + c, h, w] = x[n, c, h*b + i, w*b + j].
+std::vector<Tensor> space_to_depth(const Node& node, RefInputs in, RefOutputTypes out) {
+  const Tensor& x = *in[0];
+  const int64_t b = AttrReader(node).get_int("blocksize");
+  const int64_t channels = x.shape()[1];
+  Tensor y(out[0].dtype, out[0].shape);
+  for_each_index(x.shape(), [&](const std::vector<int64_t>& index, int64_t flat) {
+    const int64_t i = index[2] % b, j = index[3] % b;
+    const std::vector<int64_t> target = {index[0], (i * b + j) * channels + index[1], index[2] / b,
+                                         index[3] / b};
+    copy_element(x, flat, y, flat_offset(target, y.shape()));
+  });
+  return {y};
+}
+
+// Time steps t < len of batch entry e come from len - 1 - t; the rest are copied.
+std::vector<Tensor> reverse_sequence(const Node& node, RefInputs in, RefOutputTypes out) {
+  const Tensor& x = *in[0];
+  const Tensor& lens = *in[1];
+  const AttrReader attrs(node);
+  const auto batch_axis = static_cast<size_t>(attrs.get_int("batch_axis"));
+  const auto time_axis = static_cast<size_t>(attrs.get_int("time_axis"));
+  const int64_t steps = x.shape()[static_cast<int>(time_axis)];
+  for (int64_t e = 0; e < lens.numel(); ++e) {
+    if (lens.get_int(e) < 0 || lens.get_int(e) > steps) {
+      kernel_fail("sequence_lens[" + std::to_string(e) + "] = " + std::to_string(lens.get_int(e)) +
+                  " is out of range for time axis " + std::to_string(time_axis) + " of size " +
+                  std::to_string(steps) + " (valid: [0, " + std::to_string(steps) + "])");
+    }
+  }
+  Tensor y(out[0].dtype, out[0].shape);
+  for_each_index(x.shape(), [&](const std::vector<int64_t>& index, int64_t flat) {
+    const int64_t len = lens.get_int(index[batch_axis]);
+    std::vector<int64_t> source = index;
+    if (index[time_axis] < len) source[time_axis] = len - 1 - index[time_axis];
+    copy_element(x, flat_offset(source, x.shape()), y, flat);
+  });
+  return {y};
+}
+
 }  // namespace
 
 void register_movement(RefTable& table) {
@@ -143,6 +250,11 @@ void register_movement(RefTable& table) {
   register_kernel(table, K::Flatten, reshape_like);
   register_kernel(table, K::Identity, reshape_like);
   register_kernel(table, K::Constant, constant);
+  register_kernel(table, K::Tile, tile);
+  register_kernel(table, K::Pad, pad);
+  register_kernel(table, K::DepthToSpace, depth_to_space);
+  register_kernel(table, K::SpaceToDepth, space_to_depth);
+  register_kernel(table, K::ReverseSequence, reverse_sequence);
 }
 
 }  // namespace volta::reference

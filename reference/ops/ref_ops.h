@@ -1,5 +1,5 @@
 #pragma once
-// Internal to the reference engine: per-family tables of scalar kernels.
+// Internal to the reference engine: per-family tables of scalar kernels (ops/<family>.cpp).
 
 #include <array>
 
@@ -9,15 +9,18 @@ namespace volta::reference {
 
 using RefTable = std::array<RefKernel, kOpCount>;
 
-void register_elementwise(RefTable& table);    // ops/elementwise.cpp
-void register_linalg(RefTable& table);         // ops/linalg.cpp
-void register_normalization(RefTable& table);  // ops/normalization.cpp
-void register_reduction(RefTable& table);      // ops/reduction.cpp
-void register_movement(RefTable& table);       // ops/movement.cpp
-void register_math(RefTable& table);           // ops/math.cpp
-void register_spatial(RefTable& table);        // ops/spatial.cpp
-void register_loss(RefTable& table);           // ops/loss.cpp
-void register_indexing(RefTable& table);       // ops/indexing.cpp
-void register_resize(RefTable& table);         // ops/resize.cpp
+// One function per family file: ops/<family>.cpp.
+void register_elementwise(RefTable& table);
+void register_activation(RefTable& table);
+void register_logical(RefTable& table);
+void register_linalg(RefTable& table);
+void register_normalization(RefTable& table);
+void register_reduction(RefTable& table);
+void register_movement(RefTable& table);
+void register_convolution(RefTable& table);
+void register_pooling(RefTable& table);
+void register_indexing(RefTable& table);
+void register_loss(RefTable& table);
+void register_resampling(RefTable& table);
 
 }  // namespace volta::reference

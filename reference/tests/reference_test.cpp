@@ -11,7 +11,7 @@
 
 #include "volta/ir/graph.h"
 #include "volta/ir/random.h"
-#include "volta/model/examples.h"
+#include "volta/model/builtin_models.h"
 
 // Every expected value below is written out by hand (or from a closed form noted beside it);
 // none is produced by the code under test. Cases from the ONNX operator docs say so.

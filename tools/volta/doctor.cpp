@@ -7,7 +7,7 @@
 
 #include "commands.h"
 #include "volta/ir/random.h"
-#include "volta/model/examples.h"
+#include "volta/model/builtin_models.h"
 #include "volta/runtime/host.h"
 #include "volta/runtime/registry.h"
 #include "volta/runtime/runtime.h"

@@ -2,7 +2,7 @@
 
 #include "commands.h"
 #include "volta/ir/printer.h"
-#include "volta/model/examples.h"
+#include "volta/model/builtin_models.h"
 #include "volta/runtime/registry.h"
 #include "volta/runtime/runtime.h"
 

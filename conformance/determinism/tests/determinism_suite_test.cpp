@@ -159,6 +159,10 @@ BOOST_AUTO_TEST_CASE(batch_cases_cover_the_built_in_models) {
   BOOST_CHECK_EQUAL_COLLECTIONS(ids.begin(), ids.end(), want.begin(), want.end());
   const std::vector<std::string> large = batch_subject_names({{}, {}, true});
   BOOST_CHECK_EQUAL(large.size(), 5u);
+  // The gates' list of built-in subjects is engine/model's list of built-in models.
+  const std::vector<std::string> builtin = subject_names({});
+  BOOST_CHECK_EQUAL_COLLECTIONS(builtin.begin(), builtin.end(), kBuiltinSubjects.begin(),
+                                kBuiltinSubjects.end());
   try {
     load_batch_subject("onnx:node/test_abs", 2);
     BOOST_ERROR("an ONNX subject was built as a batch subject");

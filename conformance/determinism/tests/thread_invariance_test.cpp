@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "volta/ir/random.h"
-#include "volta/model/examples.h"
+#include "volta/model/builtin_models.h"
 #include "volta/runtime/registry.h"
 #include "volta/runtime/runtime.h"
 

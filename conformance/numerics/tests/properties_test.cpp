@@ -10,8 +10,10 @@
 #include <cstdlib>
 #include <limits>
 #include <set>
+#include <string>
 
 #include "../properties_internal.h"
+#include "volta/ir/op_schema.h"
 
 namespace volta::conformance {
 
@@ -47,6 +49,26 @@ BOOST_AUTO_TEST_CASE(every_op_has_an_engine_reference_property) {
   // The bodies run in the suite runner's forked child like any case.
   const CaseOutcome isolated = run_case(cases.front().body, IsolationOptions{});
   BOOST_TEST(isolated.outcome == Outcome::Pass, isolated.message);
+}
+
+// The property classes come from the op table's traits (OpSchema::traits), not from lists of ops
+// in the property files: a new op gets the properties its traits give without editing them.
+BOOST_AUTO_TEST_CASE(every_op_gets_the_properties_its_traits_give) {
+  std::set<std::string> ids;
+  for (const props::Property& p : props::all_properties()) ids.insert(p.case_id());
+  for (const OpSchema& s : all_op_schemas()) {
+    const std::string op(s.name);
+    BOOST_TEST_CONTEXT(op) {
+      BOOST_TEST(ids.contains("property:" + op + ":engine-matches-reference"));
+      BOOST_TEST(ids.contains("property:" + op + ":commutes-bitwise") ==
+                 s.traits.has(OpTrait::Commutative));
+      BOOST_TEST(ids.contains("property:" + op + ":self-is-identity") ==
+                 s.traits.has(OpTrait::Idempotent));
+      BOOST_TEST(props::redraws_shapes(s.kind, 1) ==
+                 (s.traits.has(OpTrait::UnaryElementwise) || s.traits.has(OpTrait::AxisAttribute)));
+      BOOST_TEST(props::redraws_shapes(s.kind, 2) == s.traits.has(OpTrait::BroadcastingBinary));
+    }
+  }
 }
 
 BOOST_AUTO_TEST_CASE(iterations_and_seed_options) {

@@ -1,4 +1,4 @@
-// ONNX lowerings of the elementwise, math and activation ops (lower_math.cpp) on what the
+// ONNX lowerings of the elementwise, math and activation ops (lower_elementwise.cpp) on what the
 // backend test corpus does not cover: legacy broadcasting and its errors, version-1 Cast,
 // old attribute defaults, PRelu's per-channel slope before version 7, Pow across dtypes,
 // and the diagnostics for dtypes and attribute values Volta does not take.

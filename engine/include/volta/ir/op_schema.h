@@ -4,6 +4,7 @@
 // numerics cases and docs matrices all read from here.
 
 #include <functional>
+#include <initializer_list>
 #include <optional>
 #include <span>
 #include <string_view>
@@ -66,10 +67,52 @@ enum class Aliasing : uint8_t {
   ViewOfInput0,   // output has input 0's bytes unchanged (reshape family): may share its buffer
 };
 
-enum class Differentiability : uint8_t {
-  Differentiable,     // VJP defined for float inputs
-  NotDifferentiable,  // integer/bool outputs, or piecewise constant (ArgMax, comparisons)
+// What an op is, as far as the property suite (conformance/numerics/properties*.cpp) must know to
+// give it properties: it derives its shape classes (which ops it redraws on random shapes) and
+// its algebraic laws from these, so a new op gets them from its schema alone. op_table_test
+// checks each trait against the op's operands and shape function.
+enum class OpTrait : uint8_t {
+  UnaryElementwise,    // one input, one output of its shape; element i depends on input element i
+  BroadcastingBinary,  // two operands of one type, broadcast numpy-style both ways; elementwise
+  AxisAttribute,  // one data input; its "axis" / "axes" / "perm" attributes are valid at any rank
+  Commutative,    // op(a, b) == op(b, a) bitwise (Min and Max: up to the sign of a zero tie)
+  Idempotent,     // op(x, x) == x bitwise
 };
+inline constexpr int kOpTraitCount = 5;
+std::string_view op_trait_name(OpTrait trait);  // "unary-elementwise", ...
+
+class OpTraits {
+ public:
+  constexpr OpTraits() = default;
+  constexpr OpTraits(std::initializer_list<OpTrait> traits) {
+    for (OpTrait t : traits) bits_ = static_cast<uint8_t>(bits_ | bit(t));
+  }
+  constexpr bool has(OpTrait t) const { return (bits_ & bit(t)) != 0; }
+  constexpr bool empty() const { return bits_ == 0; }
+  constexpr OpTraits with(OpTrait t) const {
+    OpTraits out = *this;
+    out.bits_ = static_cast<uint8_t>(out.bits_ | bit(t));
+    return out;
+  }
+
+ private:
+  static constexpr uint8_t bit(OpTrait t) {
+    return static_cast<uint8_t>(1U << static_cast<unsigned>(t));
+  }
+  uint8_t bits_ = 0;
+};
+
+// Whether autograd propagates a gradient to an input: declared per input (InputSpec), with no
+// default, and read as op_schema(op).inputs[i].differentiability.
+enum class Differentiability : uint8_t {
+  Differentiable,     // a VJP is defined for float values of this input
+  NotDifferentiable,  // no gradient flows here: the op's outputs are bool or integer (comparisons,
+                      // ArgMax), piecewise constant in it (Floor, Hardmax), or the input is a
+                      // condition, mask or parameter the op treats as a constant (Where's
+                      // condition, Mod's divisor, loss weights; ONNX's categories where it has one)
+  IntegerIndex,       // an index or shape input (Gather's indices, labels): never differentiable
+};
+std::string_view differentiability_name(Differentiability d);  // "differentiable", ...
 
 // Input domain that gives finite, well-conditioned outputs: used to generate parity cases.
 enum class InputDomain : uint8_t { Any, Positive, NonZero, Index };
@@ -90,12 +133,25 @@ struct TypeParam {
   DTypeSet allowed;
 };
 
+// One input of an op. Differentiability has no default: an input cannot be declared without
+// saying whether a gradient flows to it.
 struct InputSpec {
+  constexpr InputSpec(std::string_view input_name, char input_type_param,
+                      Differentiability input_differentiability, bool is_optional = false,
+                      bool is_variadic = false, InputDomain value_domain = InputDomain::Any)
+      : name(input_name),
+        type_param(input_type_param),
+        differentiability(input_differentiability),
+        optional(is_optional),
+        variadic(is_variadic),
+        domain(value_domain) {}
+
   std::string_view name;
   char type_param;
-  bool optional = false;
-  bool variadic = false;  // only the last input; one or more values
-  InputDomain domain = InputDomain::Any;
+  Differentiability differentiability;
+  bool optional;
+  bool variadic;  // only the last input; one or more values
+  InputDomain domain;
 };
 
 struct OutputSpec {
@@ -159,16 +215,17 @@ struct OpSchema {
   std::vector<AttrSpec> attrs = {};
   ShapeFn infer = nullptr;
   std::string_view summary = {};  // one line for the docs matrix
-  Differentiability differentiability = Differentiability::Differentiable;
   NanMode nan_mode = NanMode::Propagate;
   TieBreak tie_break = TieBreak::None;
   Accumulator accumulator = Accumulator::None;
   Aliasing aliasing = Aliasing::None;
-  std::string_view onnx_name = {};  // the ONNX op this lowers from (defaults to name)
-  int onnx_since = 1;               // the oldest ONNX opset version the importer maps onto it
-  // Created by graph passes only (e.g. FusedMatMul): no ONNX op lowers onto it, so it has no
-  // onnx_name and onnx_since is 0.
-  bool internal = false;
+  OpTraits traits = {};
+  // The ONNX mapping is not declared here: the ONNX importer's lowering registry
+  // (engine/onnx/lowering.h) is its one source, naming for each ONNX op type the versions it
+  // lowers and the internal op it lowers onto. What the table does say is why no ONNX op lowers
+  // onto an op (created by graph passes only, or an ONNX op the ONNX library Volta builds
+  // against cannot express); empty when one does. onnx_lowering_test checks both ways.
+  std::string_view no_onnx_lowering = {};
 
   int min_inputs() const;
   int max_inputs() const;  // -1: unbounded (variadic)

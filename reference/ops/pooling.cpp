@@ -1,124 +1,15 @@
-// Reference Conv, ConvTranspose and pooling: every output element computed on its own from
-// the definition, N-D index arithmetic, sums in double rounded once when stored.
-// ConvTranspose is written as a gather (which input taps land on this output?), the engine
-// as a scatter, so the two formulations check each other.
+// Reference pooling: MaxPool, AveragePool, LpPool and their global forms, every output element
+// computed on its own from its window (ref_window.h), sums in double rounded once when stored.
 
 #include <cmath>
 #include <limits>
 #include <optional>
 #include <span>
 
-#include "ref_util.h"
+#include "ref_window.h"
 
 namespace volta::reference {
 namespace {
-
-// Window attributes over the spatial axes; empty lists take their documented defaults.
-struct Spatial {
-  std::vector<int64_t> kernel, strides, dilations, pads;  // pads: begin..., end...
-  size_t rank() const { return kernel.size(); }
-  int64_t pad_begin(size_t a) const { return pads[a]; }
-  int64_t pad_end(size_t a) const { return pads[a + rank()]; }
-};
-
-std::vector<int64_t> ints_or(const AttrReader& attrs, std::string_view name, size_t n,
-                             int64_t fill) {
-  const std::vector<int64_t>& v = attrs.get_ints(name);
-  return v.empty() ? std::vector<int64_t>(n, fill) : v;
-}
-
-Spatial read_spatial(const AttrReader& attrs, std::vector<int64_t> kernel) {
-  const size_t n = kernel.size();
-  return Spatial{std::move(kernel), ints_or(attrs, "strides", n, 1),
-                 ints_or(attrs, "dilations", n, 1), ints_or(attrs, "pads", 2 * n, 0)};
-}
-
-std::vector<int64_t> spatial_dims(const Shape& s) {
-  return std::vector<int64_t>(s.dims().begin() + 2, s.dims().end());
-}
-
-// Offset of X[n, c, pos...].
-int64_t x_offset(const Shape& x, int64_t n, int64_t c, const std::vector<int64_t>& pos) {
-  int64_t offset = n * x[1] + c;
-  for (size_t a = 0; a < pos.size(); ++a) offset = offset * x[static_cast<int>(a) + 2] + pos[a];
-  return offset;
-}
-
-// The input position tap k of output o reads, or nullopt when it is in the padding.
-std::optional<std::vector<int64_t>> tap_position(const Spatial& s, const Shape& x,
-                                                 std::span<const int64_t> out_index,
-                                                 std::span<const int64_t> k) {
-  std::vector<int64_t> pos(s.rank());
-  for (size_t a = 0; a < s.rank(); ++a) {
-    pos[a] = out_index[a + 2] * s.strides[a] - s.pad_begin(a) + k[a] * s.dilations[a];
-    if (pos[a] < 0 || pos[a] >= x[static_cast<int>(a) + 2]) return std::nullopt;
-  }
-  return pos;
-}
-
-std::vector<Tensor> conv(const Node& node, RefInputs in, RefOutputTypes out) {
-  const AttrReader attrs(node);
-  const Tensor& x = *in[0];
-  const Tensor& w = *in[1];
-  const Tensor* b = optional_input(in, 2);
-  const Spatial s = read_spatial(attrs, spatial_dims(w.shape()));
-  const Shape kernel(s.kernel);
-  const int64_t group_in = w.shape()[1];
-  const int64_t group_out = w.shape()[0] / attrs.get_int("group");
-  Tensor y(out[0].dtype, out[0].shape);
-  for_each_index(y.shape(), [&](const std::vector<int64_t>& o, int64_t flat) {
-    const int64_t n = o[0], m = o[1];
-    const int64_t first_channel = (m / group_out) * group_in;
-    double sum = b != nullptr ? b->get_double(m) : 0.0;
-    for (int64_t c = 0; c < group_in; ++c) {
-      for_each_index(kernel, [&](const std::vector<int64_t>& k, int64_t tap) {
-        const auto pos = tap_position(s, x.shape(), o, k);
-        // Zero padding is data (the numerics policy): a padded tap adds 0 * w, which is NaN
-        // for a NaN or infinite weight.
-        const double value =
-            pos ? x.get_double(x_offset(x.shape(), n, first_channel + c, *pos)) : 0.0;
-        sum += value * w.get_double((m * group_in + c) * kernel.numel() + tap);
-      });
-    }
-    y.set_double(flat, sum);
-  });
-  return {y};
-}
-
-// Output o receives input i through tap k when o = i * stride - pad_begin + k * dilation.
-std::vector<Tensor> conv_transpose(const Node& node, RefInputs in, RefOutputTypes out) {
-  const AttrReader attrs(node);
-  const Tensor& x = *in[0];
-  const Tensor& w = *in[1];
-  const Tensor* b = optional_input(in, 2);
-  const Spatial s = read_spatial(attrs, spatial_dims(w.shape()));
-  const Shape kernel(s.kernel);
-  const int64_t group_in = x.shape()[1] / attrs.get_int("group");
-  const int64_t group_out = w.shape()[1];
-  Tensor y(out[0].dtype, out[0].shape);
-  for_each_index(y.shape(), [&](const std::vector<int64_t>& o, int64_t flat) {
-    const int64_t n = o[0], m = o[1];
-    const int64_t first_channel = (m / group_out) * group_in;
-    double sum = b != nullptr ? b->get_double(m) : 0.0;
-    for (int64_t c = 0; c < group_in; ++c) {
-      const int64_t channel = first_channel + c;
-      for_each_index(kernel, [&](const std::vector<int64_t>& k, int64_t tap) {
-        std::vector<int64_t> pos(s.rank());
-        for (size_t a = 0; a < s.rank(); ++a) {
-          const int64_t t = o[a + 2] + s.pad_begin(a) - k[a] * s.dilations[a];
-          if (t < 0 || t % s.strides[a] != 0 ||
-              t / s.strides[a] >= x.shape()[static_cast<int>(a) + 2])
-            return;
-          pos[a] = t / s.strides[a];
-        }
-        sum += x.get_double(x_offset(x.shape(), n, channel, pos)) *
-               w.get_double((channel * group_out + m % group_out) * kernel.numel() + tap);
-      });
-    }
-    y.set_double(flat, sum);
-  });
-  return {y};
-}
 
 // Whether tap k of output o lies inside the padded input [-pad_begin, size + pad_end).
 bool in_padded_input(const Spatial& s, const Shape& x, std::span<const int64_t> o,
@@ -233,9 +124,7 @@ std::vector<Tensor> global_pool(const Node& node, RefInputs in, RefOutputTypes o
 
 }  // namespace
 
-void register_spatial(RefTable& table) {
-  register_kernel(table, OpKind::Conv, conv);
-  register_kernel(table, OpKind::ConvTranspose, conv_transpose);
+void register_pooling(RefTable& table) {
   register_kernel(table, OpKind::MaxPool, max_pool);
   register_kernel(table, OpKind::AveragePool, sum_pool<false>);
   register_kernel(table, OpKind::LpPool, sum_pool<true>);

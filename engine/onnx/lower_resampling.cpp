@@ -1,7 +1,6 @@
-// ONNX lowerings of Resize, Upsample, Det and GridSample, and of the reductions (Reduce*,
-// ArgMax/ArgMin, CumSum) onto the internal ops of the same names. Shape-like inputs (Resize's
-// scales and sizes, ReduceSum's axes, CumSum's axis) must be known at import time; they become
-// attributes of the internal op.
+// ONNX lowerings of Resize, Upsample and GridSample onto the internal Resize and GridSample.
+// Resize's scales and sizes inputs must be known at import time; they become attributes of the
+// internal op.
 
 #include <charconv>
 #include <cmath>
@@ -22,15 +21,6 @@ std::string num(double v) {
   char buf[64];
   const std::to_chars_result r = std::to_chars(buf, buf + sizeof(buf), v);
   return std::string(buf, r.ptr);
-}
-
-// Refuses an input dtype the internal op has no kernel contract for.
-void require_dtype(LoweringContext& ctx, OpKind op, DType dtype) {
-  const DTypeSet allowed = op_schema(op).type_params.front().allowed;
-  if (!allowed.contains(dtype)) {
-    ctx.unsupported("input of dtype " + std::string(dtype_name(dtype)) +
-                    "; supported: " + allowed.str());
-  }
 }
 
 // Input i when it is given and not an empty tensor (Resize's way of leaving one out).
@@ -184,11 +174,6 @@ void lower_upsample(LoweringContext& ctx) {
   }
 }
 
-void lower_det(LoweringContext& ctx) {
-  require_dtype(ctx, OpKind::Det, ctx.input_type(0).dtype);
-  ctx.set_output(0, ctx.add(OpKind::Det, {ctx.input(0)}));
-}
-
 // GridSample 16: X may be of any dtype in ONNX, grid of a float one; Volta samples floats,
 // with X and grid of one dtype.
 void lower_grid_sample(LoweringContext& ctx) {
@@ -216,90 +201,12 @@ void lower_grid_sample(LoweringContext& ctx) {
                  {{"align_corners", align_corners}, {"mode", mode}, {"padding_mode", padding}}));
 }
 
-// ---- Reductions ------------------------------------------------------------------------------
-
-// Reduce* with axes as an attribute: every version through 17 but ReduceSum from 13.
-template <OpKind Op>
-void lower_reduce(LoweringContext& ctx) {
-  require_dtype(ctx, Op, ctx.input_type(0).dtype);
-  const Ints axes = ctx.attr_ints("axes", Ints{});
-  const int64_t keepdims = ctx.attr_int("keepdims", 1);
-  ctx.set_output(0, ctx.add(Op, {ctx.input(0)}, {{"axes", axes}, {"keepdims", keepdims}}));
-}
-
-// ReduceSum 13 takes axes as an optional input; empty axes reduce everything, or nothing with
-// noop_with_empty_axes.
-void lower_reduce_sum(LoweringContext& ctx) {
-  if (ctx.since_version() < 13) return lower_reduce<OpKind::ReduceSum>(ctx);
-  require_dtype(ctx, OpKind::ReduceSum, ctx.input_type(0).dtype);
-  const Ints axes = ctx.has_input(1) ? ctx.constant_ints(1, "axes") : Ints{};
-  const int64_t keepdims = ctx.attr_int("keepdims", 1);
-  const int64_t noop = ctx.attr_int("noop_with_empty_axes", 0);
-  ctx.set_output(0,
-                 ctx.add(OpKind::ReduceSum, {ctx.input(0)},
-                         {{"axes", axes}, {"keepdims", keepdims}, {"noop_with_empty_axes", noop}}));
-}
-
-// ReduceLogSum = log(ReduceSum(x)): no internal op of its own.
-void lower_reduce_log_sum(LoweringContext& ctx) {
-  const DType dtype = ctx.input_type(0).dtype;
-  if (!is_floating(dtype)) {
-    ctx.unsupported("input of dtype " + std::string(dtype_name(dtype)) +
-                    "; supported: f32, f64 (the log of an integer sum is not an integer)");
-  }
-  const Ints axes = ctx.attr_ints("axes", Ints{});
-  const int64_t keepdims = ctx.attr_int("keepdims", 1);
-  const ValueId sum =
-      ctx.add(OpKind::ReduceSum, {ctx.input(0)}, {{"axes", axes}, {"keepdims", keepdims}});
-  ctx.set_output(0, ctx.add(OpKind::Log, {sum}));
-}
-
-// ArgMax / ArgMin: select_last_index exists from version 12.
-template <OpKind Op>
-void lower_arg_reduce(LoweringContext& ctx) {
-  require_dtype(ctx, Op, ctx.input_type(0).dtype);
-  Attributes attrs = {{"axis", ctx.attr_int("axis", 0)}, {"keepdims", ctx.attr_int("keepdims", 1)}};
-  if (ctx.since_version() >= 12) {
-    attrs["select_last_index"] = ctx.attr_int("select_last_index", 0);
-  }
-  ctx.set_output(0, ctx.add(Op, {ctx.input(0)}, std::move(attrs)));
-}
-
-// CumSum: the axis is a (scalar) input.
-void lower_cumsum(LoweringContext& ctx) {
-  require_dtype(ctx, OpKind::CumSum, ctx.input_type(0).dtype);
-  const Ints axis = ctx.constant_ints(1, "axis");
-  if (axis.size() != 1) {
-    ctx.invalid("axis must hold one value; got " + std::to_string(axis.size()));
-  }
-  ctx.set_output(0, ctx.add(OpKind::CumSum, {ctx.input(0)},
-                            {{"axis", axis[0]},
-                             {"exclusive", ctx.attr_int("exclusive", 0)},
-                             {"reverse", ctx.attr_int("reverse", 0)}}));
-}
-
 }  // namespace
 
-void register_resize_lowerings(LoweringTable& table) {
-  using F = OpFamily;
-  using K = OpKind;
-  table.add({"Resize", F::Resampling, 10, &lower_resize});
-  table.add({"Upsample", F::Resampling, 7, &lower_upsample});
-  table.add({"Det", F::Linalg, 11, &lower_det});
-  table.add({"GridSample", F::Resampling, 16, &lower_grid_sample});
-  table.add({"ReduceSum", F::Reduction, 1, &lower_reduce_sum});
-  table.add({"ReduceMean", F::Reduction, 1, &lower_reduce<K::ReduceMean>});
-  table.add({"ReduceMax", F::Reduction, 1, &lower_reduce<K::ReduceMax>});
-  table.add({"ReduceMin", F::Reduction, 1, &lower_reduce<K::ReduceMin>});
-  table.add({"ReduceProd", F::Reduction, 1, &lower_reduce<K::ReduceProd>});
-  table.add({"ReduceSumSquare", F::Reduction, 1, &lower_reduce<K::ReduceSumSquare>});
-  table.add({"ReduceL1", F::Reduction, 1, &lower_reduce<K::ReduceL1>});
-  table.add({"ReduceL2", F::Reduction, 1, &lower_reduce<K::ReduceL2>});
-  table.add({"ReduceLogSumExp", F::Reduction, 1, &lower_reduce<K::ReduceLogSumExp>});
-  table.add({"ReduceLogSum", F::Reduction, 1, &lower_reduce_log_sum});
-  table.add({"ArgMax", F::Reduction, 1, &lower_arg_reduce<K::ArgMax>});
-  table.add({"ArgMin", F::Reduction, 1, &lower_arg_reduce<K::ArgMin>});
-  table.add({"CumSum", F::Reduction, 11, &lower_cumsum});
+void register_resampling_lowerings(LoweringTable& table) {
+  table.add("Resize", OpKind::Resize, 10, &lower_resize);
+  table.add("Upsample", OpKind::Resize, 7, &lower_upsample);
+  table.add("GridSample", OpKind::GridSample, 16, &lower_grid_sample);
 }
 
 }  // namespace volta::onnx

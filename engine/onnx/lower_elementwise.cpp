@@ -1,28 +1,18 @@
-// ONNX lowerings of the elementwise arithmetic, math, activation, comparison and logic ops,
-// and of Cast, CastLike, Clip, Sum and Mean, onto the internal elementwise ops.
-//
-// Old versions differ in three ways, all handled here: version 1 carries the legacy
-// `consumed_inputs` attribute (no meaning for Volta: read and dropped); before version 7 the
-// binary ops broadcast only with broadcast=1 and by the legacy rule (legacy_operands); and
-// attribute defaults move between versions (Selu, Clip). Attributes ONNX declares as float
-// are passed on with their f32 values, so f64 kernels see the same constants as ONNX.
+// ONNX lowerings of the elementwise arithmetic and math ops, Min, Max, Sum, Mean, Cast,
+// CastLike, Clip and Where onto the internal elementwise ops, and of the generalized cosine
+// windows (constants); the helpers the activation and logical lowerings share with them
+// (lower_elementwise.h).
+
+#include "lower_elementwise.h"
 
 #include <algorithm>
 #include <cfloat>
-#include <limits>
+#include <cmath>
 #include <string>
 
-#include "lowering.h"
-
 namespace volta::onnx {
-namespace {
 
 using K = OpKind;
-
-constexpr double kInf = std::numeric_limits<double>::infinity();
-
-// The f32 value of an ONNX float attribute default such as 0.01.
-constexpr double f32(double v) { return static_cast<double>(static_cast<float>(v)); }
 
 // "FLOAT, DOUBLE": the ONNX names of a dtype set.
 std::string onnx_names(DTypeSet set) {
@@ -36,10 +26,7 @@ std::string onnx_names(DTypeSet set) {
 
 std::string onnx_name(DType dtype) { return onnx_type_name(onnx_from_dtype(dtype)); }
 
-// Adds `op` after checking each operand's dtype against the op's type constraints, so that
-// a dtype Volta has no kernel for is reported as unsupported, with the supported ones.
-ValueId add_op(LoweringContext& ctx, OpKind op, std::vector<ValueId> inputs,
-               Attributes attrs = {}) {
+ValueId add_op(LoweringContext& ctx, OpKind op, std::vector<ValueId> inputs, Attributes attrs) {
   const OpSchema& schema = op_schema(op);
   for (size_t i = 0; i < inputs.size(); ++i) {
     const InputSpec& spec = schema.inputs[std::min(i, schema.inputs.size() - 1)];
@@ -53,7 +40,6 @@ ValueId add_op(LoweringContext& ctx, OpKind op, std::vector<ValueId> inputs,
   return ctx.add(op, std::move(inputs), std::move(attrs));
 }
 
-// Version 1's `consumed_inputs` said which inputs an op may overwrite: no meaning here.
 void drop_consumed_inputs(LoweringContext& ctx) {
   if (ctx.has_attr("consumed_inputs")) ctx.consume_attr("consumed_inputs");
 }
@@ -63,6 +49,8 @@ Tensor scalar_of(DType dtype, double value) {
   t.set_double(0, value);
   return t;
 }
+
+namespace {
 
 // ---- Operands of binary ops ---------------------------------------------------------------
 
@@ -108,32 +96,16 @@ std::pair<ValueId, ValueId> legacy_operands(LoweringContext& ctx) {
   return {a, b};
 }
 
+}  // namespace
+
 std::pair<ValueId, ValueId> binary_operands(LoweringContext& ctx) {
   if (ctx.since_version() < 7) return legacy_operands(ctx);
   return {ctx.input(0), ctx.input(1)};
 }
 
-// ---- Generic lowerings --------------------------------------------------------------------
+namespace {
 
-template <OpKind kOp>
-void lower_unary(LoweringContext& ctx) {
-  drop_consumed_inputs(ctx);
-  ctx.set_output(0, add_op(ctx, kOp, {ctx.input(0)}));
-}
-
-template <OpKind kOp>
-void lower_binary(LoweringContext& ctx) {
-  const auto [a, b] = binary_operands(ctx);
-  ctx.set_output(0, add_op(ctx, kOp, {a, b}));
-}
-
-// A unary op with one float attribute, passed on with ONNX's default when absent.
-template <OpKind kOp>
-void lower_unary_alpha(LoweringContext& ctx, double default_alpha) {
-  drop_consumed_inputs(ctx);
-  const double alpha = ctx.attr_float("alpha", default_alpha);
-  ctx.set_output(0, add_op(ctx, kOp, {ctx.input(0)}, {{"alpha", alpha}}));
-}
+// ---- Variadic ops -------------------------------------------------------------------------
 
 // All inputs must have one shape before version 8 (variadic ops broadcast from version 8).
 void require_equal_shapes(LoweringContext& ctx) {
@@ -223,67 +195,6 @@ void lower_mod(LoweringContext& ctx) {
   ctx.set_output(0, add_op(ctx, K::Mod, {ctx.input(0), ctx.input(1)}, {{"fmod", fmod}}));
 }
 
-// ---- Activations --------------------------------------------------------------------------
-
-void lower_leaky_relu(LoweringContext& ctx) { lower_unary_alpha<K::LeakyRelu>(ctx, f32(0.01)); }
-void lower_elu(LoweringContext& ctx) { lower_unary_alpha<K::Elu>(ctx, 1.0); }
-void lower_celu(LoweringContext& ctx) { lower_unary_alpha<K::Celu>(ctx, 1.0); }
-void lower_thresholded_relu(LoweringContext& ctx) {
-  lower_unary_alpha<K::ThresholdedRelu>(ctx, 1.0);
-}
-
-// Version 6 changed the defaults to the f32 values of the exact constants.
-void lower_selu(LoweringContext& ctx) {
-  drop_consumed_inputs(ctx);
-  const bool v1 = ctx.since_version() < 6;
-  const double alpha = ctx.attr_float("alpha", v1 ? f32(1.6732) : f32(1.67326319217681884765625));
-  const double gamma = ctx.attr_float("gamma", v1 ? f32(1.0507) : f32(1.05070102214813232421875));
-  ctx.set_output(0, add_op(ctx, K::Selu, {ctx.input(0)}, {{"alpha", alpha}, {"gamma", gamma}}));
-}
-
-void lower_hard_sigmoid(LoweringContext& ctx) {
-  drop_consumed_inputs(ctx);
-  const double alpha = ctx.attr_float("alpha", f32(0.2));
-  const double beta = ctx.attr_float("beta", 0.5);
-  ctx.set_output(0,
-                 add_op(ctx, K::HardSigmoid, {ctx.input(0)}, {{"alpha", alpha}, {"beta", beta}}));
-}
-
-void lower_shrink(LoweringContext& ctx) {
-  const double bias = ctx.attr_float("bias", 0.0);
-  const double lambd = ctx.attr_float("lambd", 0.5);
-  ctx.set_output(0, add_op(ctx, K::Shrink, {ctx.input(0)}, {{"bias", bias}, {"lambd", lambd}}));
-}
-
-// From version 7 the slope broadcasts to X (numpy rules, one direction). Before, a 1-D slope
-// of X's channel count (dim 1) holds one slope per channel, as Caffe2 and PyTorch export it:
-// it is reshaped to [C, 1, ...] so that it lines up with dim 1.
-void lower_prelu(LoweringContext& ctx) {
-  drop_consumed_inputs(ctx);
-  const ValueId x = ctx.input(0);
-  ValueId slope = ctx.input(1);
-  const Shape sx = ctx.input_type(0).shape;
-  const Shape ss = ctx.input_type(1).shape;
-  if (ctx.since_version() < 7 && ss.rank() == 1 && sx.rank() >= 2 && ss[0] == sx[1] && ss[0] != 1) {
-    std::vector<int64_t> dims(static_cast<size_t>(sx.rank() - 1), 1);
-    dims[0] = ss[0];
-    slope = ctx.add(K::Reshape, {slope}, {{"shape", dims}});
-  }
-  ctx.set_output(0, add_op(ctx, K::PRelu, {x, slope}));
-}
-
-// ---- Classification -----------------------------------------------------------------------
-
-void lower_is_inf(LoweringContext& ctx) {
-  const int64_t positive = ctx.attr_int("detect_positive", 1);
-  const int64_t negative = ctx.attr_int("detect_negative", 1);
-  for (int64_t flag : {positive, negative}) {
-    if (flag != 0 && flag != 1) ctx.invalid("detect_positive and detect_negative must be 0 or 1");
-  }
-  ctx.set_output(0, add_op(ctx, K::IsInf, {ctx.input(0)},
-                           {{"detect_positive", positive}, {"detect_negative", negative}}));
-}
-
 // ---- Conversion and selection -------------------------------------------------------------
 
 // Version 1 names the target type ("FLOAT"); later versions give its TensorProto code.
@@ -330,80 +241,78 @@ void lower_where(LoweringContext& ctx) {
   ctx.set_output(0, add_op(ctx, K::Where, {ctx.input(0), ctx.input(1), ctx.input(2)}));
 }
 
+// ---- Windows ------------------------------------------------------------------------------
+
+// The generalized cosine windows of ONNX 17: w[n] = sum_k (-1)^k a_k cos(2 pi k n / N),
+// N = size for a periodic window and size - 1 for a symmetric one; computed in double.
+template <int kTerms>
+void lower_window(LoweringContext& ctx, const double (&a)[kTerms]) {
+  const int64_t size = static_cast<int64_t>(ctx.constant_scalar(0, "size"));
+  if (size < 0) ctx.invalid("size is negative");
+  const DType dtype = attr_dtype(ctx, ctx.attr_int("output_datatype", 1), "output_datatype");
+  const bool periodic = ctx.attr_int("periodic", 1) != 0;
+  const double n_total = static_cast<double>(periodic ? size : size - 1);
+  Tensor out(dtype, Shape{size});
+  check_constant_size(ctx, out.shape());
+  constexpr double kTwoPi = 6.283185307179586476925286766559;
+  for (int64_t n = 0; n < size; ++n) {
+    double w = 0.0;
+    for (int k = 0; k < kTerms; ++k) {
+      const double term = a[k] * std::cos(kTwoPi * k * static_cast<double>(n) / n_total);
+      w += (k % 2 == 0) ? term : -term;
+    }
+    out.set_double(n, w);
+  }
+  ctx.set_output_constant(0, std::move(out));
+}
+
+void lower_hann(LoweringContext& ctx) { lower_window<2>(ctx, {0.5, 0.5}); }
+
+void lower_hamming(LoweringContext& ctx) { lower_window<2>(ctx, {25.0 / 46.0, 21.0 / 46.0}); }
+
+void lower_blackman(LoweringContext& ctx) { lower_window<3>(ctx, {0.42, 0.5, 0.08}); }
+
 }  // namespace
 
-void register_math_lowerings(LoweringTable& table) {
-  const auto add = [&table](std::string_view onnx_op, OpKind family_of, int min_version,
-                            LowerFn fn) {
-    table.add({onnx_op, op_schema(family_of).family, min_version, fn});
-  };
-  // Arithmetic and comparisons: version 1 with legacy broadcasting, then numpy broadcasting.
-  add("Add", K::Add, 1, &lower_binary<K::Add>);
-  add("Sub", K::Sub, 1, &lower_binary<K::Sub>);
-  add("Mul", K::Mul, 1, &lower_binary<K::Mul>);
-  add("Div", K::Div, 1, &lower_binary<K::Div>);
-  add("Pow", K::Pow, 1, &lower_pow);
-  add("Mod", K::Mod, 10, &lower_mod);
-  add("Equal", K::Equal, 1, &lower_binary<K::Equal>);
-  add("Less", K::Less, 1, &lower_binary<K::Less>);
-  add("Greater", K::Greater, 1, &lower_binary<K::Greater>);
-  add("LessOrEqual", K::LessOrEqual, 12, &lower_binary<K::LessOrEqual>);
-  add("GreaterOrEqual", K::GreaterOrEqual, 12, &lower_binary<K::GreaterOrEqual>);
-  add("And", K::And, 1, &lower_binary<K::And>);
-  add("Or", K::Or, 1, &lower_binary<K::Or>);
-  add("Xor", K::Xor, 1, &lower_binary<K::Xor>);
-  add("Not", K::Not, 1, &lower_unary<K::Not>);
-
-  add("Neg", K::Neg, 1, &lower_unary<K::Neg>);
-  add("Abs", K::Abs, 1, &lower_unary<K::Abs>);
-  add("Sqrt", K::Sqrt, 1, &lower_unary<K::Sqrt>);
-  add("Reciprocal", K::Reciprocal, 1, &lower_unary<K::Reciprocal>);
-  add("Exp", K::Exp, 1, &lower_unary<K::Exp>);
-  add("Log", K::Log, 1, &lower_unary<K::Log>);
-  add("Floor", K::Floor, 1, &lower_unary<K::Floor>);
-  add("Ceil", K::Ceil, 1, &lower_unary<K::Ceil>);
-  add("Round", K::Round, 11, &lower_unary<K::Round>);
-  add("Sign", K::Sign, 9, &lower_unary<K::Sign>);
-  add("Sin", K::Sin, 7, &lower_unary<K::Sin>);
-  add("Cos", K::Cos, 7, &lower_unary<K::Cos>);
-  add("Tan", K::Tan, 7, &lower_unary<K::Tan>);
-  add("Asin", K::Asin, 7, &lower_unary<K::Asin>);
-  add("Acos", K::Acos, 7, &lower_unary<K::Acos>);
-  add("Atan", K::Atan, 7, &lower_unary<K::Atan>);
-  add("Sinh", K::Sinh, 9, &lower_unary<K::Sinh>);
-  add("Cosh", K::Cosh, 9, &lower_unary<K::Cosh>);
-  add("Asinh", K::Asinh, 9, &lower_unary<K::Asinh>);
-  add("Acosh", K::Acosh, 9, &lower_unary<K::Acosh>);
-  add("Atanh", K::Atanh, 9, &lower_unary<K::Atanh>);
-  add("IsNaN", K::IsNaN, 9, &lower_unary<K::IsNaN>);
-  add("IsInf", K::IsInf, 10, &lower_is_inf);
-
-  // Activations.
-  add("Erf", K::Erf, 9, &lower_unary<K::Erf>);
-  add("Tanh", K::Tanh, 1, &lower_unary<K::Tanh>);
-  add("Sigmoid", K::Sigmoid, 1, &lower_unary<K::Sigmoid>);
-  add("Relu", K::Relu, 1, &lower_unary<K::Relu>);
-  add("LeakyRelu", K::LeakyRelu, 1, &lower_leaky_relu);
-  add("Elu", K::Elu, 1, &lower_elu);
-  add("Selu", K::Selu, 1, &lower_selu);
-  add("Celu", K::Celu, 12, &lower_celu);
-  add("HardSigmoid", K::HardSigmoid, 1, &lower_hard_sigmoid);
-  add("HardSwish", K::HardSwish, 14, &lower_unary<K::HardSwish>);
-  add("Softplus", K::Softplus, 1, &lower_unary<K::Softplus>);
-  add("Softsign", K::Softsign, 1, &lower_unary<K::Softsign>);
-  add("PRelu", K::PRelu, 1, &lower_prelu);
-  add("ThresholdedRelu", K::ThresholdedRelu, 10, &lower_thresholded_relu);
-  add("Shrink", K::Shrink, 9, &lower_shrink);
-
-  // Variadic ops, conversion and selection.
-  add("Min", K::Min, 1, &lower_extremum<K::Min>);
-  add("Max", K::Max, 1, &lower_extremum<K::Max>);
-  add("Sum", K::Add, 1, &lower_sum);
-  add("Mean", K::Add, 1, &lower_mean);
-  add("Cast", K::Cast, 1, &lower_cast);
-  add("CastLike", K::Cast, 15, &lower_cast_like);
-  add("Clip", K::Clip, 1, &lower_clip);
-  add("Where", K::Where, 9, &lower_where);
+void register_elementwise_lowerings(LoweringTable& table) {
+  table.add("Add", K::Add, 1, &lower_binary<K::Add>);
+  table.add("Sub", K::Sub, 1, &lower_binary<K::Sub>);
+  table.add("Mul", K::Mul, 1, &lower_binary<K::Mul>);
+  table.add("Div", K::Div, 1, &lower_binary<K::Div>);
+  table.add("Pow", K::Pow, 1, &lower_pow);
+  table.add("Mod", K::Mod, 10, &lower_mod);
+  table.add("Neg", K::Neg, 1, &lower_unary<K::Neg>);
+  table.add("Abs", K::Abs, 1, &lower_unary<K::Abs>);
+  table.add("Sqrt", K::Sqrt, 1, &lower_unary<K::Sqrt>);
+  table.add("Reciprocal", K::Reciprocal, 1, &lower_unary<K::Reciprocal>);
+  table.add("Exp", K::Exp, 1, &lower_unary<K::Exp>);
+  table.add("Log", K::Log, 1, &lower_unary<K::Log>);
+  table.add("Floor", K::Floor, 1, &lower_unary<K::Floor>);
+  table.add("Ceil", K::Ceil, 1, &lower_unary<K::Ceil>);
+  table.add("Round", K::Round, 11, &lower_unary<K::Round>);
+  table.add("Sign", K::Sign, 9, &lower_unary<K::Sign>);
+  table.add("Sin", K::Sin, 7, &lower_unary<K::Sin>);
+  table.add("Cos", K::Cos, 7, &lower_unary<K::Cos>);
+  table.add("Tan", K::Tan, 7, &lower_unary<K::Tan>);
+  table.add("Asin", K::Asin, 7, &lower_unary<K::Asin>);
+  table.add("Acos", K::Acos, 7, &lower_unary<K::Acos>);
+  table.add("Atan", K::Atan, 7, &lower_unary<K::Atan>);
+  table.add("Sinh", K::Sinh, 9, &lower_unary<K::Sinh>);
+  table.add("Cosh", K::Cosh, 9, &lower_unary<K::Cosh>);
+  table.add("Asinh", K::Asinh, 9, &lower_unary<K::Asinh>);
+  table.add("Acosh", K::Acosh, 9, &lower_unary<K::Acosh>);
+  table.add("Atanh", K::Atanh, 9, &lower_unary<K::Atanh>);
+  table.add("Min", K::Min, 1, &lower_extremum<K::Min>);
+  table.add("Max", K::Max, 1, &lower_extremum<K::Max>);
+  table.add_composite("Sum", OpFamily::Elementwise, 1, &lower_sum);
+  table.add_composite("Mean", OpFamily::Elementwise, 1, &lower_mean);
+  table.add("Cast", K::Cast, 1, &lower_cast);
+  table.add("CastLike", K::Cast, 15, &lower_cast_like);
+  table.add("Clip", K::Clip, 1, &lower_clip);
+  table.add("Where", K::Where, 9, &lower_where);
+  table.add_composite("HannWindow", OpFamily::Elementwise, 17, &lower_hann);
+  table.add_composite("HammingWindow", OpFamily::Elementwise, 17, &lower_hamming);
+  table.add_composite("BlackmanWindow", OpFamily::Elementwise, 17, &lower_blackman);
 }
 
 }  // namespace volta::onnx

@@ -1,11 +1,10 @@
-// Reference Resize, Det and GridSample.
+// Reference Resize and GridSample.
 //
-// Resize (semantics: engine/ir/op_table_resize.cpp) works one output element at a time: each
+// Resize (semantics: engine/ir/op_table_resampling.cpp) works one output element at a time: each
 // axis maps the element's index to an input coordinate and a short list of (input index,
 // weight) taps; the element is the sum, in double, of every combination of taps weighted by
 // the product of their weights. Nearest copies the one element it picks.
-// Det factors each matrix, in double, with Gaussian elimination and partial pivoting.
-// GridSample (semantics: engine/ir/op_table_resize.cpp) finds, for each output element, the
+// GridSample (semantics: engine/ir/op_table_resampling.cpp) finds, for each output element, the
 // taps of its grid point's x and y (input index, weight) and sums X over every (y, x) pair of
 // them, in double, weighted by the product of the two weights.
 
@@ -183,53 +182,6 @@ std::vector<Tensor> resize(const Node& node, RefInputs in, RefOutputTypes out) {
   return {y};
 }
 
-// Gaussian elimination with partial pivoting: det = (-1)^swaps * product of the pivots. A
-// column that is zero from the diagonal down makes the product 0. Any NaN entry makes the
-// determinant NaN.
-double determinant(std::vector<double> a, int64_t m) {
-  for (double v : a) {
-    if (std::isnan(v)) return std::numeric_limits<double>::quiet_NaN();
-  }
-  double det = 1.0;
-  for (int64_t k = 0; k < m; ++k) {
-    int64_t p = k;
-    for (int64_t i = k + 1; i < m; ++i) {
-      if (std::fabs(a[static_cast<size_t>(i * m + k)]) >
-          std::fabs(a[static_cast<size_t>(p * m + k)])) {
-        p = i;
-      }
-    }
-    if (p != k) {
-      for (int64_t j = 0; j < m; ++j) {
-        std::swap(a[static_cast<size_t>(k * m + j)], a[static_cast<size_t>(p * m + j)]);
-      }
-      det = -det;
-    }
-    const double pivot = a[static_cast<size_t>(k * m + k)];
-    det *= pivot;
-    if (pivot == 0.0) continue;
-    for (int64_t i = k + 1; i < m; ++i) {
-      const double f = a[static_cast<size_t>(i * m + k)] / pivot;
-      for (int64_t j = k + 1; j < m; ++j) {
-        a[static_cast<size_t>(i * m + j)] -= f * a[static_cast<size_t>(k * m + j)];
-      }
-    }
-  }
-  return det;
-}
-
-std::vector<Tensor> det(const Node& /*node*/, RefInputs in, RefOutputTypes out) {
-  const Tensor& x = *in[0];
-  const int64_t m = x.shape()[x.shape().rank() - 1];
-  Tensor y(out[0].dtype, out[0].shape);
-  for (int64_t b = 0; b < y.numel(); ++b) {
-    std::vector<double> a(static_cast<size_t>(m * m));
-    for (int64_t e = 0; e < m * m; ++e) a[static_cast<size_t>(e)] = x.get_double(b * m * m + e);
-    y.set_double(b, determinant(std::move(a), m));
-  }
-  return {y};
-}
-
 // ---- GridSample ------------------------------------------------------------------------------
 
 struct GridAxis {
@@ -341,9 +293,8 @@ std::vector<Tensor> grid_sample(const Node& node, RefInputs in, RefOutputTypes o
 
 }  // namespace
 
-void register_resize(RefTable& table) {
+void register_resampling(RefTable& table) {
   register_kernel(table, OpKind::Resize, resize);
-  register_kernel(table, OpKind::Det, det);
   register_kernel(table, OpKind::GridSample, grid_sample);
 }
 

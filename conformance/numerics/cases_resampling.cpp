@@ -1,7 +1,8 @@
-// Parity grids of Resize, Det and GridSample.
+// Parity grids of Resize and GridSample.
 
 #include <limits>
 #include <string>
+#include <vector>
 
 #include "case_list.h"
 #include "volta/ir/random.h"
@@ -100,22 +101,6 @@ void resize_grid(CaseList& cases) {
   cases.add(K::Resize, {f32({})}, resize_attrs({}, "linear", "half_pixel"));
 }
 
-void det_grid(CaseList& cases) {
-  for (DType d : {DType::F32, DType::F64}) {
-    for (const Shape& s :
-         {Shape{1, 1}, Shape{2, 2}, Shape{3, 3}, Shape{4, 4}, Shape{7, 7}, Shape{12, 12},
-          Shape{5, 3, 3}, Shape{2, 3, 4, 4}, Shape{0, 0}, Shape{3, 0, 0}, Shape{0, 2, 2}}) {
-      cases.add(K::Det, {of(d, s)});
-    }
-  }
-  // More matrices than one task takes.
-  cases.add(K::Det, {f32({3000, 2, 2})});
-  // Singular matrices: a zero column, and rows that are multiples of each other.
-  cases.add(K::Det, {f32({2, 3, 3})}, {}, 1,
-            {Tensor::from<float>({2, 3, 3}, {1, 0, 3, 4, 0, 6, 7, 0, 9,  //
-                                             1, 2, 3, 2, 4, 6, 5, 1, 0})});
-}
-
 // Calls add(attrs) for every mode x padding_mode x align_corners.
 template <class Add>
 void each_grid_sample_variant(const Add& add) {
@@ -187,9 +172,8 @@ void grid_sample_grid(CaseList& cases) {
 
 }  // namespace
 
-void resize_cases(CaseList& cases) {
+void resampling_cases(CaseList& cases) {
   resize_grid(cases);
-  det_grid(cases);
   grid_sample_grid(cases);
 }
 

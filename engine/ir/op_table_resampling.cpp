@@ -1,4 +1,4 @@
-// The op table's part for Resize, Det and GridSample.
+// The op table's part for family Resampling: Resize and GridSample.
 //
 // Resize takes the resolved output shape ("sizes") and the per-axis scales its coordinate
 // transforms use ("scales"); the ONNX importer turns Resize/Upsample's scales or sizes inputs
@@ -134,14 +134,6 @@ std::vector<TypeInfo> resize_shape(const InferContext& ctx) {
   return {{x.dtype, Shape(sizes)}};
 }
 
-std::vector<TypeInfo> det_shape(const InferContext& ctx) {
-  const Shape& x = ctx.input(0).shape;
-  if (x.rank() < 2 || x[x.rank() - 1] != x[x.rank() - 2]) {
-    shape_fail("Det needs square matrices [..., M, M], got " + x.str());
-  }
-  return {{ctx.input(0).dtype, Shape(std::vector<int64_t>(x.dims().begin(), x.dims().end() - 2))}};
-}
-
 std::vector<TypeInfo> grid_sample_shape(const InferContext& ctx) {
   const TypeInfo& x = ctx.input(0);
   const Shape& grid = ctx.input(1).shape;
@@ -160,20 +152,14 @@ std::vector<TypeInfo> grid_sample_shape(const InferContext& ctx) {
   return {{x.dtype, Shape{x.shape[0], x.shape[1], grid[1], grid[2]}}};
 }
 
-AttrSpec string_attr(std::string_view name, const char* def,
-                     std::vector<std::string_view> allowed) {
-  return {name,         AttrType::String, AttrValue{std::string(def)},
-          std::nullopt, std::nullopt,     std::move(allowed)};
-}
-
 }  // namespace
 
-void add_resize_schemas(std::vector<OpSchema>& t) {
+void add_resampling_schemas(std::vector<OpSchema>& t) {
   t.push_back(OpSchema{
       .kind = OpKind::Resize,
       .name = "Resize",
       .family = OpFamily::Resampling,
-      .inputs = {{"X", 'T'}},
+      .inputs = {{"X", 'T', D::Differentiable}},
       .outputs = {{"Y", 'T'}},
       .type_params = {{'T', kAllTypes}},
       .attrs = {required("sizes", AttrType::Ints),
@@ -191,24 +177,12 @@ void add_resize_schemas(std::vector<OpSchema>& t) {
       .infer = resize_shape,
       .summary = "resample to sizes by nearest, N-linear or N-cubic interpolation; scales "
                  "(default sizes / input) drive the coordinate transform",
-      .accumulator = Accumulator::InputType,
-      .onnx_since = 10});
-  t.push_back(OpSchema{.kind = OpKind::Det,
-                       .name = "Det",
-                       .family = OpFamily::Linalg,
-                       .inputs = {{"X", 'T'}},
-                       .outputs = {{"Y", 'T'}},
-                       .type_params = {{'T', kFloatTypes}},
-                       .infer = det_shape,
-                       .summary = "determinant of each square matrix [..., M, M] (LU with partial "
-                                  "pivoting; M = 0 gives 1)",
-                       .accumulator = Accumulator::InputType,
-                       .onnx_since = 11});
+      .accumulator = Accumulator::InputType});
   t.push_back(OpSchema{
       .kind = OpKind::GridSample,
       .name = "GridSample",
       .family = OpFamily::Resampling,
-      .inputs = {{"X", 'T'}, {"grid", 'T'}},
+      .inputs = {{"X", 'T', D::Differentiable}, {"grid", 'T', D::NotDifferentiable}},
       .outputs = {{"Y", 'T'}},
       .type_params = {{'T', kFloatTypes}},
       .attrs = {flag("align_corners", 0),
@@ -218,8 +192,7 @@ void add_resize_schemas(std::vector<OpSchema>& t) {
       .summary = "sample X [N, C, H, W] at the points grid [N, Ho, Wo, 2] gives, normalized to "
                  "[-1, 1], by nearest, bilinear or bicubic interpolation; points outside read "
                  "zeros, the border or a reflection",
-      .accumulator = Accumulator::InputType,
-      .onnx_since = 16});
+      .accumulator = Accumulator::InputType});
 }
 
 }  // namespace volta::op_table

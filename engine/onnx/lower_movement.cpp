@@ -1,6 +1,8 @@
-// Lowerings of the ONNX shape and data-movement ops, and of the ops whose outputs are fully
-// known at import time (Shape, Size, Range, ConstantOfShape, EyeLike, NonZero): with static
-// shapes those become constants, computed here.
+// Lowerings of the ONNX shape and data-movement ops (the layout ops Tile, Pad, DepthToSpace,
+// SpaceToDepth and ReverseSequence, and inference-mode Dropout, included), and of the ops whose
+// outputs are fully known at import time (Shape, Size, Range, ConstantOfShape, EyeLike): with
+// static shapes those become constants, computed here. Shape-like inputs (Tile's repeats, Pad's
+// pads) must be known at import time and become attributes.
 
 #include <cmath>
 
@@ -10,7 +12,6 @@ namespace volta::onnx {
 namespace {
 
 using Ints = std::vector<int64_t>;
-constexpr int64_t kMaxConstantElements = int64_t{1} << 28;
 
 Tensor int64_vector(const Ints& values) {
   return Tensor::from<int64_t>(Shape{static_cast<int64_t>(values.size())}, values);
@@ -25,13 +26,6 @@ std::optional<Ints> ints_attr_or_input(LoweringContext& ctx, int attr_until, std
   }
   if (!ctx.has_input(input)) return std::nullopt;
   return ctx.constant_ints(input, what);
-}
-
-void check_size(LoweringContext& ctx, const Shape& shape) {
-  if (shape.numel() > kMaxConstantElements) {
-    ctx.unsupported("the constant output " + shape.str() + " exceeds " +
-                    std::to_string(kMaxConstantElements) + " elements");
-  }
 }
 
 void lower_identity(LoweringContext& ctx) { ctx.set_output(0, ctx.input(0)); }
@@ -87,7 +81,7 @@ void lower_constant_of_shape(LoweringContext& ctx) {
   Tensor value = ctx.has_attr("value") ? ctx.attr_tensor("value") : Tensor(DType::F32, Shape{1});
   if (value.numel() != 1) ctx.invalid("'value' must hold one element");
   Tensor out(value.dtype(), Shape(dims));
-  check_size(ctx, out.shape());
+  check_constant_size(ctx, out.shape());
   for (int64_t i = 0; i < out.numel(); ++i) {
     if (is_floating(value.dtype())) {
       out.set_double(i, value.get_double(0));
@@ -109,7 +103,7 @@ void lower_range(LoweringContext& ctx) {
     if (d == 0) ctx.invalid("delta is zero");
     const auto n = static_cast<int64_t>(std::max(std::ceil((l - s) / d), 0.0));
     Tensor out(dtype, Shape{n});
-    check_size(ctx, out.shape());
+    check_constant_size(ctx, out.shape());
     for (int64_t i = 0; i < n; ++i) out.set_double(i, s + static_cast<double>(i) * d);
     ctx.set_output_constant(0, std::move(out));
     return;
@@ -118,7 +112,7 @@ void lower_range(LoweringContext& ctx) {
   if (d == 0) ctx.invalid("delta is zero");
   const int64_t n = std::max<int64_t>((l - s + (d > 0 ? d - 1 : d + 1)) / d, 0);
   Tensor out(dtype, Shape{n});
-  check_size(ctx, out.shape());
+  check_constant_size(ctx, out.shape());
   for (int64_t i = 0; i < n; ++i) out.set_int(i, s + i * d);
   ctx.set_output_constant(0, std::move(out));
 }
@@ -135,55 +129,6 @@ void lower_eye_like(LoweringContext& ctx) {
     if (c >= 0 && c < in.shape[1]) out.set_int(r * in.shape[1] + c, 1);
   }
   ctx.set_output_constant(0, std::move(out));
-}
-
-// The indices of the non-zero elements, one row per axis: a data-dependent shape, so the
-// input must be known at import time.
-Tensor nonzero_indices(const Tensor& t) {
-  const Shape& shape = t.shape();
-  std::vector<int64_t> flat;
-  for (int64_t i = 0; i < t.numel(); ++i) {
-    if (t.get_double(i) != 0.0) flat.push_back(i);
-  }
-  const int64_t rank = shape.rank();
-  const auto count = static_cast<int64_t>(flat.size());
-  Tensor out(DType::I64, Shape{rank, count});
-  for (int64_t j = 0; j < count; ++j) {
-    int64_t rest = flat[static_cast<size_t>(j)];
-    for (int64_t d = rank - 1; d >= 0; --d) {
-      out.set_int(d * count + j, rest % shape[static_cast<int>(d)]);
-      rest /= shape[static_cast<int>(d)];
-    }
-  }
-  return out;
-}
-
-void lower_nonzero(LoweringContext& ctx) {
-  ctx.set_output_constant(0, nonzero_indices(ctx.constant_input(
-                                 0, "the input (its non-zero count is the output shape)")));
-}
-
-// Compress = Gather of the positions where the (import-time) condition holds.
-void lower_compress(LoweringContext& ctx) {
-  const Tensor& condition = ctx.constant_input(1, "condition (it decides the output shape)");
-  ValueId data = ctx.input(0);
-  int64_t axis = 0;
-  if (ctx.has_attr("axis")) {
-    axis = ctx.attr_int("axis", {});
-  } else {
-    data = ctx.add(OpKind::Reshape, {data}, {{"shape", Ints{-1}}});
-  }
-  const Shape shape = ctx.type_of(data).shape;
-  const int64_t rank = shape.rank();
-  if (axis < -rank || axis >= rank) ctx.invalid("axis out of range");
-  const int64_t extent = shape[static_cast<int>(axis < 0 ? axis + rank : axis)];
-  if (condition.numel() > extent) ctx.invalid("condition is longer than the axis");
-  Ints picked;
-  for (int64_t i = 0; i < condition.numel(); ++i) {
-    if (condition.get_double(i) != 0.0) picked.push_back(i);
-  }
-  ctx.set_output(
-      0, ctx.add(OpKind::Gather, {data, ctx.constant(int64_vector(picked))}, {{"axis", axis}}));
 }
 
 void lower_reshape(LoweringContext& ctx) {
@@ -269,59 +214,151 @@ void lower_flatten(LoweringContext& ctx) {
   ctx.set_output(0, ctx.add(OpKind::Flatten, {ctx.input(0)}, {{"axis", ctx.attr_int("axis", 1)}}));
 }
 
-// The generalized cosine windows of ONNX 17: w[n] = sum_k (-1)^k a_k cos(2 pi k n / N),
-// N = size for a periodic window and size - 1 for a symmetric one; computed in double.
-template <int kTerms>
-void lower_window(LoweringContext& ctx, const double (&a)[kTerms]) {
-  const int64_t size = static_cast<int64_t>(ctx.constant_scalar(0, "size"));
-  if (size < 0) ctx.invalid("size is negative");
-  const DType dtype = attr_dtype(ctx, ctx.attr_int("output_datatype", 1), "output_datatype");
-  const bool periodic = ctx.attr_int("periodic", 1) != 0;
-  const double n_total = static_cast<double>(periodic ? size : size - 1);
-  Tensor out(dtype, Shape{size});
-  check_size(ctx, out.shape());
-  constexpr double kTwoPi = 6.283185307179586476925286766559;
-  for (int64_t n = 0; n < size; ++n) {
-    double w = 0.0;
-    for (int k = 0; k < kTerms; ++k) {
-      const double term = a[k] * std::cos(kTwoPi * k * static_cast<double>(n) / n_total);
-      w += (k % 2 == 0) ? term : -term;
+// Dropout in inference is the identity and its mask all ones (bool from version 10, the data's
+// type before). Training mode drops at random, which Volta does not do: versions 1 and 6 train
+// unless is_test=1; from version 12 training_mode (an input) says, and training with ratio 0
+// drops nothing, so it is the identity too.
+void lower_dropout(LoweringContext& ctx) {
+  const int version = ctx.since_version();
+  bool training = false;
+  if (version < 7) {
+    if (version < 6) ctx.consume_attr("consumed_inputs");
+    ctx.attr_float("ratio", 0.5);
+    training = ctx.attr_int("is_test", 0) == 0;
+  } else if (version < 12) {
+    ctx.attr_float("ratio", 0.5);
+  } else {
+    ctx.attr_int("seed", 0);  // the random stream of training mode: no effect in inference
+    if (ctx.has_input(2)) {
+      training = ctx.constant_scalar(2, "training_mode") != 0.0;
+      if (training && ctx.has_input(1)) training = ctx.constant_scalar(1, "ratio") != 0.0;
     }
-    out.set_double(n, w);
   }
-  ctx.set_output_constant(0, std::move(out));
+  if (training) {
+    ctx.unsupported(
+        "training-mode Dropout is random; supported: inference (is_test=1 before "
+        "version 7, training_mode false or ratio 0 from version 12)");
+  }
+  const ValueId x = ctx.input(0);
+  ctx.set_output(0, x);
+  if (ctx.has_output(1)) {
+    const DType mask_type = version < 10 ? ctx.input_type(0).dtype : DType::Bool;
+    ctx.set_output(1, ctx.add(OpKind::Expand, {scalar_constant(ctx, mask_type, 1.0)},
+                              {{"shape", ctx.input_type(0).shape.dims()}}));
+  }
 }
 
-void lower_hann(LoweringContext& ctx) { lower_window<2>(ctx, {0.5, 0.5}); }
-void lower_hamming(LoweringContext& ctx) { lower_window<2>(ctx, {25.0 / 46.0, 21.0 / 46.0}); }
-void lower_blackman(LoweringContext& ctx) { lower_window<3>(ctx, {0.42, 0.5, 0.08}); }
+// Version 1 repeats one axis (inputs tiles and axis); 6 on give repeats for every axis.
+void lower_tile(LoweringContext& ctx) {
+  Ints repeats;
+  if (ctx.since_version() < 6) {
+    const int64_t rank = ctx.input_type(0).shape.rank();
+    const int64_t tiles = ctx.constant_int(1, "tiles");
+    int64_t axis = ctx.constant_int(2, "axis");
+    if (axis < -rank || axis >= rank) {
+      ctx.invalid("axis " + std::to_string(axis) + " is out of range for rank " +
+                  std::to_string(rank));
+    }
+    if (axis < 0) axis += rank;
+    repeats.assign(static_cast<size_t>(rank), 1);
+    repeats[static_cast<size_t>(axis)] = tiles;
+  } else {
+    repeats = ctx.constant_ints(1, "repeats");
+  }
+  for (int64_t r : repeats) {
+    if (r < 0) ctx.invalid("repeats must be >= 0; got " + std::to_string(r));
+  }
+  ctx.set_output(0, ctx.add(OpKind::Tile, {ctx.input(0)}, {{"repeats", repeats}}));
+}
+
+// Pad's float "value" attribute (versions 1 and 2) as a scalar of the data dtype; integer
+// data takes only integral values.
+Tensor pad_value(LoweringContext& ctx, double value, DType dtype) {
+  Tensor t(dtype, Shape{});
+  if (is_floating(dtype)) {
+    t.set_double(0, value);
+  } else if (dtype == DType::Bool) {
+    t.set_int(0, value != 0.0 ? 1 : 0);
+  } else {
+    if (std::trunc(value) != value) {
+      ctx.unsupported("value " + std::to_string(value) + " for " + std::string(dtype_name(dtype)) +
+                      " data; supported: integral values");
+    }
+    t.set_double(0, value);
+  }
+  return t;
+}
+
+// Versions 1 and 2 give pads ("paddings" in 1) and value as attributes; 11 on as inputs.
+// The constant is only used, and only passed on, in mode "constant".
+void lower_pad(LoweringContext& ctx) {
+  const std::string mode = ctx.attr_string("mode", "constant");
+  if (mode != "constant" && mode != "reflect" && mode != "edge") {
+    ctx.unsupported("mode \"" + mode + "\"; supported: \"constant\", \"reflect\", \"edge\"");
+  }
+  const bool constant = mode == "constant";
+  std::vector<ValueId> inputs = {ctx.input(0)};
+  Ints pads;
+  if (ctx.since_version() < 11) {
+    pads = ctx.attr_ints(ctx.since_version() < 2 ? "paddings" : "pads", std::nullopt);
+    const double value = ctx.attr_float("value", 0.0);
+    if (constant && ctx.has_attr("value")) {
+      inputs.push_back(ctx.constant(pad_value(ctx, value, ctx.input_type(0).dtype)));
+    }
+  } else {
+    pads = ctx.constant_ints(1, "pads");
+    if (constant && ctx.has_input(2)) inputs.push_back(ctx.input(2));
+  }
+  ctx.set_output(0, ctx.add(OpKind::Pad, inputs, {{"pads", pads}, {"mode", mode}}));
+}
+
+void lower_depth_to_space(LoweringContext& ctx) {
+  const std::string mode = ctx.since_version() >= 11 ? ctx.attr_string("mode", "DCR") : "DCR";
+  if (mode != "DCR" && mode != "CRD") {
+    ctx.unsupported("mode \"" + mode + "\"; supported: \"DCR\", \"CRD\"");
+  }
+  ctx.set_output(0,
+                 ctx.add(OpKind::DepthToSpace, {ctx.input(0)},
+                         {{"blocksize", ctx.attr_int("blocksize", std::nullopt)}, {"mode", mode}}));
+}
+
+void lower_space_to_depth(LoweringContext& ctx) {
+  ctx.set_output(0, ctx.add(OpKind::SpaceToDepth, {ctx.input(0)},
+                            {{"blocksize", ctx.attr_int("blocksize", std::nullopt)}}));
+}
+
+void lower_reverse_sequence(LoweringContext& ctx) {
+  ctx.set_output(0, ctx.add(OpKind::ReverseSequence, {ctx.input(0), ctx.input(1)},
+                            {{"batch_axis", ctx.attr_int("batch_axis", 1)},
+                             {"time_axis", ctx.attr_int("time_axis", 0)}}));
+}
 
 }  // namespace
 
-void register_core_lowerings(LoweringTable& table) {
-  using F = OpFamily;
-  table.add({"Identity", F::Movement, 1, &lower_identity});
-  table.add({"Constant", F::Movement, 1, &lower_constant});
-  table.add({"Shape", F::Movement, 1, &lower_shape});
-  table.add({"Size", F::Movement, 1, &lower_size});
-  table.add({"ConstantOfShape", F::Movement, 9, &lower_constant_of_shape});
-  table.add({"Range", F::Movement, 11, &lower_range});
-  table.add({"EyeLike", F::Movement, 9, &lower_eye_like});
-  table.add({"NonZero", F::Indexing, 9, &lower_nonzero});
-  table.add({"Compress", F::Indexing, 9, &lower_compress});
-  table.add({"Reshape", F::Movement, 1, &lower_reshape});
-  table.add({"Transpose", F::Movement, 1, &lower_transpose});
-  table.add({"Concat", F::Movement, 1, &lower_concat});
-  table.add({"Split", F::Movement, 1, &lower_split});
-  table.add({"Slice", F::Movement, 1, &lower_slice});
-  table.add({"Gather", F::Movement, 1, &lower_gather});
-  table.add({"Expand", F::Movement, 8, &lower_expand});
-  table.add({"Squeeze", F::Movement, 1, &lower_squeeze});
-  table.add({"Unsqueeze", F::Movement, 1, &lower_unsqueeze});
-  table.add({"Flatten", F::Movement, 1, &lower_flatten});
-  table.add({"HannWindow", F::Elementwise, 17, &lower_hann});
-  table.add({"HammingWindow", F::Elementwise, 17, &lower_hamming});
-  table.add({"BlackmanWindow", F::Elementwise, 17, &lower_blackman});
+void register_movement_lowerings(LoweringTable& table) {
+  table.add("Identity", OpKind::Identity, 1, &lower_identity);
+  table.add("Constant", OpKind::Constant, 1, &lower_constant);
+  table.add_composite("Shape", OpFamily::Movement, 1, &lower_shape);
+  table.add_composite("Size", OpFamily::Movement, 1, &lower_size);
+  table.add_composite("ConstantOfShape", OpFamily::Movement, 9, &lower_constant_of_shape);
+  table.add_composite("Range", OpFamily::Movement, 11, &lower_range);
+  table.add_composite("EyeLike", OpFamily::Movement, 9, &lower_eye_like);
+  table.add("Reshape", OpKind::Reshape, 1, &lower_reshape);
+  table.add("Transpose", OpKind::Transpose, 1, &lower_transpose);
+  table.add("Concat", OpKind::Concat, 1, &lower_concat);
+  table.add("Split", OpKind::Split, 1, &lower_split);
+  table.add("Slice", OpKind::Slice, 1, &lower_slice);
+  table.add("Gather", OpKind::Gather, 1, &lower_gather);
+  table.add("Expand", OpKind::Expand, 8, &lower_expand);
+  table.add("Squeeze", OpKind::Squeeze, 1, &lower_squeeze);
+  table.add("Unsqueeze", OpKind::Unsqueeze, 1, &lower_unsqueeze);
+  table.add("Flatten", OpKind::Flatten, 1, &lower_flatten);
+  table.add_composite("Dropout", OpFamily::Movement, 1, &lower_dropout);
+  table.add("Tile", OpKind::Tile, 1, &lower_tile);
+  table.add("Pad", OpKind::Pad, 1, &lower_pad);
+  table.add("DepthToSpace", OpKind::DepthToSpace, 1, &lower_depth_to_space);
+  table.add("SpaceToDepth", OpKind::SpaceToDepth, 1, &lower_space_to_depth);
+  table.add("ReverseSequence", OpKind::ReverseSequence, 10, &lower_reverse_sequence);
 }
 
 }  // namespace volta::onnx

@@ -1,0 +1,201 @@
+#include "volta/model/builtin_models.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "volta/ir/random.h"
+
+namespace volta {
+namespace {
+
+// Weights are counter-based random values, so every process builds the same bits.
+ValueId weight(Graph& g, const std::string& name, const Shape& shape, uint64_t stream) {
+  const double fan_in =
+      static_cast<double>(shape.numel()) / static_cast<double>(std::max<int64_t>(1, shape[0]));
+  const double scale = 1.0 / std::sqrt(std::max(1.0, fan_in));
+  return g.add_parameter(name, random_tensor(DType::F32, shape, 7, -scale, scale, stream));
+}
+
+}  // namespace
+
+Graph mlp_graph(int64_t batch) {
+  Graph g;
+  ValueId h = g.add_input("x", DType::F32, Shape{batch, 64});
+  const std::vector<int64_t> widths = {64, 128, 128, 10};
+  for (size_t layer = 0; layer + 1 < widths.size(); ++layer) {
+    const std::string name = "fc" + std::to_string(layer + 1);
+    h = g.add(OpKind::MatMul,
+              {h, weight(g, name + ".weight", Shape{widths[layer], widths[layer + 1]}, 2 * layer)},
+              {}, name + ".matmul");
+    h = g.add(OpKind::Add, {h, weight(g, name + ".bias", Shape{widths[layer + 1]}, 2 * layer + 1)},
+              {}, name);
+    if (layer == 0) h = g.add(OpKind::Relu, {h}, {}, "fc1.relu");
+    if (layer == 1) h = g.add(OpKind::Tanh, {h}, {}, "fc2.tanh");
+  }
+  g.set_outputs({g.add(OpKind::Softmax, {h}, {{"axis", int64_t{-1}}}, "probs")});
+  return g;
+}
+
+Graph cnn_graph(int64_t batch, int64_t size) {
+  Graph g;
+  const ValueId x = g.add_input("x", DType::F32, Shape{batch, 3, size, size});
+  const std::vector<int64_t> pads = {1, 1, 1, 1};
+  auto conv = [&](ValueId in, const std::string& layer, int64_t out_ch, int64_t in_ch,
+                  int64_t group, uint64_t stream) {
+    const ValueId w = weight(g, layer + ".weight", Shape{out_ch, in_ch / group, 3, 3}, stream);
+    const ValueId b = weight(g, layer + ".bias", Shape{out_ch}, stream + 100);
+    return g.add(OpKind::Conv, {in, w, b}, {{"pads", pads}, {"group", group}}, layer);
+  };
+  ValueId h = g.add(OpKind::Relu, {conv(x, "conv1", 16, 3, 1, 1)}, {}, "conv1.relu");
+  h = g.add(OpKind::MaxPool, {h},
+            {{"kernel_shape", std::vector<int64_t>{2, 2}}, {"strides", std::vector<int64_t>{2, 2}}},
+            "pool1");
+  h = g.add(OpKind::Relu, {conv(h, "conv2", 32, 16, 1, 2)}, {}, "conv2.relu");
+  h = conv(h, "conv3.depthwise", 32, 32, 32, 3);
+  h = g.add(OpKind::GlobalAveragePool, {h}, {}, "gap");
+  h = g.add(OpKind::Reshape, {h}, {{"shape", std::vector<int64_t>{batch, 32}}}, "flatten");
+  h = g.add(OpKind::MatMul, {h, weight(g, "fc.weight", Shape{32, 10}, 4)}, {}, "fc.matmul");
+  g.set_outputs({g.add(OpKind::Add, {h, weight(g, "fc.bias", Shape{10}, 5)}, {}, "logits")});
+  return g;
+}
+
+Graph transformer_block_graph(const TransformerBlockConfig& c) {
+  if (c.heads <= 0 || c.d_model % c.heads != 0) {
+    fail(ErrorCode::InvalidArgument, "transformer block: d_model " + std::to_string(c.d_model) +
+                                         " must be a positive multiple of heads " +
+                                         std::to_string(c.heads));
+  }
+  const int64_t head_dim = c.d_model / c.heads;
+  Graph g;
+  uint64_t stream = 0;
+  auto param = [&](const std::string& name, const Shape& shape, double scale) {
+    return g.add_parameter(name, random_tensor(c.dtype, shape, c.seed, -scale, scale, ++stream));
+  };
+  auto ones = [&](const std::string& name, int64_t n, double value) {
+    Tensor t(c.dtype, Shape{n});
+    for (int64_t i = 0; i < n; ++i) t.set_double(i, value);
+    return g.add_parameter(name, std::move(t));
+  };
+  auto linear = [&](ValueId x, const std::string& name, int64_t in, int64_t out) {
+    const double scale = 1.0 / std::sqrt(static_cast<double>(in));
+    ValueId y = g.add(OpKind::MatMul, {x, param(name + ".weight", Shape{in, out}, scale)}, {},
+                      name + ".matmul");
+    return g.add(OpKind::Add, {y, param(name + ".bias", Shape{out}, 0.1)}, {}, name);
+  };
+  auto layer_norm = [&](ValueId x, const std::string& name) {
+    return g.add(OpKind::LayerNormalization,
+                 {x, ones(name + ".scale", c.d_model, 1.0), ones(name + ".bias", c.d_model, 0.0)},
+                 {{"axis", int64_t{-1}}, {"epsilon", 1e-5}}, name);
+  };
+  auto split_heads = [&](ValueId x, const std::string& name, std::vector<int64_t> perm) {
+    ValueId r = g.add(OpKind::Reshape, {x},
+                      {{"shape", std::vector<int64_t>{c.batch, c.seq, c.heads, head_dim}}},
+                      name + ".reshape");
+    return g.add(OpKind::Transpose, {r}, {{"perm", std::move(perm)}}, name + ".heads");
+  };
+
+  const ValueId x = g.add_input("x", c.dtype, Shape{c.batch, c.seq, c.d_model});
+  const ValueId ln1 = layer_norm(x, "ln1");
+  const ValueId q = split_heads(linear(ln1, "attn.q", c.d_model, c.d_model), "q", {0, 2, 1, 3});
+  const ValueId k = split_heads(linear(ln1, "attn.k", c.d_model, c.d_model), "k", {0, 2, 3, 1});
+  const ValueId v = split_heads(linear(ln1, "attn.v", c.d_model, c.d_model), "v", {0, 2, 1, 3});
+
+  Tensor scale(c.dtype, Shape{});
+  scale.set_double(0, 1.0 / std::sqrt(static_cast<double>(head_dim)));
+  ValueId scores = g.add(OpKind::MatMul, {q, k}, {}, "attn.scores");
+  scores = g.add(OpKind::Mul, {scores, g.add_parameter("attn.scale", std::move(scale))}, {},
+                 "attn.scaled");
+  Tensor causal(DType::Bool, Shape{c.seq, c.seq});
+  for (int64_t i = 0; i < c.seq; ++i) {
+    for (int64_t j = 0; j < c.seq; ++j) causal.set_int(i * c.seq + j, j <= i ? 1 : 0);
+  }
+  Tensor masked(c.dtype, Shape{});
+  masked.set_double(0, -1e9);
+  scores = g.add(OpKind::Where,
+                 {g.add_parameter("attn.causal", std::move(causal)), scores,
+                  g.add_parameter("attn.masked", std::move(masked))},
+                 {}, "attn.masked_scores");
+  const ValueId probs = g.add(OpKind::Softmax, {scores}, {{"axis", int64_t{-1}}}, "attn.probs");
+  ValueId attn = g.add(OpKind::MatMul, {probs, v}, {}, "attn.context");
+  attn =
+      g.add(OpKind::Transpose, {attn}, {{"perm", std::vector<int64_t>{0, 2, 1, 3}}}, "attn.merge");
+  attn = g.add(OpKind::Reshape, {attn},
+               {{"shape", std::vector<int64_t>{c.batch, c.seq, c.d_model}}}, "attn.merged");
+  attn = linear(attn, "attn.out", c.d_model, c.d_model);
+  const ValueId h = g.add(OpKind::Add, {x, attn}, {}, "residual1");
+
+  ValueId ff = linear(layer_norm(h, "ln2"), "mlp.up", c.d_model, c.d_ff);
+  ff = g.add(OpKind::Gelu, {ff}, {}, "mlp.gelu");
+  ff = linear(ff, "mlp.down", c.d_ff, c.d_model);
+  g.set_outputs({g.add(OpKind::Add, {h, ff}, {}, "residual2")});
+  return g;
+}
+
+namespace {
+
+Graph transformer_block_at(const TransformerBlockConfig& config, int64_t batch) {
+  TransformerBlockConfig c = config;
+  c.batch = batch;
+  return transformer_block_graph(c);
+}
+
+// Sorted by name; the batch each is a replay, thread and plan subject at, and its input seed.
+constexpr BuiltInModel kBuiltInModels[] = {
+    {"cnn", 2, 12, false, [](int64_t batch) { return cnn_graph(batch, 32); },
+     [] {
+       return Shape{3, 32, 32};
+     }},
+    {"cnn-large", 8, 12, true, [](int64_t batch) { return cnn_graph(batch, 96); },
+     [] {
+       return Shape{3, 96, 96};
+     }},
+    {"mlp", 32, 11, false, mlp_graph, [] { return Shape{64}; }},
+    {"transformer-block", 2, 13, false,
+     [](int64_t batch) { return transformer_block_at(kTransformerBlock, batch); },
+     [] {
+       return Shape{kTransformerBlock.seq, kTransformerBlock.d_model};
+     }},
+    {"transformer-block-large", 4, 13, true,
+     [](int64_t batch) { return transformer_block_at(kTransformerBlockLarge, batch); },
+     [] {
+       return Shape{kTransformerBlockLarge.seq, kTransformerBlockLarge.d_model};
+     }},
+};
+
+Shape with_batch(int64_t batch, const Shape& sample) {
+  std::vector<int64_t> dims = {batch};
+  dims.insert(dims.end(), sample.dims().begin(), sample.dims().end());
+  return Shape(dims);
+}
+
+}  // namespace
+
+Tensor BuiltInModel::input(int64_t batch) const {
+  return random_tensor(DType::F32, with_batch(batch, sample_shape()), input_seed, -1, 1);
+}
+
+Tensor BuiltInModel::batch_input(int64_t batch) const {
+  const Shape sample = sample_shape();
+  const size_t sample_bytes = static_cast<size_t>(sample.numel()) * dtype_size(DType::F32);
+  Tensor input(DType::F32, with_batch(batch, sample));
+  for (int64_t i = 0; i < batch; ++i) {
+    // Stream i: sample i holds the same values in every batch it is part of.
+    const Tensor values =
+        random_tensor(DType::F32, sample, input_seed, -1, 1, static_cast<uint64_t>(i));
+    std::memcpy(static_cast<std::byte*>(input.data()) + static_cast<size_t>(i) * sample_bytes,
+                values.data(), sample_bytes);
+  }
+  return input;
+}
+
+std::span<const BuiltInModel> built_in_models() { return kBuiltInModels; }
+
+const BuiltInModel* find_built_in_model(std::string_view name) {
+  const auto* it = std::ranges::find(kBuiltInModels, name, &BuiltInModel::name);
+  return it == std::end(kBuiltInModels) ? nullptr : it;
+}
+
+}  // namespace volta

@@ -1,0 +1,83 @@
+// ONNX lowerings of the activations onto the internal ops of the same names (shared helpers:
+// lower_elementwise.h).
+
+#include <string>
+
+#include "lower_elementwise.h"
+
+namespace volta::onnx {
+namespace {
+
+using K = OpKind;
+
+void lower_leaky_relu(LoweringContext& ctx) { lower_unary_alpha<K::LeakyRelu>(ctx, f32(0.01)); }
+
+void lower_elu(LoweringContext& ctx) { lower_unary_alpha<K::Elu>(ctx, 1.0); }
+
+void lower_celu(LoweringContext& ctx) { lower_unary_alpha<K::Celu>(ctx, 1.0); }
+
+void lower_thresholded_relu(LoweringContext& ctx) {
+  lower_unary_alpha<K::ThresholdedRelu>(ctx, 1.0);
+}
+
+// Version 6 changed the defaults to the f32 values of the exact constants.
+void lower_selu(LoweringContext& ctx) {
+  drop_consumed_inputs(ctx);
+  const bool v1 = ctx.since_version() < 6;
+  const double alpha = ctx.attr_float("alpha", v1 ? f32(1.6732) : f32(1.67326319217681884765625));
+  const double gamma = ctx.attr_float("gamma", v1 ? f32(1.0507) : f32(1.05070102214813232421875));
+  ctx.set_output(0, add_op(ctx, K::Selu, {ctx.input(0)}, {{"alpha", alpha}, {"gamma", gamma}}));
+}
+
+void lower_hard_sigmoid(LoweringContext& ctx) {
+  drop_consumed_inputs(ctx);
+  const double alpha = ctx.attr_float("alpha", f32(0.2));
+  const double beta = ctx.attr_float("beta", 0.5);
+  ctx.set_output(0,
+                 add_op(ctx, K::HardSigmoid, {ctx.input(0)}, {{"alpha", alpha}, {"beta", beta}}));
+}
+
+void lower_shrink(LoweringContext& ctx) {
+  const double bias = ctx.attr_float("bias", 0.0);
+  const double lambd = ctx.attr_float("lambd", 0.5);
+  ctx.set_output(0, add_op(ctx, K::Shrink, {ctx.input(0)}, {{"bias", bias}, {"lambd", lambd}}));
+}
+
+// From version 7 the slope broadcasts to X (numpy rules, one direction). Before, a 1-D slope
+// of X's channel count (dim 1) holds one slope per channel, as Caffe2 and PyTorch export it:
+// it is reshaped to [C, 1, ...] so that it lines up with dim 1.
+void lower_prelu(LoweringContext& ctx) {
+  drop_consumed_inputs(ctx);
+  const ValueId x = ctx.input(0);
+  ValueId slope = ctx.input(1);
+  const Shape sx = ctx.input_type(0).shape;
+  const Shape ss = ctx.input_type(1).shape;
+  if (ctx.since_version() < 7 && ss.rank() == 1 && sx.rank() >= 2 && ss[0] == sx[1] && ss[0] != 1) {
+    std::vector<int64_t> dims(static_cast<size_t>(sx.rank() - 1), 1);
+    dims[0] = ss[0];
+    slope = ctx.add(K::Reshape, {slope}, {{"shape", dims}});
+  }
+  ctx.set_output(0, add_op(ctx, K::PRelu, {x, slope}));
+}
+
+}  // namespace
+
+void register_activation_lowerings(LoweringTable& table) {
+  table.add("Erf", K::Erf, 9, &lower_unary<K::Erf>);
+  table.add("Tanh", K::Tanh, 1, &lower_unary<K::Tanh>);
+  table.add("Sigmoid", K::Sigmoid, 1, &lower_unary<K::Sigmoid>);
+  table.add("Relu", K::Relu, 1, &lower_unary<K::Relu>);
+  table.add("LeakyRelu", K::LeakyRelu, 1, &lower_leaky_relu);
+  table.add("Elu", K::Elu, 1, &lower_elu);
+  table.add("Selu", K::Selu, 1, &lower_selu);
+  table.add("Celu", K::Celu, 12, &lower_celu);
+  table.add("HardSigmoid", K::HardSigmoid, 1, &lower_hard_sigmoid);
+  table.add("HardSwish", K::HardSwish, 14, &lower_unary<K::HardSwish>);
+  table.add("Softplus", K::Softplus, 1, &lower_unary<K::Softplus>);
+  table.add("Softsign", K::Softsign, 1, &lower_unary<K::Softsign>);
+  table.add("PRelu", K::PRelu, 1, &lower_prelu);
+  table.add("ThresholdedRelu", K::ThresholdedRelu, 10, &lower_thresholded_relu);
+  table.add("Shrink", K::Shrink, 9, &lower_shrink);
+}
+
+}  // namespace volta::onnx

@@ -1,0 +1,39 @@
+// ONNX lowerings of the comparisons, the boolean logic ops, IsNaN and IsInf onto the internal ops
+// of the same names (shared helpers: lower_elementwise.h).
+
+#include <string>
+
+#include "lower_elementwise.h"
+
+namespace volta::onnx {
+namespace {
+
+using K = OpKind;
+
+void lower_is_inf(LoweringContext& ctx) {
+  const int64_t positive = ctx.attr_int("detect_positive", 1);
+  const int64_t negative = ctx.attr_int("detect_negative", 1);
+  for (int64_t flag : {positive, negative}) {
+    if (flag != 0 && flag != 1) ctx.invalid("detect_positive and detect_negative must be 0 or 1");
+  }
+  ctx.set_output(0, add_op(ctx, K::IsInf, {ctx.input(0)},
+                           {{"detect_positive", positive}, {"detect_negative", negative}}));
+}
+
+}  // namespace
+
+void register_logical_lowerings(LoweringTable& table) {
+  table.add("Equal", K::Equal, 1, &lower_binary<K::Equal>);
+  table.add("Less", K::Less, 1, &lower_binary<K::Less>);
+  table.add("Greater", K::Greater, 1, &lower_binary<K::Greater>);
+  table.add("LessOrEqual", K::LessOrEqual, 12, &lower_binary<K::LessOrEqual>);
+  table.add("GreaterOrEqual", K::GreaterOrEqual, 12, &lower_binary<K::GreaterOrEqual>);
+  table.add("And", K::And, 1, &lower_binary<K::And>);
+  table.add("Or", K::Or, 1, &lower_binary<K::Or>);
+  table.add("Xor", K::Xor, 1, &lower_binary<K::Xor>);
+  table.add("Not", K::Not, 1, &lower_unary<K::Not>);
+  table.add("IsNaN", K::IsNaN, 9, &lower_unary<K::IsNaN>);
+  table.add("IsInf", K::IsInf, 10, &lower_is_inf);
+}
+
+}  // namespace volta::onnx

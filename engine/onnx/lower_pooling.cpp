@@ -1,0 +1,103 @@
+// Lowerings of the ONNX pools onto the internal ops, whose window attributes are explicit
+// (lower_window.h).
+//
+// Attributes are read only in the versions that define them, so one a version lacks is left
+// unread and reported by the importer.
+
+#include <charconv>
+#include <cmath>
+#include <string>
+
+#include "lower_window.h"
+
+namespace volta::onnx {
+namespace {
+
+// The versions that introduced attributes of the windowed pools.
+struct PoolVersions {
+  int dilations;  // and ceil_mode for LpPool
+  int ceil_mode;
+};
+
+// The window attributes every windowed pool shares.
+Attributes pool_window(LoweringContext& ctx, PoolVersions versions) {
+  const int spatial = spatial_rank(ctx);
+  const Ints kernel = ctx.attr_ints("kernel_shape", std::nullopt);
+  if (kernel.size() != static_cast<size_t>(spatial)) {
+    ctx.invalid("kernel_shape has " + std::to_string(kernel.size()) + " entries; the input has " +
+                std::to_string(spatial) + " spatial dims");
+  }
+  const int version = ctx.since_version();
+  const Ints strides = per_axis(ctx, "strides", spatial, 1);
+  const Ints dilations = version >= versions.dilations ? per_axis(ctx, "dilations", spatial, 1)
+                                                       : Ints(static_cast<size_t>(spatial), 1);
+  int64_t ceil_mode = version >= versions.ceil_mode ? ctx.attr_int("ceil_mode", 0) : 0;
+  const AutoPad mode = read_auto_pad(ctx);
+  // SAME_* and VALID fix the output size themselves; with their pads floor mode gives it.
+  if (mode != AutoPad::NotSet) ceil_mode = 0;
+  return {{"kernel_shape", kernel},
+          {"strides", strides},
+          {"dilations", dilations},
+          {"pads", resolve_pads(ctx, mode, kernel, strides, dilations)},
+          {"ceil_mode", ceil_mode}};
+}
+
+void lower_max_pool(LoweringContext& ctx) {
+  Attributes attrs = pool_window(ctx, {10, 10});
+  const bool indices = ctx.since_version() >= 8 && ctx.has_output(1);
+  if (ctx.since_version() >= 8) attrs["storage_order"] = ctx.attr_int("storage_order", 0);
+  const std::vector<ValueId> outs =
+      ctx.add_node(OpKind::MaxPool, {ctx.input(0)}, std::move(attrs), indices ? 2 : 1);
+  ctx.set_output(0, outs[0]);
+  if (indices) ctx.set_output(1, outs[1]);
+}
+
+void lower_average_pool(LoweringContext& ctx) {
+  Attributes attrs = pool_window(ctx, {19, 10});
+  if (ctx.since_version() >= 7) attrs["count_include_pad"] = ctx.attr_int("count_include_pad", 0);
+  ctx.set_output(0, ctx.add(OpKind::AveragePool, {ctx.input(0)}, std::move(attrs)));
+}
+
+// p: a float in version 1, an integer from version 2; Volta takes integers >= 1.
+int64_t read_p(LoweringContext& ctx) {
+  if (ctx.since_version() >= 2) {
+    const int64_t p = ctx.attr_int("p", 2);
+    if (p < 1) ctx.unsupported("p = " + std::to_string(p) + "; supported: integers >= 1");
+    return p;
+  }
+  const double p = ctx.attr_float("p", 2.0);
+  if (!(p >= 1.0 && p <= 1e9) || p != std::floor(p)) {
+    char text[32];
+    const std::to_chars_result end = std::to_chars(text, text + sizeof(text), p);
+    ctx.unsupported("p = " + std::string(text, end.ptr) + "; supported: integers >= 1");
+  }
+  return static_cast<int64_t>(p);
+}
+
+void lower_lp_pool(LoweringContext& ctx) {
+  Attributes attrs = pool_window(ctx, {18, 18});
+  attrs["p"] = read_p(ctx);
+  ctx.set_output(0, ctx.add(OpKind::LpPool, {ctx.input(0)}, std::move(attrs)));
+}
+
+template <OpKind Op>
+void lower_global_pool(LoweringContext& ctx) {
+  spatial_rank(ctx);
+  Attributes attrs;
+  if constexpr (Op == OpKind::GlobalLpPool) attrs["p"] = read_p(ctx);
+  ctx.set_output(0, ctx.add(Op, {ctx.input(0)}, std::move(attrs)));
+}
+
+}  // namespace
+
+void register_pooling_lowerings(LoweringTable& table) {
+  table.add("MaxPool", OpKind::MaxPool, 1, &lower_max_pool);
+  table.add("AveragePool", OpKind::AveragePool, 1, &lower_average_pool);
+  table.add("LpPool", OpKind::LpPool, 1, &lower_lp_pool);
+  table.add("GlobalAveragePool", OpKind::GlobalAveragePool, 1,
+            &lower_global_pool<OpKind::GlobalAveragePool>);
+  table.add("GlobalMaxPool", OpKind::GlobalMaxPool, 1, &lower_global_pool<OpKind::GlobalMaxPool>);
+  table.add("GlobalLpPool", OpKind::GlobalLpPool, 1, &lower_global_pool<OpKind::GlobalLpPool>);
+}
+
+}  // namespace volta::onnx

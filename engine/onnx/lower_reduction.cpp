@@ -1,0 +1,93 @@
+// ONNX lowerings of the reductions (Reduce*, ArgMax/ArgMin, CumSum) onto the internal ops of
+// the same names; ReduceLogSum becomes Log(ReduceSum). Shape-like inputs (ReduceSum's axes,
+// CumSum's axis) must be known at import time; they become attributes of the internal op.
+
+#include <string>
+
+#include "lowering.h"
+
+namespace volta::onnx {
+namespace {
+
+using Ints = std::vector<int64_t>;
+
+// Reduce* with axes as an attribute: every version through 17 but ReduceSum from 13.
+template <OpKind Op>
+void lower_reduce(LoweringContext& ctx) {
+  require_dtype(ctx, Op, ctx.input_type(0).dtype);
+  const Ints axes = ctx.attr_ints("axes", Ints{});
+  const int64_t keepdims = ctx.attr_int("keepdims", 1);
+  ctx.set_output(0, ctx.add(Op, {ctx.input(0)}, {{"axes", axes}, {"keepdims", keepdims}}));
+}
+
+// ReduceSum 13 takes axes as an optional input; empty axes reduce everything, or nothing with
+// noop_with_empty_axes.
+void lower_reduce_sum(LoweringContext& ctx) {
+  if (ctx.since_version() < 13) return lower_reduce<OpKind::ReduceSum>(ctx);
+  require_dtype(ctx, OpKind::ReduceSum, ctx.input_type(0).dtype);
+  const Ints axes = ctx.has_input(1) ? ctx.constant_ints(1, "axes") : Ints{};
+  const int64_t keepdims = ctx.attr_int("keepdims", 1);
+  const int64_t noop = ctx.attr_int("noop_with_empty_axes", 0);
+  ctx.set_output(0,
+                 ctx.add(OpKind::ReduceSum, {ctx.input(0)},
+                         {{"axes", axes}, {"keepdims", keepdims}, {"noop_with_empty_axes", noop}}));
+}
+
+// ReduceLogSum = log(ReduceSum(x)): no internal op of its own.
+void lower_reduce_log_sum(LoweringContext& ctx) {
+  const DType dtype = ctx.input_type(0).dtype;
+  if (!is_floating(dtype)) {
+    ctx.unsupported("input of dtype " + std::string(dtype_name(dtype)) +
+                    "; supported: f32, f64 (the log of an integer sum is not an integer)");
+  }
+  const Ints axes = ctx.attr_ints("axes", Ints{});
+  const int64_t keepdims = ctx.attr_int("keepdims", 1);
+  const ValueId sum =
+      ctx.add(OpKind::ReduceSum, {ctx.input(0)}, {{"axes", axes}, {"keepdims", keepdims}});
+  ctx.set_output(0, ctx.add(OpKind::Log, {sum}));
+}
+
+// ArgMax / ArgMin: select_last_index exists from version 12.
+template <OpKind Op>
+void lower_arg_reduce(LoweringContext& ctx) {
+  require_dtype(ctx, Op, ctx.input_type(0).dtype);
+  Attributes attrs = {{"axis", ctx.attr_int("axis", 0)}, {"keepdims", ctx.attr_int("keepdims", 1)}};
+  if (ctx.since_version() >= 12) {
+    attrs["select_last_index"] = ctx.attr_int("select_last_index", 0);
+  }
+  ctx.set_output(0, ctx.add(Op, {ctx.input(0)}, std::move(attrs)));
+}
+
+// CumSum: the axis is a (scalar) input.
+void lower_cumsum(LoweringContext& ctx) {
+  require_dtype(ctx, OpKind::CumSum, ctx.input_type(0).dtype);
+  const Ints axis = ctx.constant_ints(1, "axis");
+  if (axis.size() != 1) {
+    ctx.invalid("axis must hold one value; got " + std::to_string(axis.size()));
+  }
+  ctx.set_output(0, ctx.add(OpKind::CumSum, {ctx.input(0)},
+                            {{"axis", axis[0]},
+                             {"exclusive", ctx.attr_int("exclusive", 0)},
+                             {"reverse", ctx.attr_int("reverse", 0)}}));
+}
+
+}  // namespace
+
+void register_reduction_lowerings(LoweringTable& table) {
+  using K = OpKind;
+  table.add("ReduceSum", OpKind::ReduceSum, 1, &lower_reduce_sum);
+  table.add("ReduceMean", OpKind::ReduceMean, 1, &lower_reduce<K::ReduceMean>);
+  table.add("ReduceMax", OpKind::ReduceMax, 1, &lower_reduce<K::ReduceMax>);
+  table.add("ReduceMin", OpKind::ReduceMin, 1, &lower_reduce<K::ReduceMin>);
+  table.add("ReduceProd", OpKind::ReduceProd, 1, &lower_reduce<K::ReduceProd>);
+  table.add("ReduceSumSquare", OpKind::ReduceSumSquare, 1, &lower_reduce<K::ReduceSumSquare>);
+  table.add("ReduceL1", OpKind::ReduceL1, 1, &lower_reduce<K::ReduceL1>);
+  table.add("ReduceL2", OpKind::ReduceL2, 1, &lower_reduce<K::ReduceL2>);
+  table.add("ReduceLogSumExp", OpKind::ReduceLogSumExp, 1, &lower_reduce<K::ReduceLogSumExp>);
+  table.add_composite("ReduceLogSum", OpFamily::Reduction, 1, &lower_reduce_log_sum);
+  table.add("ArgMax", OpKind::ArgMax, 1, &lower_arg_reduce<K::ArgMax>);
+  table.add("ArgMin", OpKind::ArgMin, 1, &lower_arg_reduce<K::ArgMin>);
+  table.add("CumSum", OpKind::CumSum, 11, &lower_cumsum);
+}
+
+}  // namespace volta::onnx
