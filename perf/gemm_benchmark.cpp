@@ -54,8 +54,10 @@ void run_products(benchmark::State& state, const GemmMicroKernel<float>& kernel,
                         .y_row_stride = n});
   }
   ThreadPool pool(threads);
+  // The scratch a plan would give the call, made once as a plan's would be.
+  OwnedGemmScratch scratch(kernel, std::span<const GemmProblem<float>>(problems), pool);
   for (auto _ : state) {
-    gemm<float>(kernel, problems, pool);
+    gemm<float>(kernel, problems, pool, scratch.shared());
     benchmark::DoNotOptimize(y.data());
     benchmark::ClobberMemory();
   }

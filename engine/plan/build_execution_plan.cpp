@@ -1,5 +1,7 @@
 #include "volta/plan/build_execution_plan.h"
 
+#include <algorithm>
+
 #include "volta/ir/printer.h"
 #include "volta/ir/verify.h"
 
@@ -19,6 +21,8 @@ uint64_t hash_plan(const ExecutionPlan& plan) {
   h.text(plan.backend);
   h.text(determinism_mode_name(plan.mode));
   for (const PlannedStep& s : plan.steps) h.text(s.kernel.variant);
+  // Enters only when a step needs worker scratch, so such plans hash as before.
+  if (plan.worker_scratch_bytes > 0) h.u64(static_cast<uint64_t>(plan.worker_scratch_bytes));
   return h.digest();
 }
 
@@ -55,10 +59,11 @@ KernelChoice select(const Graph& g, const Node& node, const Backend& backend,
              ", but DeterminismMode::Strict requires bit-exact kernels (compile with "
              "DeterminismMode::Relaxed to accept it)");
   }
-  if (kernel.workspace_bytes < 0) {
-    fail(ErrorCode::PlanAllocation, node_ref(node, backend) + ": kernel '" + kernel.variant +
-                                        "' declares a workspace of " +
-                                        std::to_string(kernel.workspace_bytes) + " bytes");
+  if (kernel.workspace_bytes < 0 || kernel.worker_scratch_bytes < 0) {
+    fail(ErrorCode::PlanAllocation,
+         node_ref(node, backend) + ": kernel '" + kernel.variant + "' declares a workspace of " +
+             std::to_string(kernel.workspace_bytes) + " bytes and a worker scratch of " +
+             std::to_string(kernel.worker_scratch_bytes) + " bytes");
   }
   return std::move(kernel);
 }
@@ -81,6 +86,7 @@ ExecutionPlan build_execution_plan(Graph graph, const Backend& backend, Determin
   for (int node_index : plan.schedule) {
     KernelChoice kernel = select(g, g.node(node_index), backend, mode);
     workspace.push_back(kernel.workspace_bytes);
+    plan.worker_scratch_bytes = std::max(plan.worker_scratch_bytes, kernel.worker_scratch_bytes);
     plan.steps.push_back({node_index, std::move(kernel)});
   }
   plan.memory = plan_memory(g, plan.schedule, static_cast<int64_t>(kTensorAlignment), workspace);

@@ -68,7 +68,8 @@ std::string describe_plan(const ExecutionPlan& plan) {
                     " mode=" + std::string(determinism_mode_name(plan.mode)) +
                     " steps=" + std::to_string(plan.steps.size()) +
                     " arena_bytes=" + std::to_string(plan.memory.arena_bytes) +
-                    " peak_live_bytes=" + std::to_string(plan.memory.peak_live_bytes) + "\n";
+                    " peak_live_bytes=" + std::to_string(plan.memory.peak_live_bytes) +
+                    " worker_scratch_bytes=" + std::to_string(plan.worker_scratch_bytes) + "\n";
   out += "hashes: ir=" + hash_hex(plan.ir_hash) + " schedule=" + hash_hex(plan.schedule_hash) +
          " allocation=" + hash_hex(plan.allocation_hash) + " plan=" + hash_hex(plan.plan_hash) +
          "\n";
@@ -97,6 +98,9 @@ std::string describe_plan(const ExecutionPlan& plan) {
         out += " workspace=" + std::to_string(step.kernel.workspace_bytes) + "@" +
                std::to_string(w->offset);
       }
+    }
+    if (step.kernel.worker_scratch_bytes > 0) {
+      out += " worker_scratch=" + std::to_string(step.kernel.worker_scratch_bytes);
     }
     out += "\n";
   }

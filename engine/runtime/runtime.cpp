@@ -54,6 +54,7 @@ std::vector<Tensor> execute(const ExecutionPlan& plan, const Backend& backend,
       bound[static_cast<size_t>(next_values[i].index)] = bound_states.back();
   }
   const MemoryRegion arena = backend.arena(ctx, plan.memory.arena_bytes);
+  backend.reserve_worker_scratch(ctx, plan.worker_scratch_bytes);
   auto view = [&](ValueId v) -> TensorView {
     const Value& value = g.value(v);
     if (const auto& a = plan.memory.allocations[static_cast<size_t>(v.index)]) {

@@ -12,6 +12,7 @@
 #include "expect_error.h"
 #include "volta/backends/cpu.h"
 #include "volta/ir/random.h"
+#include "volta/model/builtin_models.h"
 #include "volta/runtime/forwarding_backend.h"
 #include "volta/runtime/registry.h"
 #include "volta/runtime/runtime.h"
@@ -177,6 +178,51 @@ BOOST_AUTO_TEST_CASE(a_kernels_workspace_is_planned_and_handed_to_it) {
   const ExecutionPlan plain = compile(relu_neg(), *cpu, DeterminismMode::Strict);
   const std::unique_ptr<ExecutionContext> cpu_ctx = cpu->make_context({});
   BOOST_TEST(got[0].bit_equal(execute(plain, *cpu, *cpu_ctx, std::vector<Tensor>{x})[0]));
+}
+
+// The CPU's own scratch is planned too: an im2col Conv's column matrix (and its GEMM calls' shared
+// op(B) panels) is the step's workspace, counted in peak_live_bytes; the GEMM tasks' packing is the
+// workers' scratch, which the context reserves before the run. Poison patterns and thread counts
+// change no bit, so no kernel reads scratch it did not write.
+BOOST_AUTO_TEST_CASE(the_cpu_backends_conv_and_gemm_scratch_is_planned) {
+  const std::unique_ptr<Backend> cpu = make_backend("cpu");
+  const int64_t batch = 2, size = 32;
+  const ExecutionPlan plan = compile(cnn_graph(batch, size), *cpu, DeterminismMode::Strict);
+  int64_t conv_steps = 0;
+  for (size_t s = 0; s < plan.steps.size(); ++s) {
+    const Node& node = plan.graph.node(plan.steps[s].node);
+    if (node.op != OpKind::Conv) continue;
+    if (plan.steps[s].kernel.variant.find("depthwise") != std::string::npos) {
+      // A depthwise Conv computes each plane directly: no column matrix, no GEMM.
+      BOOST_TEST(plan.steps[s].kernel.workspace_bytes == 0);
+      BOOST_TEST(plan.steps[s].kernel.worker_scratch_bytes == 0);
+      continue;
+    }
+    ++conv_steps;
+    const Shape& w = plan.graph.value(node.inputs[1]).shape;
+    const Shape& y = plan.graph.value(node.outputs[0]).shape;
+    // im2col: rows C * kh * kw by the output plane, for every image of the step.
+    const int64_t column_bytes = batch * w[1] * w[2] * w[3] * y[2] * y[3] * 4;
+    BOOST_TEST(plan.steps[s].kernel.workspace_bytes >= column_bytes, node.name);
+    BOOST_REQUIRE(plan.memory.workspaces[s].has_value());
+    BOOST_TEST(plan.memory.peak_live_bytes >= plan.steps[s].kernel.workspace_bytes + y.numel() * 4);
+    BOOST_TEST(plan.steps[s].kernel.worker_scratch_bytes > 0);
+  }
+  BOOST_TEST(conv_steps == 2);
+  BOOST_TEST(plan.worker_scratch_bytes > 0);
+
+  const Tensor x = random_tensor(DType::F32, Shape{batch, 3, size, size}, 5, -1, 1);
+  std::vector<Tensor> first;
+  for (const int threads : {1, 3}) {
+    for (const std::byte poison : {std::byte{0x00}, std::byte{0xff}}) {
+      const std::unique_ptr<ExecutionContext> ctx = cpu->make_context({.threads = threads});
+      ctx->set_poison(poison);
+      const std::vector<Tensor> got = execute(plan, *cpu, *ctx, std::vector<Tensor>{x});
+      BOOST_TEST(cpu_context(*ctx).pool().worker_scratch_bytes() == plan.worker_scratch_bytes);
+      if (first.empty()) first = got;
+      BOOST_TEST(got[0].bit_equal(first[0]), "threads " << threads);
+    }
+  }
 }
 
 }  // namespace

@@ -26,6 +26,14 @@ using cpu::GemmMicroKernel;
 using cpu::GemmProblem;
 using FloatTypes = std::tuple<float, double>;
 
+// gemm() with the scratch a plan would give it: the shared panels and the workers' packing.
+template <class T>
+void gemm_with_scratch(const cpu::GemmMicroKernel<T>& kernel,
+                       std::span<const GemmProblem<T>> problems, ThreadPool& pool) {
+  cpu::OwnedGemmScratch scratch(kernel, problems, pool);
+  cpu::gemm<T>(kernel, problems, pool, scratch.shared());
+}
+
 constexpr GemmIsa kIsas[] = {GemmIsa::Generic, GemmIsa::Avx2Fma, GemmIsa::Avx512};
 
 const char* isa_name(GemmIsa isa) {
@@ -166,7 +174,7 @@ void check_against_oracle(const GemmMicroKernel<T>& kernel, const Case& g, int t
   Operands<T> ops(g, 17);
   const std::vector<T> y_before = ops.y;
   ThreadPool pool(threads);
-  cpu::gemm<T>(kernel, std::span(&ops.problem, 1), pool);
+  gemm_with_scratch<T>(kernel, std::span(&ops.problem, 1), pool);
   int64_t bad = 0;
   std::ostringstream first;
   const int64_t ldy = ops.problem.y_row_stride;
@@ -270,7 +278,7 @@ std::vector<T> run_bits(const GemmMicroKernel<T>& kernel, const Case& g, int thr
                         ScheduleOptions schedule = {}) {
   Operands<T> ops(g, 29);
   ThreadPool pool(threads, schedule);
-  cpu::gemm<T>(kernel, std::span(&ops.problem, 1), pool);
+  gemm_with_scratch<T>(kernel, std::span(&ops.problem, 1), pool);
   return ops.y;
 }
 
@@ -330,7 +338,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(bits_do_not_depend_on_the_tiling, T, FloatTypes) {
     const Case g{.m = 3 * kernel->mc + 7, .n = 2 * kernel->nr + 9, .k = kernel->kc + 21};
     Operands<T> whole(g, 31);
     ThreadPool pool(2);
-    cpu::gemm<T>(*kernel, std::span(&whole.problem, 1), pool);
+    gemm_with_scratch<T>(*kernel, std::span(&whole.problem, 1), pool);
     const int64_t ldy = whole.problem.y_row_stride;
     // Row blocks of assorted heights, as separate problems of one call and as calls of one.
     const std::vector<int64_t> cuts = {0, 1, kernel->mr + 2, kernel->mc, 2 * kernel->mc + 3, g.m};
@@ -343,11 +351,11 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(bits_do_not_depend_on_the_tiling, T, FloatTypes) {
       p.y = y_many.data() + cuts[b] * ldy;
       problems.push_back(p);
     }
-    cpu::gemm<T>(*kernel, problems, pool);
+    gemm_with_scratch<T>(*kernel, problems, pool);
     std::vector<T> y_alone(whole.y.size(), T(0));
     for (GemmProblem<T> p : problems) {
       p.y = y_alone.data() + (p.y - y_many.data());
-      cpu::gemm<T>(*kernel, std::span(&p, 1), pool);
+      gemm_with_scratch<T>(*kernel, std::span(&p, 1), pool);
     }
     int64_t differ_many = 0, differ_alone = 0;
     for (int64_t i = 0; i < g.m; ++i) {

@@ -24,6 +24,14 @@ using cpu::GemmIsa;
 using cpu::GemmProblem;
 using FloatTypes = std::tuple<float, double>;
 
+// gemm() with the scratch a plan would give it: the shared panels and the workers' packing.
+template <class T>
+void gemm_with_scratch(const cpu::GemmMicroKernel<T>& kernel,
+                       std::span<const GemmProblem<T>> problems, ThreadPool& pool) {
+  cpu::OwnedGemmScratch scratch(kernel, problems, pool);
+  cpu::gemm<T>(kernel, problems, pool, scratch.shared());
+}
+
 template <class T>
 Tensor random_tensor(Shape shape, uint32_t seed) {
   Tensor t(dtype_of<T>(), std::move(shape));
@@ -394,7 +402,7 @@ Tensor direct_gemm(const cpu::GemmMicroKernel<T>& kernel, const Tensor& a, const
     p.c = c->data_as<T>();  // C is [N]: broadcast down the rows
     p.c_col_stride = 1;
   }
-  cpu::gemm<T>(kernel, std::span(&p, 1), pool);
+  gemm_with_scratch<T>(kernel, std::span(&p, 1), pool);
   return y;
 }
 
@@ -456,13 +464,13 @@ BOOST_AUTO_TEST_CASE(gemm_rejects_malformed_problems) {
   test::expect_error(
       [&] {
         const GemmProblem<float> p{.m = -1, .n = 2, .k = 0, .y = y.data(), .y_row_stride = 2};
-        cpu::gemm<float>(kernel, std::span(&p, 1), pool);
+        cpu::gemm<float>(kernel, std::span(&p, 1), pool, {});
       },
       ErrorCode::KernelFailure, "GEMM sizes must be >= 0, got m=-1 n=2 k=0");
   test::expect_error(
       [&] {
         const GemmProblem<float> p{.m = 2, .n = 3, .k = 0, .y = y.data(), .y_row_stride = 2};
-        cpu::gemm<float>(kernel, std::span(&p, 1), pool);
+        cpu::gemm<float>(kernel, std::span(&p, 1), pool, {});
       },
       ErrorCode::KernelFailure, "GEMM output row stride 2 overlaps rows of 3 columns");
   test::expect_error(
@@ -475,9 +483,57 @@ BOOST_AUTO_TEST_CASE(gemm_rejects_malformed_problems) {
                                    .c_col_stride = 1,
                                    .y = y.data(),
                                    .y_row_stride = 3};
-        cpu::gemm<float>(kernel, std::span(&p, 1), pool);
+        cpu::gemm<float>(kernel, std::span(&p, 1), pool, {});
       },
       ErrorCode::KernelFailure, "GEMM C aliases Y with strides [0,1], in place needs Y's [3,1]");
+}
+
+// gemm() never allocates: a call whose planned workspace or worker scratch is shorter than its
+// problems need is refused, naming both sizes. gemm_scratch's two forms agree.
+BOOST_AUTO_TEST_CASE(gemm_refuses_scratch_shorter_than_its_problems_need) {
+  ThreadPool pool(2);
+  const auto& kernel = gemm_micro_kernel<float>(GemmIsa::Generic);
+  const int64_t m = 4 * kernel.mc, n = 64, k = 64;
+  std::vector<float> a(static_cast<size_t>(m * k), 1.0f), b(static_cast<size_t>(k * n), 1.0f);
+  std::vector<float> y(static_cast<size_t>(m * n));
+  const GemmProblem<float> p{.m = m,
+                             .n = n,
+                             .k = k,
+                             .a = a.data(),
+                             .a_row_stride = k,
+                             .a_col_stride = 1,
+                             .b = b.data(),
+                             .b_row_stride = n,
+                             .b_col_stride = 1,
+                             .y = y.data(),
+                             .y_row_stride = n};
+  const cpu::GemmScratch need = cpu::gemm_scratch(kernel, m, n, k, 1);
+  const cpu::GemmScratch from_problems =
+      cpu::gemm_scratch(kernel, std::span<const GemmProblem<float>>(&p, 1));
+  BOOST_CHECK_EQUAL(need.shared_bytes, from_problems.shared_bytes);
+  BOOST_CHECK_EQUAL(need.task_bytes, from_problems.task_bytes);
+  // Tiles below one another share op(B): n rounded to whole panels, times K, as floats.
+  BOOST_CHECK_EQUAL(need.shared_bytes, (n + kernel.nr - 1) / kernel.nr * kernel.nr * k * 4);
+  BOOST_REQUIRE_GT(need.task_bytes, 0);
+  test::expect_error([&] { cpu::gemm<float>(kernel, std::span(&p, 1), pool, {}); },
+                     ErrorCode::KernelFailure,
+                     "a GEMM call shares " + std::to_string(need.shared_bytes) +
+                         " bytes of packed op(B), its workspace has 0: the kernel's selection "
+                         "declared less than it uses");
+  std::vector<std::byte> shared(static_cast<size_t>(need.shared_bytes) + 64);
+  auto aligned =
+      std::span(shared).subspan((64 - reinterpret_cast<uintptr_t>(shared.data()) % 64) % 64,
+                                static_cast<size_t>(need.shared_bytes));
+  pool.reserve_worker_scratch(need.task_bytes - 1);
+  test::expect_error(
+      [&] { cpu::gemm<float>(kernel, std::span(&p, 1), pool, aligned); }, ErrorCode::KernelFailure,
+      "a GEMM task needs " + std::to_string(need.task_bytes) +
+          " bytes of worker scratch, the context holds " + std::to_string(need.task_bytes - 1) +
+          ": the kernel's selection declared less than it uses");
+  pool.reserve_worker_scratch(need.task_bytes);
+  cpu::gemm<float>(kernel, std::span(&p, 1), pool, aligned);
+  BOOST_CHECK_EQUAL(y.front(), static_cast<float>(k));
+  BOOST_CHECK_EQUAL(y.back(), static_cast<float>(k));
 }
 
 }  // namespace

@@ -22,8 +22,10 @@ constexpr const char* kUsage =
     "  info     print an ONNX model's imported graph, its plan and peak bytes\n"
     "           volta info model.onnx [--input NAME=FILE.pb ...] [--backend NAME]\n"
     "                      [--strict | --relaxed]\n"
-    "           (inputs with static shapes default to zeros); without a model: the\n"
-    "           built-in transformer block (options: --mode strict|relaxed)\n"
+    "           (inputs with static shapes default to zeros); without a model: a\n"
+    "           built-in model of engine/model (default transformer-block)\n"
+    "           volta info [--model mlp|cnn|transformer-block|...] [--batch N]\n"
+    "                      [--mode strict|relaxed]\n"
     "  doctor   compiler, CPU features, threads, CUDA presence, determinism readiness\n";
 
 }  // namespace

@@ -87,6 +87,10 @@ class CpuBackend final : public Backend {
     return region;
   }
 
+  void reserve_worker_scratch(ExecutionContext& ctx, int64_t bytes) const override {
+    cpu_context(ctx).pool().reserve_worker_scratch(bytes);
+  }
+
   // Host tensors are read where they are: no copy.
   ConstTensorView import_tensor(ExecutionContext& /*ctx*/, const Tensor& host) const override {
     return {host.dtype(), host.shape(), host.data(), MemorySpace::Host};

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "volta/backends/cpu/thread_pool.h"
+#include "volta/error.h"
 #include "volta/ir/graph.h"
 #include "volta/ir/op_schema.h"
 #include "volta/runtime/backend.h"
@@ -73,9 +74,44 @@ void register_det_kernels(KernelTable& table);            // kernels/det.cpp
 void register_grid_sample_kernels(KernelTable& table);    // kernels/grid_sample.cpp
 void register_fused_matmul_kernels(KernelTable& table);   // kernels/fused_matmul.cpp
 
-// Builds a KernelChoice pointing at a kernel with static storage duration.
-inline KernelChoice choice_of(const CpuKernel& k) {
-  return KernelChoice{k.variant, k.determinism, &k};
+// Builds a KernelChoice pointing at a kernel with static storage duration, with the scratch it
+// needs for the exact node: planned workspace and per-worker scratch (see KernelChoice).
+inline KernelChoice choice_of(const CpuKernel& k, int64_t workspace_bytes = 0,
+                              int64_t worker_scratch_bytes = 0) {
+  return KernelChoice{k.variant, k.determinism, &k, workspace_bytes, worker_scratch_bytes};
+}
+
+// Carves a kernel's planned workspace into aligned parts. Selection and run build the same
+// layout from the node's shapes: selection declares bytes(), the kernel finds each part at the
+// offset add() gave it.
+class WorkspaceLayout {
+ public:
+  template <class T>
+  int64_t add(int64_t elements) {
+    const int64_t at = bytes_;
+    const auto align = static_cast<int64_t>(kTensorAlignment);
+    bytes_ += (elements * static_cast<int64_t>(sizeof(T)) + align - 1) / align * align;
+    return at;
+  }
+  int64_t bytes() const { return bytes_; }
+
+ private:
+  int64_t bytes_ = 0;
+};
+
+// `elements` of T at byte `offset` of the planned workspace. A KernelFailure when the workspace
+// is shorter: the kernel's selection declared less than its run uses.
+template <class T>
+T* workspace_part(std::span<std::byte> workspace, int64_t offset, int64_t elements,
+                  const Node& node) {
+  const int64_t end = offset + elements * static_cast<int64_t>(sizeof(T));
+  if (elements > 0 && end > static_cast<int64_t>(workspace.size())) {
+    fail(ErrorCode::KernelFailure, "kernel for node '" + node.name + "' needs " +
+                                       std::to_string(end) + " bytes of workspace, the plan gave " +
+                                       std::to_string(workspace.size()) +
+                                       ": its selection declared less than it uses");
+  }
+  return elements > 0 ? reinterpret_cast<T*>(workspace.data() + offset) : nullptr;
 }
 
 // Work-splitting constants shared by kernels. They are fixed by the problem, never by the

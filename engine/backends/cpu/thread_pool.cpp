@@ -2,10 +2,23 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <new>
 
 #include "volta/error.h"
 
 namespace volta {
+namespace {
+
+// Which worker of which pool this thread is; threads outside a pool run its loops as worker 0.
+thread_local const ThreadPool* tls_pool = nullptr;
+thread_local int tls_worker = 0;
+
+constexpr size_t kScratchAlignment = 64;
+
+}  // namespace
+
+void ThreadPool::AlignedFree::operator()(std::byte* p) const { std::free(p); }
 
 ThreadPool::ThreadPool(int num_threads, ScheduleOptions schedule)
     : num_threads_(num_threads), schedule_(schedule) {
@@ -18,7 +31,8 @@ ThreadPool::ThreadPool(int num_threads, ScheduleOptions schedule)
          "chunk scale must be positive and finite, got " + std::to_string(schedule.chunk_scale));
   }
   // The calling thread takes part in every loop, so n threads need n - 1 workers.
-  for (int i = 1; i < num_threads; ++i) workers_.emplace_back([this] { worker_loop(); });
+  scratch_.resize(static_cast<size_t>(num_threads));
+  for (int i = 1; i < num_threads; ++i) workers_.emplace_back([this, i] { worker_loop(i); });
 }
 
 ThreadPool::~ThreadPool() {
@@ -51,7 +65,9 @@ void ThreadPool::run_tasks() {
   }
 }
 
-void ThreadPool::worker_loop() {
+void ThreadPool::worker_loop(int worker) {
+  tls_pool = this;
+  tls_worker = worker;
   uint64_t seen = 0;
   for (;;) {
     {
@@ -115,6 +131,23 @@ void ThreadPool::parallel_chunks(int64_t n, int64_t chunk,
   }
   const int64_t tasks = (n + chunk - 1) / chunk;
   parallel_for(tasks, [&](int64_t t) { body(t * chunk, std::min(n, (t + 1) * chunk)); });
+}
+
+void ThreadPool::reserve_worker_scratch(int64_t bytes) {
+  if (bytes <= scratch_bytes_) return;
+  const size_t rounded =
+      (static_cast<size_t>(bytes) + kScratchAlignment - 1) / kScratchAlignment * kScratchAlignment;
+  for (auto& buffer : scratch_) {
+    void* p = std::aligned_alloc(kScratchAlignment, rounded);
+    if (p == nullptr) throw std::bad_alloc();
+    buffer.reset(static_cast<std::byte*>(p));
+  }
+  scratch_bytes_ = bytes;
+}
+
+std::span<std::byte> ThreadPool::worker_scratch() {
+  const auto worker = static_cast<size_t>(tls_pool == this ? tls_worker : 0);
+  return {scratch_[worker].get(), static_cast<size_t>(scratch_bytes_)};
 }
 
 }  // namespace volta

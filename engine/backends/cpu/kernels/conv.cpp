@@ -45,20 +45,17 @@ struct Geometry {
 };
 
 // `out` is the spatial output (Conv: Y, ConvTranspose: also Y); W's spatial dims are the kernel.
-Geometry geometry(const KernelArgs& args) {
-  const Shape& x = args.inputs[0].shape;
-  const Shape& w = args.inputs[1].shape;
-  const Shape& y = args.outputs[0].shape;
+Geometry geometry(const AttrReader& attrs, const Shape& x, const Shape& w, const Shape& y) {
   const int spatial = x.rank() - 2;
   const int skip = 3 - spatial;
   Geometry g;
   g.batch = x[0];
   g.channels_in = x[1];
   g.channels_out = y[1];
-  g.group = args.attrs.get_int("group");
-  const std::vector<int64_t>& strides = args.attrs.get_ints("strides");
-  const std::vector<int64_t>& dilations = args.attrs.get_ints("dilations");
-  const std::vector<int64_t>& pads = args.attrs.get_ints("pads");
+  g.group = attrs.get_int("group");
+  const std::vector<int64_t>& strides = attrs.get_ints("strides");
+  const std::vector<int64_t>& dilations = attrs.get_ints("dilations");
+  const std::vector<int64_t>& pads = attrs.get_ints("pads");
   for (int a = 0; a < spatial; ++a) {
     const auto i = static_cast<size_t>(a);
     const auto d = static_cast<size_t>(a) + static_cast<size_t>(skip);
@@ -70,6 +67,10 @@ Geometry geometry(const KernelArgs& args) {
     if (!pads.empty()) g.pad[d] = pads[i];
   }
   return g;
+}
+
+Geometry geometry(const KernelArgs& args) {
+  return geometry(args.attrs, args.inputs[0].shape, args.inputs[1].shape, args.outputs[0].shape);
 }
 
 // The j in [0, n) with 0 <= j * step + offset < size, as [lo, hi).
@@ -90,6 +91,56 @@ constexpr int64_t kColumnBudget = int64_t{1} << 22;
 int64_t images_per_step(int64_t batch, int64_t column_elements) {
   return std::clamp<int64_t>(kColumnBudget / std::max<int64_t>(column_elements, 1), 1,
                              std::max<int64_t>(batch, 1));
+}
+
+// A 1x1 Conv with unit strides and no pads reads X as its column matrix.
+bool is_direct(const Geometry& g) {
+  return g.taps() == 1 && g.stride == Dims3{1, 1, 1} && g.pad == Dims3{0, 0, 0};
+}
+
+// Where a Conv or ConvTranspose node keeps its scratch: one step's column matrix and its GEMM
+// calls' shared op(B) panels in the planned workspace, the GEMM tasks' packing in the worker
+// scratch. Selection and run derive it from the same geometry.
+struct ConvScratch {
+  int64_t step = 1;  // images per GEMM call
+  int64_t col_offset = 0;
+  int64_t col_elements = 0;
+  int64_t shared_offset = 0;
+  GemmScratch gemm;
+  int64_t workspace_bytes = 0;
+};
+
+template <OpKind Op, class T>
+ConvScratch conv_scratch(const GemmMicroKernel<T>& micro, const Geometry& g) {
+  ConvScratch s;
+  const int64_t in_size = product(g.in);
+  const int64_t out_size = product(g.out);
+  const int64_t group_in = g.channels_in / g.group;
+  const int64_t group_out = g.channels_out / g.group;
+  // Per (image, group) GEMM: Conv Y = W @ col, ConvTranspose col = W^T @ X.
+  int64_t m = 0, n = 0, k = 0;
+  if constexpr (Op == OpKind::Conv) {
+    const int64_t rows = g.channels_in * g.taps();
+    const bool direct = is_direct(g);
+    s.step = direct ? g.batch : images_per_step(g.batch, rows * out_size);
+    s.col_elements = direct ? 0 : s.step * rows * out_size;
+    m = group_out, n = out_size, k = group_in * g.taps();
+  } else {
+    const int64_t rows = g.channels_out * g.taps();
+    s.step = images_per_step(g.batch, rows * in_size);
+    s.col_elements = s.step * rows * in_size;
+    m = group_out * g.taps(), n = in_size, k = group_in;
+  }
+  // A full step of images per call, and the last call's remainder (its grid may differ).
+  s.gemm = gemm_scratch(micro, m, n, k, std::min(s.step, g.batch) * g.group);
+  if (s.step > 0 && g.batch % s.step != 0) {
+    s.gemm = max_scratch(s.gemm, gemm_scratch(micro, m, n, k, (g.batch % s.step) * g.group));
+  }
+  WorkspaceLayout layout;
+  s.col_offset = layout.add<T>(s.col_elements);
+  s.shared_offset = layout.add<std::byte>(s.gemm.shared_bytes);
+  s.workspace_bytes = layout.bytes();
+  return s;
 }
 
 // Rows per im2col / col2im task: about kElementwiseChunk elements each.
@@ -141,11 +192,15 @@ void run_conv(const GemmMicroKernel<T>& micro, const KernelArgs& args) {
   const int64_t group_in = g.channels_in / g.group;
   const int64_t group_out = g.channels_out / g.group;
   const int64_t depth = group_in * g.taps();  // GEMM K
-  const bool direct = g.taps() == 1 && g.stride == Dims3{1, 1, 1} && g.pad == Dims3{0, 0, 0};
+  const bool direct = is_direct(g);
 
   const int64_t rows = g.channels_in * g.taps();  // column-matrix rows per image
-  const int64_t step = direct ? g.batch : images_per_step(g.batch, rows * out_size);
-  std::vector<T> col(direct ? 0 : static_cast<size_t>(step * rows * out_size));
+  const ConvScratch scratch = conv_scratch<OpKind::Conv, T>(micro, g);
+  const int64_t step = scratch.step;
+  T* const col =
+      workspace_part<T>(args.workspace, scratch.col_offset, scratch.col_elements, args.node);
+  const std::span<std::byte> shared =
+      args.workspace.subspan(static_cast<size_t>(scratch.shared_offset));
   std::vector<GemmProblem<T>> problems;
   for (int64_t first = 0; first < g.batch; first += step) {
     const int64_t images = std::min(step, g.batch - first);
@@ -155,7 +210,7 @@ void run_conv(const GemmMicroKernel<T>& micro, const KernelArgs& args) {
           const int64_t image = first + r / rows;
           const int64_t c = (r % rows) / g.taps();
           im2col_row(g, x + (image * g.channels_in + c) * in_size, r % g.taps(),
-                     col.data() + r * out_size);
+                     col + r * out_size);
         }
       });
     }
@@ -164,7 +219,7 @@ void run_conv(const GemmMicroKernel<T>& micro, const KernelArgs& args) {
       const int64_t image = first + i;
       for (int64_t grp = 0; grp < g.group; ++grp) {
         const T* b = direct ? x + (image * g.channels_in + grp * group_in) * in_size
-                            : col.data() + (i * rows + grp * depth) * out_size;
+                            : col + (i * rows + grp * depth) * out_size;
         GemmProblem<T> p{.m = group_out,
                          .n = out_size,
                          .k = depth,
@@ -185,7 +240,7 @@ void run_conv(const GemmMicroKernel<T>& micro, const KernelArgs& args) {
         problems.push_back(p);
       }
     }
-    gemm<T>(micro, problems, args.pool);
+    gemm<T>(micro, problems, args.pool, shared);
   }
 }
 
@@ -298,8 +353,12 @@ void run_conv_transpose(const GemmMicroKernel<T>& micro, const KernelArgs& args)
   const int64_t group_out = g.channels_out / g.group;
   const int64_t rows = g.channels_out * g.taps();  // column-matrix rows per image
 
-  const int64_t step = images_per_step(g.batch, rows * in_size);
-  std::vector<T> col(static_cast<size_t>(step * rows * in_size));
+  const ConvScratch scratch = conv_scratch<OpKind::ConvTranspose, T>(micro, g);
+  const int64_t step = scratch.step;
+  T* const col =
+      workspace_part<T>(args.workspace, scratch.col_offset, scratch.col_elements, args.node);
+  const std::span<std::byte> shared =
+      args.workspace.subspan(static_cast<size_t>(scratch.shared_offset));
   std::vector<GemmProblem<T>> problems;
   for (int64_t first = 0; first < g.batch; first += step) {
     const int64_t images = std::min(step, g.batch - first);
@@ -316,18 +375,18 @@ void run_conv_transpose(const GemmMicroKernel<T>& micro, const KernelArgs& args)
                            .b = x + ((first + i) * g.channels_in + grp * group_in) * in_size,
                            .b_row_stride = in_size,
                            .b_col_stride = 1,
-                           .y = col.data() + (i * rows + grp * group_out * g.taps()) * in_size,
+                           .y = col + (i * rows + grp * group_out * g.taps()) * in_size,
                            .y_row_stride = in_size});
       }
     }
-    gemm<T>(micro, problems, args.pool);
+    gemm<T>(micro, problems, args.pool, shared);
     args.pool.parallel_chunks(
         images * g.channels_out, rows_per_task(out_size), [&](int64_t b, int64_t e) {
           for (int64_t plane = b; plane < e; ++plane) {
             T* out = y + (first * g.channels_out + plane) * out_size;
             std::fill(out, out + out_size, bias ? bias[plane % g.channels_out] : T(0));
             for (int64_t tap = 0; tap < g.taps(); ++tap) {
-              col2im_row(g, col.data() + (plane * g.taps() + tap) * in_size, tap, out);
+              col2im_row(g, col + (plane * g.taps() + tap) * in_size, tap, out);
             }
           }
         });
@@ -384,16 +443,24 @@ bool is_depthwise(const KernelQuery& query) {
   return query.node.op == OpKind::Conv && group > 1 && query.inputs[0]->shape[1] == group;
 }
 
+// The im2col / col2im kernel with the scratch of the exact node; depthwise needs none.
+template <OpKind Op, class T>
+KernelChoice conv_choice(const KernelQuery& query) {
+  if (is_depthwise(query)) return choice_of(depthwise_kernel<T>());
+  const Geometry g = geometry(AttrReader(query.node), query.inputs[0]->shape,
+                              query.inputs[1]->shape, query.outputs[0].shape);
+  const ConvScratch s = conv_scratch<Op, T>(gemm_micro_kernel<T>(best_gemm_isa()), g);
+  return choice_of(fastest_conv_kernel<Op, T>(), s.workspace_bytes, s.gemm.task_bytes);
+}
+
 template <OpKind Op>
 KernelSelection select_conv_kernel(const KernelQuery& query) {
   const DType dtype = query.outputs[0].dtype;
   switch (dtype) {
     case DType::F32:
-      return choice_of(is_depthwise(query) ? depthwise_kernel<float>()
-                                           : fastest_conv_kernel<Op, float>());
+      return conv_choice<Op, float>(query);
     case DType::F64:
-      return choice_of(is_depthwise(query) ? depthwise_kernel<double>()
-                                           : fastest_conv_kernel<Op, double>());
+      return conv_choice<Op, double>(query);
     case DType::I64:
     case DType::I32:
     case DType::Bool:

@@ -180,6 +180,54 @@ std::vector<int> joined(std::vector<int> a, const std::vector<int>& b, const std
 // have, m and n those only A or only B has, k every summed label. A summed label only one
 // operand has gets stride 0 in the other, whose value then multiplies each term of that sum
 // once, which is the same sum.
+struct EinsumGemm {
+  std::vector<int> batch, m, n;
+  int64_t batches = 0, rows = 0, cols = 0, depth = 0;
+  bool product_is_output = false;  // [batch, M, N] is the output's label order
+};
+
+EinsumGemm einsum_gemm(const EinsumEquation& eq) {
+  const auto has = [&](int operand, int label) {
+    const std::vector<int>& axes = eq.operand_axes[static_cast<size_t>(operand)];
+    return std::find(axes.begin(), axes.end(), label) != axes.end();
+  };
+  EinsumGemm e;
+  for (int l : eq.output_labels) {
+    if (has(0, l) && has(1, l)) {
+      e.batch.push_back(l);
+    } else {
+      (has(0, l) ? e.m : e.n).push_back(l);
+    }
+  }
+  e.batches = extent_of(e.batch, eq), e.rows = extent_of(e.m, eq);
+  e.cols = extent_of(e.n, eq), e.depth = extent_of(eq.summed_labels, eq);
+  e.product_is_output = joined(e.batch, e.m, e.n) == eq.output_labels;
+  return e;
+}
+
+// Its planned workspace: packed A and B, the product when it is not the output, and the GEMM
+// call's shared op(B) panels; the GEMM tasks pack into the worker scratch.
+struct EinsumScratch {
+  int64_t a_offset = 0, b_offset = 0, product_offset = 0, shared_offset = 0;
+  GemmScratch gemm;
+  int64_t workspace_bytes = 0;
+};
+
+template <class T>
+EinsumScratch einsum_scratch(const GemmMicroKernel<T>& micro, const EinsumEquation& eq,
+                             const EinsumGemm& e) {
+  EinsumScratch s;
+  if (eq.output_shape().numel() == 0 || e.depth == 0) return s;  // no GEMM runs
+  s.gemm = gemm_scratch(micro, e.rows, e.cols, e.depth, e.batches);
+  WorkspaceLayout layout;
+  s.a_offset = layout.add<T>(e.batches * e.rows * e.depth);
+  s.b_offset = layout.add<T>(e.batches * e.depth * e.cols);
+  s.product_offset = layout.add<T>(e.product_is_output ? 0 : eq.output_shape().numel());
+  s.shared_offset = layout.add<std::byte>(s.gemm.shared_bytes);
+  s.workspace_bytes = layout.bytes();
+  return s;
+}
+
 template <class T, GemmIsa Isa>
 struct EinsumGemmKernel {
   static void run(const KernelArgs& args) {
@@ -192,54 +240,44 @@ struct EinsumGemmKernel {
       std::fill_n(y, out_count, T{0});
       return;
     }
-    const auto has = [&](int operand, int label) {
-      const std::vector<int>& axes = eq.operand_axes[static_cast<size_t>(operand)];
-      return std::find(axes.begin(), axes.end(), label) != axes.end();
-    };
-    std::vector<int> batch, m, n;
-    for (int l : eq.output_labels) {
-      if (has(0, l) && has(1, l)) {
-        batch.push_back(l);
-      } else {
-        (has(0, l) ? m : n).push_back(l);
-      }
-    }
+    const EinsumGemm e = einsum_gemm(eq);
     const std::vector<int>& k = eq.summed_labels;
-    const int64_t batches = extent_of(batch, eq), rows = extent_of(m, eq);
-    const int64_t cols = extent_of(n, eq), depth = extent_of(k, eq);
+    const int64_t batches = e.batches, rows = e.rows, cols = e.cols, depth = e.depth;
+    const GemmMicroKernel<T>& micro = gemm_micro_kernel<T>(Isa);
+    const EinsumScratch s = einsum_scratch(micro, eq, e);
 
-    std::vector<T> a_packed(static_cast<size_t>(batches * rows * depth));
-    std::vector<T> b_packed(static_cast<size_t>(batches * depth * cols));
-    gather_by_labels(args.inputs[0].as<T>(), joined(batch, m, k), eq.label_strides(0, shapes[0]),
-                     eq, a_packed.data(), args.pool);
-    gather_by_labels(args.inputs[1].as<T>(), joined(batch, k, n), eq.label_strides(1, shapes[1]),
-                     eq, b_packed.data(), args.pool);
+    T* const a_packed =
+        workspace_part<T>(args.workspace, s.a_offset, batches * rows * depth, args.node);
+    T* const b_packed =
+        workspace_part<T>(args.workspace, s.b_offset, batches * depth * cols, args.node);
+    gather_by_labels(args.inputs[0].as<T>(), joined(e.batch, e.m, k),
+                     eq.label_strides(0, shapes[0]), eq, a_packed, args.pool);
+    gather_by_labels(args.inputs[1].as<T>(), joined(e.batch, k, e.n),
+                     eq.label_strides(1, shapes[1]), eq, b_packed, args.pool);
 
     // The product is [batch, M, N]; unless that is the output's label order it goes to
-    // scratch and is then gathered into the output.
-    const std::vector<int> product_labels = joined(batch, m, n);
-    std::vector<T> scratch;
-    T* product = y;
-    if (product_labels != eq.output_labels) {
-      scratch.resize(static_cast<size_t>(out_count));
-      product = scratch.data();
-    }
+    // the workspace and is then gathered into the output.
+    const std::vector<int> product_labels = joined(e.batch, e.m, e.n);
+    T* product = e.product_is_output
+                     ? y
+                     : workspace_part<T>(args.workspace, s.product_offset, out_count, args.node);
     std::vector<GemmProblem<T>> problems;
     problems.reserve(static_cast<size_t>(batches));
     for (int64_t b = 0; b < batches; ++b) {
       problems.push_back({.m = rows,
                           .n = cols,
                           .k = depth,
-                          .a = a_packed.data() + b * rows * depth,
+                          .a = a_packed + b * rows * depth,
                           .a_row_stride = depth,
                           .a_col_stride = 1,
-                          .b = b_packed.data() + b * depth * cols,
+                          .b = b_packed + b * depth * cols,
                           .b_row_stride = cols,
                           .b_col_stride = 1,
                           .y = product + b * rows * cols,
                           .y_row_stride = cols});
     }
-    gemm<T>(gemm_micro_kernel<T>(Isa), problems, args.pool);
+    gemm<T>(micro, problems, args.pool,
+            args.workspace.subspan(static_cast<size_t>(s.shared_offset)));
     if (product != y) {
       gather_by_labels(static_cast<const T*>(product), eq.output_labels,
                        packed_strides(product_labels, eq), eq, y, args.pool);
@@ -276,15 +314,21 @@ const DTypeKernels& einsum_loop_kernels() {
   return kKernels;
 }
 
+template <class T>
+KernelChoice einsum_gemm_choice(const KernelQuery& query) {
+  const std::vector<Shape> shapes = {query.inputs[0]->shape, query.inputs[1]->shape};
+  const EinsumEquation eq =
+      parse_einsum_equation(AttrReader(query.node).get_string("equation"), shapes);
+  const EinsumScratch s =
+      einsum_scratch(gemm_micro_kernel<T>(best_gemm_isa()), eq, einsum_gemm(eq));
+  return choice_of(fastest_einsum_gemm_kernel<T>(), s.workspace_bytes, s.gemm.task_bytes);
+}
+
 // Two float operands: the packed GEMM; anything else: the label loop.
 KernelSelection select_einsum_kernel(const KernelQuery& query) {
   const DType dtype = query.inputs[0]->dtype;
-  if (query.inputs.size() == 2 && dtype == DType::F32) {
-    return choice_of(fastest_einsum_gemm_kernel<float>());
-  }
-  if (query.inputs.size() == 2 && dtype == DType::F64) {
-    return choice_of(fastest_einsum_gemm_kernel<double>());
-  }
+  if (query.inputs.size() == 2 && dtype == DType::F32) return einsum_gemm_choice<float>(query);
+  if (query.inputs.size() == 2 && dtype == DType::F64) return einsum_gemm_choice<double>(query);
   return select_by_dtype(einsum_loop_kernels(), query.node, dtype);
 }
 

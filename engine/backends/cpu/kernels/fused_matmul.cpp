@@ -73,7 +73,7 @@ void fused_matmul_kernel(const KernelArgs& args) {
                          .y_row_stride = n,
                          .post_tile = &bias_activation_tile<T, Act>,
                          .post_tile_context = &epilogue};
-  gemm<T>(gemm_micro_kernel<T>(best_gemm_isa()), std::span(&p, 1), args.pool);
+  gemm<T>(gemm_micro_kernel<T>(best_gemm_isa()), std::span(&p, 1), args.pool, args.workspace);
 }
 
 // The variant names the GEMM micro-kernel (the one MatMul runs on this CPU) and the epilogue.
@@ -86,11 +86,22 @@ const CpuKernel& fused_kernel(std::string_view epilogue) {
 }
 
 template <class T>
-KernelSelection select_for(const std::string& activation) {
-  if (activation == "relu") return choice_of(fused_kernel<T, Relu<T>>("bias_relu"));
-  if (activation == "gelu") return choice_of(fused_kernel<T, Gelu<T>>("bias_gelu_erf"));
-  if (activation == "gelu_tanh") return choice_of(fused_kernel<T, GeluTanh<T>>("bias_gelu_tanh"));
-  return choice_of(fused_kernel<T, NoActivation<T>>("bias"));
+const CpuKernel& kernel_for(const std::string& activation) {
+  if (activation == "relu") return fused_kernel<T, Relu<T>>("bias_relu");
+  if (activation == "gelu") return fused_kernel<T, Gelu<T>>("bias_gelu_erf");
+  if (activation == "gelu_tanh") return fused_kernel<T, GeluTanh<T>>("bias_gelu_tanh");
+  return fused_kernel<T, NoActivation<T>>("bias");
+}
+
+// One GEMM problem: every row of Y (A's leading dims flattened) by B's columns.
+template <class T>
+KernelSelection select_for(const KernelQuery& query, const std::string& activation) {
+  const Shape& y = query.outputs[0].shape;
+  const int64_t n = query.inputs[1]->shape[1];
+  const Shape& a = query.inputs[0]->shape;
+  const GemmScratch scratch = gemm_scratch(gemm_micro_kernel<T>(best_gemm_isa()),
+                                           n == 0 ? 0 : y.numel() / n, n, a[a.rank() - 1], 1);
+  return choice_of(kernel_for<T>(activation), scratch.shared_bytes, scratch.task_bytes);
 }
 
 KernelSelection select_fused_matmul(const KernelQuery& query) {
@@ -98,9 +109,9 @@ KernelSelection select_fused_matmul(const KernelQuery& query) {
   const DType dtype = query.outputs[0].dtype;
   switch (dtype) {
     case DType::F32:
-      return select_for<float>(activation);
+      return select_for<float>(query, activation);
     case DType::F64:
-      return select_for<double>(activation);
+      return select_for<double>(query, activation);
     case DType::I64:
     case DType::I32:
     case DType::Bool:

@@ -3,9 +3,8 @@
 #include <algorithm>
 #include <array>
 #include <cstddef>
-#include <memory>
+#include <cstdlib>
 #include <new>
-#include <optional>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -39,27 +38,6 @@ std::string_view gemm_isa_name(GemmIsa isa) {
   }
   return "unknown";
 }
-
-// A 64-byte aligned array that only grows. `Owner` tells apart the buffers one thread holds.
-template <class T, class Owner>
-T* thread_buffer(size_t elements) {
-  struct AlignedDelete {
-    void operator()(T* p) const { ::operator delete[](p, std::align_val_t{kTensorAlignment}); }
-  };
-  thread_local std::unique_ptr<T[], AlignedDelete> buffer;
-  thread_local size_t capacity = 0;
-  if (capacity < elements) {
-    buffer.reset(static_cast<T*>(
-        ::operator new[](elements * sizeof(T), std::align_val_t{kTensorAlignment})));
-    capacity = elements;
-  }
-  return buffer.get();
-}
-
-// Packing space for the task running on this thread, never shared.
-struct TaskPacking;
-// The op(B) panels one gemm() call shares between its tasks, held by the calling thread.
-struct SharedPacking;
 
 int64_t round_up(int64_t x, int64_t multiple) { return (x + multiple - 1) / multiple * multiple; }
 int64_t ceil_div(int64_t x, int64_t y) { return (x + y - 1) / y; }
@@ -177,6 +155,16 @@ struct ProblemPlan {
   int64_t shared_offset = 0;  // of its packed op(B) in the shared buffer
 };
 
+// A problem's grid, and whether its op(B) is packed once for the tiles below one another.
+template <class T>
+ProblemPlan<T> plan_problem(const GemmMicroKernel<T>& kernel, const GemmProblem<T>& p,
+                            size_t num_problems) {
+  ProblemPlan<T> plan{.grid = tile_grid(kernel, p, num_problems)};
+  plan.shared_b = plan.grid.tiles_down > 1 && p.k > 0 && p.n > 0;
+  if (plan.shared_b) plan.n_padded = round_up(p.n, kernel.nr);
+  return plan;
+}
+
 // Packed op(B) of a K slice: panel after panel of depth x nr, so that the panel for column
 // col (a multiple of nr) starts at (col / nr) * depth * nr = col * depth. Slice k0 starts
 // after k0 full-depth rows of panels.
@@ -192,6 +180,58 @@ constexpr int64_t kMaxPackedElements = int64_t{1} << 20;
 // enough for the op(A) block of a slice to be reused, few enough that this part of Y stays in
 // L2 from one slice to the next.
 constexpr int64_t kColumnBlockPanels = 8;
+
+// A task's packing space in its worker's scratch: op(A)'s rows for all of K unless that is too
+// big to keep (then one K slice, packed again for each block of columns), followed, unless the
+// problem shares its op(B), by one block of op(B)'s columns for one K slice.
+struct TaskPacking {
+  bool a_packed_once = false;
+  int64_t a_elements = 0;
+  int64_t b_elements = 0;
+};
+
+template <class T>
+TaskPacking task_packing(const GemmMicroKernel<T>& kernel, int64_t k, int64_t rows, int64_t cols,
+                         bool shared_b) {
+  const int64_t rows_padded = round_up(rows, kernel.mr);
+  const int64_t max_depth = std::min(kernel.kc, k);
+  TaskPacking t;
+  t.a_packed_once = rows_padded * k <= kMaxPackedElements;
+  t.a_elements = rows_padded * (t.a_packed_once ? k : max_depth);
+  t.b_elements =
+      shared_b ? 0
+               : std::min(round_up(cols, kernel.nr), kColumnBlockPanels * kernel.nr) * max_depth;
+  return t;
+}
+
+// The largest extent of the `tiles` tiles along an axis of `units` units of `unit` elements, the
+// last cut at `extent`.
+int64_t largest_tile(int64_t tiles, int64_t units, int64_t unit, int64_t extent) {
+  int64_t largest = 0;
+  for (int64_t t = 0; t < tiles; ++t) {
+    const int64_t begin = tile_start(t, tiles, units, unit);
+    largest = std::max(largest, std::min(tile_start(t + 1, tiles, units, unit), extent) - begin);
+  }
+  return largest;
+}
+
+// The most packing elements a task of this problem uses: op(A)'s part depends on the tile's
+// rows only and op(B)'s on its columns only, so each takes its largest tile.
+template <class T>
+int64_t most_task_packing(const GemmMicroKernel<T>& kernel, const GemmProblem<T>& p,
+                          const ProblemPlan<T>& plan) {
+  const TileGrid& grid = plan.grid;
+  int64_t a_most = 0, b_most = 0;
+  for (int64_t t = 0; t < grid.tiles_down; ++t) {
+    const int64_t row0 = tile_start(t, grid.tiles_down, grid.row_units, kernel.mr);
+    const int64_t row1 = tile_start(t + 1, grid.tiles_down, grid.row_units, kernel.mr);
+    a_most =
+        std::max(a_most, task_packing(kernel, p.k, std::min(row1, p.m) - row0, 0, true).a_elements);
+  }
+  const int64_t cols = largest_tile(grid.tiles_across, grid.col_units, kernel.nr, p.n);
+  if (grid.tasks() > 0) b_most = task_packing(kernel, p.k, 0, cols, plan.shared_b).b_elements;
+  return a_most + b_most;
+}
 
 // The shared op(B) pack is read from L3 (packed by another task, or too big for L2), and its
 // kc x nr panels overflow L1, so the micro-kernel's calls for the first two row panels of a
@@ -212,22 +252,25 @@ const T* next_b_half(const GemmMicroKernel<T>& kernel, const T* b_panel, int64_t
 // slices in order, so every element still sums its slices in order.
 template <class T>
 void run_tile(const GemmMicroKernel<T>& kernel, const GemmProblem<T>& p, int64_t row0, int64_t col0,
-              int64_t rows, int64_t cols, T* shared_b, const ProblemPlan<T>& plan) {
+              int64_t rows, int64_t cols, T* shared_b, const ProblemPlan<T>& plan,
+              std::span<std::byte> scratch) {
   T* const y = p.y + row0 * p.y_row_stride + col0;
   const bool has_c = p.c != nullptr;
   if (has_c && p.c != p.y) copy_c_into_tile(p, row0, col0, rows, cols, y);
 
   const int64_t rows_padded = round_up(rows, kernel.mr);
   const int64_t block_cols = kColumnBlockPanels * kernel.nr;
-  const int64_t max_depth = std::min(kernel.kc, p.k);
-  // op(A) packed for all of K unless that is too big to keep; then slice by slice, again for
-  // each block of columns.
-  const bool a_packed_once = rows_padded * p.k <= kMaxPackedElements;
-  const int64_t a_elements = rows_padded * (a_packed_once ? p.k : max_depth);
-  const int64_t b_elements =
-      shared_b ? 0 : std::min(round_up(cols, kernel.nr), block_cols) * max_depth;
-  T* const a_all = thread_buffer<T, TaskPacking>(static_cast<size_t>(a_elements + b_elements));
-  T* const own_b_block = a_all + a_elements;
+  const TaskPacking packing = task_packing(kernel, p.k, rows, cols, shared_b != nullptr);
+  const bool a_packed_once = packing.a_packed_once;
+  const auto need = static_cast<size_t>(packing.a_elements + packing.b_elements) * sizeof(T);
+  if (need > scratch.size()) {
+    fail(ErrorCode::KernelFailure, "a GEMM task needs " + std::to_string(need) +
+                                       " bytes of worker scratch, the context holds " +
+                                       std::to_string(scratch.size()) +
+                                       ": the kernel's selection declared less than it uses");
+  }
+  T* const a_all = reinterpret_cast<T*>(scratch.data());
+  T* const own_b_block = a_all + packing.a_elements;
   // Packs op(A)'s slice k0 at `dst`.
   const auto pack_a_slice = [&](int64_t k0, T* dst) {
     pack_block(kernel.isa, p.a + row0 * p.a_row_stride + k0 * p.a_col_stride, p.a_row_stride,
@@ -305,8 +348,6 @@ void check_problem(const GemmProblem<T>& p) {
   }
 }
 
-// A shared op(B) pack this big or bigger is freed after the call instead of kept for the next.
-constexpr size_t kKeptSharedBytes = size_t{32} << 20;
 // Columns of op(B) one packing task packs for one K slice.
 constexpr int64_t kPackTaskColumns = 512;
 
@@ -318,18 +359,50 @@ struct PackTask {
   int64_t cols = 0;
 };
 
-template <class T>
-struct AlignedArray {
-  struct Delete {
-    void operator()(T* p) const { ::operator delete[](p, std::align_val_t{kTensorAlignment}); }
-  };
-  std::unique_ptr<T[], Delete> data;
-  explicit AlignedArray(size_t elements)
-      : data(static_cast<T*>(
-            ::operator new[](elements * sizeof(T), std::align_val_t{kTensorAlignment}))) {}
-};
-
 }  // namespace
+
+GemmScratch max_scratch(const GemmScratch& a, const GemmScratch& b) {
+  return {std::max(a.shared_bytes, b.shared_bytes), std::max(a.task_bytes, b.task_bytes)};
+}
+
+template <class T>
+GemmScratch gemm_scratch(const GemmMicroKernel<T>& kernel, int64_t m, int64_t n, int64_t k,
+                         int64_t count) {
+  if (count <= 0) return {};
+  const GemmProblem<T> p{.m = m, .n = n, .k = k};
+  const ProblemPlan<T> plan = plan_problem(kernel, p, static_cast<size_t>(count));
+  const auto bytes = static_cast<int64_t>(sizeof(T));
+  return {.shared_bytes = plan.shared_b ? count * plan.n_padded * k * bytes : 0,
+          .task_bytes = most_task_packing(kernel, p, plan) * bytes};
+}
+
+template <class T>
+GemmScratch gemm_scratch(const GemmMicroKernel<T>& kernel,
+                         std::span<const GemmProblem<T>> problems) {
+  GemmScratch s;
+  for (const GemmProblem<T>& p : problems) {
+    const ProblemPlan<T> plan = plan_problem(kernel, p, problems.size());
+    const auto bytes = static_cast<int64_t>(sizeof(T));
+    if (plan.shared_b) s.shared_bytes += plan.n_padded * p.k * bytes;
+    s.task_bytes = std::max(s.task_bytes, most_task_packing(kernel, p, plan) * bytes);
+  }
+  return s;
+}
+
+void OwnedGemmScratch::Free::operator()(std::byte* p) const { std::free(p); }
+
+template <class T>
+OwnedGemmScratch::OwnedGemmScratch(const GemmMicroKernel<T>& kernel,
+                                   std::span<const GemmProblem<T>> problems, ThreadPool& pool) {
+  const GemmScratch s = gemm_scratch(kernel, problems);
+  pool.reserve_worker_scratch(s.task_bytes);
+  bytes_ = static_cast<size_t>(s.shared_bytes);
+  if (bytes_ > 0) {
+    const size_t rounded = (bytes_ + kTensorAlignment - 1) / kTensorAlignment * kTensorAlignment;
+    data_.reset(static_cast<std::byte*>(std::aligned_alloc(kTensorAlignment, rounded)));
+    if (!data_) throw std::bad_alloc();
+  }
+}
 
 bool gemm_isa_supported(GemmIsa isa) {
   switch (isa) {
@@ -380,7 +453,7 @@ const GemmMicroKernel<T>& gemm_micro_kernel(GemmIsa isa) {
 
 template <class T>
 void gemm(const GemmMicroKernel<T>& kernel, std::span<const GemmProblem<T>> problems,
-          ThreadPool& pool) {
+          ThreadPool& pool, std::span<std::byte> shared_workspace) {
   if (!gemm_isa_supported(kernel.isa)) {
     fail(ErrorCode::KernelFailure, std::string(kernel.name) + " cannot run on this CPU");
   }
@@ -399,10 +472,8 @@ void gemm(const GemmMicroKernel<T>& kernel, std::span<const GemmProblem<T>> prob
   size_t shared_elements = 0;
   for (const GemmProblem<T>& p : problems) {
     check_problem(p);
-    ProblemPlan<T> plan{.grid = tile_grid(kernel, p, problems.size())};
-    plan.shared_b = plan.grid.tiles_down > 1 && p.k > 0 && p.n > 0;
+    ProblemPlan<T> plan = plan_problem(kernel, p, problems.size());
     if (plan.shared_b) {
-      plan.n_padded = round_up(p.n, kernel.nr);
       plan.shared_offset = static_cast<int64_t>(shared_elements);
       shared_elements += static_cast<size_t>(plan.n_padded * p.k);
       for (int64_t k0 = 0; k0 < p.k; k0 += kernel.kc) {
@@ -419,14 +490,14 @@ void gemm(const GemmMicroKernel<T>& kernel, std::span<const GemmProblem<T>> prob
     plans.push_back(plan);
   }
 
-  T* shared = nullptr;
-  std::optional<AlignedArray<T>> large_shared;
-  if (shared_elements * sizeof(T) >= kKeptSharedBytes) {
-    large_shared.emplace(shared_elements);
-    shared = large_shared->data.get();
-  } else if (shared_elements > 0) {
-    shared = thread_buffer<T, SharedPacking>(shared_elements);
+  if (shared_elements * sizeof(T) > shared_workspace.size()) {
+    fail(ErrorCode::KernelFailure, "a GEMM call shares " +
+                                       std::to_string(shared_elements * sizeof(T)) +
+                                       " bytes of packed op(B), its workspace has " +
+                                       std::to_string(shared_workspace.size()) +
+                                       ": the kernel's selection declared less than it uses");
   }
+  T* const shared = reinterpret_cast<T*>(shared_workspace.data());
   pool.parallel_for(static_cast<int64_t>(pack_tasks.size()), [&](int64_t index) {
     const PackTask& t = pack_tasks[static_cast<size_t>(index)];
     const GemmProblem<T>& p = problems[t.problem];
@@ -450,15 +521,31 @@ void gemm(const GemmMicroKernel<T>& kernel, std::span<const GemmProblem<T>> prob
     const int64_t col0 = tile_start(across, grid.tiles_across, grid.col_units, kernel.nr);
     const int64_t col1 = tile_start(across + 1, grid.tiles_across, grid.col_units, kernel.nr);
     run_tile(kernel, p, row0, col0, std::min(row1, p.m) - row0, std::min(col1, p.n) - col0,
-             plan.shared_b ? shared : nullptr, plan);
+             plan.shared_b ? shared : nullptr, plan, pool.worker_scratch());
   });
 }
 
 template const GemmMicroKernel<float>& gemm_micro_kernel<float>(GemmIsa isa);
 template const GemmMicroKernel<double>& gemm_micro_kernel<double>(GemmIsa isa);
+template GemmScratch gemm_scratch<float>(const GemmMicroKernel<float>& kernel, int64_t m, int64_t n,
+                                         int64_t k, int64_t count);
+template GemmScratch gemm_scratch<double>(const GemmMicroKernel<double>& kernel, int64_t m,
+                                          int64_t n, int64_t k, int64_t count);
+template GemmScratch gemm_scratch<float>(const GemmMicroKernel<float>& kernel,
+                                         std::span<const GemmProblem<float>> problems);
+template GemmScratch gemm_scratch<double>(const GemmMicroKernel<double>& kernel,
+                                          std::span<const GemmProblem<double>> problems);
+template OwnedGemmScratch::OwnedGemmScratch(const GemmMicroKernel<float>& kernel,
+                                            std::span<const GemmProblem<float>> problems,
+                                            ThreadPool& pool);
+template OwnedGemmScratch::OwnedGemmScratch(const GemmMicroKernel<double>& kernel,
+                                            std::span<const GemmProblem<double>> problems,
+                                            ThreadPool& pool);
 template void gemm<float>(const GemmMicroKernel<float>& kernel,
-                          std::span<const GemmProblem<float>> problems, ThreadPool& pool);
+                          std::span<const GemmProblem<float>> problems, ThreadPool& pool,
+                          std::span<std::byte> shared_workspace);
 template void gemm<double>(const GemmMicroKernel<double>& kernel,
-                           std::span<const GemmProblem<double>> problems, ThreadPool& pool);
+                           std::span<const GemmProblem<double>> problems, ThreadPool& pool,
+                           std::span<std::byte> shared_workspace);
 
 }  // namespace volta::cpu

@@ -12,7 +12,9 @@
 // at the matrix edge run the same micro-kernel on zero-padded panels, never a separate scalar
 // loop. Different ISAs may give different bits; the variant name records which ran.
 
+#include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string_view>
 
@@ -98,10 +100,50 @@ GemmIsa best_gemm_isa();
 template <class T>
 const GemmMicroKernel<T>& gemm_micro_kernel(GemmIsa isa);
 
+// The scratch of one gemm() call, fixed by its problems' shapes alone: the packed op(B) panels
+// its tasks share (in the caller's planned workspace) and the most packing space one task uses
+// (in the worker scratch of the thread that runs it, ThreadPool::worker_scratch). A kernel
+// declares both when it is selected (KernelChoice), so gemm() never allocates.
+struct GemmScratch {
+  int64_t shared_bytes = 0;
+  int64_t task_bytes = 0;
+};
+
+// The larger of each part: for a kernel that makes several gemm() calls.
+GemmScratch max_scratch(const GemmScratch& a, const GemmScratch& b);
+
+// The scratch of a gemm() call on `count` problems of m x n x k each.
+template <class T>
+GemmScratch gemm_scratch(const GemmMicroKernel<T>& kernel, int64_t m, int64_t n, int64_t k,
+                         int64_t count);
+// The scratch of a gemm() call on these problems.
+template <class T>
+GemmScratch gemm_scratch(const GemmMicroKernel<T>& kernel,
+                         std::span<const GemmProblem<T>> problems);
+
+// Scratch for gemm() calls outside a plan (tests, benchmarks): reserves the pool's worker
+// scratch and owns an aligned shared buffer, both sized by gemm_scratch for these problems.
+class OwnedGemmScratch {
+ public:
+  template <class T>
+  OwnedGemmScratch(const GemmMicroKernel<T>& kernel, std::span<const GemmProblem<T>> problems,
+                   ThreadPool& pool);
+  std::span<std::byte> shared() { return {data_.get(), bytes_}; }
+
+ private:
+  struct Free {
+    void operator()(std::byte* p) const;
+  };
+  std::unique_ptr<std::byte[], Free> data_;
+  size_t bytes_ = 0;
+};
+
 // Solves independent problems (e.g. the batches of a MatMul) as one parallel loop over
-// their output tiles. Problems must not write overlapping parts of Y.
+// their output tiles. Problems must not write overlapping parts of Y. `shared` is the planned
+// workspace for the shared op(B) panels (gemm_scratch's shared_bytes); each task packs into its
+// worker's scratch. A KernelFailure when either is shorter than the problems need.
 template <class T>
 void gemm(const GemmMicroKernel<T>& kernel, std::span<const GemmProblem<T>> problems,
-          ThreadPool& pool);
+          ThreadPool& pool, std::span<std::byte> shared);
 
 }  // namespace volta::cpu

@@ -19,14 +19,33 @@ Shape batch_dims(const Shape& s) {
   return Shape(std::vector<int64_t>(s.dims().begin(), s.dims().end() - matrix_rank));
 }
 
-// The GEMMs of a MatMul, one per batch of Y. A 1-D A is a [1,K] row and a 1-D B a [K,1]
-// column; Y's layout is the same whether or not the promoted dim is kept.
+// The shapes of a MatMul's GEMMs: `count` problems of m x n x k. A 1-D A is a [1,K] row and a
+// 1-D B a [K,1] column; Y's layout is the same whether or not the promoted dim is kept. When
+// every batch multiplies the same B, A's batches stack into one tall problem, whose tiles are
+// fuller and pack B fewer times; elements get the same bits either way.
+struct MatmulDims {
+  int64_t m = 0, n = 0, k = 0, count = 0;
+  bool stacked = false;
+};
+
+MatmulDims matmul_dims(const Shape& a, const Shape& b) {
+  MatmulDims d;
+  d.k = a[a.rank() - 1];
+  d.m = a.rank() >= 2 ? a[a.rank() - 2] : 1;
+  d.n = b.rank() >= 2 ? b[b.rank() - 1] : 1;
+  const Shape batch_a = batch_dims(a);
+  const Shape batch_b = batch_dims(b);
+  d.stacked = batch_b.numel() == 1;
+  d.count = d.stacked ? 1 : broadcast_shapes(batch_a, batch_b)->numel();
+  return d;
+}
+
+// The GEMMs of a MatMul, one per batch of Y (or one stacked problem, see MatmulDims).
 template <class T>
 std::vector<GemmProblem<T>> matmul_problems(const ConstTensorView& a, const ConstTensorView& b,
                                             const TensorView& y) {
-  const int64_t k = a.shape[a.shape.rank() - 1];
-  const int64_t m = a.shape.rank() >= 2 ? a.shape[a.shape.rank() - 2] : 1;
-  const int64_t n = b.shape.rank() >= 2 ? b.shape[b.shape.rank() - 1] : 1;
+  const MatmulDims dims = matmul_dims(a.shape, b.shape);
+  const int64_t m = dims.m, n = dims.n, k = dims.k;
   GemmProblem<T> matrix{.m = m,
                         .n = n,
                         .k = k,
@@ -40,9 +59,7 @@ std::vector<GemmProblem<T>> matmul_problems(const ConstTensorView& a, const Cons
                         .y_row_stride = n};
   const Shape batch_a = batch_dims(a.shape);
   const Shape batch_b = batch_dims(b.shape);
-  if (batch_b.numel() == 1) {
-    // Every batch multiplies the same B: A's batches stack into one tall problem, whose tiles
-    // are fuller and pack B fewer times. Elements get the same bits either way.
+  if (dims.stacked) {
     matrix.m = batch_a.numel() * m;
     return {matrix};
   }
@@ -74,7 +91,7 @@ void run_matmul(const GemmMicroKernel<T>& micro, const KernelArgs& args) {
   if (y.numel() == 0) return;
   const std::vector<GemmProblem<T>> problems =
       matmul_problems<T>(args.inputs[0], args.inputs[1], y);
-  gemm<T>(micro, problems, args.pool);
+  gemm<T>(micro, problems, args.pool, args.workspace);
 }
 
 // Y = alpha * op(A) @ op(B) + beta * C: A is stored [M,K] ([K,M] with transA), B [K,N]
@@ -110,7 +127,7 @@ void run_gemm(const GemmMicroKernel<T>& micro, const KernelArgs& args) {
     p.c_row_stride = c_strides[0];
     p.c_col_stride = c_strides[1];
   }
-  gemm<T>(micro, std::span(&p, 1), args.pool);
+  gemm<T>(micro, std::span(&p, 1), args.pool, args.workspace);
 }
 
 template <OpKind Op, class T, GemmIsa Isa>
@@ -144,14 +161,33 @@ const CpuKernel& fastest_linalg_kernel() {
   return linalg_cpu_kernel<Op, T, GemmIsa::Generic>();  // unreachable: the switch is exhaustive
 }
 
+// The GEMM scratch of the exact node: MatMul's batches (or its stacked problem), Gemm's one
+// problem of Y's shape.
+template <OpKind Op, class T>
+KernelChoice linalg_choice(const KernelQuery& query) {
+  const GemmMicroKernel<T>& micro = gemm_micro_kernel<T>(best_gemm_isa());
+  const Shape& a = query.inputs[0]->shape;
+  const Shape& y = query.outputs[0].shape;
+  GemmScratch scratch;
+  if constexpr (Op == OpKind::MatMul) {
+    const MatmulDims d = matmul_dims(a, query.inputs[1]->shape);
+    const int64_t rows = d.stacked ? batch_dims(a).numel() * d.m : d.m;
+    scratch = gemm_scratch(micro, rows, d.n, d.k, d.count);
+  } else {
+    const bool trans_a = AttrReader(query.node).get_int("transA") != 0;
+    scratch = gemm_scratch(micro, y[0], y[1], trans_a ? a[0] : a[1], 1);
+  }
+  return choice_of(fastest_linalg_kernel<Op, T>(), scratch.shared_bytes, scratch.task_bytes);
+}
+
 template <OpKind Op>
 KernelSelection select_linalg_kernel(const KernelQuery& query) {
   const DType dtype = query.outputs[0].dtype;
   switch (dtype) {
     case DType::F32:
-      return choice_of(fastest_linalg_kernel<Op, float>());
+      return linalg_choice<Op, float>(query);
     case DType::F64:
-      return choice_of(fastest_linalg_kernel<Op, double>());
+      return linalg_choice<Op, double>(query);
     case DType::I64:
     case DType::I32:
     case DType::Bool:

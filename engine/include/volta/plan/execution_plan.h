@@ -28,6 +28,7 @@ struct ExecutionPlan {
   Schedule schedule;
   std::vector<PlannedStep> steps;
   MemoryPlan memory;
+  int64_t worker_scratch_bytes = 0;  // the most any step's kernel asks of each worker
   uint64_t ir_hash = 0;
   uint64_t schedule_hash = 0;
   uint64_t allocation_hash = 0;

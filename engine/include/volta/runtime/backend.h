@@ -28,6 +28,11 @@ struct KernelChoice {
   // Scratch the kernel needs for this exact node, in bytes: the memory planner places it in
   // the arena for the step, so no kernel allocates while a plan runs.
   int64_t workspace_bytes = 0;
+  // Scratch each worker thread needs while it runs one of the kernel's tasks (a GEMM tile's
+  // packed panels): the context holds one such buffer per worker, grown by
+  // Backend::reserve_worker_scratch before a plan runs. Not in the arena: a task's buffer
+  // belongs to the thread that runs it, and the plan does not depend on the thread count.
+  int64_t worker_scratch_bytes = 0;
 };
 
 // A backend's answer for one exact node: the kernel it would run, or why it cannot.
@@ -116,6 +121,9 @@ class Backend {
   // The context's arena, at least `bytes` long, in this backend's memory; filled with the
   // context's poison pattern when it has one. Valid until the next call on the context.
   virtual MemoryRegion arena(ExecutionContext& ctx, int64_t bytes) const = 0;
+  // Makes every worker's scratch at least `bytes` long (ExecutionPlan::worker_scratch_bytes)
+  // before a run; a backend without per-worker scratch accepts only 0.
+  virtual void reserve_worker_scratch(ExecutionContext& ctx, int64_t bytes) const = 0;
   // A host tensor as this backend's kernels read it: the tensor itself on the CPU, a copy in
   // device memory the context owns until the next run otherwise.
   virtual ConstTensorView import_tensor(ExecutionContext& ctx, const Tensor& host) const = 0;

@@ -29,6 +29,9 @@ class ForwardingBackend : public Backend {
   MemoryRegion arena(ExecutionContext& ctx, int64_t bytes) const override {
     return inner_->arena(ctx, bytes);
   }
+  void reserve_worker_scratch(ExecutionContext& ctx, int64_t bytes) const override {
+    inner_->reserve_worker_scratch(ctx, bytes);
+  }
   ConstTensorView import_tensor(ExecutionContext& ctx, const Tensor& host) const override {
     return inner_->import_tensor(ctx, host);
   }

@@ -4,7 +4,9 @@
 #include <cstdint>
 #include <exception>
 #include <functional>
+#include <memory>
 #include <mutex>
+#include <span>
 #include <thread>
 #include <vector>
 
@@ -35,8 +37,21 @@ class ThreadPool {
   // body(begin, end) for each chunk.
   void parallel_chunks(int64_t n, int64_t chunk, const std::function<void(int64_t, int64_t)>& body);
 
+  // Per-worker scratch (a GEMM task's packing buffers): each thread of the pool, the calling
+  // thread included, owns one buffer that a task running on it uses and leaves. Kernels
+  // declare the bytes at selection (KernelChoice::worker_scratch_bytes) and the backend grows
+  // the buffers before a plan runs, so no kernel allocates while it runs.
+  // Grows every buffer to at least `bytes` (64-byte aligned); call between loops.
+  void reserve_worker_scratch(int64_t bytes);
+  int64_t worker_scratch_bytes() const { return scratch_bytes_; }
+  // The calling thread's buffer, worker_scratch_bytes() long.
+  std::span<std::byte> worker_scratch();
+
  private:
-  void worker_loop();
+  struct AlignedFree {
+    void operator()(std::byte* p) const;
+  };
+  void worker_loop(int worker);
   void run_tasks();
   int64_t task_at(int64_t claim) const {
     return schedule_.reverse_task_order ? num_tasks_ - 1 - claim : claim;
@@ -45,6 +60,8 @@ class ThreadPool {
   int num_threads_;
   ScheduleOptions schedule_;
   std::vector<std::thread> workers_;
+  std::vector<std::unique_ptr<std::byte[], AlignedFree>> scratch_;  // [0]: the calling thread
+  int64_t scratch_bytes_ = 0;
   std::mutex mutex_;
   std::condition_variable wake_;
   std::condition_variable done_;
