@@ -4,6 +4,7 @@
 
 #define BOOST_TEST_MODULE backend_test
 #include <boost/test/unit_test.hpp>
+#include <cmath>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -222,6 +223,55 @@ BOOST_AUTO_TEST_CASE(the_cpu_backends_conv_and_gemm_scratch_is_planned) {
       if (first.empty()) first = got;
       BOOST_TEST(got[0].bit_equal(first[0]), "threads " << threads);
     }
+  }
+}
+
+// Other kernels whose buffers grow with the data declare them too: GatherND its tuple offsets
+// and SoftmaxCrossEntropyLoss without its log_prob output the log_prob (planned workspace,
+// rounded to 64 bytes), Det one matrix per task (worker scratch). Each runs in that space.
+BOOST_AUTO_TEST_CASE(data_sized_buffers_are_declared_at_selection) {
+  const std::unique_ptr<Backend> cpu = make_backend("cpu");
+  const auto plan_of = [&](OpKind op, std::vector<TypeInfo> types, Attributes attrs) {
+    Graph g;
+    std::vector<ValueId> ids;
+    for (size_t i = 0; i < types.size(); ++i) {
+      ids.push_back(g.add_input("in" + std::to_string(i), types[i].dtype, types[i].shape));
+    }
+    g.set_outputs({g.add(op, ids, std::move(attrs), "op")});
+    return compile(g, *cpu, DeterminismMode::Strict, {.optimize = false});
+  };
+  const ExecutionPlan gather =
+      plan_of(OpKind::GatherND, {{DType::F32, Shape{5, 6}}, {DType::I64, Shape{7, 1}}},
+              {{"batch_dims", 0}});
+  BOOST_TEST(gather.steps[0].kernel.workspace_bytes == 7 * 8);
+  BOOST_TEST(gather.memory.workspaces[0]->size == 64);
+  const ExecutionPlan loss =
+      plan_of(OpKind::SoftmaxCrossEntropyLoss, {{DType::F32, Shape{8, 10}}, {DType::I64, Shape{8}}},
+              {{"reduction", std::string("mean")}});
+  BOOST_TEST(loss.steps[0].kernel.workspace_bytes == 8 * 10 * 4);
+  const ExecutionPlan det = plan_of(OpKind::Det, {{DType::F64, Shape{4, 5, 5}}}, {});
+  BOOST_TEST(det.steps[0].kernel.worker_scratch_bytes == 5 * 5 * 8);
+  BOOST_TEST(det.worker_scratch_bytes == 5 * 5 * 8);
+
+  const std::unique_ptr<ExecutionContext> ctx = cpu->make_context({.threads = 2});
+  ctx->set_poison(std::byte{0xff});
+  const Tensor data = random_tensor(DType::F32, Shape{5, 6}, 3, -1, 1);
+  Tensor rows(DType::I64, Shape{7, 1});
+  for (int64_t i = 0; i < 7; ++i) rows.data_as<int64_t>()[i] = (i * 3) % 5;
+  const Tensor gathered = execute(gather, *cpu, *ctx, std::vector<Tensor>{data, rows})[0];
+  for (int64_t i = 0; i < 7; ++i) {
+    for (int64_t j = 0; j < 6; ++j) {
+      BOOST_TEST(gathered.data_as<float>()[i * 6 + j] ==
+                 data.data_as<float>()[(i * 3) % 5 * 6 + j]);
+    }
+  }
+  Tensor identities(DType::F64, Shape{4, 5, 5});
+  for (int64_t b = 0; b < 4; ++b) {
+    for (int64_t i = 0; i < 5; ++i) identities.data_as<double>()[b * 25 + i * 6] = double(b + 1);
+  }
+  const Tensor dets = execute(det, *cpu, *ctx, std::vector<Tensor>{identities})[0];
+  for (int64_t b = 0; b < 4; ++b) {
+    BOOST_TEST(dets.data_as<double>()[b] == std::pow(double(b + 1), 5));
   }
 }
 

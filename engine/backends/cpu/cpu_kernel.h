@@ -5,6 +5,7 @@
 #include <array>
 #include <span>
 #include <string>
+#include <variant>
 
 #include "volta/backends/cpu/thread_pool.h"
 #include "volta/error.h"
@@ -86,12 +87,15 @@ inline KernelChoice choice_of(const CpuKernel& k, int64_t workspace_bytes = 0,
 // offset add() gave it.
 class WorkspaceLayout {
  public:
-  template <class T>
-  int64_t add(int64_t elements) {
+  int64_t add_bytes(int64_t bytes) {
     const int64_t at = bytes_;
     const auto align = static_cast<int64_t>(kTensorAlignment);
-    bytes_ += (elements * static_cast<int64_t>(sizeof(T)) + align - 1) / align * align;
+    bytes_ += (bytes + align - 1) / align * align;
     return at;
+  }
+  template <class T>
+  int64_t add(int64_t elements) {
+    return add_bytes(elements * static_cast<int64_t>(sizeof(T)));
   }
   int64_t bytes() const { return bytes_; }
 
@@ -112,6 +116,31 @@ T* workspace_part(std::span<std::byte> workspace, int64_t offset, int64_t elemen
                                        ": its selection declared less than it uses");
   }
   return elements > 0 ? reinterpret_cast<T*>(workspace.data() + offset) : nullptr;
+}
+
+// `elements` of T at byte `offset` of the calling worker's scratch, for a task's own buffers
+// (ThreadPool::worker_scratch). A KernelFailure when the selection declared less.
+template <class T>
+T* worker_part(ThreadPool& pool, int64_t offset, int64_t elements, const Node& node) {
+  const std::span<std::byte> scratch = pool.worker_scratch();
+  const int64_t end = offset + elements * static_cast<int64_t>(sizeof(T));
+  if (elements > 0 && end > static_cast<int64_t>(scratch.size())) {
+    fail(ErrorCode::KernelFailure,
+         "kernel for node '" + node.name + "' needs " + std::to_string(end) +
+             " bytes of worker scratch, the context holds " + std::to_string(scratch.size()) +
+             ": its selection declared less than it uses");
+  }
+  return elements > 0 ? reinterpret_cast<T*>(scratch.data() + offset) : nullptr;
+}
+
+// A selection with the scratch of its exact node (see KernelChoice); unsupported stays so.
+inline KernelSelection with_scratch(KernelSelection selection, int64_t workspace_bytes,
+                                    int64_t worker_scratch_bytes) {
+  if (auto* choice = std::get_if<KernelChoice>(&selection)) {
+    choice->workspace_bytes = workspace_bytes;
+    choice->worker_scratch_bytes = worker_scratch_bytes;
+  }
+  return selection;
 }
 
 // Work-splitting constants shared by kernels. They are fixed by the problem, never by the

@@ -66,10 +66,10 @@ struct DetKernel {
     const int64_t work = std::max<int64_t>(1, m * m * m);
     args.pool.parallel_chunks(matrices, std::max<int64_t>(1, kElementwiseChunk / work),
                               [&](int64_t begin, int64_t end) {
-                                std::vector<T> scratch(static_cast<size_t>(m * m));
+                                T* const lu = worker_part<T>(args.pool, 0, m * m, args.node);
                                 for (int64_t b = begin; b < end; ++b) {
-                                  std::copy_n(x + b * m * m, m * m, scratch.data());
-                                  y[b] = lu_determinant(scratch.data(), m);
+                                  std::copy_n(x + b * m * m, m * m, lu);
+                                  y[b] = lu_determinant(lu, m);
                                 }
                               });
   }
@@ -80,8 +80,12 @@ const DTypeKernels& det_kernels() {
   return kKernels;
 }
 
+// Each task factors one matrix at a time in its worker's scratch.
 KernelSelection select_det_kernel(const KernelQuery& query) {
-  return select_by_dtype(det_kernels(), query.node, query.inputs[0]->dtype);
+  const TypeInfo& x = *query.inputs[0];
+  const int64_t m = x.shape.rank() > 0 ? x.shape[x.shape.rank() - 1] : 0;
+  return with_scratch(select_by_dtype(det_kernels(), query.node, x.dtype), 0,
+                      m * m * static_cast<int64_t>(dtype_size(x.dtype)));
 }
 
 }  // namespace

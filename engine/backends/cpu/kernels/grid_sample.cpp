@@ -13,6 +13,7 @@
 #include <array>
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -173,6 +174,23 @@ struct PointTaps {
   }
 };
 
+// A task's buffers for one output row: each point's taps and, for nearest, its source.
+struct RowScratch {
+  int64_t points_offset = 0;
+  int64_t source_offset = 0;
+  int64_t bytes = 0;
+};
+
+template <class T>
+RowScratch row_scratch(int64_t out_w) {
+  WorkspaceLayout layout;
+  RowScratch r;
+  r.points_offset = layout.add<PointTaps<T>>(out_w);
+  r.source_offset = layout.add<int64_t>(out_w);
+  r.bytes = layout.bytes();
+  return r;
+}
+
 template <class T>
 struct GridSampleKernel {
   static void run(const KernelArgs& args) {
@@ -188,9 +206,14 @@ struct GridSampleKernel {
     const int64_t taps = s.mode == Mode::Nearest ? 1 : s.mode == Mode::Bilinear ? 4 : 16;
     const int64_t row_work = std::max<int64_t>(1, out_w * (channels + 1) * taps);
     const int64_t rows_per_task = std::max<int64_t>(1, kElementwiseChunk / row_work);
+    const RowScratch scratch = row_scratch<T>(out_w);
     args.pool.parallel_chunks(out.shape[0] * out_h, rows_per_task, [&](int64_t begin, int64_t end) {
-      std::vector<PointTaps<T>> points(static_cast<size_t>(out_w));
-      std::vector<int64_t> source(static_cast<size_t>(out_w));
+      const std::span<PointTaps<T>> points(
+          worker_part<PointTaps<T>>(args.pool, scratch.points_offset, out_w, args.node),
+          static_cast<size_t>(out_w));
+      std::uninitialized_value_construct(points.begin(), points.end());
+      int64_t* const source =
+          worker_part<int64_t>(args.pool, scratch.source_offset, out_w, args.node);
       const T nan = std::numeric_limits<T>::quiet_NaN();
       for (int64_t r = begin; r < end; ++r) {
         const int64_t n = r / out_h, row = r % out_h;
@@ -201,7 +224,7 @@ struct GridSampleKernel {
         }
         if (s.mode == Mode::Nearest) {
           for (int64_t j = 0; j < out_w; ++j) {
-            source[static_cast<size_t>(j)] = points[static_cast<size_t>(j)].nearest_source();
+            source[j] = points[static_cast<size_t>(j)].nearest_source();
           }
         }
         for (int64_t c = 0; c < channels; ++c) {
@@ -209,7 +232,7 @@ struct GridSampleKernel {
           T* yr = y + ((n * channels + c) * out_h + row) * out_w;
           if (s.mode == Mode::Nearest) {
             for (int64_t j = 0; j < out_w; ++j) {
-              const int64_t from = source[static_cast<size_t>(j)];
+              const int64_t from = source[j];
               yr[j] = from >= 0 ? plane[from] : from == kOutside ? T{0} : nan;
             }
             continue;
@@ -234,9 +257,14 @@ const DTypeKernels& grid_sample_kernels(Mode mode) {
   return mode == Mode::Nearest ? kNearest : mode == Mode::Bilinear ? kBilinear : kBicubic;
 }
 
+// Each task keeps one output row's taps and sources in its worker's scratch.
 KernelSelection select_grid_sample_kernel(const KernelQuery& query) {
   const Sampling s{AttrReader(query.node)};
-  return select_by_dtype(grid_sample_kernels(s.mode), query.node, query.inputs[0]->dtype);
+  const DType dtype = query.inputs[0]->dtype;
+  const int64_t out_w = query.outputs[0].shape.rank() == 4 ? query.outputs[0].shape[3] : 0;
+  const int64_t bytes =
+      dtype == DType::F64 ? row_scratch<double>(out_w).bytes : row_scratch<float>(out_w).bytes;
+  return with_scratch(select_by_dtype(grid_sample_kernels(s.mode), query.node, dtype), 0, bytes);
 }
 
 }  // namespace

@@ -76,14 +76,22 @@ void check_axis_indices(ThreadPool& pool, const ConstTensorView& indices, int ax
 
 // GatherND / ScatterND: the data offset of each index tuple (the last axis of indices holds
 // k leading indices after `batch_dims` batch axes), checked component by component.
+// The offsets live in the planned workspace: tuple_count of them (declared at selection).
+int64_t tuple_count(const Shape& indices) {
+  const int64_t k = indices[indices.rank() - 1];
+  return k == 0 ? 0 : indices.numel() / k;
+}
+
 template <class I>
-std::vector<int64_t> tuple_offsets(ThreadPool& pool, const ConstTensorView& indices,
-                                   const Shape& data, int batch_dims) {
+std::span<const int64_t> tuple_offsets(const KernelArgs& args, const ConstTensorView& indices,
+                                       const Shape& data, int batch_dims) {
+  ThreadPool& pool = args.pool;
   const int64_t k = indices.shape[indices.shape.rank() - 1];
-  const int64_t tuples = k == 0 ? 0 : indices.numel() / k;
+  const int64_t tuples = tuple_count(indices.shape);
   const std::vector<int64_t> strides = data.strides();
   const I* idx = indices.as<I>();
-  std::vector<int64_t> offsets(static_cast<size_t>(tuples));
+  const std::span<int64_t> offsets(workspace_part<int64_t>(args.workspace, 0, tuples, args.node),
+                                   static_cast<size_t>(tuples));
   pool.parallel_chunks(tuples, kCopyChunk, [&](int64_t begin, int64_t end) {
     for (int64_t t = begin; t < end; ++t) {
       int64_t offset = 0;
@@ -167,7 +175,7 @@ void gather_nd(const KernelArgs& args) {
   const TensorView& out = args.outputs[0];
   const int b = static_cast<int>(args.attrs.get_int("batch_dims"));
   const int64_t k = indices.shape[indices.shape.rank() - 1];
-  const std::vector<int64_t> offsets = tuple_offsets<I>(args.pool, indices, data.shape, b);
+  const std::span<const int64_t> offsets = tuple_offsets<I>(args, indices, data.shape, b);
   const int64_t tuples_per_batch = product(indices.shape, b, indices.shape.rank() - 1);
   const int64_t batch_stride = product(data.shape, b, data.shape.rank());
   const int64_t slice = product(data.shape, b + static_cast<int>(k), data.shape.rank());
@@ -228,11 +236,13 @@ void copy_data(const KernelArgs& args) {
   });
 }
 
-// The elements of `in`, copied aside into `scratch` when they share bytes with the output:
-// the planner may give the output data's buffer (Aliasing::InPlaceInput0), and the same
-// value can also be read as updates (or, for i64 data, as indices).
+// The elements of `in`, which must not share bytes with the output. The planner gives the
+// output data's buffer (Aliasing::InPlaceInput0) only when no other operand of the node is
+// data itself (may_write_over_operand), and an aliasing chain's earlier values are dead by
+// then, so a scatter never reads updates or indices that it overwrites.
 template <class V>
-const V* unaliased(const ConstTensorView& in, const TensorView& out, std::vector<V>& scratch) {
+const V* unaliased(const ConstTensorView& in, const TensorView& out, const Node& node,
+                   std::string_view operand) {
   const auto in_begin = reinterpret_cast<uintptr_t>(in.data);
   const auto out_begin = reinterpret_cast<uintptr_t>(out.data);
   const auto in_end = in_begin + static_cast<uintptr_t>(in.numel()) * sizeof(V);
@@ -241,8 +251,10 @@ const V* unaliased(const ConstTensorView& in, const TensorView& out, std::vector
   if (in_begin == in_end || out_begin == out_end || in_end <= out_begin || out_end <= in_begin) {
     return in.as<V>();
   }
-  scratch.assign(in.as<V>(), in.as<V>() + in.numel());
-  return scratch.data();
+  fail(ErrorCode::KernelFailure, std::string(op_name(node.op)) + " node '" + node.name +
+                                     "': " + std::string(operand) +
+                                     " share bytes with the output, which the memory planner "
+                                     "never plans");
 }
 
 // Updates of one line (all coordinates but the axis fixed) land on one line of the output,
@@ -257,10 +269,8 @@ void scatter_elements(const KernelArgs& args) {
   const int axis = checked_axis(args.attrs.get_int("axis"), data.shape.rank());
   const int64_t dim = data.shape[axis];
   check_axis_indices<I>(args.pool, indices, axis, dim);
-  std::vector<I> indices_copy;
-  std::vector<T> updates_copy;
-  const I* idx = unaliased(indices, out, indices_copy);
-  const T* upd = unaliased(updates, out, updates_copy);
+  const I* idx = unaliased<I>(indices, out, args.node, "indices");
+  const T* upd = unaliased<T>(updates, out, args.node, "updates");
   copy_data(args);
 
   const Shape& shape = indices.shape;
@@ -301,9 +311,8 @@ void scatter_nd(const KernelArgs& args) {
   const ConstTensorView& updates = args.inputs[2];
   const TensorView& out = args.outputs[0];
   const Reduction reduction = reduction_of(args.attrs);
-  const std::vector<int64_t> offsets = tuple_offsets<I>(args.pool, indices, data.shape, 0);
-  std::vector<T> updates_copy;
-  const T* upd = unaliased(updates, out, updates_copy);
+  const std::span<const int64_t> offsets = tuple_offsets<I>(args, indices, data.shape, 0);
+  const T* upd = unaliased<T>(updates, out, args.node, "updates");
   copy_data(args);
   const int64_t k = indices.shape[indices.shape.rank() - 1];
   const int64_t slice = product(data.shape, static_cast<int>(k), data.shape.rank());
@@ -338,6 +347,22 @@ struct TopKOrder {
   }
 };
 
+// A task's buffers for one row: its values and the positions it sorts.
+struct TopKScratch {
+  int64_t row_offset = 0;
+  int64_t order_offset = 0;
+  int64_t bytes = 0;
+};
+
+TopKScratch top_k_scratch(int64_t n, int64_t element_bytes) {
+  WorkspaceLayout layout;
+  TopKScratch t;
+  t.row_offset = layout.add_bytes(n * element_bytes);
+  t.order_offset = layout.add<int64_t>(n);
+  t.bytes = layout.bytes();
+  return t;
+}
+
 template <class T>
 void top_k(const KernelArgs& args) {
   const ConstTensorView& x = args.inputs[0];
@@ -354,9 +379,13 @@ void top_k(const KernelArgs& args) {
   T* out_values = values.as<T>();
   auto* out_indices = indices.as<int64_t>();
   const int64_t rows_per_task = std::max<int64_t>(1, kCopyChunk / n);
+  const TopKScratch scratch = top_k_scratch(n, sizeof(T));
   args.pool.parallel_chunks(rows, rows_per_task, [&](int64_t begin, int64_t end) {
-    std::vector<T> row(static_cast<size_t>(n));
-    std::vector<int64_t> order(static_cast<size_t>(n));
+    const std::span<T> row(worker_part<T>(args.pool, scratch.row_offset, n, args.node),
+                           static_cast<size_t>(n));
+    const std::span<int64_t> order(
+        worker_part<int64_t>(args.pool, scratch.order_offset, n, args.node),
+        static_cast<size_t>(n));
     for (int64_t r = begin; r < end; ++r) {
       const int64_t o = r / inner, i = r % inner;
       const T* line = src + o * n * inner + i;
@@ -505,10 +534,12 @@ KernelSelection select_gather_elements(const KernelQuery& q) {
 KernelSelection select_gather_nd(const KernelQuery& q) {
   const DType index_type = q.inputs[1]->dtype;
   if (!kIndexTypes.contains(index_type)) return bad_index_type(q.node, index_type);
+  const int64_t offsets_bytes = tuple_count(q.inputs[1]->shape) * 8;
   return visit_element_size(q.outputs[0].dtype, [&](auto tag) -> KernelSelection {
     using U = typename decltype(tag)::type;
-    return choice_of(index_type == DType::I32 ? gather_nd_kernel<U, int32_t>()
-                                              : gather_nd_kernel<U, int64_t>());
+    return choice_of(
+        index_type == DType::I32 ? gather_nd_kernel<U, int32_t>() : gather_nd_kernel<U, int64_t>(),
+        offsets_bytes);
   });
 }
 
@@ -520,7 +551,8 @@ KernelSelection select_scatter(const KernelQuery& q) {
     using T = typename decltype(tag)::type;
     if constexpr (Nd) {
       return choice_of(index_type == DType::I32 ? scatter_nd_kernel<T, int32_t>()
-                                                : scatter_nd_kernel<T, int64_t>());
+                                                : scatter_nd_kernel<T, int64_t>(),
+                       tuple_count(q.inputs[1]->shape) * 8);
     } else {
       return choice_of(index_type == DType::I32 ? scatter_elements_kernel<T, int32_t>()
                                                 : scatter_elements_kernel<T, int64_t>());
@@ -540,7 +572,12 @@ const DTypeKernels& top_k_kernels() {
 }
 
 KernelSelection select_top_k(const KernelQuery& q) {
-  return select_by_dtype(top_k_kernels(), q.node, q.inputs[0]->dtype);
+  const TypeInfo& x = *q.inputs[0];
+  const int axis =
+      x.shape.rank() > 0 ? checked_axis(AttrReader(q.node).get_int("axis"), x.shape.rank()) : 0;
+  const int64_t n = x.shape.rank() > 0 ? x.shape[axis] : 0;
+  const int64_t bytes = top_k_scratch(n, static_cast<int64_t>(dtype_size(x.dtype))).bytes;
+  return with_scratch(select_by_dtype(top_k_kernels(), q.node, x.dtype), 0, bytes);
 }
 
 template <class U, class I>

@@ -131,14 +131,10 @@ struct SoftmaxCrossEntropyKernel {
   static void run(const KernelArgs& args) {
     const ConstTensorView& in = args.inputs[0];
     const LossLayout layout = loss_layout(in.shape);
-    std::vector<T> scratch;
-    T* log_prob = nullptr;
-    if (args.outputs.size() > 1) {
-      log_prob = args.outputs[1].as<T>();
-    } else {
-      scratch.resize(static_cast<size_t>(in.numel()));
-      log_prob = scratch.data();
-    }
+    // log_prob is the second output when the node has one, else the planned workspace.
+    T* const log_prob = args.outputs.size() > 1
+                            ? args.outputs[1].as<T>()
+                            : workspace_part<T>(args.workspace, 0, in.numel(), args.node);
     softmax_rows::softmax_along_axis<T, true>(in.as<T>(), log_prob, split_at_axis(in.shape, 1),
                                               args.pool);
     nll_by_label_type<T>(args, log_prob, layout, args.outputs[0].as<T>());
@@ -157,9 +153,15 @@ const OpDTypeKernels& loss_kernels() {
   return kKernels;
 }
 
+// SoftmaxCrossEntropyLoss without its log_prob output keeps log_prob in the workspace.
 KernelSelection select_loss_kernel(const KernelQuery& query) {
-  return select_by_dtype(loss_kernels()[static_cast<size_t>(op_index(query.node.op))], query.node,
-                         query.inputs[0]->dtype);
+  const TypeInfo& in = *query.inputs[0];
+  const bool log_prob_aside =
+      query.node.op == OpKind::SoftmaxCrossEntropyLoss && query.outputs.size() < 2;
+  return with_scratch(
+      select_by_dtype(loss_kernels()[static_cast<size_t>(op_index(query.node.op))], query.node,
+                      in.dtype),
+      log_prob_aside ? in.shape.numel() * static_cast<int64_t>(dtype_size(in.dtype)) : 0, 0);
 }
 
 }  // namespace
