@@ -19,7 +19,14 @@ ValueId Graph::add_input(std::string name, DType dtype, Shape shape) {
 }
 
 ValueId Graph::add_parameter(std::string name, Tensor data) {
-  ValueId id = add_value(std::move(name), data.dtype(), data.shape());
+  return add_parameter(std::move(name), std::make_shared<const Tensor>(std::move(data)));
+}
+
+ValueId Graph::add_parameter(std::string name, std::shared_ptr<const Tensor> data) {
+  if (data == nullptr) {
+    fail(ErrorCode::InvalidArgument, "parameter '" + name + "' has no data");
+  }
+  ValueId id = add_value(std::move(name), data->dtype(), data->shape());
   values_.back().kind = ValueKind::Parameter;
   parameters_.push_back(id);
   parameter_data_.push_back(std::move(data));
@@ -63,7 +70,9 @@ ValueId Graph::add(OpKind op, std::vector<ValueId> inputs, Attributes attrs, std
   return add_node(op, std::move(inputs), std::move(attrs), std::move(name), 1).front();
 }
 
-const Tensor& Graph::parameter_data(ValueId id) const {
+const Tensor& Graph::parameter_data(ValueId id) const { return *parameter_storage(id); }
+
+const std::shared_ptr<const Tensor>& Graph::parameter_storage(ValueId id) const {
   for (size_t i = 0; i < parameters_.size(); ++i) {
     if (parameters_[i] == id) return parameter_data_[i];
   }
@@ -74,7 +83,7 @@ const Tensor& Graph::parameter_data(ValueId id) const {
 void Graph::set_parameter_data(ValueId id, Tensor data) {
   for (size_t i = 0; i < parameters_.size(); ++i) {
     if (parameters_[i] == id) {
-      parameter_data_[i] = std::move(data);
+      parameter_data_[i] = std::make_shared<const Tensor>(std::move(data));
       return;
     }
   }
@@ -96,7 +105,7 @@ void Graph::freeze_state(ValueId id, Tensor data) {
   states_.erase(it);
   values_[static_cast<size_t>(id.index)].kind = ValueKind::Parameter;
   parameters_.push_back(id);
-  parameter_data_.push_back(std::move(data));
+  parameter_data_.push_back(std::make_shared<const Tensor>(std::move(data)));
 }
 
 void Graph::make_parameter(ValueId id, Tensor data) {
@@ -105,7 +114,7 @@ void Graph::make_parameter(ValueId id, Tensor data) {
   v.dtype = data.dtype();
   v.shape = data.shape();
   parameters_.push_back(id);
-  parameter_data_.push_back(std::move(data));
+  parameter_data_.push_back(std::make_shared<const Tensor>(std::move(data)));
 }
 
 void Graph::compact() {
@@ -147,7 +156,7 @@ void Graph::compact() {
     fix(u.value);
   }
   std::vector<ValueId> params;
-  std::vector<Tensor> data;
+  std::vector<std::shared_ptr<const Tensor>> data;
   for (size_t i = 0; i < parameters_.size(); ++i) {
     const int32_t now = remap[static_cast<size_t>(parameters_[i].index)];
     if (now < 0) continue;

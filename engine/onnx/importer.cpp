@@ -242,10 +242,10 @@ void Importer::add_inputs() {
     names_[spec.name] = v;
   }
   for (const auto& init : graph.initializer()) {
-    Tensor data = tensor_from_proto(init, "initializer '" + init.name() + "'");
-    if (trainable_ && (data.dtype() == DType::F32 || data.dtype() == DType::F64)) {
-      const ValueId v = graph_.add_state(init.name(), data.dtype(), data.shape());
-      initial_.emplace(v.index, std::move(data));
+    std::shared_ptr<const Tensor> data = model_.initializer(init);
+    if (trainable_ && (data->dtype() == DType::F32 || data->dtype() == DType::F64)) {
+      const ValueId v = graph_.add_state(init.name(), data->dtype(), data->shape());
+      initial_.emplace(v.index, *data);  // the state's own copy, which training updates
       names_[init.name()] = v;
     } else {
       names_[init.name()] = graph_.add_parameter(init.name(), std::move(data));
@@ -535,6 +535,18 @@ std::string specialization_key(std::span<const Tensor> inputs, std::span<const i
     }
   }
   return key;
+}
+
+std::shared_ptr<const Tensor> Model::Impl::initializer(const ::onnx::TensorProto& tensor) const {
+  const std::lock_guard lock(decoded_mutex_);
+  auto it = decoded_.find(tensor.name());
+  if (it == decoded_.end()) {
+    it = decoded_
+             .emplace(tensor.name(), std::make_shared<const Tensor>(tensor_from_proto(
+                                         tensor, "initializer '" + tensor.name() + "'")))
+             .first;
+  }
+  return it->second;
 }
 
 }  // namespace volta::onnx

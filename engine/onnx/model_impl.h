@@ -3,6 +3,9 @@
 
 #include <onnx/onnx_pb.h>
 
+#include <map>
+#include <memory>
+#include <mutex>
 #include <set>
 #include <string>
 #include <vector>
@@ -18,6 +21,14 @@ struct Model::Impl {
   std::vector<ValueSpec> inputs;
   std::vector<ValueSpec> outputs;
   std::set<std::string, std::less<>> initializer_names;
+
+  // The initializer's data, decoded on first use and then shared by the graph of every import
+  // that keeps it a parameter, so a session's plans hold each weight once.
+  std::shared_ptr<const Tensor> initializer(const ::onnx::TensorProto& tensor) const;
+
+ private:
+  mutable std::mutex decoded_mutex_;
+  mutable std::map<std::string, std::shared_ptr<const Tensor>, std::less<>> decoded_;
 };
 
 // Issues found without importing: other domains, ops without a lowering, old versions,

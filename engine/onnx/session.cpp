@@ -1,6 +1,7 @@
 #include "volta/onnx/session.h"
 
 #include <algorithm>
+#include <set>
 
 namespace volta::onnx {
 
@@ -74,10 +75,12 @@ std::vector<std::string> Session::state_names() const {
 
 SessionMemory Session::memory() const {
   SessionMemory m;
+  std::set<const Tensor*> counted;  // plans share the weights they did not fold
   for (const auto& [plan, bound] : bindings_) {
     ++m.plans;
     for (ValueId p : plan->graph.parameters()) {
-      m.parameter_bytes += static_cast<int64_t>(plan->graph.parameter_data(p).nbytes());
+      const Tensor* data = plan->graph.parameter_storage(p).get();
+      if (counted.insert(data).second) m.parameter_bytes += static_cast<int64_t>(data->nbytes());
     }
     m.arena_bytes = std::max(m.arena_bytes, plan->memory.arena_bytes);
   }

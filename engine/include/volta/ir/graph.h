@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -60,6 +61,9 @@ class Graph {
  public:
   ValueId add_input(std::string name, DType dtype, Shape shape);
   ValueId add_parameter(std::string name, Tensor data);
+  // A parameter whose data other graphs may share: parameter data is immutable, so copies of a
+  // graph, and the plans an ONNX session compiles per input shape, keep one copy of a weight.
+  ValueId add_parameter(std::string name, std::shared_ptr<const Tensor> data);
   // A tensor bound per run from storage the caller keeps (execute's `states`, in this order).
   ValueId add_state(std::string name, DType dtype, Shape shape);
   // Declares `value` (a node output of the state's dtype and shape) the state's next value.
@@ -95,6 +99,8 @@ class Graph {
   bool has_value(ValueId id) const { return id.index >= 0 && id.index < num_values(); }
   // The initializer of a parameter; throws InvalidArgument for any other value.
   const Tensor& parameter_data(ValueId id) const;
+  // The same data as the shared storage it lives in (what memory accounting counts once).
+  const std::shared_ptr<const Tensor>& parameter_storage(ValueId id) const;
   void set_parameter_data(ValueId id, Tensor data);
   // Turns an intermediate into a parameter (constant folding). Its producer must be gone.
   void make_parameter(ValueId id, Tensor data);
@@ -114,7 +120,7 @@ class Graph {
   std::vector<Node> nodes_;
   std::vector<ValueId> inputs_;
   std::vector<ValueId> parameters_;
-  std::vector<Tensor> parameter_data_;  // parallel to parameters_
+  std::vector<std::shared_ptr<const Tensor>> parameter_data_;  // parallel to parameters_
   std::vector<ValueId> states_;
   std::vector<StateUpdate> state_updates_;
   std::vector<ValueId> outputs_;

@@ -27,9 +27,11 @@ struct SessionOptions {
 // What a session holds, in bytes.
 struct SessionMemory {
   int64_t plans = 0;
-  int64_t parameter_bytes = 0;  // constants inside the cached plans, each plan its own
-  int64_t state_bytes = 0;      // states, held once by the session for every plan
-  int64_t arena_bytes = 0;      // the largest plan's arena (one context serves them all)
+  // Constants of the cached plans, each stored once: the plans share the initializers they keep
+  // (Graph::parameter_storage); only what a plan's constant folding made is its own.
+  int64_t parameter_bytes = 0;
+  int64_t state_bytes = 0;  // states, held once by the session for every plan
+  int64_t arena_bytes = 0;  // the largest plan's arena (one context serves them all)
 };
 
 class Session {
