@@ -62,16 +62,16 @@ void register_normalization_kernels(KernelTable& table);  // kernels/normalizati
 void register_reduction_kernels(KernelTable& table);      // kernels/reduction.cpp
 void register_movement_kernels(KernelTable& table);       // kernels/movement.cpp
 void register_math_kernels(KernelTable& table);           // kernels/elementwise_math.cpp
-void register_conv_kernels(KernelTable& table);           // kernels/conv.cpp
+void register_conv_kernels(KernelTable& table);           // kernels/convolution.cpp
 void register_pooling_kernels(KernelTable& table);        // kernels/pooling.cpp
 void register_loss_kernels(KernelTable& table);           // kernels/loss.cpp
-void register_einsum_kernels(KernelTable& table);         // kernels/einsum.cpp
+void register_einsum_kernels(KernelTable& table);         // kernels/linalg_einsum.cpp
 void register_indexing_kernels(KernelTable& table);       // kernels/indexing.cpp
-void register_layout_kernels(KernelTable& table);         // kernels/layout.cpp
-void register_resize_kernels(KernelTable& table);         // kernels/resize.cpp
-void register_det_kernels(KernelTable& table);            // kernels/det.cpp
-void register_grid_sample_kernels(KernelTable& table);    // kernels/grid_sample.cpp
-void register_fused_matmul_kernels(KernelTable& table);   // kernels/fused_matmul.cpp
+void register_layout_kernels(KernelTable& table);         // kernels/movement_layout.cpp
+void register_resize_kernels(KernelTable& table);         // kernels/resampling.cpp
+void register_det_kernels(KernelTable& table);            // kernels/linalg_det.cpp
+void register_grid_sample_kernels(KernelTable& table);    // kernels/resampling_grid_sample.cpp
+void register_fused_matmul_kernels(KernelTable& table);   // kernels/linalg_fused_matmul.cpp
 
 // Builds a KernelChoice pointing at a kernel with static storage duration.
 inline KernelChoice choice_of(const CpuKernel& k) {

@@ -1,7 +1,7 @@
 #pragma once
 // Activation functors the CPU backend computes in more than one place: the Relu and Gelu
-// kernels (elementwise.cpp) and FusedMatMul's epilogue (fused_matmul.cpp). One definition, so
-// a fused activation gives the same bits as the standalone kernel.
+// kernels (elementwise.cpp) and FusedMatMul's epilogue (linalg_fused_matmul.cpp). One definition,
+// so a fused activation gives the same bits as the standalone kernel.
 
 #include <cmath>
 #include <numbers>

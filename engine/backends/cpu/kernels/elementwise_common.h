@@ -196,7 +196,7 @@ std::string_view impl_of() {
 
 // The family files; register_elementwise_kernels (elementwise.cpp) calls all three.
 void register_arithmetic_kernels(KernelTable& table);  // elementwise.cpp
-void register_logical_kernels(KernelTable& table);     // elementwise_logical.cpp
+void register_logical_kernels(KernelTable& table);     // logical.cpp
 void register_conversion_kernels(KernelTable& table);  // elementwise_cast.cpp
 
 }  // namespace volta::cpu

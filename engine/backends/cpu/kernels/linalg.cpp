@@ -1,4 +1,4 @@
-// MatMul and Gemm on the CPU. Both are lowered onto the GEMM core (gemm.h). Each registered
+// MatMul and Gemm on the CPU. Both are lowered onto the GEMM core (linalg_gemm.h). Each registered
 // kernel is bound at compile time to one GEMM micro-kernel and reports that micro-kernel's name
 // as its variant, so the plan records exactly the code that runs.
 
@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "cpu_kernel.h"
-#include "gemm.h"
+#include "linalg_gemm.h"
 
 namespace volta::cpu {
 namespace {

@@ -1,4 +1,4 @@
-// Resize on the CPU (semantics: engine/ir/op_table_resize.cpp).
+// Resize on the CPU (semantics: engine/ir/op_table_resampling.cpp).
 //
 // Each axis gets a tap table first: for every output index, up to four (input offset,
 // weight) pairs, computed in double from the coordinate transform. An output element is then

@@ -1,4 +1,4 @@
-// GridSample on the CPU (semantics: engine/ir/op_table_resize.cpp).
+// GridSample on the CPU (semantics: engine/ir/op_table_resampling.cpp).
 //
 // Work is split into fixed runs of output rows (n, ho). A task first turns each grid point of
 // its row into taps: per axis up to four (input index, weight) pairs, found in double from

@@ -14,7 +14,7 @@
 #include "activation_functors.h"
 #include "cpu_kernel.h"
 #include "elementwise_common.h"
-#include "gemm.h"
+#include "linalg_gemm.h"
 
 namespace volta::cpu {
 namespace {
