@@ -14,21 +14,17 @@ const KernelTable& kernel_table() {
   static const KernelTable kTable = [] {
     KernelTable t{};
     register_elementwise_kernels(t);
+    register_activation_kernels(t);
+    register_logical_kernels(t);
     register_linalg_kernels(t);
     register_normalization_kernels(t);
     register_reduction_kernels(t);
     register_movement_kernels(t);
-    register_math_kernels(t);
-    register_conv_kernels(t);
+    register_convolution_kernels(t);
     register_pooling_kernels(t);
-    register_loss_kernels(t);
-    register_einsum_kernels(t);
     register_indexing_kernels(t);
-    register_layout_kernels(t);
-    register_resize_kernels(t);
-    register_det_kernels(t);
-    register_grid_sample_kernels(t);
-    register_fused_matmul_kernels(t);
+    register_loss_kernels(t);
+    register_resampling_kernels(t);
     return t;
   }();
   return kTable;

@@ -405,7 +405,7 @@ KernelSelection select_conv_kernel(const KernelQuery& query) {
 
 }  // namespace
 
-void register_conv_kernels(KernelTable& table) {
+void register_convolution_kernels(KernelTable& table) {
   table[static_cast<size_t>(op_index(OpKind::Conv))] = {&select_conv_kernel<OpKind::Conv>,
                                                         kFloatTypes, KernelDeterminism::BitExact};
   table[static_cast<size_t>(op_index(OpKind::ConvTranspose))] = {

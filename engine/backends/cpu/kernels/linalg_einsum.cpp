@@ -289,7 +289,7 @@ KernelSelection select_einsum_kernel(const KernelQuery& query) {
 
 }  // namespace
 
-void register_einsum_kernels(KernelTable& table) {
+void register_linalg_einsum_kernels(KernelTable& table) {
   table[static_cast<size_t>(op_index(OpKind::Einsum))] = {
       &select_einsum_kernel, einsum_loop_kernels().dtypes, KernelDeterminism::BitExact};
 }

@@ -112,7 +112,7 @@ KernelSelection select_fused_matmul(const KernelQuery& query) {
 
 }  // namespace
 
-void register_fused_matmul_kernels(KernelTable& table) {
+void register_linalg_fused_matmul_kernels(KernelTable& table) {
   table[static_cast<size_t>(op_index(OpKind::FusedMatMul))] = {&select_fused_matmul, kFloatTypes,
                                                                KernelDeterminism::BitExact};
 }

@@ -1,7 +1,9 @@
-// Comparison, boolean and selection kernels: Equal Less Greater, Not And Or, Where.
-// Bool tensors hold one byte per element; any nonzero byte reads as true, and results are
-// written as 0 or 1. Comparisons with NaN are false, so Equal(NaN, NaN) is false.
+// Comparison, boolean and classification kernels: Equal Less Greater, Not And Or, and those
+// added for ONNX import, IsNaN IsInf Xor LessOrEqual GreaterOrEqual. Bool tensors hold one byte
+// per element; any nonzero byte reads as true, and results are written as 0 or 1. Comparisons
+// with NaN are false, so Equal(NaN, NaN) is false.
 
+#include <limits>
 #include <type_traits>
 
 #include "elementwise_common.h"
@@ -28,6 +30,14 @@ template <class T>
 struct Greater {
   Bool operator()(T a, T b) const { return a > b; }
 };
+template <class T>
+struct LessOrEqual {
+  Bool operator()(T a, T b) const { return a <= b; }
+};
+template <class T>
+struct GreaterOrEqual {
+  Bool operator()(T a, T b) const { return a >= b; }
+};
 
 struct Not {
   Bool operator()(Bool x) const { return x == 0; }
@@ -38,11 +48,37 @@ struct And {
 struct Or {
   Bool operator()(Bool a, Bool b) const { return (a | b) != 0; }
 };
+struct Xor {
+  Bool operator()(Bool a, Bool b) const { return (a != 0) != (b != 0); }
+};
 
 template <class T>
-struct Where {
-  T operator()(Bool condition, T x, T y) const { return condition != 0 ? x : y; }
+struct IsNaN {
+  Bool operator()(T x) const { return x != x; }
 };
+
+// Each detected infinity is a value to match; an undetected one is replaced by NaN, which
+// matches nothing.
+template <class T>
+struct IsInf {
+  T positive, negative;
+  explicit IsInf(const AttrReader& attrs)
+      : positive(attrs.get_int("detect_positive") != 0 ? std::numeric_limits<T>::infinity()
+                                                       : std::numeric_limits<T>::quiet_NaN()),
+        negative(attrs.get_int("detect_negative") != 0 ? -std::numeric_limits<T>::infinity()
+                                                       : std::numeric_limits<T>::quiet_NaN()) {}
+  Bool operator()(T x) const { return (x == positive) | (x == negative); }
+};
+
+// The op's functor, built from the node's attributes when it takes any.
+template <class Op>
+Op make_op(const KernelArgs& args) {
+  if constexpr (std::is_constructible_v<Op, const AttrReader&>) {
+    return Op(args.attrs);
+  } else {
+    return Op{};
+  }
+}
 
 template <class T, class Op>
 void compare_kernel(const KernelArgs& args) {
@@ -52,10 +88,11 @@ void compare_kernel(const KernelArgs& args) {
 void not_kernel(const KernelArgs& args) { map_broadcast<Bool, Bool>(args, Not{}); }
 void and_kernel(const KernelArgs& args) { map_broadcast<Bool, Bool, Bool>(args, And{}); }
 void or_kernel(const KernelArgs& args) { map_broadcast<Bool, Bool, Bool>(args, Or{}); }
+void xor_kernel(const KernelArgs& args) { map_broadcast<Bool, Bool, Bool>(args, Xor{}); }
 
-template <class T>
-void where_kernel(const KernelArgs& args) {
-  map_broadcast<T, Bool, T, T>(args, Where<T>{});
+template <class T, class Op>
+void classify_kernel(const KernelArgs& args) {
+  map_broadcast<Bool, T>(args, make_op<Op>(args));
 }
 
 template <template <class> class Op, class List>
@@ -63,6 +100,15 @@ DTypeKernels compare_kernels(List types, std::string_view name) {
   return make_kernels(types, [&](auto tag) {
     using T = typename decltype(tag)::type;
     return CpuKernel{&compare_kernel<T, Op<T>>, kernel_variant(dtype_of<T>(), name, simd_isa())};
+  });
+}
+
+template <template <class> class Op>
+DTypeKernels classify_kernels(std::string_view name) {
+  return make_kernels(FloatTypes{}, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    return CpuKernel{&classify_kernel<T, Op<T>>,
+                     kernel_variant(dtype_of<T>(), name, impl_of<Op<T>>())};
   });
 }
 
@@ -83,20 +129,20 @@ const OpDTypeKernels& logical_kernels() {
     at(K::Not) = bool_kernel(&not_kernel, "not");
     at(K::And) = bool_kernel(&and_kernel, "and");
     at(K::Or) = bool_kernel(&or_kernel, "or");
-    at(K::Where) = make_kernels(AllTypes{}, [](auto tag) {
-      using T = typename decltype(tag)::type;
-      return CpuKernel{&where_kernel<T>, kernel_variant(dtype_of<T>(), "where", simd_isa())};
-    });
+    at(K::IsNaN) = classify_kernels<IsNaN>("isnan");
+    at(K::IsInf) = classify_kernels<IsInf>("isinf");
+    at(K::Xor) = bool_kernel(&xor_kernel, "xor");
+    at(K::LessOrEqual) = compare_kernels<LessOrEqual>(NumericTypes{}, "less_or_equal");
+    at(K::GreaterOrEqual) = compare_kernels<GreaterOrEqual>(NumericTypes{}, "greater_or_equal");
     return t;
   }();
   return kKernels;
 }
 
-// Kernels are chosen by the dtype of the compared operands; for Where, of X and Y.
+// Kernels are chosen by the dtype of input 0: the compared or classified operand.
 KernelSelection select_logical(const KernelQuery& query) {
-  const size_t key_input = query.node.op == OpKind::Where ? 1 : 0;
   return select_by_dtype(logical_kernels()[static_cast<size_t>(op_index(query.node.op))],
-                         query.node, query.inputs[key_input]->dtype);
+                         query.node, query.inputs[0]->dtype);
 }
 
 }  // namespace

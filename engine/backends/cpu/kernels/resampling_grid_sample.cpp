@@ -241,7 +241,7 @@ KernelSelection select_grid_sample_kernel(const KernelQuery& query) {
 
 }  // namespace
 
-void register_grid_sample_kernels(KernelTable& table) {
+void register_resampling_grid_sample_kernels(KernelTable& table) {
   table[static_cast<size_t>(op_index(OpKind::GridSample))] = {
       &select_grid_sample_kernel, kFloatTypes, KernelDeterminism::BitExact};
 }
