@@ -57,9 +57,9 @@ struct OpKernels {
 };
 using KernelTable = std::array<OpKernels, kOpCount>;
 
-// One registrar per op family, called by cpu_backend.cpp: register_<family>_kernels, in
-// kernels/<family>.cpp, registers the kernels of that family's ops and no other. A family in
-// several files also calls the registrars of its other files, kernels/<family>_<part>.cpp.
+// One registrar per op family: register_<family>_kernels, in kernels/<family>.cpp, registers
+// the kernels of that family's ops and no other. A family in several files also calls the
+// registrars of its other files, kernels/<family>_<part>.cpp.
 void register_elementwise_kernels(KernelTable& table);    // kernels/elementwise.cpp
 void register_activation_kernels(KernelTable& table);     // kernels/activation.cpp
 void register_logical_kernels(KernelTable& table);        // kernels/logical.cpp
@@ -83,6 +83,17 @@ void register_linalg_det_kernels(KernelTable& table);
 void register_linalg_fused_matmul_kernels(KernelTable& table);
 void register_movement_layout_kernels(KernelTable& table);
 void register_resampling_grid_sample_kernels(KernelTable& table);
+
+// A family's registrar, as the backend's table lists it.
+struct KernelFamilyFile {
+  OpFamily family;
+  void (*add)(KernelTable& table);
+};
+
+// The kernel table of the given registrars (cpu_backend.cpp lists one per family). Throws
+// std::logic_error naming the op, its family and the registrar when a registrar registers an
+// op of another family, or an op another registrar has registered.
+KernelTable build_kernel_table(std::span<const KernelFamilyFile> files);
 
 // Builds a KernelChoice pointing at a kernel with static storage duration.
 inline KernelChoice choice_of(const CpuKernel& k) {
