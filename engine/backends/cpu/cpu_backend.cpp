@@ -30,6 +30,10 @@ constexpr KernelFamilyFile kFamilyFiles[] = {
 };
 static_assert(std::size(kFamilyFiles) == kOpFamilyCount, "one CPU kernel registrar per family");
 
+std::string registrar_of(OpFamily family) {
+  return "register_" + std::string(op_family_name(family)) + "_kernels";
+}
+
 const KernelTable& kernel_table() {
   static const KernelTable kTable = build_kernel_table(kFamilyFiles);
   return kTable;
@@ -148,20 +152,19 @@ KernelTable build_kernel_table(std::span<const KernelFamilyFile> files) {
   for (const KernelFamilyFile& file : files) {
     KernelTable part{};
     file.add(part);
-    const std::string family(op_family_name(file.family));
     for (size_t i = 0; i < part.size(); ++i) {
       if (part[i].select == nullptr) continue;
       const OpSchema& schema = op_schema(static_cast<OpKind>(i));
       if (schema.family != file.family) {
         throw std::logic_error("CPU kernels: " + std::string(schema.name) + " (family " +
-                               std::string(op_family_name(schema.family)) +
-                               ") is registered by register_" + family + "_kernels (kernels/" +
-                               family + "[_<part>].cpp)");
+                               std::string(op_family_name(schema.family)) + ") is registered by " +
+                               registrar_of(file.family) + " (kernels/" +
+                               std::string(op_family_name(file.family)) + "[_<part>].cpp)");
       }
       if (table[i].select != nullptr) {
         throw std::logic_error("CPU kernels: " + std::string(schema.name) +
-                               " is registered twice, the second time by register_" + family +
-                               "_kernels");
+                               " is registered twice, the second time by " +
+                               registrar_of(file.family));
       }
       table[i] = part[i];
     }
