@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "kernels/gemm.h"
+#include "kernels/linalg_gemm.h"
 #include "perf_support.h"
 #include "volta/backends/cpu/thread_pool.h"
 #include "volta/ir/tensor.h"

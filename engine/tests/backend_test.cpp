@@ -1,15 +1,18 @@
 // The backend contract: the registry (backends by name, a test-only one added here without
 // touching the core), contexts made by their backend, memory spaces, and kernel workspace
-// planned into the arena and handed to the kernel that declared it.
+// planned into the arena and handed to the kernel that declared it. Also the CPU backend's
+// kernel table, which takes each op's kernels from the registrar of the op's family only.
 
 #define BOOST_TEST_MODULE backend_test
 #include <boost/test/unit_test.hpp>
 #include <cmath>
 #include <cstring>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "cpu_kernel.h"
 #include "expect_error.h"
 #include "volta/backends/cpu.h"
 #include "volta/ir/random.h"
@@ -273,6 +276,58 @@ BOOST_AUTO_TEST_CASE(data_sized_buffers_are_declared_at_selection) {
   for (int64_t b = 0; b < 4; ++b) {
     BOOST_TEST(dets.data_as<double>()[b] == std::pow(double(b + 1), 5));
   }
+}
+
+// Runs `body`, which must throw std::logic_error with exactly `message`.
+template <class Body>
+void expect_logic_error(Body&& body, const std::string& message) {
+  try {
+    body();
+    BOOST_ERROR("expected std::logic_error \"" << message << "\", nothing was thrown");
+  } catch (const std::logic_error& e) {
+    BOOST_CHECK_EQUAL(std::string(e.what()), message);
+  }
+}
+
+KernelSelection select_nothing(const cpu::KernelQuery& /*query*/) {
+  return KernelUnsupported{"a test kernel"};
+}
+
+size_t at(OpKind op) { return static_cast<size_t>(op_index(op)); }
+
+BOOST_AUTO_TEST_CASE(a_cpu_kernel_registered_by_another_familys_registrar_is_refused) {
+  // The backend's own registrars register their own families' ops: its table builds.
+  BOOST_TEST(make_backend("cpu")->capabilities()[at(OpKind::Det)].supported);
+  // Det is linalg: the resampling registrar may not register it.
+  const cpu::KernelFamilyFile det_in_resampling[] = {
+      {OpFamily::Resampling, [](cpu::KernelTable& table) {
+         table[at(OpKind::Det)] = {&select_nothing, kFloatTypes};
+       }}};
+  expect_logic_error(
+      [&] { cpu::build_kernel_table(det_in_resampling); },
+      "CPU kernels: Det (family linalg) is registered by register_resampling_kernels "
+      "(kernels/resampling[_<part>].cpp)");
+  // Nor is a family's registrar listed under another family: its first op is named.
+  const cpu::KernelFamilyFile linalg_as_loss[] = {
+      {OpFamily::Resampling, cpu::register_resampling_kernels},
+      {OpFamily::Loss, cpu::register_linalg_kernels}};
+  expect_logic_error([&] { cpu::build_kernel_table(linalg_as_loss); },
+                     "CPU kernels: MatMul (family linalg) is registered by "
+                     "register_loss_kernels (kernels/loss[_<part>].cpp)");
+  // And an op two registrars register.
+  const cpu::KernelFamilyFile linalg_twice[] = {{OpFamily::Linalg, cpu::register_linalg_kernels},
+                                                {OpFamily::Linalg, cpu::register_linalg_kernels}};
+  expect_logic_error([&] { cpu::build_kernel_table(linalg_twice); },
+                     "CPU kernels: MatMul is registered twice, the second time by "
+                     "register_linalg_kernels");
+  // The same registrars, each under its own family, build.
+  const cpu::KernelFamilyFile own_families[] = {
+      {OpFamily::Linalg, cpu::register_linalg_kernels},
+      {OpFamily::Resampling, cpu::register_resampling_kernels}};
+  const cpu::KernelTable table = cpu::build_kernel_table(own_families);
+  BOOST_TEST(table[at(OpKind::Det)].select != nullptr);
+  BOOST_TEST(table[at(OpKind::GridSample)].select != nullptr);
+  BOOST_TEST(table[at(OpKind::Relu)].select == nullptr);
 }
 
 }  // namespace

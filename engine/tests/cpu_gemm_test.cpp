@@ -1,5 +1,5 @@
 #define BOOST_TEST_MODULE cpu_gemm
-// The GEMM core (backends/cpu/kernels/gemm.h) called directly, once per micro-kernel: values
+// The GEMM core (backends/cpu/kernels/linalg_gemm.h) called directly, once per micro-kernel: values
 // against a double-precision oracle, and bits against themselves across thread counts, task
 // orders and tilings. An ISA this CPU lacks is skipped with a message, never passed silently.
 #include <algorithm>
@@ -14,7 +14,7 @@
 #include <tuple>
 #include <vector>
 
-#include "../backends/cpu/kernels/gemm.h"
+#include "../backends/cpu/kernels/linalg_gemm.h"
 #include "expect_error.h"
 #include "test_util.h"
 

@@ -11,7 +11,7 @@
 #include <tuple>
 #include <vector>
 
-#include "../backends/cpu/kernels/gemm.h"
+#include "../backends/cpu/kernels/linalg_gemm.h"
 #include "expect_error.h"
 #include "test_util.h"
 

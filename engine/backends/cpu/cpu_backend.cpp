@@ -1,6 +1,9 @@
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <new>
+#include <stdexcept>
+#include <string>
 
 #include "cpu_kernel.h"
 #include "volta/backends/cpu.h"
@@ -10,27 +13,29 @@ namespace volta {
 namespace cpu {
 namespace {
 
+// One registrar per family, in OpFamily order.
+constexpr KernelFamilyFile kFamilyFiles[] = {
+    {OpFamily::Elementwise, register_elementwise_kernels},
+    {OpFamily::Activation, register_activation_kernels},
+    {OpFamily::Logical, register_logical_kernels},
+    {OpFamily::Linalg, register_linalg_kernels},
+    {OpFamily::Normalization, register_normalization_kernels},
+    {OpFamily::Reduction, register_reduction_kernels},
+    {OpFamily::Movement, register_movement_kernels},
+    {OpFamily::Convolution, register_convolution_kernels},
+    {OpFamily::Pooling, register_pooling_kernels},
+    {OpFamily::Indexing, register_indexing_kernels},
+    {OpFamily::Loss, register_loss_kernels},
+    {OpFamily::Resampling, register_resampling_kernels},
+};
+static_assert(std::size(kFamilyFiles) == kOpFamilyCount, "one CPU kernel registrar per family");
+
+std::string registrar_of(OpFamily family) {
+  return "register_" + std::string(op_family_name(family)) + "_kernels";
+}
+
 const KernelTable& kernel_table() {
-  static const KernelTable kTable = [] {
-    KernelTable t{};
-    register_elementwise_kernels(t);
-    register_linalg_kernels(t);
-    register_normalization_kernels(t);
-    register_reduction_kernels(t);
-    register_movement_kernels(t);
-    register_math_kernels(t);
-    register_conv_kernels(t);
-    register_pooling_kernels(t);
-    register_loss_kernels(t);
-    register_einsum_kernels(t);
-    register_indexing_kernels(t);
-    register_layout_kernels(t);
-    register_resize_kernels(t);
-    register_det_kernels(t);
-    register_grid_sample_kernels(t);
-    register_fused_matmul_kernels(t);
-    return t;
-  }();
+  static const KernelTable kTable = build_kernel_table(kFamilyFiles);
   return kTable;
 }
 
@@ -145,6 +150,32 @@ VOLTA_REGISTER_BACKEND(kCpuBackend,
                        make_cpu_backend);
 
 }  // namespace
+
+KernelTable build_kernel_table(std::span<const KernelFamilyFile> files) {
+  KernelTable table{};
+  for (const KernelFamilyFile& file : files) {
+    KernelTable part{};
+    file.add(part);
+    for (size_t i = 0; i < part.size(); ++i) {
+      if (part[i].select == nullptr) continue;
+      const OpSchema& schema = op_schema(static_cast<OpKind>(i));
+      if (schema.family != file.family) {
+        throw std::logic_error("CPU kernels: " + std::string(schema.name) + " (family " +
+                               std::string(op_family_name(schema.family)) + ") is registered by " +
+                               registrar_of(file.family) + " (kernels/" +
+                               std::string(op_family_name(file.family)) + "[_<part>].cpp)");
+      }
+      if (table[i].select != nullptr) {
+        throw std::logic_error("CPU kernels: " + std::string(schema.name) +
+                               " is registered twice, the second time by " +
+                               registrar_of(file.family));
+      }
+      table[i] = part[i];
+    }
+  }
+  return table;
+}
+
 }  // namespace cpu
 
 void CpuContext::Free::operator()(std::byte* p) const { std::free(p); }

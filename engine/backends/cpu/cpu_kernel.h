@@ -1,6 +1,8 @@
 #pragma once
-// Internal to the CPU backend: how kernels are declared and registered. Each family file
-// in kernels/ registers the ops it implements; the backend's table is indexed by OpKind.
+// Internal to the CPU backend: how kernels are declared and registered. The kernel files in
+// kernels/ are named by op family, kernels/<family>[_<part>].cpp, like the op table, reference,
+// ONNX lowering and parity case files, and each registers the ops of its family only; the
+// backend's table is indexed by OpKind.
 
 #include <array>
 #include <span>
@@ -57,23 +59,43 @@ struct OpKernels {
 };
 using KernelTable = std::array<OpKernels, kOpCount>;
 
-// One function per family file; cpu_backend.cpp calls them all.
+// One registrar per op family: register_<family>_kernels, in kernels/<family>.cpp, registers
+// the kernels of that family's ops and no other. A family in several files also calls the
+// registrars of its other files, kernels/<family>_<part>.cpp.
 void register_elementwise_kernels(KernelTable& table);    // kernels/elementwise.cpp
+void register_activation_kernels(KernelTable& table);     // kernels/activation.cpp
+void register_logical_kernels(KernelTable& table);        // kernels/logical.cpp
 void register_linalg_kernels(KernelTable& table);         // kernels/linalg.cpp
 void register_normalization_kernels(KernelTable& table);  // kernels/normalization.cpp
 void register_reduction_kernels(KernelTable& table);      // kernels/reduction.cpp
 void register_movement_kernels(KernelTable& table);       // kernels/movement.cpp
-void register_math_kernels(KernelTable& table);           // kernels/elementwise_math.cpp
-void register_conv_kernels(KernelTable& table);           // kernels/conv.cpp
+void register_convolution_kernels(KernelTable& table);    // kernels/convolution.cpp
 void register_pooling_kernels(KernelTable& table);        // kernels/pooling.cpp
-void register_loss_kernels(KernelTable& table);           // kernels/loss.cpp
-void register_einsum_kernels(KernelTable& table);         // kernels/einsum.cpp
 void register_indexing_kernels(KernelTable& table);       // kernels/indexing.cpp
-void register_layout_kernels(KernelTable& table);         // kernels/layout.cpp
-void register_resize_kernels(KernelTable& table);         // kernels/resize.cpp
-void register_det_kernels(KernelTable& table);            // kernels/det.cpp
-void register_grid_sample_kernels(KernelTable& table);    // kernels/grid_sample.cpp
-void register_fused_matmul_kernels(KernelTable& table);   // kernels/fused_matmul.cpp
+void register_loss_kernels(KernelTable& table);           // kernels/loss.cpp
+void register_resampling_kernels(KernelTable& table);     // kernels/resampling.cpp
+
+// The registrars of a family's other files, called by its registrar only:
+// register_<family>_<part>_kernels, in kernels/<family>_<part>.cpp.
+void register_elementwise_math_kernels(KernelTable& table);
+void register_elementwise_cast_kernels(KernelTable& table);
+void register_elementwise_where_kernels(KernelTable& table);
+void register_linalg_einsum_kernels(KernelTable& table);
+void register_linalg_det_kernels(KernelTable& table);
+void register_linalg_fused_matmul_kernels(KernelTable& table);
+void register_movement_layout_kernels(KernelTable& table);
+void register_resampling_grid_sample_kernels(KernelTable& table);
+
+// A family's registrar, as the backend's table lists it.
+struct KernelFamilyFile {
+  OpFamily family;
+  void (*add)(KernelTable& table);
+};
+
+// The kernel table of the given registrars (cpu_backend.cpp lists one per family). Throws
+// std::logic_error naming the op, its family and the registrar when a registrar registers an
+// op of another family, or an op another registrar has registered.
+KernelTable build_kernel_table(std::span<const KernelFamilyFile> files);
 
 // Builds a KernelChoice pointing at a kernel with static storage duration, with the scratch it
 // needs for the exact node: planned workspace and per-worker scratch (see KernelChoice).

@@ -1,7 +1,7 @@
 #pragma once
 // Activation functors the CPU backend computes in more than one place: the Relu and Gelu
-// kernels (elementwise.cpp) and FusedMatMul's epilogue (fused_matmul.cpp). One definition, so
-// a fused activation gives the same bits as the standalone kernel.
+// kernels (activation.cpp) and FusedMatMul's epilogue (linalg_fused_matmul.cpp). One
+// definition, so a fused activation gives the same bits as the standalone kernel.
 
 #include <cmath>
 #include <numbers>
@@ -12,14 +12,6 @@
 #include "vector_math.h"
 
 namespace volta::cpu {
-
-template <class T>
-constexpr bool kIsF32 = std::is_same_v<T, float>;
-
-// Ops whose f64 form is a loop of libm calls say so in their variant name.
-template <class T>
-constexpr std::string_view kF32VectorF64Libm = kIsF32<T> ? kVectorizedImpl
-                                                         : std::string_view("libm");
 
 // f64 sigmoid in the same overflow-free form as vmath::sigmoid_f32.
 inline double sigmoid_f64(double x) {

@@ -1,12 +1,10 @@
-// Arithmetic, math and activation kernels: Add Sub Mul Div Pow, Neg Abs Sqrt Reciprocal Exp
-// Log Erf Tanh Sigmoid Relu LeakyRelu Gelu, and the variadic Min / Max. Also the entry point
-// that registers every elementwise family (see elementwise_common.h for how they run).
+// Arithmetic kernels: Add Sub Mul Div Pow, Neg Abs Sqrt Reciprocal Exp Log, and the variadic
+// Min / Max. Also register_elementwise_kernels, which registers the elementwise family's other
+// files too (see elementwise_common.h for how they run).
 
 #include <cmath>
-#include <numbers>
 #include <type_traits>
 
-#include "activation_functors.h"
 #include "elementwise_common.h"
 #include "vector_math.h"
 
@@ -146,42 +144,6 @@ struct Log {
     }
   }
 };
-template <class T>
-struct Erf {
-  static constexpr std::string_view kImpl = kF32VectorF64Libm<T>;
-  T operator()(T x) const {
-    if constexpr (kIsF32<T>) {
-      return vmath::erf_f32(x);
-    } else {
-      return std::erf(x);
-    }
-  }
-};
-template <class T>
-struct Tanh {
-  static constexpr std::string_view kImpl = kF32VectorF64Libm<T>;
-  T operator()(T x) const {
-    if constexpr (kIsF32<T>) {
-      return vmath::tanh_f32(x);
-    } else {
-      return std::tanh(x);
-    }
-  }
-};
-
-template <class T>
-struct Sigmoid {
-  static constexpr std::string_view kImpl = kF32VectorF64Libm<T>;
-  T operator()(T x) const {
-    if constexpr (kIsF32<T>) {
-      return vmath::sigmoid_f32(x);
-    } else {
-      return sigmoid_f64(x);
-    }
-  }
-};
-// Relu, Gelu and GeluTanh are in activation_functors.h, shared with FusedMatMul's epilogue.
-
 // ---- Kernels ----
 
 template <class T, class Op>
@@ -192,12 +154,6 @@ void unary_kernel(const KernelArgs& args) {
 template <class T, class Op>
 void binary_kernel(const KernelArgs& args) {
   map_broadcast<T, T, T>(args, Op{});
-}
-
-template <class T>
-void leaky_relu_kernel(const KernelArgs& args) {
-  const T alpha = static_cast<T>(args.attrs.get_float("alpha"));
-  map_broadcast<T, T>(args, [alpha](T x) { return x >= T{0} ? x : alpha * x; });
 }
 
 // Integer Div: each row's divisors are checked before it is divided, so the error names the
@@ -310,14 +266,6 @@ DTypeKernels div_kernels() {
   });
 }
 
-DTypeKernels leaky_relu_kernels() {
-  return make_kernels(FloatTypes{}, [](auto tag) {
-    using T = typename decltype(tag)::type;
-    return CpuKernel{&leaky_relu_kernel<T>,
-                     kernel_variant(dtype_of<T>(), "leaky_relu", simd_isa())};
-  });
-}
-
 const OpDTypeKernels& arithmetic_kernels() {
   static const OpDTypeKernels kKernels = [] {
     using K = OpKind;
@@ -334,11 +282,6 @@ const OpDTypeKernels& arithmetic_kernels() {
     at(K::Reciprocal) = unary_kernels<Reciprocal>(FloatTypes{}, "reciprocal");
     at(K::Exp) = unary_kernels<Exp>(FloatTypes{}, "exp");
     at(K::Log) = unary_kernels<Log>(FloatTypes{}, "log");
-    at(K::Erf) = unary_kernels<Erf>(FloatTypes{}, "erf");
-    at(K::Tanh) = unary_kernels<Tanh>(FloatTypes{}, "tanh");
-    at(K::Sigmoid) = unary_kernels<Sigmoid>(FloatTypes{}, "sigmoid");
-    at(K::Relu) = unary_kernels<Relu>(NumericTypes{}, "relu");
-    at(K::LeakyRelu) = leaky_relu_kernels();
     at(K::Min) = extremum_kernels<Minimum>("min");
     at(K::Max) = extremum_kernels<Maximum>("max");
     return t;
@@ -351,26 +294,13 @@ KernelSelection select_arithmetic(const KernelQuery& query) {
                          query.node, query.inputs[0]->dtype);
 }
 
-// Gelu's kernel depends on its `approximate` attribute: "none" (erf) or "tanh".
-KernelSelection select_gelu(const KernelQuery& query) {
-  static const DTypeKernels kErf = unary_kernels<Gelu>(FloatTypes{}, "gelu_erf");
-  static const DTypeKernels kTanh = unary_kernels<GeluTanh>(FloatTypes{}, "gelu_tanh");
-  const bool tanh = AttrReader(query.node).get_string("approximate") == "tanh";
-  return select_by_dtype(tanh ? kTanh : kErf, query.node, query.inputs[0]->dtype);
-}
-
 }  // namespace
 
-void register_arithmetic_kernels(KernelTable& table) {
-  register_family(table, arithmetic_kernels(), &select_arithmetic);
-  table[static_cast<size_t>(op_index(OpKind::Gelu))] =
-      OpKernels{&select_gelu, kFloatTypes, KernelDeterminism::BitExact};
-}
-
 void register_elementwise_kernels(KernelTable& table) {
-  register_arithmetic_kernels(table);
-  register_logical_kernels(table);
-  register_conversion_kernels(table);
+  register_family(table, arithmetic_kernels(), &select_arithmetic);
+  register_elementwise_math_kernels(table);
+  register_elementwise_cast_kernels(table);
+  register_elementwise_where_kernels(table);
 }
 
 }  // namespace volta::cpu

@@ -187,7 +187,7 @@ KernelSelection select_clip(const KernelQuery& query) {
 
 }  // namespace
 
-void register_conversion_kernels(KernelTable& table) {
+void register_elementwise_cast_kernels(KernelTable& table) {
   table[static_cast<size_t>(op_index(OpKind::Cast))] =
       OpKernels{&select_cast, kAllTypes, KernelDeterminism::BitExact};
   table[static_cast<size_t>(op_index(OpKind::Clip))] =

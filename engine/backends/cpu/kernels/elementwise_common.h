@@ -1,6 +1,7 @@
 #pragma once
-// Shared machinery of the CPU elementwise kernels (elementwise*.cpp): broadcast iteration,
-// the vectorizable row loops, and the per-op, per-dtype kernel tables.
+// Shared machinery of the CPU kernels of the elementwise, activation and logical families
+// (elementwise*.cpp, activation.cpp, logical.cpp): broadcast iteration, the vectorizable row
+// loops, and the per-op, per-dtype kernel tables.
 //
 // How a kernel runs: the output is split into fixed chunks of kElementwiseChunk elements
 // (never by thread count). Within a chunk, BroadcastLoop walks rows of the innermost merged
@@ -17,6 +18,7 @@
 #include <string>
 #include <string_view>
 #include <tuple>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -39,6 +41,14 @@ namespace volta::cpu {
 // What an op functor's kImpl says when its loop is vectorized: its variant then names the ISA
 // the row loops run on (simd_isa()).
 inline constexpr std::string_view kVectorizedImpl = "vectorized";
+
+template <class T>
+constexpr bool kIsF32 = std::is_same_v<T, float>;
+
+// Ops computed by vmath in f32 and by libm calls in f64 say so in their variant name.
+template <class T>
+constexpr std::string_view kF32VectorF64Libm = kIsF32<T> ? kVectorizedImpl
+                                                         : std::string_view("libm");
 
 // Row loops run in blocks of this many elements with a constant trip count: that is what
 // GCC's -O2 cost model vectorizes (it does not vectorize loops needing a scalar epilogue).
@@ -193,10 +203,5 @@ std::string_view impl_of() {
     return simd_isa();
   }
 }
-
-// The family files; register_elementwise_kernels (elementwise.cpp) calls all three.
-void register_arithmetic_kernels(KernelTable& table);  // elementwise.cpp
-void register_logical_kernels(KernelTable& table);     // elementwise_logical.cpp
-void register_conversion_kernels(KernelTable& table);  // elementwise_cast.cpp
 
 }  // namespace volta::cpu

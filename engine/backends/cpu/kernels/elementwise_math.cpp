@@ -1,35 +1,17 @@
-// Math, activation and logic kernels added for ONNX import: Sin ... Atanh, Floor Ceil Round
-// Sign Mod, Elu Selu Celu HardSigmoid HardSwish Softplus Softsign PRelu ThresholdedRelu
-// Shrink, IsNaN IsInf Xor LessOrEqual GreaterOrEqual. They run on the elementwise machinery
-// (elementwise_common.h): fixed chunks, one pure function per element.
+// Math kernels added for ONNX import: Sin Cos Tan Asin Acos Atan Sinh Cosh Asinh Acosh Atanh,
+// Floor Ceil Round Sign, and Mod. They run on the elementwise machinery (elementwise_common.h):
+// fixed chunks, one pure function per element.
 //
-// f32 activations use the vectorizable vmath functions; f64 and the trigonometric and
-// hyperbolic functions are loops of libm calls (the f32 ones call the double function and
-// round once). Every activation keeps NaN as NaN, including the piecewise ones whose plain
-// comparisons would send NaN to 0.
+// The trigonometric and hyperbolic functions are loops of libm calls (the f32 ones call the
+// double function and round once).
 
 #include <cmath>
-#include <limits>
 #include <type_traits>
 
 #include "elementwise_common.h"
-#include "vector_math.h"
 
 namespace volta::cpu {
 namespace {
-
-using Bool = uint8_t;
-
-template <class T>
-constexpr bool kIsF32 = std::is_same_v<T, float>;
-template <class T>
-constexpr std::string_view kF32VectorF64Libm = kIsF32<T> ? kVectorizedImpl
-                                                         : std::string_view("libm");
-
-template <class T>
-T attr_as(const AttrReader& attrs, std::string_view name) {
-  return static_cast<T>(attrs.get_float(name));
-}
 
 // ---- libm maps: the double function, rounded once to T ----
 
@@ -177,172 +159,16 @@ struct IntegerMod {
   }
 };
 
-// ---- Activations ----
-
-template <class T>
-T expm1_of(T x) {
-  if constexpr (kIsF32<T>) {
-    return vmath::expm1_f32(x);
-  } else {
-    return std::expm1(x);
-  }
-}
-
-template <class T>
-struct Elu {
-  static constexpr std::string_view kImpl = kF32VectorF64Libm<T>;
-  T alpha;
-  explicit Elu(const AttrReader& attrs) : alpha(attr_as<T>(attrs, "alpha")) {}
-  T operator()(T x) const { return x < T{0} ? alpha * expm1_of(x) : x; }
-};
-
-template <class T>
-struct Selu {
-  static constexpr std::string_view kImpl = kF32VectorF64Libm<T>;
-  T alpha, gamma;
-  explicit Selu(const AttrReader& attrs)
-      : alpha(attr_as<T>(attrs, "alpha")), gamma(attr_as<T>(attrs, "gamma")) {}
-  T operator()(T x) const { return gamma * (x > T{0} ? x : alpha * expm1_of(x)); }
-};
-
-// max(0, x) + min(0, alpha (e^(x/alpha) - 1)): for x >= 0 the second term is 0, for x < 0
-// the first.
-template <class T>
-struct Celu {
-  static constexpr std::string_view kImpl = kF32VectorF64Libm<T>;
-  T alpha;
-  explicit Celu(const AttrReader& attrs) : alpha(attr_as<T>(attrs, "alpha")) {}
-  T operator()(T x) const { return x < T{0} ? alpha * expm1_of(x / alpha) : x; }
-};
-
-// Clamp to [0, 1] by comparisons that NaN fails, so NaN passes through.
-template <class T>
-T clamp01(T v) {
-  const T above = v < T{0} ? T{0} : v;
-  return above > T{1} ? T{1} : above;
-}
-
-template <class T>
-struct HardSigmoid {
-  T alpha, beta;
-  explicit HardSigmoid(const AttrReader& attrs)
-      : alpha(attr_as<T>(attrs, "alpha")), beta(attr_as<T>(attrs, "beta")) {}
-  T operator()(T x) const { return clamp01(alpha * x + beta); }
-};
-
-// Below -3 the clamp is 0: x is clamped there too, so that -inf gives the limit -0, not NaN.
-template <class T>
-struct HardSwish {
-  T operator()(T x) const { return (x < T{-3} ? T{-3} : x) * clamp01(x / T{6} + T{0.5}); }
-};
-
-// log(e^x + 1) = max(x, 0) + log1p(e^-|x|): the exponential never overflows and tiny
-// results (x << 0) keep their precision.
-template <class T>
-struct Softplus {
-  static constexpr std::string_view kImpl = kF32VectorF64Libm<T>;
-  T operator()(T x) const {
-    const T positive = x > T{0} ? x : T{0};
-    if constexpr (kIsF32<T>) {
-      return positive + vmath::log1p_f32(vmath::exp_f32(-std::fabs(x)));
-    } else {
-      return positive + std::log1p(std::exp(-std::fabs(x)));
-    }
-  }
-};
-
-// x / (1 + |x|), with the limits +-1 at +-Inf (where the quotient would be Inf / Inf).
-template <class T>
-struct Softsign {
-  T operator()(T x) const {
-    const T ax = std::fabs(x);
-    const T quotient = x / (T{1} + ax);
-    return ax == std::numeric_limits<T>::infinity() ? std::copysign(T{1}, x) : quotient;
-  }
-};
-
-template <class T>
-struct PRelu {
-  T operator()(T x, T slope) const {
-    if constexpr (std::is_integral_v<T>) {
-      using U = std::make_unsigned_t<T>;  // integer products wrap
-      return x < 0 ? static_cast<T>(static_cast<U>(slope) * static_cast<U>(x)) : x;
-    } else {
-      return x < T{0} ? slope * x : x;
-    }
-  }
-};
-
-template <class T>
-struct ThresholdedRelu {
-  T alpha;
-  explicit ThresholdedRelu(const AttrReader& attrs) : alpha(attr_as<T>(attrs, "alpha")) {}
-  T operator()(T x) const { return x <= alpha ? T{0} : x; }  // NaN fails the test: kept
-};
-
-template <class T>
-struct Shrink {
-  T bias, lambd;
-  explicit Shrink(const AttrReader& attrs)
-      : bias(attr_as<T>(attrs, "bias")), lambd(attr_as<T>(attrs, "lambd")) {}
-  T operator()(T x) const {
-    const T inside = x != x ? x : T{0};  // NaN is neither below nor above: kept
-    const T upper = x > lambd ? x - bias : inside;
-    return x < -lambd ? x + bias : upper;
-  }
-};
-
-// ---- Classification and logic ----
-
-template <class T>
-struct IsNaN {
-  Bool operator()(T x) const { return x != x; }
-};
-
-// Each detected infinity is a value to match; an undetected one is replaced by NaN, which
-// matches nothing.
-template <class T>
-struct IsInf {
-  T positive, negative;
-  explicit IsInf(const AttrReader& attrs)
-      : positive(attrs.get_int("detect_positive") != 0 ? std::numeric_limits<T>::infinity()
-                                                       : std::numeric_limits<T>::quiet_NaN()),
-        negative(attrs.get_int("detect_negative") != 0 ? -std::numeric_limits<T>::infinity()
-                                                       : std::numeric_limits<T>::quiet_NaN()) {}
-  Bool operator()(T x) const { return (x == positive) | (x == negative); }
-};
-
-struct Xor {
-  Bool operator()(Bool a, Bool b) const { return (a != 0) != (b != 0); }
-};
-template <class T>
-struct LessOrEqual {
-  Bool operator()(T a, T b) const { return a <= b; }
-};
-template <class T>
-struct GreaterOrEqual {
-  Bool operator()(T a, T b) const { return a >= b; }
-};
-
 // ---- Kernels ----
 
-template <class Op>
-Op make_op(const KernelArgs& args) {
-  if constexpr (std::is_constructible_v<Op, const AttrReader&>) {
-    return Op(args.attrs);
-  } else {
-    return Op{};
-  }
-}
-
-template <class Out, class T, class Op>
+template <class T, class Op>
 void unary_kernel(const KernelArgs& args) {
-  map_broadcast<Out, T>(args, make_op<Op>(args));
+  map_broadcast<T, T>(args, Op{});
 }
 
-template <class Out, class T, class Op>
+template <class T, class Op>
 void binary_kernel(const KernelArgs& args) {
-  map_broadcast<Out, T, T>(args, make_op<Op>(args));
+  map_broadcast<T, T, T>(args, Op{});
 }
 
 // Integer Mod: each row's divisors are checked before it runs, so the error names the first
@@ -364,24 +190,12 @@ void integer_mod_kernel(const KernelArgs& args) {
 
 // ---- Tables ----
 
-// Kernels named "<dtype>_<name>_<impl>" for each T of the list; Out is the output element
-// type (bool for classifications and comparisons, else T).
-template <template <class> class Op, bool kBoolOut = false, class List>
+// Kernels named "<dtype>_<name>_<impl>" for each T of the list.
+template <template <class> class Op, class List>
 DTypeKernels unary_kernels(List types, std::string_view name) {
   return make_kernels(types, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    using Out = std::conditional_t<kBoolOut, Bool, T>;
-    return CpuKernel{&unary_kernel<Out, T, Op<T>>,
-                     kernel_variant(dtype_of<T>(), name, impl_of<Op<T>>())};
-  });
-}
-
-template <template <class> class Op, bool kBoolOut = false, class List>
-DTypeKernels binary_kernels(List types, std::string_view name) {
-  return make_kernels(types, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    using Out = std::conditional_t<kBoolOut, Bool, T>;
-    return CpuKernel{&binary_kernel<Out, T, Op<T>>,
+    return CpuKernel{&unary_kernel<T, Op<T>>,
                      kernel_variant(dtype_of<T>(), name, impl_of<Op<T>>())};
   });
 }
@@ -395,14 +209,11 @@ DTypeKernels mod_kernels(std::string_view name) {
       return CpuKernel{&integer_mod_kernel<T, IntegerOp<T>>,
                        kernel_variant(dtype_of<T>(), name, impl_of<IntegerOp<T>>())};
     } else {
-      return CpuKernel{&binary_kernel<T, T, FloatOp<T>>,
+      return CpuKernel{&binary_kernel<T, FloatOp<T>>,
                        kernel_variant(dtype_of<T>(), name, impl_of<FloatOp<T>>())};
     }
   });
 }
-
-template <class T>
-using XorOf = Xor;
 
 const OpDTypeKernels& math_kernels() {
   static const OpDTypeKernels kKernels = [] {
@@ -424,22 +235,6 @@ const OpDTypeKernels& math_kernels() {
     at(K::Ceil) = unary_kernels<Ceil>(FloatTypes{}, "ceil");
     at(K::Round) = unary_kernels<Round>(FloatTypes{}, "round");
     at(K::Sign) = unary_kernels<Sign>(NumericTypes{}, "sign");
-    at(K::Elu) = unary_kernels<Elu>(FloatTypes{}, "elu");
-    at(K::Selu) = unary_kernels<Selu>(FloatTypes{}, "selu");
-    at(K::Celu) = unary_kernels<Celu>(FloatTypes{}, "celu");
-    at(K::HardSigmoid) = unary_kernels<HardSigmoid>(FloatTypes{}, "hard_sigmoid");
-    at(K::HardSwish) = unary_kernels<HardSwish>(FloatTypes{}, "hard_swish");
-    at(K::Softplus) = unary_kernels<Softplus>(FloatTypes{}, "softplus");
-    at(K::Softsign) = unary_kernels<Softsign>(FloatTypes{}, "softsign");
-    at(K::PRelu) = binary_kernels<PRelu>(NumericTypes{}, "prelu");
-    at(K::ThresholdedRelu) = unary_kernels<ThresholdedRelu>(FloatTypes{}, "thresholded_relu");
-    at(K::Shrink) = unary_kernels<Shrink>(FloatTypes{}, "shrink");
-    at(K::IsNaN) = unary_kernels<IsNaN, true>(FloatTypes{}, "isnan");
-    at(K::IsInf) = unary_kernels<IsInf, true>(FloatTypes{}, "isinf");
-    at(K::Xor) = binary_kernels<XorOf, true>(TypeList<Bool>{}, "xor");
-    at(K::LessOrEqual) = binary_kernels<LessOrEqual, true>(NumericTypes{}, "less_or_equal");
-    at(K::GreaterOrEqual) =
-        binary_kernels<GreaterOrEqual, true>(NumericTypes{}, "greater_or_equal");
     at(K::Mod) = mod_kernels<FloatMod, IntegerMod>("mod");  // fmod=1: select_math
     return t;
   }();
@@ -459,7 +254,7 @@ KernelSelection select_math(const KernelQuery& query) {
 
 }  // namespace
 
-void register_math_kernels(KernelTable& table) {
+void register_elementwise_math_kernels(KernelTable& table) {
   register_family(table, math_kernels(), &select_math);
 }
 

@@ -1,6 +1,8 @@
-// MatMul and Gemm on the CPU. Both are lowered onto the GEMM core (gemm.h). Each registered
+// MatMul and Gemm on the CPU. Both are lowered onto the GEMM core (linalg_gemm.h). Each registered
 // kernel is bound at compile time to one GEMM micro-kernel and reports that micro-kernel's name
-// as its variant, so the plan records exactly the code that runs.
+// as its variant, so the plan records exactly the code that runs. register_linalg_kernels also
+// registers the family's other files: linalg_einsum.cpp, linalg_det.cpp and
+// linalg_fused_matmul.cpp.
 
 #include <algorithm>
 #include <span>
@@ -8,7 +10,7 @@
 #include <vector>
 
 #include "cpu_kernel.h"
-#include "gemm.h"
+#include "linalg_gemm.h"
 
 namespace volta::cpu {
 namespace {
@@ -204,6 +206,9 @@ void register_linalg_kernels(KernelTable& table) {
                                                           kFloatTypes, KernelDeterminism::BitExact};
   table[static_cast<size_t>(op_index(OpKind::Gemm))] = {&select_linalg_kernel<OpKind::Gemm>,
                                                         kFloatTypes, KernelDeterminism::BitExact};
+  register_linalg_einsum_kernels(table);
+  register_linalg_det_kernels(table);
+  register_linalg_fused_matmul_kernels(table);
 }
 
 }  // namespace volta::cpu

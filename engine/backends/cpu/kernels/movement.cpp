@@ -2,6 +2,7 @@
 // Slice and Expand share the strided-copy engine in movement_strided.cpp. Every kernel
 // splits its output into fixed chunks of kCopyChunk elements and only copies bytes, so
 // results are bit-identical for any thread count and NaN payloads pass through unchanged.
+// register_movement_kernels also registers the layout ops of movement_layout.cpp.
 
 #include "movement.h"
 
@@ -255,6 +256,7 @@ void register_movement_kernels(KernelTable& table) {
   add(OpKind::Transpose, &movement::select_strided_copy);
   add(OpKind::Slice, &movement::select_strided_copy);
   add(OpKind::Expand, &movement::select_strided_copy);
+  register_movement_layout_kernels(table);
 }
 
 }  // namespace volta::cpu

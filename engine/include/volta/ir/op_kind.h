@@ -8,8 +8,8 @@
 // Adding an op. Each place below, and the test (ctest name / Boost test case) that fails when it
 // is missed. "<family>" is op_family_name of the op's OpFamily: the op table, CPU kernel,
 // reference, ONNX lowering and parity case files hold one file per family (an oversized family
-// in parts, <family>_<part>.cpp), and the op table, reference, lowering and case tables throw
-// std::logic_error when a file registers an op of another family.
+// in parts, <family>_<part>.cpp), and the op table, CPU kernel, reference, lowering and case
+// tables throw std::logic_error when a file registers an op of another family.
 //
 //  1. The op list below (VOLTA_OP_LIST): its position is its OpKind and its row in the docs.
 //     Missed: nothing else can name the op.
@@ -25,7 +25,8 @@
 //  3. Its shape function: engine/ir/shape_functions.cpp when shared, else in the family file.
 //     op_table_test/every_op_has_inference_policy_and_docs (none); a wrong one: the ONNX backend
 //     tests (`volta-audit run onnx`) and the op's parity cases.
-//  4. Its CPU kernel: engine/backends/cpu/kernels/<family>[_<part>].cpp, registered there.
+//  4. Its CPU kernel: engine/backends/cpu/kernels/<family>[_<part>].cpp, registered there
+//     (register_<family>_kernels, which calls register_<family>_<part>_kernels).
 //     parity_test/<Op> ("has no CPU kernel"); for the elementwise, activation and logical
 //     families also cpu_elementwise_test/every_dtype_the_op_table_allows_has_a_kernel.
 //  5. Its reference kernel: reference/ops/<family>.cpp, register_<family>.

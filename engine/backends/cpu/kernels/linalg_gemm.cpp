@@ -1,4 +1,4 @@
-#include "gemm.h"
+#include "linalg_gemm.h"
 
 #include <algorithm>
 #include <array>
@@ -9,8 +9,8 @@
 #include <tuple>
 #include <vector>
 
-#include "gemm_micro_kernels.h"
-#include "gemm_pack.h"
+#include "linalg_gemm_micro_kernels.h"
+#include "linalg_gemm_pack.h"
 #include "volta/backends/cpu/planted_slowdown.h"
 #include "volta/error.h"
 #include "volta/ir/tensor.h"

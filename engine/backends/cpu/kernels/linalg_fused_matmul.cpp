@@ -14,7 +14,7 @@
 #include "activation_functors.h"
 #include "cpu_kernel.h"
 #include "elementwise_common.h"
-#include "gemm.h"
+#include "linalg_gemm.h"
 
 namespace volta::cpu {
 namespace {
@@ -123,7 +123,7 @@ KernelSelection select_fused_matmul(const KernelQuery& query) {
 
 }  // namespace
 
-void register_fused_matmul_kernels(KernelTable& table) {
+void register_linalg_fused_matmul_kernels(KernelTable& table) {
   table[static_cast<size_t>(op_index(OpKind::FusedMatMul))] = {&select_fused_matmul, kFloatTypes,
                                                                KernelDeterminism::BitExact};
 }

@@ -1,4 +1,4 @@
-// Conv and ConvTranspose on the CPU, both on the packed GEMM core (gemm.h).
+// Conv and ConvTranspose on the CPU, both on the packed GEMM core (linalg_gemm.h).
 //
 // Conv: for a step of images, im2col copies each image's receptive fields into a column
 // matrix [C * taps, out_size] (rows ordered (c, kd, kh, kw) like W's [M, C/group, k...]
@@ -14,7 +14,7 @@
 // Depthwise Conv (group == C > 1) skips the GEMM: its K would be the taps alone. Each output
 // plane is computed directly, taps added in kernel order.
 //
-// Determinism: the GEMM's bits do not depend on how its tiles are scheduled (gemm.h), and
+// Determinism: the GEMM's bits do not depend on how its tiles are scheduled (linalg_gemm.h), and
 // im2col / col2im split work by plane or row, never by thread count. No K splitting.
 //
 // 1-D and 2-D problems run as 3-D ones with leading spatial dims of size 1.
@@ -27,7 +27,7 @@
 #include <vector>
 
 #include "cpu_kernel.h"
-#include "gemm.h"
+#include "linalg_gemm.h"
 
 namespace volta::cpu {
 namespace {
@@ -472,7 +472,7 @@ KernelSelection select_conv_kernel(const KernelQuery& query) {
 
 }  // namespace
 
-void register_conv_kernels(KernelTable& table) {
+void register_convolution_kernels(KernelTable& table) {
   table[static_cast<size_t>(op_index(OpKind::Conv))] = {&select_conv_kernel<OpKind::Conv>,
                                                         kFloatTypes, KernelDeterminism::BitExact};
   table[static_cast<size_t>(op_index(OpKind::ConvTranspose))] = {

@@ -1,10 +1,10 @@
-#include "gemm_pack.h"
+#include "linalg_gemm_pack.h"
 
 #include <algorithm>
 #include <cstdint>
 #include <type_traits>
 
-#include "gemm_micro_kernels.h"
+#include "linalg_gemm_micro_kernels.h"
 
 namespace volta::cpu::gemm_detail {
 namespace {

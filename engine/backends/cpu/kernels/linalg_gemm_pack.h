@@ -1,11 +1,11 @@
 #pragma once
-// Packing for the GEMM core (see gemm.h): copies op(A) rows and op(B) columns into the panels
-// a micro-kernel reads front to back. Packing only copies, so how a panel is packed never
+// Packing for the GEMM core (see linalg_gemm.h): copies op(A) rows and op(B) columns into the
+// panels a micro-kernel reads front to back. Packing only copies, so how a panel is packed never
 // shows in the results.
 
 #include <cstdint>
 
-#include "gemm.h"
+#include "linalg_gemm.h"
 
 namespace volta::cpu::gemm_detail {
 

@@ -1,4 +1,4 @@
-// Resize on the CPU (semantics: engine/ir/op_table_resize.cpp).
+// Resize on the CPU (semantics: engine/ir/op_table_resampling.cpp).
 //
 // Each axis gets a tap table first: for every output index, up to four (input offset,
 // weight) pairs, computed in double from the coordinate transform. An output element is then
@@ -8,6 +8,8 @@
 // (the outer axes' product once per row), and sums run in the input type: for each outer tap,
 // the last axis' taps in order, then the outer taps in order.
 // Nearest copies one element (any dtype; NaN payloads pass unchanged).
+//
+// register_resampling_kernels also registers GridSample (resampling_grid_sample.cpp).
 
 #include <algorithm>
 #include <array>
@@ -370,9 +372,10 @@ KernelSelection select_resize_kernel(const KernelQuery& query) {
 
 }  // namespace
 
-void register_resize_kernels(KernelTable& table) {
+void register_resampling_kernels(KernelTable& table) {
   table[static_cast<size_t>(op_index(OpKind::Resize))] = {&select_resize_kernel, kAllTypes,
                                                           KernelDeterminism::BitExact};
+  register_resampling_grid_sample_kernels(table);
 }
 
 }  // namespace volta::cpu

@@ -90,7 +90,7 @@ KernelSelection select_det_kernel(const KernelQuery& query) {
 
 }  // namespace
 
-void register_det_kernels(KernelTable& table) {
+void register_linalg_det_kernels(KernelTable& table) {
   table[static_cast<size_t>(op_index(OpKind::Det))] = {&select_det_kernel, kFloatTypes,
                                                        KernelDeterminism::BitExact};
 }

@@ -1,4 +1,4 @@
-// GridSample on the CPU (semantics: engine/ir/op_table_resize.cpp).
+// GridSample on the CPU (semantics: engine/ir/op_table_resampling.cpp).
 //
 // Work is split into fixed runs of output rows (n, ho). A task first turns each grid point of
 // its row into taps: per axis up to four (input index, weight) pairs, found in double from
@@ -269,7 +269,7 @@ KernelSelection select_grid_sample_kernel(const KernelQuery& query) {
 
 }  // namespace
 
-void register_grid_sample_kernels(KernelTable& table) {
+void register_resampling_grid_sample_kernels(KernelTable& table) {
   table[static_cast<size_t>(op_index(OpKind::GridSample))] = {
       &select_grid_sample_kernel, kFloatTypes, KernelDeterminism::BitExact};
 }

@@ -1,11 +1,11 @@
 #pragma once
-// The GEMM micro-kernels (see gemm.h) and their blocking: one register-tiled kernel per ISA
+// The GEMM micro-kernels (see linalg_gemm.h) and their blocking: one register-tiled kernel per ISA
 // and element type, each element one running FMA sum over K in order. Internal to the GEMM
-// core: gemm.cpp drives them, gemm_pack.cpp packs their panels.
+// core: linalg_gemm.cpp drives them, linalg_gemm_pack.cpp packs their panels.
 
 #include <cstdint>
 
-#include "gemm.h"
+#include "linalg_gemm.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>

@@ -299,7 +299,7 @@ KernelSelection select_reverse_sequence(const KernelQuery& q) {
 
 }  // namespace
 
-void register_layout_kernels(KernelTable& table) {
+void register_movement_layout_kernels(KernelTable& table) {
   auto add = [&](OpKind op, KernelSelector select) {
     table[static_cast<size_t>(op_index(op))] = {select, kAllTypes, KernelDeterminism::BitExact};
   };

@@ -4,7 +4,7 @@
 // per-label strides, which covers transposes, diagonals (a repeated label adds its axes'
 // strides) and broadcasting (stride 0).
 //
-// Two float operands contract as one batched GEMM on the core of gemm.h: the operands are
+// Two float operands contract as one batched GEMM on the core of linalg_gemm.h: the operands are
 // packed into [batch, M, K] and [batch, K, N] by their label strides, and the result is unpacked
 // into the output's label order. Every other equation (one or three and more operands, integers)
 // runs the label loop: output elements are split into fixed runs by the problem's size, and each
@@ -12,14 +12,13 @@
 // products formed operand by operand. Either way the bits do not depend on the thread count.
 // Integers wrap (two's complement), as the other integer kernels do.
 
-#include "volta/ir/einsum.h"
-
 #include <algorithm>
 #include <type_traits>
 #include <vector>
 
 #include "dtype_kernels.h"
-#include "gemm.h"
+#include "linalg_gemm.h"
+#include "volta/ir/einsum.h"
 
 namespace volta::cpu {
 namespace {
@@ -334,7 +333,7 @@ KernelSelection select_einsum_kernel(const KernelQuery& query) {
 
 }  // namespace
 
-void register_einsum_kernels(KernelTable& table) {
+void register_linalg_einsum_kernels(KernelTable& table) {
   table[static_cast<size_t>(op_index(OpKind::Einsum))] = {
       &select_einsum_kernel, einsum_loop_kernels().dtypes, KernelDeterminism::BitExact};
 }
