@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The engine's layers include each other one way only (DESIGN.md, "Layout"): the backend
+# The engine's layers include each other one way only (../shared/DESIGN.md, "Layout"): the backend
 # contract (runtime/backend.h, runtime/determinism.h) depends on the IR alone; plan/ builds on
 # it and never on the runtime gateway; the core (ir, passes, plan, runtime) names no backend.
 # Usage: check_layering.sh ENGINE_DIR   (prints every violation; exit 1 if any)

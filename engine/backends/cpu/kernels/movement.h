@@ -1,5 +1,5 @@
 #pragma once
-// Internal to the CPU movement kernels (movement.cpp, movement_strided.cpp). Movement ops
+// Internal to the CPU movement kernels (movement*.cpp) and indexing.cpp. Movement ops
 // never compute on their elements, so kernels are chosen by element size (x8 for bool,
 // x32 for f32/i32, x64 for f64/i64), not by dtype.
 

@@ -24,7 +24,7 @@ enum class OpFamily : uint8_t {
   Elementwise,    // arithmetic and math, one output element per (broadcast) input element
   Activation,     // elementwise non-linearities
   Logical,        // comparisons and boolean logic (bool outputs)
-  Linalg,         // MatMul, Gemm
+  Linalg,         // MatMul, Gemm, FusedMatMul, Einsum, Det
   Normalization,  // Softmax, LogSoftmax, LayerNormalization (row-wise)
   Reduction,      // Reduce*, ArgMax/ArgMin, CumSum
   Movement,       // reshapes, copies, gathers: no arithmetic
