@@ -1,6 +1,7 @@
 #include "controls.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <map>
@@ -76,6 +77,9 @@ class DefectiveBackend final : public CpuWrapper {
         // the order threads first showed up. Which thread runs what is thread timing.
         std::vector<std::pair<std::thread::id, float>> accumulators;
         pool.parallel_for(kTasks, [&](int64_t t) {
+          // Each task yields its core for a moment, so that on a loaded machine the workers
+          // still get tasks: the defect must show whatever else the machine is doing.
+          std::this_thread::sleep_for(std::chrono::microseconds(20));
           const float p = partial(x, t * n / kTasks, (t + 1) * n / kTasks);
           const std::lock_guard lock(mutex);
           const std::thread::id self = std::this_thread::get_id();
