@@ -1,0 +1,88 @@
+// VJP rules of the reduction family: the output's gradient is broadcast back over the reduced
+// axes (kept as size 1 first when the node dropped them).
+
+#include <vector>
+
+#include "vjp.h"
+
+namespace volta::autograd {
+namespace {
+
+// The reduced axes of the node, normalized; empty means every axis (unless
+// noop_with_empty_axes, when the node is an identity).
+std::vector<int64_t> reduced_axes(const VjpBuilder& b) {
+  const int rank = b.shape(b.input(0)).rank();
+  std::vector<int64_t> axes = b.attrs().get_ints("axes");
+  if (axes.empty()) {
+    if (b.attrs().get_int("noop_with_empty_axes") != 0) return {};
+    for (int a = 0; a < rank; ++a) axes.push_back(a);
+  }
+  for (int64_t& a : axes) a = a < 0 ? a + rank : a;
+  return axes;
+}
+
+// `v` (of the output's shape: g, y) broadcast to the input's shape.
+ValueId spread(VjpBuilder& b, ValueId v) {
+  const Shape& in = b.shape(b.input(0));
+  std::vector<int64_t> kept = in.dims();
+  for (int64_t a : reduced_axes(b)) kept[static_cast<size_t>(a)] = 1;
+  ValueId g = v;
+  if (b.shape(g) != Shape(kept)) g = b.add(OpKind::Reshape, {g}, {{"shape", kept}});
+  if (b.shape(g) == in) return g;
+  return b.add(OpKind::Expand, {g}, {{"shape", in.dims()}});
+}
+
+ValueId spread(VjpBuilder& b) { return spread(b, b.grad()); }
+
+void reduce_sum_vjp(VjpBuilder& b) { b.set(0, spread(b)); }
+
+void reduce_mean_vjp(VjpBuilder& b) {
+  const Shape& in = b.shape(b.input(0));
+  int64_t count = 1;
+  for (int64_t a : reduced_axes(b)) count *= in[static_cast<int>(a)];
+  b.set(0, b.mul(spread(b), b.scalar(1.0 / static_cast<double>(count))));
+}
+
+// y = sum x^2: dx = 2 x g.
+void reduce_sum_square_vjp(VjpBuilder& b) {
+  b.set(0, b.mul(spread(b), b.mul(b.input(0), b.scalar(2.0))));
+}
+
+// y = sum |x|: dx = g * sign(x) (0 at 0).
+void reduce_l1_vjp(VjpBuilder& b) { b.set(0, b.mul(spread(b), b.add(OpKind::Sign, {b.input(0)}))); }
+
+// y = sqrt(sum x^2): dx = g * x / y (NaN where y = 0, where the norm has no gradient).
+void reduce_l2_vjp(VjpBuilder& b) {
+  b.set(0, b.mul(spread(b), b.div(b.input(0), spread(b, b.output()))));
+}
+
+// y = log sum exp x: dx = g * exp(x - y).
+void reduce_log_sum_exp_vjp(VjpBuilder& b) {
+  const ValueId p = b.add(OpKind::Exp, {b.sub(b.input(0), spread(b, b.output()))});
+  b.set(0, b.mul(spread(b), p));
+}
+
+// ReduceMax / ReduceMin: the gradient is shared equally by the elements equal to the result
+// (one element unless there are ties).
+void reduce_extremum_vjp(VjpBuilder& b) {
+  const ValueId hit = b.add(OpKind::Equal, {b.input(0), spread(b, b.output())});
+  const ValueId ones = b.add(OpKind::Cast, {hit}, {{"to", std::string(dtype_name(b.dtype()))}});
+  Attributes sum_attrs = {{"axes", reduced_axes(b)}, {"keepdims", int64_t{1}}};
+  const ValueId count = b.add(OpKind::ReduceSum, {ones}, std::move(sum_attrs));
+  b.set(0, b.div(b.mul(spread(b), ones), count));
+}
+
+}  // namespace
+
+void register_reduction_vjps(VjpTable& t) {
+  t[static_cast<size_t>(op_index(OpKind::ReduceSum))] = {&reduce_sum_vjp, 0b1};
+  t[static_cast<size_t>(op_index(OpKind::ReduceMean))] = {&reduce_mean_vjp, 0b1};
+  t[static_cast<size_t>(op_index(OpKind::ReduceSumSquare))] = {&reduce_sum_square_vjp, 0b1};
+  t[static_cast<size_t>(op_index(OpKind::ReduceL1))] = {&reduce_l1_vjp, 0b1};
+  t[static_cast<size_t>(op_index(OpKind::ReduceL2))] = {&reduce_l2_vjp, 0b1};
+  t[static_cast<size_t>(op_index(OpKind::ReduceLogSumExp))] = {&reduce_log_sum_exp_vjp, 0b1};
+  t[static_cast<size_t>(op_index(OpKind::ReduceMax))] = {&reduce_extremum_vjp, 0b1};
+  t[static_cast<size_t>(op_index(OpKind::ReduceMin))] = {&reduce_extremum_vjp, 0b1};
+}
+
+}  // namespace volta::autograd
