@@ -1,6 +1,7 @@
 // VJP rules of the linalg family: MatMul (numpy semantics: batched, batch dims broadcast, 1-D
 // operands promoted) and Gemm (transposes, alpha, beta, broadcast C).
 
+#include <numeric>
 #include <vector>
 
 #include "vjp.h"
@@ -11,8 +12,8 @@ namespace {
 // Swaps the last two axes.
 ValueId transpose_matrices(VjpBuilder& b, ValueId v) {
   const int rank = b.shape(v).rank();
-  std::vector<int64_t> perm;
-  for (int a = 0; a < rank; ++a) perm.push_back(a);
+  std::vector<int64_t> perm(static_cast<size_t>(rank));
+  std::iota(perm.begin(), perm.end(), int64_t{0});
   std::swap(perm[static_cast<size_t>(rank - 1)], perm[static_cast<size_t>(rank - 2)]);
   return b.add(OpKind::Transpose, {v}, {{"perm", perm}});
 }
