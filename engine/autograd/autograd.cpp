@@ -230,7 +230,8 @@ const VjpTable& vjp_table() {
                                {OpFamily::Linalg, register_linalg_vjps},
                                {OpFamily::Normalization, register_normalization_vjps},
                                {OpFamily::Reduction, register_reduction_vjps},
-                               {OpFamily::Movement, register_movement_vjps}};
+                               {OpFamily::Movement, register_movement_vjps},
+                               {OpFamily::Pooling, register_pooling_vjps}};
     VjpTable t{};
     for (const Family& f : families) {
       VjpTable part{};

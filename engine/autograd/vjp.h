@@ -76,6 +76,7 @@ void register_linalg_vjps(VjpTable& table);
 void register_normalization_vjps(VjpTable& table);
 void register_reduction_vjps(VjpTable& table);
 void register_movement_vjps(VjpTable& table);
+void register_pooling_vjps(VjpTable& table);
 
 const VjpTable& vjp_table();
 

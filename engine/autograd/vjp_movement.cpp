@@ -1,6 +1,9 @@
 // VJP rules of the movement family: a view's gradient is reshaped back, a permutation's is
-// permuted back, a broadcast's is summed back, a join's is sliced apart.
+// permuted back, a broadcast's is summed back, a join's is sliced apart, a slice's padded back,
+// a gather's scattered back.
 
+#include <algorithm>
+#include <string>
 #include <vector>
 
 #include "vjp.h"
@@ -66,6 +69,106 @@ void split_vjp(VjpBuilder& b) {
   b.set(0, b.add(OpKind::Concat, parts, {{"axis", b.attrs().get_int("axis")}}));
 }
 
+// Slice with unit steps: the gradient padded with zeros back to the input's shape. Other steps
+// have no rule yet and are refused by name.
+void slice_vjp(VjpBuilder& b) {
+  const Shape& in = b.shape(b.input(0));
+  const AttrReader at = b.attrs();
+  const std::vector<int64_t>& starts = at.get_ints("starts");
+  std::vector<int64_t> axes = at.get_ints("axes");
+  const std::vector<int64_t>& steps = at.get_ints("steps");
+  if (axes.empty()) {
+    for (size_t i = 0; i < starts.size(); ++i) axes.push_back(static_cast<int64_t>(i));
+  }
+  for (const int64_t step : steps) {
+    if (step != 1) {
+      fail(ErrorCode::InvalidArgument, "no VJP rule yet for Slice node '" + b.node().name +
+                                           "' with steps other than 1 (supported: steps 1)");
+    }
+  }
+  const Shape& out = b.shape(b.output());
+  std::vector<int64_t> pads(static_cast<size_t>(2 * in.rank()), 0);
+  for (size_t i = 0; i < axes.size(); ++i) {
+    const int axis = static_cast<int>(axes[i] < 0 ? axes[i] + in.rank() : axes[i]);
+    const int64_t dim = in[axis];
+    const int64_t start = std::clamp(starts[i] < 0 ? starts[i] + dim : starts[i], int64_t{0}, dim);
+    pads[static_cast<size_t>(axis)] = start;
+    pads[static_cast<size_t>(axis) + static_cast<size_t>(in.rank())] = dim - start - out[axis];
+  }
+  b.set(0, b.add(OpKind::Pad, {b.grad()}, {{"pads", pads}}));
+}
+
+// Pad (constant mode, no cropping): the gradient is the slice of g where the data went.
+void pad_vjp(VjpBuilder& b) {
+  const Shape& in = b.shape(b.input(0));
+  const AttrReader at = b.attrs();
+  const std::vector<int64_t>& pads = at.get_ints("pads");
+  const bool cropping = std::any_of(pads.begin(), pads.end(), [](int64_t p) { return p < 0; });
+  if (at.get_string("mode") != "constant" || cropping) {
+    fail(ErrorCode::InvalidArgument, "no VJP rule yet for Pad node '" + b.node().name +
+                                         "' in mode \"" + at.get_string("mode") + "\"" +
+                                         (cropping ? " with negative pads" : "") +
+                                         " (supported: constant mode, pads >= 0)");
+  }
+  std::vector<int64_t> starts, ends, axes;
+  for (int a = 0; a < in.rank(); ++a) {
+    starts.push_back(pads[static_cast<size_t>(a)]);
+    ends.push_back(pads[static_cast<size_t>(a)] + in[a]);
+    axes.push_back(a);
+  }
+  b.set(0, b.add(OpKind::Slice, {b.grad()}, {{"starts", starts}, {"ends", ends}, {"axes", axes}}));
+}
+
+// Tile: g viewed as [r0, d0, r1, d1, ...] and summed over the repeats.
+void tile_vjp(VjpBuilder& b) {
+  const Shape& in = b.shape(b.input(0));
+  const std::vector<int64_t>& repeats = b.attrs().get_ints("repeats");
+  std::vector<int64_t> split, axes;
+  for (int a = 0; a < in.rank(); ++a) {
+    split.push_back(repeats[static_cast<size_t>(a)]);
+    split.push_back(in[a]);
+    axes.push_back(2 * a);
+  }
+  const ValueId blocks = b.add(OpKind::Reshape, {b.grad()}, {{"shape", split}});
+  const ValueId summed =
+      b.add(OpKind::ReduceSum, {blocks}, {{"axes", axes}, {"keepdims", int64_t{0}}});
+  b.set(0, b.add(OpKind::Reshape, {summed}, {{"shape", in.dims()}}));
+}
+
+// Gather along axis: the gradient rows added back at their indices into zeros, in index order
+// (ScatterND with reduction add, which applies updates in order: deterministic, no atomics).
+// The gathered axis is moved to the front for the scatter and back after it.
+void gather_vjp(VjpBuilder& b) {
+  const Shape& data = b.shape(b.input(0));
+  const ValueId indices = b.input(1);
+  const int rank = data.rank();
+  const int ind_rank = b.shape(indices).rank();
+  int64_t axis = b.attrs().get_int("axis");
+  if (axis < 0) axis += rank;
+  // g is data[:axis] + indices + data[axis+1:]; bring the index dims to the front.
+  std::vector<int64_t> to_front;
+  to_front.reserve(static_cast<size_t>(rank) + static_cast<size_t>(ind_rank));
+  for (int i = 0; i < ind_rank; ++i) to_front.push_back(axis + i);
+  for (int64_t a = 0; a < axis; ++a) to_front.push_back(a);
+  for (int64_t a = axis + ind_rank; a < rank - 1 + ind_rank; ++a) to_front.push_back(a);
+  const ValueId updates = b.add(OpKind::Transpose, {b.grad()}, {{"perm", to_front}});
+  // The zeros to scatter into: data with its axis first.
+  std::vector<int64_t> moved = {data[static_cast<int>(axis)]};
+  for (int a = 0; a < rank; ++a) {
+    if (a != axis) moved.push_back(data[a]);
+  }
+  const ValueId zeros = b.add(OpKind::Expand, {b.scalar(0.0)}, {{"shape", moved}});
+  const ValueId tuples =
+      b.add(OpKind::Unsqueeze, {indices}, {{"axes", std::vector<int64_t>{ind_rank}}});
+  const ValueId scattered =
+      b.add(OpKind::ScatterND, {zeros, tuples, updates}, {{"reduction", std::string("add")}});
+  std::vector<int64_t> back;
+  for (int64_t a = 1; a <= axis; ++a) back.push_back(a);
+  back.push_back(0);
+  for (int64_t a = axis + 1; a < rank; ++a) back.push_back(a);
+  b.set(0, axis == 0 ? scattered : b.add(OpKind::Transpose, {scattered}, {{"perm", back}}));
+}
+
 }  // namespace
 
 void register_movement_vjps(VjpTable& t) {
@@ -77,6 +180,10 @@ void register_movement_vjps(VjpTable& t) {
   t[static_cast<size_t>(op_index(OpKind::Expand))] = {&expand_vjp, 0b1};
   t[static_cast<size_t>(op_index(OpKind::Concat))] = {&concat_vjp, kAllInputs};
   t[static_cast<size_t>(op_index(OpKind::Split))] = {&split_vjp, 0b1};
+  t[static_cast<size_t>(op_index(OpKind::Slice))] = {&slice_vjp, 0b1};
+  t[static_cast<size_t>(op_index(OpKind::Pad))] = {&pad_vjp, 0b1};
+  t[static_cast<size_t>(op_index(OpKind::Tile))] = {&tile_vjp, 0b1};
+  t[static_cast<size_t>(op_index(OpKind::Gather))] = {&gather_vjp, 0b1};
 }
 
 }  // namespace volta::autograd
