@@ -47,9 +47,11 @@
 // 10. The docs: run `volta-audit docs sync` (governance/op-support.md's op matrix) and update the
 //     op count in README.md's prose. docs_contract_committed,
 //     docs_test/the_readme_counts_the_ops_of_the_op_table.
-// 11. Autograd, once engine/autograd lands: a VJP rule for each Differentiable input (read
-//     op_schema(op).inputs[i].differentiability). No test yet: autograd must bring the one that
-//     fails for a Differentiable input without a rule.
+// 11. Its VJP rules: engine/autograd/vjp_<family>.cpp, register_<family>_vjps, one rule per
+//     Differentiable input (the table refuses a rule for any other input).
+//     autograd_test/every_rule_matches_finite_differences_of_the_reference (add a case) and
+//     every_differentiable_input_has_a_rule_or_is_pending (a missing rule, until #16 is done,
+//     must be listed there).
 
 namespace volta {
 
