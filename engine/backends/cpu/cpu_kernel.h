@@ -7,6 +7,7 @@
 #include <array>
 #include <span>
 #include <string>
+#include <string_view>
 #include <variant>
 
 #include "volta/backends/cpu/thread_pool.h"
@@ -125,34 +126,32 @@ class WorkspaceLayout {
   int64_t bytes_ = 0;
 };
 
-// `elements` of T at byte `offset` of the planned workspace. A KernelFailure when the workspace
-// is shorter: the kernel's selection declared less than its run uses.
+// `elements` of T at byte `offset` of a scratch region (`what`: "workspace", the plan's, or
+// "worker scratch", the calling thread's). A KernelFailure when the region is shorter: the
+// kernel's selection declared less than its run uses.
+template <class T>
+T* scratch_part(std::span<std::byte> region, std::string_view what, int64_t offset,
+                int64_t elements, const Node& node) {
+  if (elements <= 0) return nullptr;
+  const int64_t end = offset + elements * static_cast<int64_t>(sizeof(T));
+  if (end > static_cast<int64_t>(region.size())) {
+    fail(ErrorCode::KernelFailure, "kernel for node '" + node.name + "' needs " +
+                                       std::to_string(end) + " bytes of " + std::string(what) +
+                                       ", it was given " + std::to_string(region.size()) +
+                                       ": its selection declared less than it uses");
+  }
+  return reinterpret_cast<T*>(region.data() + offset);
+}
+
+// The planned workspace's part, and the calling worker's (ThreadPool::worker_scratch).
 template <class T>
 T* workspace_part(std::span<std::byte> workspace, int64_t offset, int64_t elements,
                   const Node& node) {
-  const int64_t end = offset + elements * static_cast<int64_t>(sizeof(T));
-  if (elements > 0 && end > static_cast<int64_t>(workspace.size())) {
-    fail(ErrorCode::KernelFailure, "kernel for node '" + node.name + "' needs " +
-                                       std::to_string(end) + " bytes of workspace, the plan gave " +
-                                       std::to_string(workspace.size()) +
-                                       ": its selection declared less than it uses");
-  }
-  return elements > 0 ? reinterpret_cast<T*>(workspace.data() + offset) : nullptr;
+  return scratch_part<T>(workspace, "workspace", offset, elements, node);
 }
-
-// `elements` of T at byte `offset` of the calling worker's scratch, for a task's own buffers
-// (ThreadPool::worker_scratch). A KernelFailure when the selection declared less.
 template <class T>
 T* worker_part(ThreadPool& pool, int64_t offset, int64_t elements, const Node& node) {
-  const std::span<std::byte> scratch = pool.worker_scratch();
-  const int64_t end = offset + elements * static_cast<int64_t>(sizeof(T));
-  if (elements > 0 && end > static_cast<int64_t>(scratch.size())) {
-    fail(ErrorCode::KernelFailure,
-         "kernel for node '" + node.name + "' needs " + std::to_string(end) +
-             " bytes of worker scratch, the context holds " + std::to_string(scratch.size()) +
-             ": its selection declared less than it uses");
-  }
-  return elements > 0 ? reinterpret_cast<T*>(scratch.data() + offset) : nullptr;
+  return scratch_part<T>(pool.worker_scratch(), "worker scratch", offset, elements, node);
 }
 
 // A selection with the scratch of its exact node (see KernelChoice); unsupported stays so.

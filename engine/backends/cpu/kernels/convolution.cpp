@@ -143,6 +143,23 @@ ConvScratch conv_scratch(const GemmMicroKernel<T>& micro, const Geometry& g) {
   return s;
 }
 
+// A run's scratch, where conv_scratch put it: images per GEMM call, the column matrix and the
+// GEMM calls' shared panels.
+template <class T>
+struct ConvBuffers {
+  int64_t step = 1;
+  T* col = nullptr;
+  std::span<std::byte> shared;
+};
+
+template <OpKind Op, class T>
+ConvBuffers<T> conv_buffers(const GemmMicroKernel<T>& micro, const Geometry& g,
+                            const KernelArgs& args) {
+  const ConvScratch s = conv_scratch<Op, T>(micro, g);
+  return {s.step, workspace_part<T>(args.workspace, s.col_offset, s.col_elements, args.node),
+          args.workspace.subspan(static_cast<size_t>(s.shared_offset))};
+}
+
 // Rows per im2col / col2im task: about kElementwiseChunk elements each.
 int64_t rows_per_task(int64_t row_length) {
   return std::max<int64_t>(1, kElementwiseChunk / std::max<int64_t>(row_length, 1));
@@ -195,12 +212,9 @@ void run_conv(const GemmMicroKernel<T>& micro, const KernelArgs& args) {
   const bool direct = is_direct(g);
 
   const int64_t rows = g.channels_in * g.taps();  // column-matrix rows per image
-  const ConvScratch scratch = conv_scratch<OpKind::Conv, T>(micro, g);
-  const int64_t step = scratch.step;
-  T* const col =
-      workspace_part<T>(args.workspace, scratch.col_offset, scratch.col_elements, args.node);
-  const std::span<std::byte> shared =
-      args.workspace.subspan(static_cast<size_t>(scratch.shared_offset));
+  const ConvBuffers<T> buffers = conv_buffers<OpKind::Conv>(micro, g, args);
+  const int64_t step = buffers.step;
+  T* const col = buffers.col;
   std::vector<GemmProblem<T>> problems;
   for (int64_t first = 0; first < g.batch; first += step) {
     const int64_t images = std::min(step, g.batch - first);
@@ -240,7 +254,7 @@ void run_conv(const GemmMicroKernel<T>& micro, const KernelArgs& args) {
         problems.push_back(p);
       }
     }
-    gemm<T>(micro, problems, args.pool, shared);
+    gemm<T>(micro, problems, args.pool, buffers.shared);
   }
 }
 
@@ -353,12 +367,9 @@ void run_conv_transpose(const GemmMicroKernel<T>& micro, const KernelArgs& args)
   const int64_t group_out = g.channels_out / g.group;
   const int64_t rows = g.channels_out * g.taps();  // column-matrix rows per image
 
-  const ConvScratch scratch = conv_scratch<OpKind::ConvTranspose, T>(micro, g);
-  const int64_t step = scratch.step;
-  T* const col =
-      workspace_part<T>(args.workspace, scratch.col_offset, scratch.col_elements, args.node);
-  const std::span<std::byte> shared =
-      args.workspace.subspan(static_cast<size_t>(scratch.shared_offset));
+  const ConvBuffers<T> buffers = conv_buffers<OpKind::ConvTranspose>(micro, g, args);
+  const int64_t step = buffers.step;
+  T* const col = buffers.col;
   std::vector<GemmProblem<T>> problems;
   for (int64_t first = 0; first < g.batch; first += step) {
     const int64_t images = std::min(step, g.batch - first);
@@ -379,7 +390,7 @@ void run_conv_transpose(const GemmMicroKernel<T>& micro, const KernelArgs& args)
                            .y_row_stride = in_size});
       }
     }
-    gemm<T>(micro, problems, args.pool, shared);
+    gemm<T>(micro, problems, args.pool, buffers.shared);
     args.pool.parallel_chunks(
         images * g.channels_out, rows_per_task(out_size), [&](int64_t b, int64_t e) {
           for (int64_t plane = b; plane < e; ++plane) {
