@@ -174,16 +174,6 @@ struct Shrink {
 
 // ---- Kernels ----
 
-// The op's functor, built from the node's attributes when it takes any.
-template <class Op>
-Op make_op(const KernelArgs& args) {
-  if constexpr (std::is_constructible_v<Op, const AttrReader&>) {
-    return Op(args.attrs);
-  } else {
-    return Op{};
-  }
-}
-
 template <class T, class Op>
 void unary_kernel(const KernelArgs& args) {
   map_broadcast<T, T>(args, make_op<Op>(args));

@@ -204,4 +204,14 @@ std::string_view impl_of() {
   }
 }
 
+// The op's functor, built from the node's attributes when it takes any.
+template <class Op>
+Op make_op(const KernelArgs& args) {
+  if constexpr (std::is_constructible_v<Op, const AttrReader&>) {
+    return Op(args.attrs);
+  } else {
+    return Op{};
+  }
+}
+
 }  // namespace volta::cpu

@@ -70,16 +70,6 @@ struct IsInf {
   Bool operator()(T x) const { return (x == positive) | (x == negative); }
 };
 
-// The op's functor, built from the node's attributes when it takes any.
-template <class Op>
-Op make_op(const KernelArgs& args) {
-  if constexpr (std::is_constructible_v<Op, const AttrReader&>) {
-    return Op(args.attrs);
-  } else {
-    return Op{};
-  }
-}
-
 template <class T, class Op>
 void compare_kernel(const KernelArgs& args) {
   map_broadcast<Bool, T, T>(args, Op{});
