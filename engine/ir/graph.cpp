@@ -108,6 +108,22 @@ void Graph::freeze_state(ValueId id, Tensor data) {
   parameter_data_.push_back(std::make_shared<const Tensor>(std::move(data)));
 }
 
+Tensor Graph::thaw_parameter(ValueId id) {
+  const auto it = std::find(parameters_.begin(), parameters_.end(), id);
+  if (it == parameters_.end()) {
+    fail(ErrorCode::InvalidArgument, "%" + std::to_string(id.index) +
+                                         (has_value(id) ? " '" + value(id).name + "'" : "") +
+                                         " is not a parameter");
+  }
+  const auto slot = static_cast<size_t>(it - parameters_.begin());
+  Tensor data = *parameter_data_[slot];
+  parameters_.erase(it);
+  parameter_data_.erase(parameter_data_.begin() + static_cast<std::ptrdiff_t>(slot));
+  values_[static_cast<size_t>(id.index)].kind = ValueKind::State;
+  states_.push_back(id);
+  return data;
+}
+
 void Graph::make_parameter(ValueId id, Tensor data) {
   Value& v = value(id);
   v.kind = ValueKind::Parameter;

@@ -134,6 +134,29 @@ Graph transformer_block_graph(const TransformerBlockConfig& c) {
   return g;
 }
 
+TrainingProblem transformer_block_regression(const TransformerBlockConfig& config) {
+  TrainingProblem p;
+  p.forward = transformer_block_graph(config);
+  const Value y = p.forward.value(p.forward.outputs()[0]);  // a copy: add_input grows values
+  const ValueId target = p.forward.add_input("target", y.dtype, y.shape);
+  const ValueId error =
+      p.forward.add(OpKind::Sub, {p.forward.outputs()[0], target}, {}, "loss.error");
+  const ValueId squared = p.forward.add(OpKind::Mul, {error, error}, {}, "loss.squared");
+  p.loss = p.forward.add(OpKind::ReduceMean, {squared}, {{"keepdims", int64_t{0}}}, "loss");
+  p.forward.set_outputs({p.loss});
+  const std::vector<ValueId> parameters(p.forward.parameters().begin(),
+                                        p.forward.parameters().end());
+  for (const ValueId id : parameters) {
+    const std::string& name = p.forward.value(id).name;
+    const bool constant = name == "attn.scale" || name == "attn.causal" || name == "attn.masked";
+    if (!constant) p.initial_states.push_back(p.forward.thaw_parameter(id));
+  }
+  const Shape x_shape = p.forward.value(p.forward.inputs()[0]).shape;
+  p.batch.push_back(random_tensor(config.dtype, x_shape, config.seed + 100, -1.0, 1.0));
+  p.batch.push_back(random_tensor(config.dtype, y.shape, config.seed + 101, -1.0, 1.0));
+  return p;
+}
+
 namespace {
 
 Graph transformer_block_at(const TransformerBlockConfig& config, int64_t batch) {

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The engine's layers include each other one way only (../shared/DESIGN.md, "Layout"): the backend
 # contract (runtime/backend.h, runtime/determinism.h) depends on the IR alone; plan/ builds on
-# it and never on the runtime gateway; the core (ir, passes, plan, runtime) names no backend.
+# it and never on the runtime gateway; autograd/ sees the IR alone; the core (ir, passes, plan,
+# runtime, autograd, train) names no backend.
 # Usage: check_layering.sh ENGINE_DIR   (prints every violation; exit 1 if any)
 set -euo pipefail
 engine="$1"
@@ -18,7 +19,14 @@ for f in "$engine"/include/volta/plan/*.h "$engine"/plan/*.cpp; do
     violation "$f (plan/) includes the runtime gateway or a backend"
   fi
 done
-for f in "$engine"/include/volta/{ir,passes,plan,runtime}/*.h "$engine"/{ir,passes,plan,runtime}/*.cpp; do
+# Autograd rewrites graphs: it sees the IR and nothing that plans or runs them.
+for f in "$engine"/include/volta/autograd/*.h "$engine"/autograd/*.cpp "$engine"/autograd/*.h; do
+  if grep -nE '#include "volta/(plan|passes|runtime|backends|train)/' "$f"; then
+    violation "$f (autograd/) includes a layer above the IR"
+  fi
+done
+for f in "$engine"/include/volta/{ir,passes,plan,runtime,autograd,train}/*.h \
+    "$engine"/{ir,passes,plan,runtime,autograd,train}/*.cpp; do
   if grep -nE '#include "volta/backends/' "$f"; then
     violation "$f (the core) includes a backend: backends register by name (runtime/registry.h)"
   fi

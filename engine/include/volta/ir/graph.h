@@ -107,6 +107,9 @@ class Graph {
   // Turns a state nothing updates into a parameter holding `data` (the ONNX importer freezes a
   // trainable initializer that a node reads as a shape or attribute argument).
   void freeze_state(ValueId id, Tensor data);
+  // The converse: a parameter becomes a state (a C++-built graph made trainable); returns its
+  // data, the state's initial value, which the caller now keeps.
+  Tensor thaw_parameter(ValueId id);
 
   // Removes values no node, output, input, state or update refers to, and parameters nothing
   // reads, renumbering the rest in their original order.

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <span>
 #include <string_view>
+#include <vector>
 
 #include "volta/ir/graph.h"
 
@@ -26,6 +27,17 @@ struct TransformerBlockConfig {
 // A pre-LayerNorm transformer block with causal multi-head self-attention and a Gelu MLP:
 // input "x" [batch, seq, d_model], output of the same shape.
 Graph transformer_block_graph(const TransformerBlockConfig& config);
+
+// The transformer block as a regression to train (the training session's tests and benchmark):
+// its weights, biases and LayerNorm scales made states (its other constants stay parameters),
+// loss = mean((y - target)^2) with "target" a second input of counter-based random values.
+struct TrainingProblem {
+  Graph forward;  // inputs "x", "target"; output the loss
+  ValueId loss;
+  std::vector<Tensor> initial_states;  // indexed like forward.states()
+  std::vector<Tensor> batch;           // x and target
+};
+TrainingProblem transformer_block_regression(const TransformerBlockConfig& config);
 
 // x [batch, 64] -> 128 -> Relu -> 128 -> Tanh -> 10 -> Softmax.
 Graph mlp_graph(int64_t batch);

@@ -1,0 +1,102 @@
+#include "volta/train/training_session.h"
+
+#include <string>
+
+#include "volta/autograd/autograd.h"
+#include "volta/error.h"
+#include "volta/runtime/runtime.h"
+
+namespace volta::train {
+namespace {
+
+void require(bool ok, const std::string& what) {
+  if (!ok) fail(ErrorCode::InvalidArgument, what);
+}
+
+}  // namespace
+
+TrainingStepGraph build_training_step(const Graph& forward, ValueId loss,
+                                      const OptimizerConfig& optimizer) {
+  require(forward.has_value(loss),
+          "the loss %" + std::to_string(loss.index) + " is not a value of the forward graph");
+  const Value& l = forward.value(loss);
+  require(is_floating(l.dtype) && l.shape.numel() == 1,
+          "the loss '" + l.name + "' is " + std::string(dtype_name(l.dtype)) + " " + l.shape.str() +
+              "; training needs a float value of one element");
+  TrainingStepGraph out;
+  const std::vector<ValueId> updated = state_update_values(forward);
+  for (size_t i = 0; i < forward.states().size(); ++i) {
+    const ValueId s = forward.states()[i];
+    if (!updated[i].valid() && is_floating(forward.value(s).dtype)) out.parameters.push_back(s);
+  }
+  require(!out.parameters.empty(),
+          "the forward graph has no trainable state; make its weights states "
+          "(Graph::thaw_parameter for a C++-built graph, ImportOptions::trainable for ONNX)");
+  out.dtype = forward.value(out.parameters[0]).dtype;
+  TrainingGraph t = build_training_graph(forward, loss, out.parameters);
+  t.graph.set_outputs({t.loss});
+  append_optimizer(t.graph, out.parameters, t.gradients, optimizer);
+  out.graph = std::move(t.graph);
+  return out;
+}
+
+TrainingSession::TrainingSession(const Graph& forward, ValueId loss,
+                                 std::vector<Tensor> initial_states, const TrainingOptions& options,
+                                 const Backend& backend, DeterminismMode mode)
+    : backend_(backend), optimizer_(options.optimizer) {
+  require(initial_states.size() == forward.states().size(),
+          "the training session got " + std::to_string(initial_states.size()) +
+              " initial states; the forward graph has " + std::to_string(forward.states().size()));
+  TrainingStepGraph built = build_training_step(forward, loss, optimizer_);
+  for (const ValueId p : built.parameters) parameter_names_.push_back(forward.value(p).name);
+  dtype_ = built.dtype;
+  // The forward's states keep their values; the moments start at zero.
+  states_ = std::move(initial_states);
+  for (size_t i = states_.size(); i < built.graph.states().size(); ++i) {
+    const Value& m = built.graph.value(built.graph.states()[i]);
+    states_.emplace_back(m.dtype, m.shape);
+  }
+  check_graph_states(built.graph, [&] {
+    std::vector<Tensor*> b;
+    for (Tensor& t : states_) b.push_back(&t);
+    return b;
+  }());
+  plan_ = compile(std::move(built.graph), backend_, mode);
+  ctx_ = backend_.make_context({.threads = options.threads});
+  for (Tensor& t : states_) bindings_.push_back(&t);
+}
+
+TrainingSession::~TrainingSession() = default;
+
+double TrainingSession::step(std::span<const Tensor> batch) {
+  const size_t batch_inputs = plan_.graph.inputs().size() - 1;  // the last is optimizer.hyper
+  require(batch.size() == batch_inputs, "the training step got " + std::to_string(batch.size()) +
+                                            " batch tensors; the forward has " +
+                                            std::to_string(batch_inputs) + " inputs");
+  std::vector<Tensor> inputs(batch.begin(), batch.end());
+  inputs.push_back(hyper_parameters(optimizer_, steps_ + 1, dtype_));
+  const std::vector<Tensor> outputs = execute(plan_, backend_, *ctx_, inputs, bindings_);
+  ++steps_;
+  return outputs.at(0).get_double(0);
+}
+
+const Tensor& TrainingSession::state(std::string_view name) const {
+  const std::span<const ValueId> ids = plan_.graph.states();
+  for (size_t i = 0; i < ids.size(); ++i) {
+    if (plan_.graph.value(ids[i]).name == name) return states_[i];
+  }
+  std::string known;
+  for (const std::string& n : state_names()) known += (known.empty() ? "" : ", ") + n;
+  fail(ErrorCode::InvalidArgument,
+       "the training session has no state '" + std::string(name) + "'; it has: " + known);
+}
+
+std::vector<std::string> TrainingSession::state_names() const {
+  std::vector<std::string> names;
+  for (const ValueId id : plan_.graph.states()) names.push_back(plan_.graph.value(id).name);
+  return names;
+}
+
+std::vector<std::string> TrainingSession::parameter_names() const { return parameter_names_; }
+
+}  // namespace volta::train
