@@ -8,6 +8,7 @@
 #include "volta/model/builtin_models.h"
 #include "volta/runtime/registry.h"
 #include "volta/runtime/runtime.h"
+#include "volta/train/training_session.h"
 
 namespace volta::cli {
 
@@ -21,6 +22,40 @@ std::string model_names() {
   return names;
 }
 
+// The training step a TrainingSession compiles for the transformer block as a regression
+// (transformer_block_regression; AdamW with clipping): its plan and peak bytes, which hold the
+// activations the backward reads for as long as it reads them.
+int info_training_step(const BuiltInModel& model, int64_t batch, DeterminismMode mode) {
+  TransformerBlockConfig config;
+  if (model.name == "transformer-block") {
+    config = kTransformerBlock;
+  } else if (model.name == "transformer-block-large") {
+    config = kTransformerBlockLarge;
+  } else {
+    std::fprintf(stderr,
+                 "volta info: --train supports the models transformer-block and "
+                 "transformer-block-large, not '%s'\n",
+                 std::string(model.name).c_str());
+    return 2;
+  }
+  config.batch = batch;
+  const TrainingProblem problem = transformer_block_regression(config);
+  const train::OptimizerConfig adamw{
+      .kind = train::OptimizerConfig::Kind::AdamW, .weight_decay = 0.01, .clip_norm = 1.0};
+  const train::TrainingStepGraph step =
+      train::build_training_step(problem.forward, problem.loss, adamw);
+  std::printf(
+      "training step: built-in model %s (batch=%lld) as a regression, AdamW with clipping\n"
+      "forward nodes=%d, step nodes=%d, trainable states=%zu, states=%zu ir_hash=%s\n\n",
+      std::string(model.name).c_str(), static_cast<long long>(batch), problem.forward.num_nodes(),
+      step.graph.num_nodes(), step.parameters.size(), step.graph.states().size(),
+      hash_hex(ir_hash(step.graph)).c_str());
+  const std::unique_ptr<Backend> cpu = make_backend("cpu");
+  const ExecutionPlan plan = compile(step.graph, *cpu, mode);
+  std::fputs(describe_plan(plan).c_str(), stdout);
+  return 0;
+}
+
 }  // namespace
 
 // A built-in model (engine/model): its graph and its CPU plan, with the plan's peak bytes.
@@ -28,6 +63,7 @@ int info(std::span<const std::string_view> args) {
   DeterminismMode mode = DeterminismMode::Strict;
   std::string_view model_name = "transformer-block";
   std::optional<int64_t> batch;
+  bool train = false;
   for (size_t i = 0; i < args.size(); ++i) {
     const bool has_value = i + 1 < args.size();
     if (args[i] == "--mode" && has_value) {
@@ -38,6 +74,8 @@ int info(std::span<const std::string_view> args) {
         return 2;
       }
       mode = *parsed;
+    } else if (args[i] == "--train") {
+      train = true;
     } else if (args[i] == "--model" && has_value) {
       model_name = args[++i];
     } else if (args[i] == "--batch" && has_value) {
@@ -53,7 +91,7 @@ int info(std::span<const std::string_view> args) {
     } else {
       std::fprintf(stderr,
                    "volta info: unknown option '%s' (supported: --model NAME, --batch N, "
-                   "--mode strict|relaxed)\n",
+                   "--mode strict|relaxed, --train)\n",
                    std::string(args[i]).c_str());
       return 2;
     }
@@ -65,6 +103,7 @@ int info(std::span<const std::string_view> args) {
     return 2;
   }
   const int64_t samples = batch.value_or(model->default_batch);
+  if (train) return info_training_step(*model, samples, mode);
   const Graph graph = model->graph(samples);
   std::printf("graph: built-in model %s (batch=%lld)\n", std::string(model->name).c_str(),
               static_cast<long long>(samples));

@@ -24,8 +24,10 @@ constexpr const char* kUsage =
     "                      [--strict | --relaxed]\n"
     "           (inputs with static shapes default to zeros); without a model: a\n"
     "           built-in model of engine/model (default transformer-block)\n"
-    "           volta info [--model mlp|cnn|transformer-block|...] [--batch N]\n"
+    "           volta info [--model mlp|cnn|transformer-block|...] [--batch N] [--train]\n"
     "                      [--mode strict|relaxed]\n"
+    "           (--train: the transformer block's training step, forward + backward +\n"
+    "           AdamW, and its plan's peak bytes)\n"
     "  doctor   compiler, CPU features, threads, CUDA presence, determinism readiness\n";
 
 }  // namespace
