@@ -41,9 +41,20 @@ ValueId VjpBuilder::add(OpKind op, std::vector<ValueId> inputs, Attributes attrs
   return graph_.add(op, std::move(inputs), std::move(attrs), name);
 }
 
+std::vector<ValueId> VjpBuilder::add_outputs(OpKind op, std::vector<ValueId> inputs,
+                                             Attributes attrs, int num_outputs) {
+  const std::string name =
+      fresh_name(graph_, "grad/" + node_.name + "/" + std::to_string(added_++));
+  return graph_.add_node(op, std::move(inputs), std::move(attrs), name, num_outputs);
+}
+
 ValueId VjpBuilder::scalar(double v) {
   Tensor t(dtype(), Shape{});
   t.set_double(0, v);
+  return constant(std::move(t));
+}
+
+ValueId VjpBuilder::constant(Tensor t) {
   return graph_.add_parameter(fresh_name(graph_, "grad/" + node_.name + "/c"), std::move(t));
 }
 
@@ -226,6 +237,7 @@ const VjpTable& vjp_table() {
     const Family families[] = {{OpFamily::Elementwise, register_elementwise_vjps},
                                {OpFamily::Activation, register_activation_vjps},
                                {OpFamily::Linalg, register_linalg_vjps},
+                               {OpFamily::Convolution, register_convolution_vjps},
                                {OpFamily::Normalization, register_normalization_vjps},
                                {OpFamily::Reduction, register_reduction_vjps},
                                {OpFamily::Movement, register_movement_vjps},

@@ -35,8 +35,12 @@ class VjpBuilder {
 
   // Backward nodes, named after the forward node.
   ValueId add(OpKind op, std::vector<ValueId> inputs, Attributes attrs = {});
+  std::vector<ValueId> add_outputs(OpKind op, std::vector<ValueId> inputs, Attributes attrs,
+                                   int num_outputs);
   // A rank-0 constant of the forward's float dtype.
   ValueId scalar(double v);
+  // A constant tensor (for shape-derived data: window counts, plane offsets).
+  ValueId constant(Tensor t);
   // A gradient of a broadcast result summed back to `shape` (numpy broadcasting's adjoint).
   ValueId sum_to(ValueId g, const Shape& shape);
   // Elementwise helpers.
@@ -73,6 +77,7 @@ inline constexpr uint32_t kAllInputs = ~uint32_t{0};
 void register_elementwise_vjps(VjpTable& table);
 void register_activation_vjps(VjpTable& table);
 void register_linalg_vjps(VjpTable& table);
+void register_convolution_vjps(VjpTable& table);
 void register_normalization_vjps(VjpTable& table);
 void register_reduction_vjps(VjpTable& table);
 void register_movement_vjps(VjpTable& table);

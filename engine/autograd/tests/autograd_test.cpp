@@ -101,6 +101,58 @@ double reference_loss(const Forward& f, const std::vector<Tensor>& inputs) {
   return reference::evaluate(f.graph, inputs).at(0).get_double(0);
 }
 
+using Ints = std::vector<int64_t>;
+
+// Conv and ConvTranspose over 1-3 spatial dims: groups, strides, dilations, asymmetric pads,
+// windows that leave the input's tail unread, output_padding, with and without bias.
+void append_convolution_cases(std::vector<Case>& cases) {
+  const auto any = [](Shape s) { return Operand{std::move(s)}; };
+  using K = OpKind;
+  const std::vector<Case> more = {
+      {"Conv 1-D", K::Conv, {any(Shape{2, 2, 5}), any(Shape{3, 2, 3}), any(Shape{3})}},
+      {"Conv 2-D strided padded",
+       K::Conv,
+       {any(Shape{1, 2, 5, 4}), any(Shape{2, 2, 2, 3}), any(Shape{2})},
+       {{"strides", Ints{2, 1}}, {"pads", Ints{1, 0, 0, 2}}}},
+      {"Conv 2-D grouped dilated",
+       K::Conv,
+       {any(Shape{2, 4, 5, 5}), any(Shape{6, 2, 2, 2})},
+       {{"group", int64_t{2}}, {"dilations", Ints{2, 1}}, {"pads", Ints{0, 1, 1, 0}}}},
+      {"Conv 2-D unread tail",
+       K::Conv,
+       {any(Shape{1, 1, 6, 7}), any(Shape{2, 1, 2, 2}), any(Shape{2})},
+       {{"strides", Ints{3, 2}}, {"dilations", Ints{1, 2}}}},
+      {"Conv depthwise",
+       K::Conv,
+       {any(Shape{2, 3, 4, 4}), any(Shape{3, 1, 3, 3}), any(Shape{3})},
+       {{"group", int64_t{3}}, {"pads", Ints{1, 1, 1, 1}}, {"strides", Ints{2, 2}}}},
+      {"Conv depthwise one image",
+       K::Conv,
+       {any(Shape{1, 2, 5}), any(Shape{4, 1, 2})},
+       {{"group", int64_t{2}}, {"strides", Ints{2}}, {"pads", Ints{0, 1}}}},
+      {"Conv 3-D",
+       K::Conv,
+       {any(Shape{1, 2, 3, 4, 3}), any(Shape{2, 1, 2, 2, 2}), any(Shape{2})},
+       {{"group", int64_t{2}}, {"strides", Ints{1, 2, 1}}, {"pads", Ints{0, 1, 1, 1, 0, 0}}}},
+      {"ConvTranspose 1-D",
+       K::ConvTranspose,
+       {any(Shape{2, 2, 4}), any(Shape{2, 3, 3}), any(Shape{3})}},
+      {"ConvTranspose 2-D strided padded output_padding",
+       K::ConvTranspose,
+       {any(Shape{1, 2, 3, 3}), any(Shape{2, 2, 3, 2}), any(Shape{2})},
+       {{"strides", Ints{2, 3}}, {"pads", Ints{1, 0, 0, 1}}, {"output_padding", Ints{1, 2}}}},
+      {"ConvTranspose 2-D grouped dilated",
+       K::ConvTranspose,
+       {any(Shape{2, 4, 3, 2}), any(Shape{4, 1, 2, 2})},
+       {{"group", int64_t{2}}, {"dilations", Ints{2, 1}}, {"pads", Ints{1, 0, 0, 1}}}},
+      {"ConvTranspose 3-D",
+       K::ConvTranspose,
+       {any(Shape{1, 2, 2, 3, 2}), any(Shape{2, 1, 2, 1, 2}), any(Shape{2})},
+       {{"group", int64_t{2}}, {"strides", Ints{2, 1, 1}}, {"pads", Ints{0, 0, 1, 1, 0, 0}}}},
+  };
+  cases.insert(cases.end(), more.begin(), more.end());
+}
+
 std::vector<Case> rule_cases() {
   const Shape m23{2, 3};
   const auto any = [](Shape s) { return Operand{std::move(s)}; };
@@ -216,6 +268,7 @@ std::vector<Case> rule_cases() {
        {any(Shape{2, 1}), any(Shape{2, 3}), any(Shape{2, 2})},
        {{"axis", int64_t{1}}}},
   };
+  append_convolution_cases(cases);
   return cases;
 }
 
@@ -395,12 +448,6 @@ const std::vector<std::string> kPendingRules = {
     "ReduceProd:data",
     "CumSum:x",
     "Mod:A",
-    "Conv:X",
-    "Conv:W",
-    "Conv:B",
-    "ConvTranspose:X",
-    "ConvTranspose:W",
-    "ConvTranspose:B",
     "MaxPool:X",
     "AveragePool:X",
     "LpPool:X",
