@@ -14,7 +14,7 @@ struct WindowAttrs {
   std::vector<int64_t> kernel, strides, dilations, pads;
   int spatial() const { return static_cast<int>(kernel.size()); }
   int64_t pad_begin(int a) const { return pads[static_cast<size_t>(a)]; }
-  int64_t pad_end(int a) const { return pads[static_cast<size_t>(a + spatial())]; }
+  int64_t pad_end(int a) const { return pads[static_cast<size_t>(a) + kernel.size()]; }
   int64_t stride(int a) const { return strides[static_cast<size_t>(a)]; }
   int64_t dilation(int a) const { return dilations[static_cast<size_t>(a)]; }
   int64_t extent(int a) const { return (kernel[static_cast<size_t>(a)] - 1) * dilation(a) + 1; }

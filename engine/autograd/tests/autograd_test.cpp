@@ -39,7 +39,7 @@ struct Case {
   OpKind op;
   std::vector<Operand> operands;
   Attributes attrs = {};
-  int outputs = 1;  // the loss reads the last output (so the others' gradients are absent)
+  int outputs = 1;  // the loss reads the last float output (so the others' gradients are absent)
 };
 
 Tensor operand_value(const Operand& o, DType float_type, uint64_t seed) {
@@ -88,7 +88,11 @@ Forward build_forward(const Case& c, DType float_type) {
     f.inputs.push_back(operand_value(o, float_type, 11 + i));
     if (o.trainable && dtype == float_type) f.trainables.push_back(ids.back());
   }
-  const ValueId y = f.graph.add_node(c.op, ids, c.attrs, "y", c.outputs).back();
+  const std::vector<ValueId> outputs = f.graph.add_node(c.op, ids, c.attrs, "y", c.outputs);
+  ValueId y = outputs.back();
+  for (const ValueId o : outputs) {
+    if (is_floating(f.graph.value(o).dtype)) y = o;
+  }
   const ValueId r = f.graph.add_parameter(
       "r", random_tensor(f.graph.value(y).dtype, f.graph.value(y).shape, 97, -1.0, 1.0));
   const ValueId weighted = f.graph.add(OpKind::Mul, {y, r}, {}, "weighted");
@@ -149,6 +153,85 @@ void append_convolution_cases(std::vector<Case>& cases) {
        K::ConvTranspose,
        {any(Shape{1, 2, 2, 3, 2}), any(Shape{2, 1, 2, 1, 2}), any(Shape{2})},
        {{"group", int64_t{2}}, {"strides", Ints{2, 1, 1}}, {"pads", Ints{0, 0, 1, 1, 0, 0}}}},
+  };
+  cases.insert(cases.end(), more.begin(), more.end());
+}
+
+// Windowed pools over 1-3 spatial dims (overlapping windows, strides, dilations, asymmetric
+// pads, ceil_mode, count_include_pad both ways, p = 1, 2, 3) and the global pools. MaxPool with
+// its Indices output uses them (row-major) or recomputes them (storage_order 1).
+void append_pooling_cases(std::vector<Case>& cases) {
+  const auto any = [](Shape s) { return Operand{std::move(s)}; };
+  const auto away = [](Shape s) { return Operand{std::move(s), Domain::AwayFromZero}; };
+  using K = OpKind;
+  const std::vector<Case> more = {
+      {"MaxPool 2-D overlapping padded",
+       K::MaxPool,
+       {any(Shape{2, 2, 4, 5})},
+       {{"kernel_shape", Ints{2, 3}}, {"pads", Ints{1, 0, 0, 1}}}},
+      {"MaxPool 1-D strided dilated ceil",
+       K::MaxPool,
+       {any(Shape{1, 3, 8})},
+       {{"kernel_shape", Ints{2}},
+        {"strides", Ints{3}},
+        {"dilations", Ints{2}},
+        {"ceil_mode", int64_t{1}}}},
+      {"MaxPool with Indices",
+       K::MaxPool,
+       {any(Shape{1, 2, 5, 4})},
+       {{"kernel_shape", Ints{3, 2}}},
+       2},
+      {"MaxPool 3-D Indices column-major",
+       K::MaxPool,
+       {any(Shape{1, 1, 3, 4, 3})},
+       {{"kernel_shape", Ints{2, 2, 2}}, {"strides", Ints{1, 2, 1}}, {"storage_order", int64_t{1}}},
+       2},
+      {"AveragePool 2-D padded excluded",
+       K::AveragePool,
+       {any(Shape{2, 2, 4, 5})},
+       {{"kernel_shape", Ints{3, 2}}, {"strides", Ints{2, 2}}, {"pads", Ints{1, 0, 1, 1}}}},
+      {"AveragePool 2-D padded included ceil",
+       K::AveragePool,
+       {any(Shape{1, 2, 5, 5})},
+       {{"kernel_shape", Ints{2, 3}},
+        {"strides", Ints{2, 2}},
+        {"pads", Ints{0, 1, 1, 0}},
+        {"ceil_mode", int64_t{1}},
+        {"count_include_pad", int64_t{1}}}},
+      {"AveragePool 1-D dilated ceil",
+       K::AveragePool,
+       {any(Shape{2, 1, 7})},
+       {{"kernel_shape", Ints{3}},
+        {"strides", Ints{2}},
+        {"dilations", Ints{2}},
+        {"ceil_mode", int64_t{1}}}},
+      {"AveragePool 3-D",
+       K::AveragePool,
+       {any(Shape{1, 2, 3, 3, 4})},
+       {{"kernel_shape", Ints{2, 2, 2}},
+        {"pads", Ints{1, 0, 0, 0, 1, 1}},
+        {"count_include_pad", int64_t{1}}}},
+      {"LpPool p=1",
+       K::LpPool,
+       {away(Shape{1, 2, 4, 4})},
+       {{"kernel_shape", Ints{2, 2}}, {"p", int64_t{1}}}},
+      {"LpPool p=2 strided padded",
+       K::LpPool,
+       {away(Shape{2, 1, 5, 4})},
+       {{"kernel_shape", Ints{3, 2}}, {"strides", Ints{2, 1}}, {"pads", Ints{1, 0, 0, 1}}}},
+      {"LpPool p=3 1-D ceil",
+       K::LpPool,
+       {away(Shape{1, 2, 6})},
+       {{"kernel_shape", Ints{2}},
+        {"strides", Ints{2}},
+        {"p", int64_t{3}},
+        {"ceil_mode", int64_t{1}},
+        {"pads", Ints{0, 1}}}},
+      {"GlobalAveragePool", K::GlobalAveragePool, {any(Shape{2, 3, 2, 3})}},
+      {"GlobalMaxPool", K::GlobalMaxPool, {any(Shape{2, 3, 4})}},
+      {"GlobalMaxPool 3-D", K::GlobalMaxPool, {any(Shape{1, 2, 2, 2, 3})}},
+      {"GlobalLpPool p=2", K::GlobalLpPool, {away(Shape{2, 2, 2, 3})}},
+      {"GlobalLpPool p=3", K::GlobalLpPool, {away(Shape{1, 3, 5})}, {{"p", int64_t{3}}}},
   };
   cases.insert(cases.end(), more.begin(), more.end());
 }
@@ -269,6 +352,7 @@ std::vector<Case> rule_cases() {
        {{"axis", int64_t{1}}}},
   };
   append_convolution_cases(cases);
+  append_pooling_cases(cases);
   return cases;
 }
 
@@ -448,11 +532,6 @@ const std::vector<std::string> kPendingRules = {
     "ReduceProd:data",
     "CumSum:x",
     "Mod:A",
-    "MaxPool:X",
-    "AveragePool:X",
-    "LpPool:X",
-    "GlobalMaxPool:X",
-    "GlobalLpPool:X",
     "BatchNormalization:X",
     "BatchNormalization:scale",
     "BatchNormalization:B",
