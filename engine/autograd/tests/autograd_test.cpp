@@ -460,6 +460,49 @@ BOOST_AUTO_TEST_CASE(the_transformer_blocks_gradients_are_thread_invariant) {
   }
 }
 
+// A convolution-and-pooling stack big enough for every kernel to split its work (grouped
+// strided Conv, MaxPool, ConvTranspose, AveragePool, LpPool, GlobalMaxPool): its f32 gradients
+// for the input and every weight give the same bits at 1, 2, 3, 4 and 8 threads.
+BOOST_AUTO_TEST_CASE(convolution_and_pooling_gradients_are_thread_invariant) {
+  Graph g;
+  const ValueId x = g.add_input("x", DType::F32, Shape{32, 4, 18, 20});
+  const auto param = [&](const std::string& name, Shape s, uint64_t seed) {
+    return g.add_parameter(name, random_tensor(DType::F32, std::move(s), seed, -0.5, 0.5));
+  };
+  const ValueId w1 = param("w1", Shape{8, 2, 3, 3}, 1), b1 = param("b1", Shape{8}, 2);
+  const ValueId w2 = param("w2", Shape{8, 3, 2, 2}, 3);
+  const ValueId conv =
+      g.add(OpKind::Conv, {x, w1, b1}, {{"group", int64_t{2}}, {"pads", Ints{1, 1, 1, 1}}}, "conv");
+  const ValueId relu = g.add(OpKind::Relu, {conv}, {}, "relu");
+  const ValueId max = g.add(OpKind::MaxPool, {relu},
+                            {{"kernel_shape", Ints{3, 3}}, {"strides", Ints{2, 2}}}, "max");
+  const ValueId up = g.add(OpKind::ConvTranspose, {max, w2},
+                           {{"strides", Ints{2, 2}}, {"dilations", Ints{1, 2}}}, "up");
+  const ValueId avg = g.add(OpKind::AveragePool, {up},
+                            {{"kernel_shape", Ints{3, 3}}, {"pads", Ints{1, 1, 1, 1}}}, "avg");
+  const ValueId lp = g.add(OpKind::LpPool, {avg}, {{"kernel_shape", Ints{2, 2}}}, "lp");
+  const ValueId top = g.add(OpKind::GlobalMaxPool, {lp}, {}, "top");
+  const ValueId sq = g.add(OpKind::Mul, {top, top}, {}, "sq");
+  const ValueId loss = g.add(OpKind::ReduceSum, {sq}, {{"keepdims", int64_t{0}}}, "loss");
+  const ValueId loss2 = g.add(OpKind::ReduceSum, {lp}, {{"keepdims", int64_t{0}}}, "loss2");
+  const ValueId total = g.add(OpKind::Add, {loss, loss2}, {}, "total");
+  g.set_outputs({total});
+  const TrainingGraph t = build_training_graph(g, total, std::vector<ValueId>{x, w1, b1, w2});
+  const std::vector<Tensor> inputs = {random_tensor(DType::F32, Shape{32, 4, 18, 20}, 5, -1, 1)};
+  const std::vector<Tensor> one = run_engine(t.graph, inputs, 1);
+  for (const int threads : {2, 3, 4, 8}) {
+    const std::vector<Tensor> got = run_engine(t.graph, inputs, threads);
+    for (size_t o = 0; o < one.size(); ++o) {
+      BOOST_TEST(got[o].bit_equal(one[o]), "output " << o << " at " << threads << " threads");
+    }
+  }
+  for (size_t o = 1; o < one.size(); ++o) {
+    int64_t nonzero = 0;
+    for (int64_t e = 0; e < one[o].numel(); ++e) nonzero += one[o].get_double(e) != 0 ? 1 : 0;
+    BOOST_TEST(nonzero > one[o].numel() / 4, "gradient " << o << ": " << nonzero << " nonzero");
+  }
+}
+
 // A value read by several nodes sums its contributions in consumer node order: x * x + x gives
 // 2x + 1 through a fixed chain of Adds, and the same forward gives the same training graph.
 BOOST_AUTO_TEST_CASE(fan_out_gradients_sum_in_node_order) {
