@@ -236,6 +236,51 @@ void append_pooling_cases(std::vector<Case>& cases) {
   cases.insert(cases.end(), more.begin(), more.end());
 }
 
+// Inference BatchNormalization (every input, statistics included), InstanceNormalization,
+// MeanVarianceNormalization and LRN (odd, even and unit window sizes) over several ranks.
+void append_normalization_cases(std::vector<Case>& cases) {
+  const auto any = [](Shape s) { return Operand{std::move(s)}; };
+  const auto pos = [](Shape s) { return Operand{std::move(s), Domain::Positive}; };
+  using K = OpKind;
+  const Shape c3{3};
+  const std::vector<Case> more = {
+      {"BatchNormalization",
+       K::BatchNormalization,
+       {any(Shape{2, 3, 4}), any(c3), any(c3), any(c3), pos(c3)},
+       {{"epsilon", 1e-3}}},
+      {"BatchNormalization 2-D",
+       K::BatchNormalization,
+       {any(Shape{4, 3}), any(c3), any(c3), any(c3), pos(c3)}},
+      {"BatchNormalization 4-D",
+       K::BatchNormalization,
+       {any(Shape{2, 3, 2, 2}), any(c3), any(c3), any(c3), pos(c3)}},
+      {"InstanceNormalization", K::InstanceNormalization, {any(Shape{2, 3, 4}), any(c3), any(c3)}},
+      {"InstanceNormalization 4-D",
+       K::InstanceNormalization,
+       {any(Shape{1, 3, 2, 3}), any(c3), any(c3)},
+       {{"epsilon", 1e-2}}},
+      {"InstanceNormalization one element planes",
+       K::InstanceNormalization,
+       {any(Shape{2, 3}), any(c3), any(c3)}},
+      {"MeanVarianceNormalization", K::MeanVarianceNormalization, {any(Shape{2, 3, 2, 2})}},
+      {"MeanVarianceNormalization axis 1",
+       K::MeanVarianceNormalization,
+       {any(Shape{2, 3, 4})},
+       {{"axes", Ints{1}}, {"epsilon", 1e-3}}},
+      {"LRN size 3",
+       K::LRN,
+       {any(Shape{2, 5, 2, 2})},
+       {{"size", int64_t{3}}, {"alpha", 0.5}, {"beta", 0.75}}},
+      {"LRN size 2",
+       K::LRN,
+       {any(Shape{1, 4, 3})},
+       {{"size", int64_t{2}}, {"alpha", 0.8}, {"beta", 1.5}, {"bias", 2.0}}},
+      {"LRN size 1", K::LRN, {any(Shape{2, 3})}, {{"size", int64_t{1}}, {"alpha", 0.3}}},
+      {"LRN size 4", K::LRN, {any(Shape{1, 6, 2})}, {{"size", int64_t{4}}, {"alpha", 0.6}}},
+  };
+  cases.insert(cases.end(), more.begin(), more.end());
+}
+
 std::vector<Case> rule_cases() {
   const Shape m23{2, 3};
   const auto any = [](Shape s) { return Operand{std::move(s)}; };
@@ -353,6 +398,7 @@ std::vector<Case> rule_cases() {
   };
   append_convolution_cases(cases);
   append_pooling_cases(cases);
+  append_normalization_cases(cases);
   return cases;
 }
 
@@ -466,8 +512,8 @@ BOOST_AUTO_TEST_CASE(the_transformer_blocks_gradients_are_thread_invariant) {
 BOOST_AUTO_TEST_CASE(convolution_and_pooling_gradients_are_thread_invariant) {
   Graph g;
   const ValueId x = g.add_input("x", DType::F32, Shape{32, 4, 18, 20});
-  const auto param = [&](const std::string& name, Shape s, uint64_t seed) {
-    return g.add_parameter(name, random_tensor(DType::F32, std::move(s), seed, -0.5, 0.5));
+  const auto param = [&](const std::string& name, const Shape& s, uint64_t seed) {
+    return g.add_parameter(name, random_tensor(DType::F32, s, seed, -0.5, 0.5));
   };
   const ValueId w1 = param("w1", Shape{8, 2, 3, 3}, 1), b1 = param("b1", Shape{8}, 2);
   const ValueId w2 = param("w2", Shape{8, 3, 2, 2}, 3);
@@ -575,16 +621,6 @@ const std::vector<std::string> kPendingRules = {
     "ReduceProd:data",
     "CumSum:x",
     "Mod:A",
-    "BatchNormalization:X",
-    "BatchNormalization:scale",
-    "BatchNormalization:B",
-    "BatchNormalization:input_mean",
-    "BatchNormalization:input_var",
-    "InstanceNormalization:input",
-    "InstanceNormalization:scale",
-    "InstanceNormalization:B",
-    "MeanVarianceNormalization:X",
-    "LRN:X",
     "SoftmaxCrossEntropyLoss:scores",
     "NegativeLogLikelihoodLoss:input",
     "Einsum:Inputs",
