@@ -50,6 +50,11 @@ ValueId filter_gradient(VjpBuilder& b, ValueId a, ValueId g, const WindowAttrs& 
     const auto i = static_cast<size_t>(a_i);
     const int64_t weight_span = (sg[a_i + 2] - 1) * w.stride(a_i) + 1;
     const int64_t needed = (w.kernel[i] - 1) * w.dilation(a_i) + weight_span - w.pad_begin(a_i);
+    if (needed <= 0) {  // every tap reads the begin padding: no weight sees an input element
+      std::vector<int64_t> dw_shape = {sg[1], per_group};
+      dw_shape.insert(dw_shape.end(), w.kernel.begin(), w.kernel.end());
+      return b.add(OpKind::Expand, {b.scalar(0.0)}, {{"shape", dw_shape}});
+    }
     pads[i] = w.pad_begin(a_i);
     if (needed < sizes[i]) {
       crop_ends.push_back(needed);
