@@ -59,7 +59,7 @@ ValueId VjpBuilder::constant(Tensor t) {
 }
 
 ValueId VjpBuilder::sum_to(ValueId g, const Shape& shape) {
-  const Shape& from = graph_.value(g).shape;
+  const Shape from = graph_.value(g).shape;
   if (from == shape) return g;
   // Axes of `from` that broadcasting made: the leading extra ones, and those where `shape`
   // has 1 and `from` does not.

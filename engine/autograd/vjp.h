@@ -25,8 +25,10 @@ class VjpBuilder {
   ValueId output(int i = 0) const { return node_.outputs.at(static_cast<size_t>(i)); }
   // The gradient of output i, or kNoValue when the loss does not depend on it.
   ValueId grad(int i = 0) const { return output_grads_.at(static_cast<size_t>(i)); }
-  const Value& value(ValueId v) const { return graph_.value(v); }
-  const Shape& shape(ValueId v) const { return graph_.value(v).shape; }
+  // By value: adding a node may reallocate the graph's values, which a reference would not
+  // survive (rules hold shapes across the nodes they add).
+  Value value(ValueId v) const { return graph_.value(v); }
+  Shape shape(ValueId v) const { return graph_.value(v).shape; }
   DType dtype() const { return graph_.value(output()).dtype; }
   bool wants(int i) const { return wanted_.at(static_cast<size_t>(i)) != 0; }
   // Sets input i's gradient; it must have the input's dtype and shape.
