@@ -24,7 +24,8 @@ ValueId reshape(VjpBuilder& b, ValueId v, const Shape& shape) {
 }
 
 // Y = A @ B with A [..., M, K], B [..., K, N]: dA = g @ B^T, dB = A^T @ g, each summed over
-// the batch dims it was broadcast along. A 1-D A is the row [1, K], a 1-D B the column [K, 1];
+// the batch dims it was broadcast along (for a 2-D B under a batched A, one GEMM over the batch
+// rows). A 1-D A is the row [1, K], a 1-D B the column [K, 1];
 // Y then lacks that axis, so g is reshaped to the promoted product's shape first.
 void matmul_vjp(VjpBuilder& b) {
   const ValueId a = b.input(0), bb = b.input(1);
@@ -41,8 +42,22 @@ void matmul_vjp(VjpBuilder& b) {
     b.set(0, reshape(b, b.sum_to(ga, b.shape(a2)), sa));
   }
   if (b.wants(1)) {
-    const ValueId gb = b.add(OpKind::MatMul, {transpose_matrices(b, a2), g2});
-    b.set(1, reshape(b, b.sum_to(gb, b.shape(b2)), sb));
+    if (b.shape(b2).rank() == 2 && b.shape(a2).rank() > 2) {
+      // B is shared by every batch: one GEMM whose reduction runs over all the batch rows, not
+      // a batched product and then a sum over the batch (a strided reduction, far slower).
+      const Shape batched = b.shape(a2);
+      int64_t rows = 1;
+      for (int d = 0; d + 1 < batched.rank(); ++d) rows *= batched[d];
+      const int64_t n = b.shape(b2)[1];
+      const ValueId a_rows = reshape(b, a2, Shape{rows, batched[batched.rank() - 1]});
+      const ValueId g_rows = reshape(b, g2, Shape{rows, n});
+      const ValueId gb = b.add(OpKind::Gemm, {a_rows, g_rows},
+                               {{"alpha", 1.0}, {"transA", int64_t{1}}, {"transB", int64_t{0}}});
+      b.set(1, reshape(b, gb, sb));
+    } else {
+      const ValueId gb = b.add(OpKind::MatMul, {transpose_matrices(b, a2), g2});
+      b.set(1, reshape(b, b.sum_to(gb, b.shape(b2)), sb));
+    }
   }
 }
 
