@@ -13,6 +13,24 @@ void require(bool ok, const std::string& what) {
   if (!ok) fail(ErrorCode::InvalidArgument, what);
 }
 
+// Which values `loss` is computed from (itself included).
+std::vector<bool> values_feeding(const Graph& graph, ValueId loss) {
+  std::vector<bool> feeds(static_cast<size_t>(graph.num_values()), false);
+  feeds[static_cast<size_t>(loss.index)] = true;
+  for (int n = graph.num_nodes() - 1; n >= 0; --n) {
+    const Node& node = graph.node(n);
+    bool used = false;
+    for (const ValueId o : node.outputs) {
+      used = used || (o.valid() && feeds[static_cast<size_t>(o.index)]);
+    }
+    if (!used) continue;
+    for (const ValueId in : node.inputs) {
+      if (in.valid()) feeds[static_cast<size_t>(in.index)] = true;
+    }
+  }
+  return feeds;
+}
+
 }  // namespace
 
 TrainingStepGraph build_training_step(const Graph& forward, ValueId loss,
@@ -25,12 +43,16 @@ TrainingStepGraph build_training_step(const Graph& forward, ValueId loss,
               "; training needs a float value of one element");
   TrainingStepGraph out;
   const std::vector<ValueId> updated = state_update_values(forward);
+  const std::vector<bool> feeds_loss = values_feeding(forward, loss);
   for (size_t i = 0; i < forward.states().size(); ++i) {
     const ValueId s = forward.states()[i];
-    if (!updated[i].valid() && is_floating(forward.value(s).dtype)) out.parameters.push_back(s);
+    if (!updated[i].valid() && is_floating(forward.value(s).dtype) &&
+        feeds_loss[static_cast<size_t>(s.index)]) {
+      out.parameters.push_back(s);
+    }
   }
   require(!out.parameters.empty(),
-          "the forward graph has no trainable state; make its weights states "
+          "the loss depends on no trainable state; make the forward's weights states "
           "(Graph::thaw_parameter for a C++-built graph, ImportOptions::trainable for ONNX)");
   out.dtype = forward.value(out.parameters[0]).dtype;
   TrainingGraph t = build_training_graph(forward, loss, out.parameters);

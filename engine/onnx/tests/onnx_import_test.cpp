@@ -4,13 +4,16 @@
 #include <onnx/onnx_pb.h>
 
 #include <boost/test/unit_test.hpp>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <memory>
 
+#include "volta/autograd/autograd.h"
 #include "volta/error.h"
 #include "volta/onnx/model.h"
 #include "volta/onnx/session.h"
+#include "volta/reference/reference.h"
 #include "volta/runtime/registry.h"
 #include "volta/runtime/runtime.h"
 #include "volta/train/training_session.h"
@@ -422,6 +425,101 @@ BOOST_AUTO_TEST_CASE(a_trainable_import_trains_like_the_same_graph_built_in_cpp)
   for (const std::string& name : onnx_session.parameter_names()) {
     BOOST_TEST(onnx_session.state(name).bit_equal(cpp_session.state(name)), name);
   }
+}
+
+// Training-mode BatchNormalization (opset 15), as the importer lowers it: batch statistics from
+// primitive ops around the inference op. Its gradients flow through the batch statistics: the
+// reference engine's float64 gradients of x, scale and B match central finite differences of
+// the reference forward, and a TrainingSession trains scale and B while the running mean and
+// variance, which the loss does not read, stay as they were.
+Model batch_norm_training_model() {
+  pb::ModelProto m;
+  auto* g = m.mutable_graph();
+  g->set_name("bn");
+  add_io(g->add_input(), "x", pb::TensorProto::DOUBLE, {3, 2, 2, 3});
+  add_io(g->add_output(), "y", pb::TensorProto::DOUBLE, {3, 2, 2, 3});
+  add_io(g->add_output(), "running_mean", pb::TensorProto::DOUBLE, {2});
+  add_io(g->add_output(), "running_var", pb::TensorProto::DOUBLE, {2});
+  const auto f64 = [](std::initializer_list<double> v) {
+    return Tensor::from<double>(Shape{static_cast<int64_t>(v.size())}, v);
+  };
+  const auto add = [&](const std::string& name, const Tensor& t) {
+    pb::TensorProto* p = g->add_initializer();
+    p->set_name(name);
+    p->set_data_type(pb::TensorProto::DOUBLE);
+    p->add_dims(t.numel());
+    p->set_raw_data(std::string(static_cast<const char*>(t.data()), t.nbytes()));
+  };
+  add("scale", f64({1.5, -0.5}));
+  add("B", f64({0.25, 0.75}));
+  add("mean", f64({0.0, 0.1}));
+  add("var", f64({1.0, 2.0}));
+  pb::NodeProto* n = add_node(g, "BatchNormalization", {"x", "scale", "B", "mean", "var"},
+                              {"y", "running_mean", "running_var"}, "bn");
+  pb::AttributeProto* a = n->add_attribute();
+  a->set_name("training_mode");
+  a->set_type(pb::AttributeProto::INT);
+  a->set_i(1);
+  return Model::parse(serialize(m, 15), "bn.onnx");
+}
+
+BOOST_AUTO_TEST_CASE(training_mode_batch_normalization_differentiates_through_its_statistics) {
+  const Model model = batch_norm_training_model();
+  Tensor x(DType::F64, Shape{3, 2, 2, 3});
+  for (int64_t i = 0; i < x.numel(); ++i) x.set_double(i, std::sin(0.7 * static_cast<double>(i)));
+  const std::vector<Tensor> in{x};
+  ImportOptions options = cpu_import();
+  options.trainable = true;
+  ImportedGraph imported = model.import_for(in, options);
+  Graph& g = imported.graph;
+  Tensor r(DType::F64, Shape{3, 2, 2, 3});
+  for (int64_t i = 0; i < r.numel(); ++i) r.set_double(i, std::cos(1.3 * static_cast<double>(i)));
+  const ValueId loss =
+      g.add(OpKind::ReduceSum, {g.add(OpKind::Mul, {g.outputs()[0], g.add_parameter("r", r)})},
+            {{"keepdims", int64_t{0}}});
+  g.set_outputs({loss});
+  const ValueId scale = *g.find_value("scale"), bias = *g.find_value("B");
+  const std::vector<ValueId> trainables = {g.inputs()[0], scale, bias};
+  const TrainingGraph t = build_training_graph(g, loss, trainables);
+  std::vector<Tensor> states = imported.initial_states;
+  std::vector<Tensor*> bind;
+  for (Tensor& s : states) bind.push_back(&s);
+  const std::vector<Tensor> grads = reference::evaluate(t.graph, in, bind);
+  const auto loss_at = [&](const Tensor& xv, std::vector<Tensor> sv) {
+    std::vector<Tensor*> b;
+    for (Tensor& s : sv) b.push_back(&s);
+    return reference::evaluate(g, std::vector<Tensor>{xv}, b).at(0).get_double(0);
+  };
+  constexpr double kEps = 1e-6;
+  const char* const names[] = {"x", "scale", "B"};
+  for (size_t k = 0; k < trainables.size(); ++k) {
+    const Tensor& grad = grads.at(k + 1);
+    // x is input 0; scale and B are states, found by their index among the graph's states.
+    size_t state = 0;
+    while (k > 0 && g.states()[state] != trainables[k]) ++state;
+    for (int64_t e = 0; e < grad.numel(); ++e) {
+      Tensor xp = x, xm = x;
+      std::vector<Tensor> sp = imported.initial_states, sm = imported.initial_states;
+      Tensor& plus = k == 0 ? xp : sp[state];
+      Tensor& minus = k == 0 ? xm : sm[state];
+      plus.set_double(e, plus.get_double(e) + kEps);
+      minus.set_double(e, minus.get_double(e) - kEps);
+      const double fd = (loss_at(xp, sp) - loss_at(xm, sm)) / (2 * kEps);
+      BOOST_TEST(std::abs(grad.get_double(e) - fd) <= 1e-5 + 1e-3 * std::abs(fd),
+                 names[k] << "[" << e << "]: gradient " << grad.get_double(e)
+                          << ", finite difference " << fd);
+    }
+  }
+  // Training: scale and B move; the running statistics (states the loss does not read) do not.
+  const std::unique_ptr<Backend> cpu = make_backend("cpu");
+  train::TrainingSession session(g, loss, imported.initial_states,
+                                 {.optimizer = {.schedule = {.base_lr = 0.1}}}, *cpu,
+                                 DeterminismMode::Strict);
+  BOOST_TEST(session.parameter_names() == (std::vector<std::string>{"scale", "B"}));
+  session.step(in);
+  BOOST_TEST(!session.state("scale").bit_equal(imported.initial_states[0]));
+  BOOST_TEST(session.state("mean").bit_equal(imported.initial_states[2]));
+  BOOST_TEST(session.state("var").bit_equal(imported.initial_states[3]));
 }
 
 }  // namespace

@@ -160,7 +160,7 @@ BOOST_AUTO_TEST_CASE(a_graph_without_trainable_states_is_refused) {
   g.set_outputs({loss});
   expect_error([&] { TrainingSession s(g, loss, {}, kAdam, cpu(), DeterminismMode::Strict); },
                ErrorCode::InvalidArgument,
-               "the forward graph has no trainable state; make its weights states "
+               "the loss depends on no trainable state; make the forward's weights states "
                "(Graph::thaw_parameter for a C++-built graph, ImportOptions::trainable for ONNX)");
   // thaw_parameter makes it trainable; a second thaw of the same value is refused.
   Graph h = g;

@@ -21,14 +21,16 @@ namespace volta::train {
 // The graph a session compiles: the forward, its backward and the optimizer step. Its inputs are
 // the forward's then "optimizer.hyper" (hyper_parameters); its one output is the loss; its
 // states are the forward's then the optimizer's moments (zero at the start). The trainable
-// parameters are the forward's float states that the forward does not update itself.
+// parameters are the forward's float states that the loss depends on and that the forward does
+// not update itself; any other state (a BatchNormalization's running mean, read only by a
+// running-mean output) is bound and left as it is.
 struct TrainingStepGraph {
   Graph graph;
   std::vector<ValueId> parameters;  // the trainable states, in forward order
   DType dtype = DType::F32;         // theirs, and the hyper-parameters'
 };
-// Throws VoltaError(InvalidArgument) for a loss that is not one float element, a forward with no
-// trainable state, and whatever build_training_graph and append_optimizer refuse.
+// Throws VoltaError(InvalidArgument) for a loss that is not one float element, a loss that
+// depends on no trainable state, and whatever build_training_graph and append_optimizer refuse.
 TrainingStepGraph build_training_step(const Graph& forward, ValueId loss,
                                       const OptimizerConfig& optimizer);
 
