@@ -463,6 +463,13 @@ Model batch_norm_training_model() {
   return Model::parse(serialize(m, 15), "bn.onnx");
 }
 
+std::vector<Tensor*> pointers_to(std::vector<Tensor>& tensors) {
+  std::vector<Tensor*> out;
+  out.reserve(tensors.size());
+  for (Tensor& t : tensors) out.push_back(&t);
+  return out;
+}
+
 BOOST_AUTO_TEST_CASE(training_mode_batch_normalization_differentiates_through_its_statistics) {
   const Model model = batch_norm_training_model();
   Tensor x(DType::F64, Shape{3, 2, 2, 3});
@@ -482,13 +489,9 @@ BOOST_AUTO_TEST_CASE(training_mode_batch_normalization_differentiates_through_it
   const std::vector<ValueId> trainables = {g.inputs()[0], scale, bias};
   const TrainingGraph t = build_training_graph(g, loss, trainables);
   std::vector<Tensor> states = imported.initial_states;
-  std::vector<Tensor*> bind;
-  for (Tensor& s : states) bind.push_back(&s);
-  const std::vector<Tensor> grads = reference::evaluate(t.graph, in, bind);
+  const std::vector<Tensor> grads = reference::evaluate(t.graph, in, pointers_to(states));
   const auto loss_at = [&](const Tensor& xv, std::vector<Tensor> sv) {
-    std::vector<Tensor*> b;
-    for (Tensor& s : sv) b.push_back(&s);
-    return reference::evaluate(g, std::vector<Tensor>{xv}, b).at(0).get_double(0);
+    return reference::evaluate(g, std::vector<Tensor>{xv}, pointers_to(sv)).at(0).get_double(0);
   };
   constexpr double kEps = 1e-6;
   const char* const names[] = {"x", "scale", "B"};
