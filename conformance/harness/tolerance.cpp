@@ -81,6 +81,20 @@ Tolerance ToleranceTable::lookup(OpFamily family, DType dtype, std::string_view 
            ": add a row with its reason to conformance/harness/tolerances.tsv");
 }
 
+Tolerance ToleranceTable::lookup_gradient(OpFamily family, DType dtype) const {
+  constexpr std::string_view kBackends = "gradient:cpu:reference";
+  for (const Row& row : rows_) {
+    if (row.family == op_family_name(family) && row.dtype == dtype_name(dtype) &&
+        row.backends == kBackends) {
+      return row.tolerance;
+    }
+  }
+  fail(ErrorCode::InvalidArgument,
+       "no tolerance for " + std::string(op_family_name(family)) + "/" +
+           std::string(dtype_name(dtype)) + "/" + std::string(kBackends) +
+           ": add a row with its reason to conformance/harness/tolerances.tsv");
+}
+
 Outcome outcome_of(Mismatch m) {
   switch (m) {
     case Mismatch::None:

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "vjp.h"
+#include "volta/autograd/planted_wrong_vjp.h"
 #include "volta/ir/verify.h"
 
 namespace volta {
@@ -274,6 +275,27 @@ const VjpTable& vjp_table() {
   return table;
 }
 
+namespace {
+
+thread_local std::optional<WrongVjp> planted;
+
+// The planted defect (planted_wrong_vjp.h) on the gradients the rule just set.
+void apply_planted_wrong_vjp(VjpBuilder& b, const std::vector<char>& wanted) {
+  if (!planted || planted->op != b.node().op) return;
+  for (size_t i = 0; i < wanted.size(); ++i) {
+    const ValueId g = b.input_grads()[i];
+    if (wanted[i] && g.valid()) b.set(static_cast<int>(i), b.mul(g, b.scalar(planted->factor)));
+  }
+}
+
+}  // namespace
+
+PlantedWrongVjp::PlantedWrongVjp(OpKind op, double factor) : previous_(planted) {
+  planted = WrongVjp{op, factor};
+}
+PlantedWrongVjp::~PlantedWrongVjp() { planted = previous_; }
+std::optional<WrongVjp> planted_wrong_vjp() { return planted; }
+
 }  // namespace autograd
 
 bool has_vjp_rule(OpKind op, int input) {
@@ -342,6 +364,7 @@ TrainingGraph build_training_graph(const Graph& forward, ValueId loss,
     }
     autograd::VjpBuilder b(g, node, std::move(output_grads), wanted);
     entry.rule(b);
+    autograd::apply_planted_wrong_vjp(b, wanted);
     for (size_t i = 0; i < node.inputs.size(); ++i) {
       if (!wanted[i]) continue;
       const ValueId gi = b.input_grads()[i];

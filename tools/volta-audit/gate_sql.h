@@ -58,6 +58,7 @@ std::string suite_gate_sql(const SuiteGateSpec& spec);
 std::string onnx_gate_sql();
 std::string numerics_gate_sql();
 std::string perf_gate_sql();
+std::string gradients_gate_sql();
 std::string docs_gate_sql();
 // The determinism gates, by the family they judge (batch-invariance, plan-stability, ...).
 std::string determinism_gate_sql(std::string_view family);

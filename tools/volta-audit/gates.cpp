@@ -64,6 +64,14 @@ std::vector<Gate> build_gates() {
                  "skipped (a skip needs its declared precondition: no CUDA device means NOT "
                  "VERIFIED)",
                  false, parity_gate("cuda")});
+  all.push_back({"gradients",
+                 "every VJP rule: float64 gradients match finite differences, engine gradients "
+                 "match them and are thread-invariant",
+                 "every case of the gradients suite has a result on reference (finite "
+                 "differences or the documented subgradient) and on cpu (f32 and f64 at 1, 2, 3, "
+                 "4 and 8 threads); none unexpected, none ERROR/CRASH/TIMEOUT; the planted "
+                 "wrong-VJP control caught",
+                 true, gradients_gate_sql()});
   all.push_back({"determinism-100",
                  "one plan gives bit-identical outputs 100 times, in one process and across "
                  "processes; Strict refuses non-bit-exact kernels",

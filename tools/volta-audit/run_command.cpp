@@ -9,6 +9,7 @@
 #include "commands.h"
 #include "committed_inputs.h"
 #include "volta/conformance/determinism_suite.h"
+#include "volta/conformance/gradient_suite.h"
 #include "volta/conformance/matrix_suite.h"
 #include "volta/conformance/onnx_suite.h"
 #include "volta/conformance/parity_suite.h"
@@ -24,11 +25,11 @@ namespace {
 
 using conformance::SuiteCase;
 
-constexpr std::string_view kSuites = "parity, onnx, numerics, determinism";
+constexpr std::string_view kSuites = "parity, onnx, numerics, determinism, gradients";
 constexpr std::string_view kRunOptions =
     "--family F, --backend cpu|cuda|reference, --filter PATTERN, --threads N, "
     "--timeout SECONDS, --no-isolate, --expectations DIR, --data DIR, --replay ID, --runs N, "
-    "--processes N, --large-models, --plant-divergence NODE, --db PATH";
+    "--processes N, --large-models, --plant-divergence NODE, --plant-wrong-vjp OP, --db PATH";
 
 int positive_int(const std::string& text, std::string_view option) {
   try {
@@ -42,19 +43,23 @@ int positive_int(const std::string& text, std::string_view option) {
 
 void check_suite(const std::string& suite) {
   if (suite != "parity" && suite != conformance::kOnnxSuite &&
-      suite != conformance::kNumericsSuite && suite != conformance::kDeterminismSuite) {
+      suite != conformance::kNumericsSuite && suite != conformance::kDeterminismSuite &&
+      suite != conformance::kGradientsSuite) {
     throw UsageError("unknown suite '" + suite + "' (available: " + std::string(kSuites) + ")");
   }
 }
 
 // The backends a suite runs on when --backend is not given: parity judges the CPU backend
 // (CUDA only on request), onnx runs every test on the CPU backend and the reference engine,
-// numerics checks the policy on both (its CUDA cells are NOT VERIFIED: --backend cuda).
+// numerics checks the policy on both (its CUDA cells are NOT VERIFIED: --backend cuda),
+// gradients checks the reference against finite differences and the CPU engine against it.
 std::vector<std::string> default_backends(const std::string& suite) {
   if (suite == conformance::kOnnxSuite) {
     return {conformance::kOnnxBackends.begin(), conformance::kOnnxBackends.end()};
   }
-  if (suite == conformance::kNumericsSuite) return {"cpu", "reference"};
+  if (suite == conformance::kNumericsSuite || suite == conformance::kGradientsSuite) {
+    return {"cpu", "reference"};
+  }
   return {"cpu"};
 }
 
@@ -126,11 +131,12 @@ struct PlannedSuite {
 // Everything a run of `suites` reads that decides its verdicts, as the committed files it stands
 // for: each suite's expectations, the onnx expectations (the onnx suite, and the determinism
 // suite's list of ONNX subjects), the numerics policy, the determinism configurations; and a
-// planted divergence, which makes the run a demonstration, never evidence.
+// planted divergence or wrong VJP, which makes the run a demonstration, never evidence.
 std::vector<conformance::RunInput> run_inputs(const std::vector<std::string>& suites,
                                               const std::string& expectations_dir,
                                               const std::string& onnx_expectations,
-                                              const std::optional<std::string>& plant) {
+                                              const std::optional<std::string>& plant,
+                                              const std::optional<std::string>& wrong_vjp) {
   namespace fs = std::filesystem;
   const fs::path source = build::kSourceDir;
   std::vector<conformance::RunInput> inputs;
@@ -159,6 +165,7 @@ std::vector<conformance::RunInput> run_inputs(const std::vector<std::string>& su
     inputs.push_back(file_input("conformance/onnx/expectations.tsv", onnx_expectations));
   }
   if (plant) inputs.push_back(planted_option("--plant-divergence", *plant));
+  if (wrong_vjp) inputs.push_back(planted_option("--plant-wrong-vjp", *wrong_vjp));
   return inputs;
 }
 
@@ -184,6 +191,7 @@ int run_command(Args& args) {
   const std::optional<std::string> runs_arg = args.option("--runs");
   const std::optional<std::string> processes_arg = args.option("--processes");
   const std::optional<std::string> plant_arg = args.option("--plant-divergence");
+  const std::optional<std::string> wrong_vjp_arg = args.option("--plant-wrong-vjp");
   const bool large_models = args.flag("--large-models");
   options.interactive = conformance::Progress::stderr_is_terminal();
   const std::vector<std::string> suites = args.positionals(kRunOptions);
@@ -201,6 +209,19 @@ int run_command(Args& args) {
     throw UsageError(
         "--runs, --processes, --large-models and --plant-divergence apply to the determinism "
         "suite");
+  }
+  const bool gradients = std::find(suites.begin(), suites.end(),
+                                   std::string(conformance::kGradientsSuite)) != suites.end();
+  if (wrong_vjp_arg && !gradients) {
+    throw UsageError("--plant-wrong-vjp applies to the gradients suite");
+  }
+  conformance::GradientRunOptions gradient_options;
+  if (wrong_vjp_arg) {
+    try {
+      gradient_options.plant = conformance::parse_planted_wrong_vjp(*wrong_vjp_arg);
+    } catch (const VoltaError& e) {
+      throw UsageError(e.message());
+    }
   }
   if (data_arg && !onnx && !determinism) {
     throw UsageError("--data DIR applies to the onnx and determinism suites only");
@@ -263,6 +284,8 @@ int run_command(Args& args) {
           : suite == conformance::kNumericsSuite ? numerics_cases(*policy, backend, threads)
           : suite == conformance::kDeterminismSuite
               ? conformance::determinism_cases(determinism_options)
+          : suite == conformance::kGradientsSuite
+              ? conformance::gradient_suite(backend, gradient_options)
               : conformance::parity_suite(backend, threads);
       for (const SuiteCase& c : cases) families.insert(c.family);
       planned.push_back({suite, backend, std::move(cases)});
@@ -318,11 +341,12 @@ int run_command(Args& args) {
         (data_arg ? " --data " + *data_arg : "") + (runs_arg ? " --runs " + *runs_arg : "") +
         (processes_arg ? " --processes " + *processes_arg : "") +
         (plant_arg ? " --plant-divergence " + *plant_arg : "") +
+        (wrong_vjp_arg ? " --plant-wrong-vjp " + *wrong_vjp_arg : "") +
         (large_models ? " --large-models" : "") +
         (replay_arg ? " --replay '" + *replay_arg + "'" : "");
     const int64_t run_id = store.begin_run(info);
-    store.record_inputs(
-        run_id, run_inputs(run_suites, options.expectations_dir, onnx_expectations, plant_arg));
+    store.record_inputs(run_id, run_inputs(run_suites, options.expectations_dir, onnx_expectations,
+                                           plant_arg, wrong_vjp_arg));
     std::fprintf(stderr, "run %lld: commit %.12s%s, backend %s, database %s\n",
                  static_cast<long long>(run_id), build::kCommit, build::kDirty ? " (dirty)" : "",
                  backend.c_str(), db.c_str());

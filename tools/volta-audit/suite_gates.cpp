@@ -6,6 +6,7 @@
 #include "gate_sql.h"
 #include "volta/conformance/determinism_suite.h"
 #include "volta/conformance/evidence.h"
+#include "volta/conformance/gradient_suite.h"
 #include "volta/conformance/matrix_suite.h"
 #include "volta/conformance/onnx_suite.h"
 
@@ -14,7 +15,8 @@ namespace {
 
 // Suites `volta-audit run` records (run_command.cpp checks the same names).
 constexpr std::string_view kRunnableSuites[] = {
-    "parity", conformance::kOnnxSuite, conformance::kNumericsSuite, conformance::kDeterminismSuite};
+    "parity", conformance::kOnnxSuite, conformance::kNumericsSuite, conformance::kDeterminismSuite,
+    conformance::kGradientsSuite};
 
 std::string joined(const std::vector<std::string_view>& words, std::string_view separator) {
   std::string out;

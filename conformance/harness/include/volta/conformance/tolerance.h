@@ -33,6 +33,10 @@ class ToleranceTable {
   // Exact for integer/bool outputs and movement ops; otherwise the row for the key, or
   // InvalidArgument when a float comparison has no row (a missing row is a bug to fix).
   Tolerance lookup(OpFamily family, DType dtype, std::string_view backends) const;
+  // The row for the engine CPU's gradients of an op of `family` against the reference's
+  // float64 gradients (backends "gradient:cpu:reference"); no exact shortcut: the backward of a
+  // movement op sums (Expand's is a ReduceSum). InvalidArgument when the row is missing.
+  Tolerance lookup_gradient(OpFamily family, DType dtype) const;
 
  private:
   struct Row {
