@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # The release audit, from a fresh machine: install missing packages, build, run every suite
 # (parity; onnx and the numerics matrix on the CPU backend and the reference engine, plus the
-# numerics suite's CUDA cells, skipped without that backend; the determinism suite, whose
-# plan-stability family also runs from a Debug build of the same commit; the perf double pass
-# with the release preset's volta-perf) into the results database (default ./volta-results.db),
-# check the docs contract, and print the gate table. Exit
-# status is the gate's: 0 only when every blocker passes.
+# numerics suite's CUDA cells, skipped without that backend; the gradients suite on the
+# reference engine (finite differences) and the CPU backend (engine vs reference, thread
+# counts); the determinism suite, whose plan-stability family also runs from a Debug build of
+# the same commit; the perf double pass with the release preset's volta-perf) into the results
+# database (default ./volta-results.db), check the docs contract, and print the gate table.
+# Exit status is the gate's: 0 only when every blocker passes.
 # Usage: scripts/ci/audit.sh [--release] [--db PATH] [--preset NAME]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -34,6 +35,7 @@ audit="build/$preset/tools/volta-audit/volta-audit"
 "$audit" run onnx --db "$db" || true
 "$audit" run numerics --db "$db" || true
 "$audit" run numerics --backend cuda --db "$db" || true
+"$audit" run gradients --db "$db" || true
 "$audit" run determinism --db "$db" || true
 # Plan stability holds across build types: the same plans from a Debug build (volta-audit only).
 if [ "$preset" != debug ]; then
