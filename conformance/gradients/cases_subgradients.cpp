@@ -20,7 +20,7 @@ Tensor vector_of(const std::vector<double>& v, Shape shape) {
 }
 
 // A unary op at the given points whose documented derivative is `slope(x)`.
-OpGradientCase unary(std::string id, K op, Attributes attrs, const std::vector<double>& x,
+OpGradientCase unary(std::string id, K op, const Attributes& attrs, const std::vector<double>& x,
                      double (*slope)(double, const Attributes&)) {
   const Shape shape{static_cast<int64_t>(x.size())};
   OpGradientCase c{

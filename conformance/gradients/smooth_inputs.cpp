@@ -86,6 +86,7 @@ double f32_representable(double v) { return static_cast<double>(static_cast<floa
 std::vector<Tensor> smooth_values(const Graph& graph, const Node& node,
                                   const std::vector<int>& trainable, uint64_t seed) {
   std::vector<Tensor> out;
+  out.reserve(trainable.size());
   for (const int i : trainable) {
     out.emplace_back(DType::F64, graph.value(node.inputs[static_cast<size_t>(i)]).shape);
   }

@@ -13,6 +13,7 @@
 #include "commands.h"
 #include "determinism_evidence.h"
 #include "gate_testing.h"
+#include "gradients_evidence.h"
 #include "numerics_evidence.h"
 #include "onnx_evidence.h"
 #include "store_builder.h"
@@ -69,7 +70,7 @@ std::string second_case() {
   return rows[1].case_id;
 }
 
-BOOST_AUTO_TEST_CASE(gates_are_the_twelve_release_gates_in_table_order) {
+BOOST_AUTO_TEST_CASE(gates_are_the_thirteen_release_gates_in_table_order) {
   std::vector<std::string_view> names;
   std::vector<std::string_view> pr_blockers;
   for (const Gate& g : gates()) {
@@ -79,14 +80,15 @@ BOOST_AUTO_TEST_CASE(gates_are_the_twelve_release_gates_in_table_order) {
     BOOST_TEST(!g.evidence.empty(), g.name << " declares no complete evidence");
   }
   const std::vector<std::string_view> expected = {
-      "onnx-conformance",      "numerics-matrix",  "parity-cpu-reference",
-      "parity-cuda-cpu",       "determinism-100",  "thread-invariance",
-      "plan-stability",        "batch-invariance", "transformer-train-reload",
-      "checkpoint-round-trip", "perf-double-pass", "docs-contract"};
+      "onnx-conformance", "numerics-matrix",          "parity-cpu-reference",  "parity-cuda-cpu",
+      "gradients",        "determinism-100",          "thread-invariance",     "plan-stability",
+      "batch-invariance", "transformer-train-reload", "checkpoint-round-trip", "perf-double-pass",
+      "docs-contract"};
   BOOST_TEST(names == expected, boost::test_tools::per_element());
   const std::vector<std::string_view> blockers = {
-      "onnx-conformance",  "numerics-matrix", "parity-cpu-reference", "determinism-100",
-      "thread-invariance", "plan-stability",  "batch-invariance",     "docs-contract"};
+      "onnx-conformance", "numerics-matrix",  "parity-cpu-reference",
+      "gradients",        "determinism-100",  "thread-invariance",
+      "plan-stability",   "batch-invariance", "docs-contract"};
   BOOST_TEST(pr_blockers == blockers, boost::test_tools::per_element());
   BOOST_TEST(find_gate("parity-cuda-cpu") == &gates()[3]);
   BOOST_TEST(find_gate("no-such-gate") == nullptr);
@@ -114,6 +116,9 @@ BOOST_AUTO_TEST_CASE(an_empty_store_verifies_nothing_and_says_what_to_run) {
   BOOST_TEST(reason("parity-cuda-cpu") ==
              "no usable parity (backend cuda) results for commit 0123456789ab; run `volta-audit "
              "run parity --backend cuda`");
+  BOOST_TEST(reason("gradients") ==
+             "no usable gradients results for commit 0123456789ab; run `volta-audit run "
+             "gradients`");
   BOOST_TEST(reason("determinism-100") ==
              "no usable determinism (families replay-100, strict-mode) results for commit "
              "0123456789ab; run `volta-audit run determinism`");
@@ -578,12 +583,13 @@ BOOST_AUTO_TEST_CASE(gate_command_refuses_to_create_a_store) {
 
 // Every blocker of a pull request with complete evidence for `commit`: the onnx corpus on both
 // backends, the numerics matrix, parity, and the determinism suite over the built-in models and
-// every ONNX test the corpus passes.
+// every ONNX test the corpus passes, and the gradients suite.
 void add_every_pr_blocker(TempStore& t, const std::string& commit) {
   testing::add_passing_onnx_corpus(t, {.commit = commit});
   testing::add_passing_numerics_matrix(t, {.commit = commit});
   t.add_run(parity_rows(), {.commit = commit});
   testing::add_passing_determinism_suite(t, testing::onnx_corpus_ids(), commit);
+  testing::add_passing_gradients_suite(t, commit);
 }
 
 BOOST_AUTO_TEST_CASE(gate_command_exits_zero_only_when_every_blocker_passes) {
