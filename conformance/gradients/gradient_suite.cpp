@@ -38,7 +38,7 @@ CaseOutcome wrong_vjp_control() {
   }
   CaseOutcome planted;
   {
-    const autograd::PlantedWrongVjp plant(OpKind::Tanh, -1.0);
+    const autograd::PlantedWrongVjp plant(OpKind::Tanh);
     planted = check_reference(c);
   }
   out.outcome = planted.outcome == Outcome::FailNumeric ? Outcome::Pass : Outcome::FailNumeric;
@@ -82,7 +82,7 @@ std::vector<SuiteCase> gradient_suite(std::string_view backend, const GradientRu
     if (!body) continue;
     if (options.plant) {
       body = [body = std::move(body), plant = *options.plant] {
-        const autograd::PlantedWrongVjp planted(plant.op, plant.factor);
+        const autograd::PlantedWrongVjp planted(plant.op);
         return body();
       };
     }
@@ -98,7 +98,7 @@ std::vector<SuiteCase> gradient_suite(std::string_view backend, const GradientRu
                    .op = "Tanh",
                    .backend = "reference",
                    .case_id = std::string(kWrongVjpControl),
-                   .params = "planted=Tanh*-1",
+                   .params = "planted=Tanh sign-flipped",
                    .body = gradients::wrong_vjp_control});
   }
   return out;
@@ -111,7 +111,7 @@ autograd::WrongVjp parse_planted_wrong_vjp(std::string_view op) {
          "--plant-wrong-vjp '" + std::string(op) +
              "': expected an op whose first input has a VJP rule (Tanh, Mul, MatMul, ...)");
   }
-  return {*kind, -1.0};
+  return {*kind};
 }
 
 }  // namespace volta::conformance

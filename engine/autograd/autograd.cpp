@@ -284,15 +284,13 @@ void apply_planted_wrong_vjp(VjpBuilder& b, const std::vector<char>& wanted) {
   if (!planted || planted->op != b.node().op) return;
   for (size_t i = 0; i < wanted.size(); ++i) {
     const ValueId g = b.input_grads()[i];
-    if (wanted[i] && g.valid()) b.set(static_cast<int>(i), b.mul(g, b.scalar(planted->factor)));
+    if (wanted[i] && g.valid()) b.set(static_cast<int>(i), b.neg(g));
   }
 }
 
 }  // namespace
 
-PlantedWrongVjp::PlantedWrongVjp(OpKind op, double factor) : previous_(planted) {
-  planted = WrongVjp{op, factor};
-}
+PlantedWrongVjp::PlantedWrongVjp(OpKind op) : previous_(planted) { planted = WrongVjp{op}; }
 PlantedWrongVjp::~PlantedWrongVjp() { planted = previous_; }
 std::optional<WrongVjp> planted_wrong_vjp() { return planted; }
 

@@ -22,13 +22,18 @@ constexpr Command kCommands[] = {
      "run SUITE... [--family F] [--backend cpu|cuda|reference] [--filter PATTERN]\n"
      "              [--threads N] [--timeout SECONDS] [--no-isolate] [--expectations DIR]\n"
      "              [--data DIR] [--replay ID] [--runs N] [--processes N]\n"
-     "              [--large-models] [--plant-divergence NODE] [--db PATH]\n"
-     "      run suites (parity, onnx, numerics, determinism) and record one row per case;\n"
-     "      onnx and numerics run on cpu and reference (one run each) unless --backend names\n"
-     "      one; numerics is the NaN/Inf matrix of governance/numerics-policy.md (--family F\n"
-     "      narrows it; --replay ID reruns one recorded case); determinism replays every\n"
-     "      subject --runs times (100) here and in --processes fresh processes (3), checks\n"
-     "      the configuration matrix and plan stability, and records node traces"},
+     "              [--large-models] [--plant-divergence NODE] [--plant-wrong-vjp OP]\n"
+     "              [--db PATH]\n"
+     "      run suites (parity, onnx, numerics, determinism, gradients) and record one row\n"
+     "      per case; onnx, numerics and gradients run on cpu and reference (one run each)\n"
+     "      unless --backend names one; numerics is the NaN/Inf matrix of\n"
+     "      governance/numerics-policy.md (--family F narrows it; --replay ID reruns one\n"
+     "      recorded case); determinism replays every subject --runs times (100) here and in\n"
+     "      --processes fresh processes (3), checks the configuration matrix and plan\n"
+     "      stability, and records node traces; gradients checks every VJP rule against\n"
+     "      finite differences (reference) and the engine's gradients against the\n"
+     "      reference's at 1-8 threads (cpu); --plant-wrong-vjp OP sign-flips OP's rule, a\n"
+     "      demonstration the gate refuses as evidence"},
     {"gate", volta::audit::gate_command,
      "gate [--release] [--commit SHA] [--db PATH]\n"
      "      evaluate every gate for the commit; exit 0 only when every blocker passes"},

@@ -1,7 +1,7 @@
 #pragma once
 // A test-only defect for the gradient suite's negative control: while a PlantedWrongVjp lives
-// on a thread, build_training_graph on that thread multiplies every input gradient that the
-// VJP rule of `op` gives by `factor`. Nothing plants it in normal runs; the suite plants it for
+// on a thread, build_training_graph on that thread negates every input gradient that the VJP
+// rule of `op` gives. Nothing plants it in normal runs; the suite plants it for
 // its control case and under `volta-audit run gradients --plant-wrong-vjp OP`, which records
 // the run as a demonstration, never evidence. The engine and the reference engine run the same
 // (wrong) training graph, so only the finite-difference check can catch it: that is the point.
@@ -13,13 +13,12 @@
 namespace volta::autograd {
 
 struct WrongVjp {
-  OpKind op;
-  double factor;  // -1: sign-flipped; 2: doubled
+  OpKind op;  // whose rule is sign-flipped
 };
 
 class PlantedWrongVjp {
  public:
-  PlantedWrongVjp(OpKind op, double factor);
+  explicit PlantedWrongVjp(OpKind op);
   ~PlantedWrongVjp();
   PlantedWrongVjp(const PlantedWrongVjp&) = delete;
   PlantedWrongVjp& operator=(const PlantedWrongVjp&) = delete;
