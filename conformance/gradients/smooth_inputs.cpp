@@ -28,6 +28,8 @@ Domain domain_of(const Node& node, int input) {
       return input == 0 ? Domain{.lo = 0.5, .hi = 2} : Domain{};
     case K::Div:
       return input == 1 ? Domain{.lo = 0.5, .hi = 2, .both_signs = true} : Domain{};
+    case K::BatchNormalization:  // the variance: positive, as the square root needs
+      return input == 4 ? Domain{.lo = 0.5, .hi = 2} : Domain{};
     case K::Reciprocal:
       return {.lo = 0.5, .hi = 2, .both_signs = true};
     case K::Tan:

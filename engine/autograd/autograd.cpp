@@ -36,17 +36,29 @@ void VjpBuilder::set(int i, ValueId gradient) {
   input_grads_.at(static_cast<size_t>(i)) = gradient;
 }
 
+namespace {
+
+// The backward's reshapes name exact shapes, taken from values that may be empty: a 0 is an
+// empty axis, never ONNX's "copy this dim" (allowzero = 0, the forward default).
+Attributes exact_shapes(OpKind op, Attributes attrs) {
+  if (op == OpKind::Reshape) attrs.try_emplace("allowzero", int64_t{1});
+  return attrs;
+}
+
+}  // namespace
+
 ValueId VjpBuilder::add(OpKind op, std::vector<ValueId> inputs, Attributes attrs) {
   const std::string name =
       fresh_name(graph_, "grad/" + node_.name + "/" + std::to_string(added_++));
-  return graph_.add(op, std::move(inputs), std::move(attrs), name);
+  return graph_.add(op, std::move(inputs), exact_shapes(op, std::move(attrs)), name);
 }
 
 std::vector<ValueId> VjpBuilder::add_outputs(OpKind op, std::vector<ValueId> inputs,
                                              Attributes attrs, int num_outputs) {
   const std::string name =
       fresh_name(graph_, "grad/" + node_.name + "/" + std::to_string(added_++));
-  return graph_.add_node(op, std::move(inputs), std::move(attrs), name, num_outputs);
+  return graph_.add_node(op, std::move(inputs), exact_shapes(op, std::move(attrs)), name,
+                         num_outputs);
 }
 
 ValueId VjpBuilder::scalar(double v) {

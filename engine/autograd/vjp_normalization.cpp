@@ -104,6 +104,13 @@ void batch_normalization_vjp(VjpBuilder& b) {
   }
 }
 
+// Elements per [n, c] plane of [N, C, D...] (counted from the dims, so an empty batch keeps it).
+int64_t spatial_size(const Shape& s) {
+  int64_t size = 1;
+  for (int d = 2; d < s.rank(); ++d) size *= s[d];
+  return size;
+}
+
 // InstanceNormalization: each [n, c] plane normalized by its own statistics (LayerNormalization
 // over the plane, recomputed from x), then * scale[c] + B[c]. Planes are viewed as [N, C, P] so
 // that a plane of one element (no spatial dims) needs no special case: its xhat is 0.
@@ -111,8 +118,7 @@ void batch_normalization_vjp(VjpBuilder& b) {
 //   dscale = sum of g * xhat and dB = sum of g, over n and the plane.
 void instance_normalization_vjp(VjpBuilder& b) {
   const Shape& xs = b.shape(b.input(0));
-  const int64_t planes = xs[0] * xs[1];
-  const std::vector<int64_t> view = {xs[0], xs[1], planes == 0 ? 0 : xs.numel() / planes};
+  const std::vector<int64_t> view = {xs[0], xs[1], spatial_size(xs)};
   const ValueId x = reshape(b, b.input(0), view), g = reshape(b, b.grad(), view);
   const auto mean = [&](ValueId v) {
     return b.add(OpKind::ReduceMean, {v},
@@ -144,6 +150,12 @@ void instance_normalization_vjp(VjpBuilder& b) {
 void mean_variance_normalization_vjp(VjpBuilder& b) {
   const ValueId x = b.input(0), g = b.grad();
   const std::vector<int64_t> axes = b.attrs().get_ints("axes");
+  if (axes.empty()) {
+    // Groups of one element: the output is 0 / epsilon whatever x is, so no gradient flows
+    // (g * 0 keeps a NaN or infinite g visible).
+    b.set(0, b.mul(g, b.scalar(0.0)));
+    return;
+  }
   const auto mean = [&](ValueId v) {
     return b.add(OpKind::ReduceMean, {v}, {{"axes", axes}, {"keepdims", int64_t{1}}});
   };
@@ -161,8 +173,7 @@ void mean_variance_normalization_vjp(VjpBuilder& b) {
 // with a [size, 1] kernel of ones, padded by `before` in front and size - 1 - before behind.
 ValueId channel_window_sum(VjpBuilder& b, ValueId v, int64_t size, int64_t before) {
   const Shape& s = b.shape(v);
-  const int64_t rows = s[0] * s[1];
-  const std::vector<int64_t> view = {s[0], 1, s[1], rows == 0 ? 0 : s.numel() / rows};
+  const std::vector<int64_t> view = {s[0], 1, s[1], spatial_size(s)};
   Tensor ones(b.dtype(), Shape{1, 1, size, 1});
   for (int64_t i = 0; i < size; ++i) ones.set_double(i, 1.0);
   const ValueId sums = b.add(OpKind::Conv, {reshape(b, v, view), b.constant(std::move(ones))},

@@ -72,17 +72,31 @@ void reduce_extremum_vjp(VjpBuilder& b) {
   b.set(0, b.div(b.mul(spread(b), ones), count));
 }
 
+// noop_with_empty_axes with no axes: the node is the identity (it does not even apply |x| or
+// x^2, like the kernels), and so is its gradient; otherwise `Rule`.
+template <void (*Rule)(VjpBuilder&)>
+void unless_identity(VjpBuilder& b) {
+  if (b.attrs().get_ints("axes").empty() && b.attrs().get_int("noop_with_empty_axes") != 0) {
+    b.set(0, b.grad());
+    return;
+  }
+  Rule(b);
+}
+
 }  // namespace
 
 void register_reduction_vjps(VjpTable& t) {
-  t[static_cast<size_t>(op_index(OpKind::ReduceSum))] = {&reduce_sum_vjp, 0b1};
-  t[static_cast<size_t>(op_index(OpKind::ReduceMean))] = {&reduce_mean_vjp, 0b1};
-  t[static_cast<size_t>(op_index(OpKind::ReduceSumSquare))] = {&reduce_sum_square_vjp, 0b1};
-  t[static_cast<size_t>(op_index(OpKind::ReduceL1))] = {&reduce_l1_vjp, 0b1};
-  t[static_cast<size_t>(op_index(OpKind::ReduceL2))] = {&reduce_l2_vjp, 0b1};
-  t[static_cast<size_t>(op_index(OpKind::ReduceLogSumExp))] = {&reduce_log_sum_exp_vjp, 0b1};
-  t[static_cast<size_t>(op_index(OpKind::ReduceMax))] = {&reduce_extremum_vjp, 0b1};
-  t[static_cast<size_t>(op_index(OpKind::ReduceMin))] = {&reduce_extremum_vjp, 0b1};
+  const auto add = [&t](OpKind op, VjpRule rule) {
+    t[static_cast<size_t>(op_index(op))] = {rule, 0b1};
+  };
+  add(OpKind::ReduceSum, &unless_identity<&reduce_sum_vjp>);
+  add(OpKind::ReduceMean, &unless_identity<&reduce_mean_vjp>);
+  add(OpKind::ReduceSumSquare, &unless_identity<&reduce_sum_square_vjp>);
+  add(OpKind::ReduceL1, &unless_identity<&reduce_l1_vjp>);
+  add(OpKind::ReduceL2, &unless_identity<&reduce_l2_vjp>);
+  add(OpKind::ReduceLogSumExp, &unless_identity<&reduce_log_sum_exp_vjp>);
+  add(OpKind::ReduceMax, &unless_identity<&reduce_extremum_vjp>);
+  add(OpKind::ReduceMin, &unless_identity<&reduce_extremum_vjp>);
 }
 
 }  // namespace volta::autograd
