@@ -1,7 +1,7 @@
 #pragma once
 // Internal to the gradients suite: what a case is, and the family files that declare them.
 //
-// Adding a family (the optimizers' 50-step cases, say): write cases_<family>.cpp with a
+// Adding a family: write cases_<family>.cpp with a
 // function that appends GradientCases (family name, op, id, one body per backend it runs on),
 // declare it below and list it in kCaseSources (gradient_suite.cpp). The gate's expected-case
 // list is the suite's own case list per backend, so the new cases are required at once.
@@ -46,8 +46,12 @@ struct OpGradientCase {
 // The cpu and reference checks of an op case, as a GradientCase of `family`.
 GradientCase gradient_case(std::string family, OpGradientCase c);
 
+// What every cpu case records: it compares f32 and f64 at each of kGradientThreadCounts.
+std::string engine_params();
+
 // The case sources, one per file.
 void op_family_cases(std::vector<GradientCase>& out);    // cases_ops.cpp
 void subgradient_cases(std::vector<GradientCase>& out);  // cases_subgradients.cpp
+void optimizer_cases(std::vector<GradientCase>& out);    // cases_optimizers.cpp
 
 }  // namespace volta::conformance::gradients

@@ -13,13 +13,8 @@ namespace gradients {
 namespace {
 
 // Every source of cases, one per file (gradient_cases.h says how to add one).
-constexpr void (*kCaseSources[])(std::vector<GradientCase>&) = {op_family_cases, subgradient_cases};
-
-std::string thread_list() {
-  std::string out;
-  for (const int t : kGradientThreadCounts) out += (out.empty() ? "" : ",") + std::to_string(t);
-  return out;
-}
+constexpr void (*kCaseSources[])(std::vector<GradientCase>&) = {op_family_cases, subgradient_cases,
+                                                                optimizer_cases};
 
 // The negative control: Tanh's rule sign-flipped must make the finite-difference check fail,
 // and the same case must pass without it (so the failure is the planted defect's).
@@ -51,6 +46,14 @@ CaseOutcome wrong_vjp_control() {
 
 }  // namespace
 
+std::string engine_params() {
+  std::string threads;
+  for (const int t : kGradientThreadCounts) {
+    threads += (threads.empty() ? "" : ",") + std::to_string(t);
+  }
+  return "dtypes=f32,f64 threads=" + threads;
+}
+
 GradientCase gradient_case(std::string family, OpGradientCase c) {
   const auto shared = std::make_shared<const OpGradientCase>(std::move(c));
   GradientCase g;
@@ -60,7 +63,7 @@ GradientCase gradient_case(std::string family, OpGradientCase c) {
   g.inputs = shared->trainable;
   g.on_cpu = [shared] { return check_engine(*shared); };
   g.on_reference = [shared] { return check_reference(*shared); };
-  g.cpu_params = "dtypes=f32,f64 threads=" + thread_list();
+  g.cpu_params = engine_params();
   g.reference_params = shared->documented ? std::string("oracle=documented-subgradient")
                                           : "oracle=finite-differences";
   return g;
