@@ -254,7 +254,9 @@ const VjpTable& vjp_table() {
                                {OpFamily::Normalization, register_normalization_vjps},
                                {OpFamily::Reduction, register_reduction_vjps},
                                {OpFamily::Movement, register_movement_vjps},
-                               {OpFamily::Pooling, register_pooling_vjps}};
+                               {OpFamily::Pooling, register_pooling_vjps},
+                               {OpFamily::Indexing, register_indexing_vjps},
+                               {OpFamily::Loss, register_loss_vjps}};
     VjpTable t{};
     for (const Family& f : families) {
       VjpTable part{};

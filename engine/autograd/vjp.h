@@ -84,6 +84,8 @@ void register_normalization_vjps(VjpTable& table);
 void register_reduction_vjps(VjpTable& table);
 void register_movement_vjps(VjpTable& table);
 void register_pooling_vjps(VjpTable& table);
+void register_indexing_vjps(VjpTable& table);
+void register_loss_vjps(VjpTable& table);
 
 const VjpTable& vjp_table();
 

@@ -1,0 +1,134 @@
+// VJP rules of the indexing family. A gather's gradient is its output gradient added back at the
+// gathered positions into zeros with the matching scatter (reduction add), which applies the
+// updates in index order: repeated indices sum in a fixed order, with no atomics, at any thread
+// count. A scatter's gradient is the reverse: the data keeps g where nothing was written, each
+// update gathers g from where it went.
+
+#include <string>
+#include <vector>
+
+#include "vjp.h"
+
+namespace volta::autograd {
+namespace {
+
+ValueId zeros(VjpBuilder& b, const Shape& shape) {
+  return b.add(OpKind::Expand, {b.scalar(0.0)}, {{"shape", shape.dims()}});
+}
+
+// GatherElements: out[p] = data[p with p[axis] = indices[p]]; data gets each g[p] added at that
+// position (ScatterElements add over zeros, in index order).
+void gather_elements_vjp(VjpBuilder& b) {
+  b.set(0, b.add(OpKind::ScatterElements, {zeros(b, b.shape(b.input(0))), b.input(1), b.grad()},
+                 {{"axis", b.attrs().get_int("axis")}, {"reduction", std::string("add")}}));
+}
+
+// Index tuples with batch_dims leading batch coordinates made explicit: [B..., rest..., k]
+// becomes [B..., rest..., batch_dims + k], so ScatterND (which has no batch_dims) addresses the
+// same elements as GatherND did. The coordinates depend on the shape alone: a constant.
+ValueId with_batch_coordinates(VjpBuilder& b, ValueId indices, int64_t batch_dims) {
+  if (batch_dims == 0) return indices;
+  const Shape is = b.shape(indices);
+  std::vector<int64_t> coord_dims(is.dims().begin(), is.dims().end() - 1);
+  coord_dims.push_back(batch_dims);
+  Tensor coords(b.value(indices).dtype, Shape(coord_dims));
+  const Shape positions(std::vector<int64_t>(is.dims().begin(), is.dims().end() - 1));
+  const std::vector<int64_t> strides = positions.strides();
+  for (int64_t p = 0; p < positions.numel(); ++p) {
+    for (int64_t a = 0; a < batch_dims; ++a) {
+      const auto u = static_cast<size_t>(a);
+      coords.set_int(p * batch_dims + a, p / strides[u] % positions[static_cast<int>(a)]);
+    }
+  }
+  return b.add(OpKind::Concat, {b.constant(std::move(coords)), indices},
+               {{"axis", int64_t{is.rank() - 1}}});
+}
+
+// GatherND: the gathered slices added back at their index tuples (ScatterND add over zeros, in
+// index order); batch_dims become explicit leading coordinates of each tuple.
+void gather_nd_vjp(VjpBuilder& b) {
+  const ValueId tuples = with_batch_coordinates(b, b.input(1), b.attrs().get_int("batch_dims"));
+  b.set(0, b.add(OpKind::ScatterND, {zeros(b, b.shape(b.input(0))), tuples, b.grad()},
+                 {{"reduction", std::string("add")}}));
+}
+
+// The gather that reads what a scatter node writes, and the attributes both need.
+struct ScatterPair {
+  OpKind scatter, gather;
+  Attributes gather_attrs;
+  Attributes scatter_attrs(const std::string& reduction) const {
+    Attributes a = gather_attrs;
+    a["reduction"] = reduction;
+    return a;
+  }
+};
+
+// The scatters. reduction add: out = data + the updates at their positions, so d data = g and
+// each update gathers g. reduction none: out = data with the updates written in index order, the
+// last write to a position winning; d data is g with the written positions zeroed, and an
+// update gets g only where it won: a repeated position's earlier updates are overwritten and
+// get 0. The winners are found by scattering each update's own number the same way and reading
+// back which number each position kept. reduction mul (a product of the data and every update
+// at a position) has no rule yet and is refused by name.
+void scatter_vjp(VjpBuilder& b) {
+  const OpKind op = b.node().op;
+  const bool elements = op == OpKind::ScatterElements;
+  const AttrReader at = b.attrs();
+  const ScatterPair ops{op, elements ? OpKind::GatherElements : OpKind::GatherND,
+                        elements ? Attributes{{"axis", at.get_int("axis")}} : Attributes{}};
+  const std::string& reduction = at.get_string("reduction");
+  if (reduction != "none" && reduction != "add") {
+    fail(ErrorCode::InvalidArgument, "no VJP rule yet for " + std::string(op_name(op)) + " node '" +
+                                         b.node().name + "' with reduction \"" + reduction +
+                                         "\" (supported: none, add)");
+  }
+  const ValueId indices = b.input(1), g = b.grad();
+  const Shape updates = b.shape(b.input(2));
+  if (reduction == "add") {
+    if (b.wants(0)) b.set(0, b.add(OpKind::Identity, {g}));
+    if (b.wants(2)) b.set(2, b.add(ops.gather, {g, indices}, ops.gather_attrs));
+    return;
+  }
+  if (b.wants(0)) {
+    b.set(0, b.add(ops.scatter, {g, indices, zeros(b, updates)}, ops.scatter_attrs("none")));
+  }
+  if (b.wants(2)) {
+    Tensor numbers(DType::I64, updates);
+    for (int64_t i = 0; i < numbers.numel(); ++i) numbers.set_int(i, i);
+    const ValueId own = b.constant(std::move(numbers));
+    Tensor none(DType::I64, Shape{});
+    none.set_int(0, -1);
+    const ValueId unwritten =
+        b.add(OpKind::Expand, {b.constant(std::move(none))}, {{"shape", b.shape(g).dims()}});
+    const ValueId kept = b.add(ops.scatter, {unwritten, indices, own}, ops.scatter_attrs("none"));
+    const ValueId won =
+        b.add(OpKind::Equal, {b.add(ops.gather, {kept, indices}, ops.gather_attrs), own});
+    b.set(2, b.where(won, b.add(ops.gather, {g, indices}, ops.gather_attrs)));
+  }
+}
+
+// TopK: each value's gradient goes back to the element its Indices output names (distinct
+// within a line, so the add over zeros only places them).
+void top_k_vjp(VjpBuilder& b) {
+  b.set(0, b.add(OpKind::ScatterElements, {zeros(b, b.shape(b.input(0))), b.output(1), b.grad()},
+                 {{"axis", b.attrs().get_int("axis")}, {"reduction", std::string("add")}}));
+}
+
+// Trilu keeps a triangle and zeroes the rest: the gradient keeps the same triangle.
+void trilu_vjp(VjpBuilder& b) { b.set(0, b.add(OpKind::Trilu, {b.grad()}, b.node().attrs)); }
+
+}  // namespace
+
+void register_indexing_vjps(VjpTable& t) {
+  const auto add = [&](OpKind op, VjpRule rule, uint32_t inputs) {
+    t[static_cast<size_t>(op_index(op))] = {rule, inputs};
+  };
+  add(OpKind::GatherElements, &gather_elements_vjp, 0b1);
+  add(OpKind::GatherND, &gather_nd_vjp, 0b1);
+  add(OpKind::ScatterElements, &scatter_vjp, 0b101);
+  add(OpKind::ScatterND, &scatter_vjp, 0b101);
+  add(OpKind::TopK, &top_k_vjp, 0b1);
+  add(OpKind::Trilu, &trilu_vjp, 0b1);
+}
+
+}  // namespace volta::autograd
