@@ -138,6 +138,11 @@ void cast_vjp(VjpBuilder& b) {
                  {{"to", std::string(dtype_name(b.value(b.input(0)).dtype))}}));
 }
 
+// Mod: A - B * floor(A / B) (fmod = 0) or A - B * trunc(A / B) (fmod = 1) has slope 1 in A
+// between the jumps where A / B crosses an integer; at a jump the gradient is taken as 1 too
+// (the side the forward's value is continuous with). B gets none (not differentiable, as ONNX).
+void mod_vjp(VjpBuilder& b) { b.set(0, b.sum_to(b.grad(), b.shape(b.input(0)))); }
+
 }  // namespace
 
 void register_elementwise_vjps(VjpTable& t) {
@@ -171,6 +176,7 @@ void register_elementwise_vjps(VjpTable& t) {
   add(OpKind::Min, &extremum_vjp, kAllInputs);
   add(OpKind::Max, &extremum_vjp, kAllInputs);
   add(OpKind::Cast, &cast_vjp, 0b1);
+  add(OpKind::Mod, &mod_vjp, 0b1);
 }
 
 }  // namespace volta::autograd

@@ -1,6 +1,6 @@
 // VJP rules of the movement family: a view's gradient is reshaped back, a permutation's is
 // permuted back, a broadcast's is summed back, a join's is sliced apart, a slice's padded back,
-// a gather's scattered back.
+// a gather's scattered back, a rearrangement's rearranged back.
 
 #include <algorithm>
 #include <string>
@@ -169,6 +169,37 @@ void gather_vjp(VjpBuilder& b) {
   b.set(0, axis == 0 ? scattered : b.add(OpKind::Transpose, {scattered}, {{"perm", back}}));
 }
 
+// DepthToSpace and SpaceToDepth only move elements, so each one's gradient moves them back. DCR
+// and SpaceToDepth are each other's inverse; DepthToSpace's CRD mode, y[n, c, h b + i, w b + j]
+// = x[n, c b^2 + i b + j, h, w], is undone by viewing g as [N, C', H, b, W, b] and bringing
+// (i, j) next to c.
+void depth_to_space_vjp(VjpBuilder& b) {
+  const int64_t block = b.attrs().get_int("blocksize");
+  if (b.attrs().get_string("mode") == "DCR") {
+    b.set(0, b.add(OpKind::SpaceToDepth, {b.grad()}, {{"blocksize", block}}));
+    return;
+  }
+  const Shape x = b.shape(b.input(0));
+  const int64_t channels = x[1] / (block * block);
+  const ValueId blocks =
+      b.add(OpKind::Reshape, {b.grad()},
+            {{"shape", std::vector<int64_t>{x[0], channels, x[2], block, x[3], block}}});
+  const ValueId moved =
+      b.add(OpKind::Transpose, {blocks}, {{"perm", std::vector<int64_t>{0, 1, 3, 5, 2, 4}}});
+  b.set(0, b.add(OpKind::Reshape, {moved}, {{"shape", x.dims()}}));
+}
+
+void space_to_depth_vjp(VjpBuilder& b) {
+  b.set(0, b.add(OpKind::DepthToSpace, {b.grad()},
+                 {{"blocksize", b.attrs().get_int("blocksize")}, {"mode", std::string("DCR")}}));
+}
+
+// ReverseSequence swaps time steps t and len - 1 - t below each entry's length and leaves the
+// rest: its own inverse, so the gradient is reversed the same way.
+void reverse_sequence_vjp(VjpBuilder& b) {
+  b.set(0, b.add(OpKind::ReverseSequence, {b.grad(), b.input(1)}, b.node().attrs));
+}
+
 }  // namespace
 
 void register_movement_vjps(VjpTable& t) {
@@ -184,6 +215,9 @@ void register_movement_vjps(VjpTable& t) {
   t[static_cast<size_t>(op_index(OpKind::Pad))] = {&pad_vjp, 0b1};
   t[static_cast<size_t>(op_index(OpKind::Tile))] = {&tile_vjp, 0b1};
   t[static_cast<size_t>(op_index(OpKind::Gather))] = {&gather_vjp, 0b1};
+  t[static_cast<size_t>(op_index(OpKind::DepthToSpace))] = {&depth_to_space_vjp, 0b1};
+  t[static_cast<size_t>(op_index(OpKind::SpaceToDepth))] = {&space_to_depth_vjp, 0b1};
+  t[static_cast<size_t>(op_index(OpKind::ReverseSequence))] = {&reverse_sequence_vjp, 0b1};
 }
 
 }  // namespace volta::autograd

@@ -1,6 +1,7 @@
 // VJP rules of the reduction family: the output's gradient is broadcast back over the reduced
 // axes (kept as size 1 first when the node dropped them).
 
+#include <algorithm>
 #include <vector>
 
 #include "vjp.h"
@@ -72,6 +73,59 @@ void reduce_extremum_vjp(VjpBuilder& b) {
   b.set(0, b.div(b.mul(spread(b), ones), count));
 }
 
+// ReduceProd: dx[j] = g * the product of the other reduced elements, formed directly (never
+// y / x[j], which a zero would make NaN): the reduced axes are flattened to a row of R elements
+// and each row repeated R times with element j of repeat j replaced by 1, then each repeat's
+// product taken. O(R^2) per row.
+void reduce_prod_vjp(VjpBuilder& b) {
+  const Shape in = b.shape(b.input(0));
+  const std::vector<int64_t> axes = reduced_axes(b);
+  if (axes.empty()) {
+    b.set(0, b.add(OpKind::Identity, {b.grad()}));
+    return;
+  }
+  std::vector<int64_t> perm, moved;
+  int64_t rows = 1, row = 1;
+  for (int a = 0; a < in.rank(); ++a) {
+    if (std::find(axes.begin(), axes.end(), a) == axes.end()) {
+      perm.push_back(a);
+      rows *= in[a];
+    }
+  }
+  for (int64_t a : axes) {
+    perm.push_back(a);
+    row *= in[static_cast<int>(a)];
+  }
+  std::vector<int64_t> inverse(perm.size());
+  for (size_t i = 0; i < perm.size(); ++i) {
+    moved.push_back(in[static_cast<int>(perm[i])]);
+    inverse[static_cast<size_t>(perm[i])] = static_cast<int64_t>(i);
+  }
+  const ValueId transposed = b.add(OpKind::Transpose, {b.input(0)}, {{"perm", perm}});
+  const ValueId flat =
+      b.add(OpKind::Reshape, {transposed}, {{"shape", std::vector<int64_t>{rows, 1, row}}});
+  Tensor diagonal(DType::Bool, Shape{row, row});
+  for (int64_t i = 0; i < row; ++i) diagonal.set_int(i * row + i, 1);
+  const ValueId others =
+      b.add(OpKind::Where, {b.constant(std::move(diagonal)), b.scalar(1.0), flat});
+  const ValueId products = b.add(OpKind::ReduceProd, {others},
+                                 {{"axes", std::vector<int64_t>{2}}, {"keepdims", int64_t{0}}});
+  const ValueId unflat = b.add(OpKind::Reshape, {products}, {{"shape", moved}});
+  const ValueId back = b.add(OpKind::Transpose, {unflat}, {{"perm", inverse}});
+  b.set(0, b.mul(spread(b), back));
+}
+
+// CumSum: y[i] = sum of x[j] for j <= i (j < i exclusive; j >= i, j > i reversed), so x[j]
+// reaches every y[i] on the other side: dx is the running sum of g in the opposite direction,
+// with the same exclusivity.
+void cum_sum_vjp(VjpBuilder& b) {
+  const AttrReader at = b.attrs();
+  b.set(0, b.add(OpKind::CumSum, {b.grad()},
+                 {{"axis", at.get_int("axis")},
+                  {"exclusive", at.get_int("exclusive")},
+                  {"reverse", int64_t{at.get_int("reverse") != 0 ? 0 : 1}}}));
+}
+
 // noop_with_empty_axes with no axes: the node is the identity (it does not even apply |x| or
 // x^2, like the kernels), and so is its gradient; otherwise `Rule`.
 template <void (*Rule)(VjpBuilder&)>
@@ -97,6 +151,8 @@ void register_reduction_vjps(VjpTable& t) {
   add(OpKind::ReduceLogSumExp, &unless_identity<&reduce_log_sum_exp_vjp>);
   add(OpKind::ReduceMax, &unless_identity<&reduce_extremum_vjp>);
   add(OpKind::ReduceMin, &unless_identity<&reduce_extremum_vjp>);
+  add(OpKind::ReduceProd, &unless_identity<&reduce_prod_vjp>);
+  add(OpKind::CumSum, &cum_sum_vjp);
 }
 
 }  // namespace volta::autograd
