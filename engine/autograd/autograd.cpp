@@ -93,6 +93,26 @@ ValueId VjpBuilder::where(ValueId condition, ValueId g) {
   return add(OpKind::Where, {condition, g, scalar(0.0)});
 }
 
+ValueId VjpBuilder::chain(OpKind op, std::vector<ValueId> inputs, Attributes attrs, ValueId output,
+                          ValueId output_grad, int input) {
+  const VjpEntry& entry = vjp_table()[static_cast<size_t>(op_index(op))];
+  if (!has_vjp_rule(op, input)) {
+    throw std::logic_error("VJP of " + std::string(op_name(node_.op)) + " at node '" + node_.name +
+                           "' chains through " + std::string(op_name(op)) + " input " +
+                           std::to_string(input) + ", which has no rule");
+  }
+  Node part{.op = op,
+            .name = node_.name + "/" + std::string(op_name(op)),
+            .inputs = std::move(inputs),
+            .outputs = {output},
+            .attrs = std::move(attrs)};
+  std::vector<char> wanted(part.inputs.size(), 0);
+  wanted.at(static_cast<size_t>(input)) = 1;
+  VjpBuilder inner(graph_, part, {output_grad}, std::move(wanted));
+  entry.rule(inner);
+  return inner.input_grads().at(static_cast<size_t>(input));
+}
+
 namespace {
 
 std::string value_ref(const Graph& g, ValueId v) {

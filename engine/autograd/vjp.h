@@ -53,6 +53,11 @@ class VjpBuilder {
   ValueId neg(ValueId a) { return add(OpKind::Neg, {a}); }
   // `g` given where `condition` holds, 0 elsewhere.
   ValueId where(ValueId condition, ValueId g);
+  // The gradient of input `input` of a one-output node `op(inputs)` = `output` (values already in
+  // the graph) given its output's gradient `output_grad`, by that op's own rule: for a rule that
+  // composes others (a fused op's parts). Throws std::logic_error when the op has no rule for it.
+  ValueId chain(OpKind op, std::vector<ValueId> inputs, Attributes attrs, ValueId output,
+                ValueId output_grad, int input);
 
  private:
   Graph& graph_;

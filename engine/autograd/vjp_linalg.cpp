@@ -1,10 +1,15 @@
 // VJP rules of the linalg family: MatMul (numpy semantics: batched, batch dims broadcast, 1-D
-// operands promoted) and Gemm (transposes, alpha, beta, broadcast C).
+// operands promoted), Gemm (transposes, alpha, beta, broadcast C), the fused MatMul epilogue,
+// Einsum (each operand's gradient is an Einsum of g with the other operands) and Det (through
+// cofactors, so singular matrices have their gradient too).
 
+#include <algorithm>
 #include <numeric>
+#include <string>
 #include <vector>
 
 #include "vjp.h"
+#include "volta/ir/einsum.h"
 
 namespace volta::autograd {
 namespace {
@@ -81,11 +86,153 @@ void gemm_vjp(VjpBuilder& b) {
   }
 }
 
+// FusedMatMul = activation(MatMul(A, B) + bias), B [K, N], bias [N]: the activation's own rule
+// on the recomputed pre-activation z gives dz, then MatMul's rule gives dA and dB (Y has the
+// product's shape, which is all that rule reads of its output), and dbias is dz summed over
+// every axis but the last. bias_first only orders the forward's Add: it changes no gradient.
+void fused_matmul_vjp(VjpBuilder& b) {
+  const ValueId a = b.input(0), bb = b.input(1), bias = b.input(2), y = b.output();
+  const std::string& activation = b.attrs().get_string("activation");
+  ValueId dz = b.grad();
+  if (activation != "none") {
+    const ValueId z = b.sum(b.add(OpKind::MatMul, {a, bb}), bias);
+    if (activation == "relu") {
+      dz = b.chain(OpKind::Relu, {z}, {}, y, dz, 0);
+    } else {
+      Attributes gelu;
+      if (activation == "gelu_tanh") gelu["approximate"] = std::string("tanh");
+      dz = b.chain(OpKind::Gelu, {z}, std::move(gelu), y, dz, 0);
+    }
+  }
+  for (int i = 0; i < 2; ++i) {
+    if (b.wants(i)) b.set(i, b.chain(OpKind::MatMul, {a, bb}, {}, y, dz, i));
+  }
+  if (b.wants(2)) b.set(2, b.sum_to(dz, b.shape(bias)));
+}
+
+char einsum_letter(int label) {
+  return static_cast<char>(label < 26 ? 'a' + label : 'A' + (label - 26));
+}
+
+// Einsum: d operand i = Einsum of g (its term: the output's labels) with the other operands
+// (their own terms) into operand i's labels; each product of the forward appears once in it.
+// The parsed labels are spelled as letters, the ellipsis ones included. An axis of extent 1
+// that a label broadcast against a larger extent is squeezed out of its operand (there it is
+// the operand lacking the label), and left out of operand i's result, which sums over it. A
+// label of operand i alone (summed in the forward, read by no other term) is left out of the
+// result and its gradient broadcast back along it. A label repeated within operand i (a
+// diagonal) has no rule yet and is refused by name.
+void einsum_vjp(VjpBuilder& b) {
+  std::vector<Shape> shapes;
+  shapes.reserve(static_cast<size_t>(b.num_inputs()));
+  for (int i = 0; i < b.num_inputs(); ++i) shapes.push_back(b.shape(b.input(i)));
+  const EinsumEquation eq = parse_einsum_equation(b.attrs().get_string("equation"), shapes);
+  if (eq.label_extent.size() > 52) {
+    fail(ErrorCode::InvalidArgument, "no VJP rule yet for Einsum node '" + b.node().name +
+                                         "' with " + std::to_string(eq.label_extent.size()) +
+                                         " indices (supported: up to 52)");
+  }
+  const auto broadcast_axis = [&](int operand, int axis) {
+    const int label = eq.operand_axes[static_cast<size_t>(operand)][static_cast<size_t>(axis)];
+    return shapes[static_cast<size_t>(operand)][axis] == 1 &&
+           eq.label_extent[static_cast<size_t>(label)] != 1;
+  };
+  for (int i = 0; i < b.num_inputs(); ++i) {
+    if (!b.wants(i)) continue;
+    const std::vector<int>& own = eq.operand_axes[static_cast<size_t>(i)];
+    for (size_t x = 0; x < own.size(); ++x) {
+      if (std::count(own.begin(), own.end(), own[x]) > 1) {
+        fail(ErrorCode::InvalidArgument,
+             "no VJP rule yet for input " + std::to_string(i) + " of Einsum node '" +
+                 b.node().name + "' (\"" + b.attrs().get_string("equation") +
+                 "\"), whose term repeats an index (a diagonal; supported: distinct indices "
+                 "within the operand)");
+      }
+    }
+    std::string equation;
+    std::vector<char> available(eq.label_extent.size(), 0);
+    for (int label : eq.output_labels) {
+      equation += einsum_letter(label);
+      available[static_cast<size_t>(label)] = 1;
+    }
+    std::vector<ValueId> operands = {b.grad()};
+    for (int j = 0; j < b.num_inputs(); ++j) {
+      if (j == i) continue;
+      std::vector<int64_t> squeezed;
+      equation += ',';
+      const std::vector<int>& labels = eq.operand_axes[static_cast<size_t>(j)];
+      for (size_t x = 0; x < labels.size(); ++x) {
+        if (broadcast_axis(j, static_cast<int>(x))) {
+          squeezed.push_back(static_cast<int64_t>(x));
+          continue;
+        }
+        equation += einsum_letter(labels[x]);
+        available[static_cast<size_t>(labels[x])] = 1;
+      }
+      const ValueId operand = b.input(j);
+      operands.push_back(
+          squeezed.empty() ? operand : b.add(OpKind::Squeeze, {operand}, {{"axes", squeezed}}));
+    }
+    equation += "->";
+    std::vector<int64_t> kept_shape;  // operand i's shape with the left-out axes as 1
+    for (size_t x = 0; x < own.size(); ++x) {
+      const bool kept =
+          !broadcast_axis(i, static_cast<int>(x)) && available[static_cast<size_t>(own[x])];
+      if (kept) equation += einsum_letter(own[x]);
+      kept_shape.push_back(kept ? shapes[static_cast<size_t>(i)][static_cast<int>(x)] : 1);
+    }
+    ValueId gi = b.add(OpKind::Einsum, operands, {{"equation", equation}});
+    if (b.shape(gi) != Shape(kept_shape)) {
+      gi = b.add(OpKind::Reshape, {gi}, {{"shape", kept_shape}});
+    }
+    const Shape& target = shapes[static_cast<size_t>(i)];
+    if (b.shape(gi) != target) gi = b.add(OpKind::Expand, {gi}, {{"shape", target.dims()}});
+    b.set(i, gi);
+  }
+}
+
+// Det: d det(X) / dX[i, j] is the cofactor (-1)^(i + j) det(X without row i and column j), so
+// dX = g * the cofactor matrix: exact for singular X too, where det * inverse(X)^T is not
+// defined. The minors come from two Gathers of constant row / column lists, their determinants
+// from Det itself (M^2 determinants of (M - 1) x (M - 1) matrices). M = 1: dX = g; M = 0: empty.
+void det_vjp(VjpBuilder& b) {
+  const Shape x = b.shape(b.input(0));
+  const int rank = x.rank();
+  const int64_t m = x[rank - 1];
+  std::vector<int64_t> g_as_matrix(x.dims().begin(), x.dims().end() - 2);
+  g_as_matrix.insert(g_as_matrix.end(), {1, 1});
+  const ValueId g = b.add(OpKind::Reshape, {b.grad()}, {{"shape", g_as_matrix}});
+  if (m <= 1) {
+    b.set(0, b.add(OpKind::Expand, {g}, {{"shape", x.dims()}}));
+    return;
+  }
+  Tensor others(DType::I64, Shape{m, m - 1});  // row i: every index but i
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t k = 0; k < m - 1; ++k) others.set_int(i * (m - 1) + k, k < i ? k : k + 1);
+  }
+  const ValueId keep = b.constant(std::move(others));
+  // [..., M, M] -> rows [..., i, r, M] -> minors [..., i, r, j, c] -> [..., i, j, r, c].
+  const ValueId rows = b.add(OpKind::Gather, {b.input(0), keep}, {{"axis", int64_t{rank - 2}}});
+  const ValueId minors = b.add(OpKind::Gather, {rows, keep}, {{"axis", int64_t{rank}}});
+  std::vector<int64_t> perm;
+  for (int64_t a = 0; a < rank - 2; ++a) perm.push_back(a);
+  const int64_t i = rank - 2;
+  perm.insert(perm.end(), {i, i + 2, i + 1, i + 3});
+  const ValueId minor_dets =
+      b.add(OpKind::Det, {b.add(OpKind::Transpose, {minors}, {{"perm", perm}})});
+  Tensor signs(b.dtype(), Shape{m, m});
+  for (int64_t k = 0; k < m * m; ++k) signs.set_double(k, (k / m + k % m) % 2 == 0 ? 1.0 : -1.0);
+  b.set(0, b.mul(g, b.mul(minor_dets, b.constant(std::move(signs)))));
+}
+
 }  // namespace
 
 void register_linalg_vjps(VjpTable& t) {
   t[static_cast<size_t>(op_index(OpKind::MatMul))] = {&matmul_vjp, 0b11};
   t[static_cast<size_t>(op_index(OpKind::Gemm))] = {&gemm_vjp, 0b111};
+  t[static_cast<size_t>(op_index(OpKind::FusedMatMul))] = {&fused_matmul_vjp, 0b111};
+  t[static_cast<size_t>(op_index(OpKind::Einsum))] = {&einsum_vjp, kAllInputs};
+  t[static_cast<size_t>(op_index(OpKind::Det))] = {&det_vjp, 0b1};
 }
 
 }  // namespace volta::autograd
