@@ -276,7 +276,8 @@ const VjpTable& vjp_table() {
                                {OpFamily::Movement, register_movement_vjps},
                                {OpFamily::Pooling, register_pooling_vjps},
                                {OpFamily::Indexing, register_indexing_vjps},
-                               {OpFamily::Loss, register_loss_vjps}};
+                               {OpFamily::Loss, register_loss_vjps},
+                               {OpFamily::Resampling, register_resampling_vjps}};
     VjpTable t{};
     for (const Family& f : families) {
       VjpTable part{};

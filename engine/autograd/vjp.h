@@ -91,6 +91,7 @@ void register_movement_vjps(VjpTable& table);
 void register_pooling_vjps(VjpTable& table);
 void register_indexing_vjps(VjpTable& table);
 void register_loss_vjps(VjpTable& table);
+void register_resampling_vjps(VjpTable& table);
 
 const VjpTable& vjp_table();
 
