@@ -114,14 +114,33 @@ char einsum_letter(int label) {
   return static_cast<char>(label < 26 ? 'a' + label : 'A' + (label - 26));
 }
 
+// `g` (of `shape`) where each axis has the index of the first axis with its label (first_axis),
+// 0 elsewhere: the diagonal that a label repeated within an operand reads.
+ValueId on_diagonals(VjpBuilder& b, ValueId g, const Shape& shape,
+                     const std::vector<int>& first_axis) {
+  Tensor mask(b.dtype(), shape);
+  const std::vector<int64_t> strides = shape.strides();
+  for (int64_t p = 0; p < mask.numel(); ++p) {
+    bool on = true;
+    for (size_t x = 0; x < first_axis.size() && on; ++x) {
+      const auto f = static_cast<size_t>(first_axis[x]);
+      on = p / strides[x] % shape[static_cast<int>(x)] ==
+           p / strides[f] % shape[static_cast<int>(f)];
+    }
+    mask.set_double(p, on ? 1.0 : 0.0);
+  }
+  return b.mul(g, b.constant(std::move(mask)));
+}
+
 // Einsum: d operand i = Einsum of g (its term: the output's labels) with the other operands
 // (their own terms) into operand i's labels; each product of the forward appears once in it.
 // The parsed labels are spelled as letters, the ellipsis ones included. An axis of extent 1
 // that a label broadcast against a larger extent is squeezed out of its operand (there it is
 // the operand lacking the label), and left out of operand i's result, which sums over it. A
 // label of operand i alone (summed in the forward, read by no other term) is left out of the
-// result and its gradient broadcast back along it. A label repeated within operand i (a
-// diagonal) has no rule yet and is refused by name.
+// result and its gradient broadcast back along it. A label repeated within operand i (the
+// forward reads a diagonal) appears once in the result, which is broadcast along the repeats
+// and kept on the diagonal only (on_diagonals).
 void einsum_vjp(VjpBuilder& b) {
   std::vector<Shape> shapes;
   shapes.reserve(static_cast<size_t>(b.num_inputs()));
@@ -140,15 +159,6 @@ void einsum_vjp(VjpBuilder& b) {
   for (int i = 0; i < b.num_inputs(); ++i) {
     if (!b.wants(i)) continue;
     const std::vector<int>& own = eq.operand_axes[static_cast<size_t>(i)];
-    for (size_t x = 0; x < own.size(); ++x) {
-      if (std::count(own.begin(), own.end(), own[x]) > 1) {
-        fail(ErrorCode::InvalidArgument,
-             "no VJP rule yet for input " + std::to_string(i) + " of Einsum node '" +
-                 b.node().name + "' (\"" + b.attrs().get_string("equation") +
-                 "\"), whose term repeats an index (a diagonal; supported: distinct indices "
-                 "within the operand)");
-      }
-    }
     std::string equation;
     std::vector<char> available(eq.label_extent.size(), 0);
     for (int label : eq.output_labels) {
@@ -175,9 +185,13 @@ void einsum_vjp(VjpBuilder& b) {
     }
     equation += "->";
     std::vector<int64_t> kept_shape;  // operand i's shape with the left-out axes as 1
+    std::vector<int> first_axis;      // per axis: the first axis of operand i with its label
     for (size_t x = 0; x < own.size(); ++x) {
-      const bool kept =
-          !broadcast_axis(i, static_cast<int>(x)) && available[static_cast<size_t>(own[x])];
+      first_axis.push_back(
+          static_cast<int>(std::find(own.begin(), own.end(), own[x]) - own.begin()));
+      const bool kept = first_axis.back() == static_cast<int>(x) &&
+                        !broadcast_axis(i, static_cast<int>(x)) &&
+                        available[static_cast<size_t>(own[x])];
       if (kept) equation += einsum_letter(own[x]);
       kept_shape.push_back(kept ? shapes[static_cast<size_t>(i)][static_cast<int>(x)] : 1);
     }
@@ -187,6 +201,12 @@ void einsum_vjp(VjpBuilder& b) {
     }
     const Shape& target = shapes[static_cast<size_t>(i)];
     if (b.shape(gi) != target) gi = b.add(OpKind::Expand, {gi}, {{"shape", target.dims()}});
+    for (size_t x = 0; x < own.size(); ++x) {
+      if (first_axis[x] != static_cast<int>(x)) {
+        gi = on_diagonals(b, gi, target, first_axis);
+        break;
+      }
+    }
     b.set(i, gi);
   }
 }

@@ -372,7 +372,8 @@ void append_rearranging_cases(std::vector<Case>& cases) {
 }
 
 // FusedMatMul with each epilogue activation, Einsum (products, sums, outer products, ellipsis
-// broadcasting, implicit output, three operands), Det (batched, 1 x 1, singular: a zero column).
+// broadcasting, implicit output, three operands, diagonals), Det (batched, 1 x 1, singular: a zero
+// column).
 void append_linalg_cases(std::vector<Case>& cases) {
   const auto any = [](Shape s) { return Operand{std::move(s)}; };
   const auto eq = [](const char* e) { return Attributes{{"equation", std::string(e)}}; };
@@ -408,6 +409,16 @@ void append_linalg_cases(std::vector<Case>& cases) {
        K::Einsum,
        {any(Shape{2, 3}), any(Shape{3, 2}), any(Shape{2, 4})},
        eq("ij,jk,kl->il")},
+      {"Einsum diagonal", K::Einsum, {any(Shape{3, 3})}, eq("ii->i")},
+      {"Einsum trace", K::Einsum, {any(Shape{3, 3})}, eq("ii")},
+      {"Einsum diagonal product",
+       K::Einsum,
+       {any(Shape{2, 2, 3}), any(Shape{3, 2})},
+       eq("iij,jk->ik")},
+      {"Einsum batched diagonals",
+       K::Einsum,
+       {any(Shape{2, 3, 3}), any(Shape{2, 3, 4})},
+       eq("bii,bij->bj")},
       {"Det", K::Det, {any(Shape{3, 3})}},
       {"Det batched", K::Det, {any(Shape{2, 2, 4, 4})}},
       {"Det 2x2", K::Det, {any(Shape{3, 2, 2})}},
