@@ -139,26 +139,28 @@ void resize_vjp(VjpBuilder& b) {
   b.set(0, g == b.grad() ? b.add(OpKind::Identity, {g}) : g);
 }
 
-// The most weights GridSample's rule materializes per image: H * W * Ho * Wo.
+// The most weights GridSample's rule materializes: N * H * W * Ho * Wo.
 inline constexpr int64_t kMaxGridSampleWeights = int64_t{1} << 24;
 
 // GridSample: Y[n, c, p] = sum over k of W[n, k, p] X[n, c, k] (k = h * W + w), W given by the
 // grid, the mode and the padding mode. W[n, k, p] is GridSample of the basis image that is 1 at
 // k and 0 elsewhere, so all H * W basis images sampled at once (one per channel) give W exactly
 // as the forward weighs its taps; dX[n, c, k] = sum over p of g[n, c, p] W[n, k, p], a batched
-// MatMul. That costs N * H * W * Ho * Wo weights: above kMaxGridSampleWeights per image the rule
-// refuses by name rather than allocate them (a scatter of the taps is the rule for large images).
-// A NaN grid point makes its weights, and so the gradients of its image, NaN.
+// MatMul. That holds N * H * W * Ho * Wo weights (and as many basis elements): above
+// kMaxGridSampleWeights the rule refuses by name rather than allocate them (a scatter of each
+// point's taps is the rule large images need). A NaN grid point makes its weights, and so the
+// gradients of its image, NaN.
 void grid_sample_vjp(VjpBuilder& b) {
   const Shape x = b.shape(b.input(0));
   const Shape y = b.shape(b.output());
   const int64_t pixels = x[2] * x[3], points = y[2] * y[3];
-  if (pixels * points > kMaxGridSampleWeights) {
+  const double weights_needed =
+      static_cast<double>(x[0]) * static_cast<double>(pixels) * static_cast<double>(points);
+  if (weights_needed > static_cast<double>(kMaxGridSampleWeights)) {
     fail(ErrorCode::InvalidArgument,
-         "no VJP rule yet for GridSample node '" + b.node().name + "' sampling " +
-             std::to_string(points) + " points from " + std::to_string(pixels) +
-             " pixels (supported: pixels * points up to " + std::to_string(kMaxGridSampleWeights) +
-             ", the dense weights the rule forms)");
+         "no VJP rule yet for GridSample node '" + b.node().name + "' from X " + x.str() +
+             " to Y " + y.str() + " (supported: N * H * W * Ho * Wo up to " +
+             std::to_string(kMaxGridSampleWeights) + ", the dense weights the rule forms)");
   }
   Tensor basis(b.dtype(), Shape{1, pixels, x[2], x[3]});
   for (int64_t k = 0; k < pixels; ++k) basis.set_double(k * pixels + k, 1.0);

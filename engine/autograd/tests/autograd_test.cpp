@@ -32,8 +32,8 @@ using autograd_cases::Operand;
 using autograd_cases::operand_value;
 using autograd_cases::rule_cases;
 
-// The forward: y = op(inputs); loss = sum(y * r) for a fixed random r, so every output element
-// gets its own weight in the gradient.
+// The forward: y = op(inputs); loss = sum(y * r) for a fixed random r (summed over the outputs
+// read), so every output element gets its own weight in the gradient.
 struct Forward {
   Graph graph;
   ValueId loss;
@@ -52,14 +52,21 @@ Forward build_forward(const Case& c, DType float_type) {
     if (o.trainable && dtype == float_type) f.trainables.push_back(ids.back());
   }
   const std::vector<ValueId> outputs = f.graph.add_node(c.op, ids, c.attrs, "y", c.outputs);
-  ValueId y = outputs.back();
+  std::vector<ValueId> read;
   for (const ValueId o : outputs) {
-    if (is_floating(f.graph.value(o).dtype)) y = o;
+    if (is_floating(f.graph.value(o).dtype)) read.push_back(o);
   }
-  const ValueId r = f.graph.add_parameter(
-      "r", random_tensor(f.graph.value(y).dtype, f.graph.value(y).shape, 97, -1.0, 1.0));
-  const ValueId weighted = f.graph.add(OpKind::Mul, {y, r}, {}, "weighted");
-  f.loss = f.graph.add(OpKind::ReduceSum, {weighted}, {{"keepdims", int64_t{0}}}, "loss");
+  if (!c.every_output) read = {read.back()};
+  for (size_t k = 0; k < read.size(); ++k) {
+    const Value y = f.graph.value(read[k]);  // a copy: adding values may move them
+    const std::string n = std::to_string(k);
+    const ValueId r =
+        f.graph.add_parameter("r" + n, random_tensor(y.dtype, y.shape, 97 + k, -1.0, 1.0));
+    const ValueId weighted = f.graph.add(OpKind::Mul, {read[k], r}, {}, "weighted" + n);
+    const ValueId part =
+        f.graph.add(OpKind::ReduceSum, {weighted}, {{"keepdims", int64_t{0}}}, "loss" + n);
+    f.loss = k == 0 ? part : f.graph.add(OpKind::Add, {f.loss, part}, {}, "sum" + n);
+  }
   f.graph.set_outputs({f.loss});
   return f;
 }
@@ -345,9 +352,9 @@ BOOST_AUTO_TEST_CASE(unsupported_attributes_are_refused_by_name) {
   const ValueId sum = big.add(OpKind::ReduceSum, {sampled}, {{"keepdims", int64_t{0}}}, "sum");
   big.set_outputs({sum});
   expect_invalid([&] { build_training_graph(big, sum, std::vector<ValueId>{image}); },
-                 "no VJP rule yet for GridSample node 'sample' sampling 4160 points from 4096 "
-                 "pixels (supported: pixels * points up to 16777216, the dense weights the rule "
-                 "forms)");
+                 "no VJP rule yet for GridSample node 'sample' from X [1,1,64,64] to Y "
+                 "[1,1,64,65] (supported: N * H * W * Ho * Wo up to 16777216, the dense weights "
+                 "the rule forms)");
 }
 
 // The differentiable (op, input) pairs still without a rule: #16's remaining work, kept here so

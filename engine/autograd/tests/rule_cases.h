@@ -29,7 +29,10 @@ struct Case {
   OpKind op;
   std::vector<Operand> operands;
   Attributes attrs = {};
-  int outputs = 1;  // the loss reads the last float output (so the others' gradients are absent)
+  int outputs = 1;
+  // The loss reads the last float output (so the others' gradients are absent), or with
+  // every_output all of them.
+  bool every_output = false;
 };
 
 // An operand's value: random in its domain (float types), a pattern with repeats (bool, I64).
