@@ -1,13 +1,14 @@
 // VJP rules of the resampling family. Both ops are linear in X: Y = W X for weights that do not
 // depend on X, so dX = W^T g. Resize's weights factor per axis and depend on the shapes and
 // attributes alone: each axis' [out, in] matrix is built here, on the host, and applied with a
-// MatMul (a fixed-order sum). GridSample's weights depend on the grid, a runtime value: they are
-// sampled from X's basis images by GridSample itself, so they are the forward's by construction.
+// MatMul (a fixed-order sum). GridSample's weights depend on the grid, a runtime value: its taps
+// are found by graph ops and its gradient scattered onto them in index order.
 
 #include <algorithm>
 #include <array>
 #include <cmath>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "vjp.h"
@@ -139,42 +140,179 @@ void resize_vjp(VjpBuilder& b) {
   b.set(0, g == b.grad() ? b.add(OpKind::Identity, {g}) : g);
 }
 
-// The most weights GridSample's rule materializes: N * H * W * Ho * Wo.
-inline constexpr int64_t kMaxGridSampleWeights = int64_t{1} << 24;
+// One axis of GridSample's taps, built as f64 graph values from the grid's coordinates on that
+// axis ([N, P]), with the forward's formulas in the forward's order (it finds taps in double):
+// the unnormalized coordinate, the padding transform, then nearest, bilinear or bicubic taps.
+class GridAxis {
+ public:
+  struct Tap {
+    ValueId index;   // f64 [N, P]: a whole number, 0 where the tap is invalid
+    ValueId weight;  // f64 [N, P]
+    ValueId valid;   // bool [N, P]: the tap is inside the axis (and the point not NaN)
+  };
 
-// GridSample: Y[n, c, p] = sum over k of W[n, k, p] X[n, c, k] (k = h * W + w), W given by the
-// grid, the mode and the padding mode. W[n, k, p] is GridSample of the basis image that is 1 at
-// k and 0 elsewhere, so all H * W basis images sampled at once (one per channel) give W exactly
-// as the forward weighs its taps; dX[n, c, k] = sum over p of g[n, c, p] W[n, k, p], a batched
-// MatMul. That holds N * H * W * Ho * Wo weights (and as many basis elements): above
-// kMaxGridSampleWeights the rule refuses by name rather than allocate them (a scatter of each
-// point's taps is the rule large images need). A NaN grid point makes its weights, and so the
-// gradients of its image, NaN.
+  GridAxis(VjpBuilder& b, int64_t size, bool align_corners, std::string padding)
+      : b_(b), size_(size), align_corners_(align_corners), padding_(std::move(padding)) {}
+
+  std::vector<Tap> taps(ValueId g, const std::string& mode) {
+    const double n = static_cast<double>(size_);
+    const ValueId shifted = add(g, 1.0);
+    const ValueId c =
+        align_corners_ ? mul(div(shifted, 2.0), n - 1.0) : div(sub(mul(shifted, n), 1.0), 2.0);
+    // NaN points, and infinite ones under reflection, give NaN outputs: no tap.
+    ValueId defined = b_.add(OpKind::Not, {b_.add(OpKind::IsNaN, {c})});
+    if (padding_ == "reflection") {
+      defined = b_.add(OpKind::And, {defined, b_.add(OpKind::Not, {b_.add(OpKind::IsInf, {c})})});
+    }
+    std::vector<std::pair<ValueId, ValueId>> raw;  // (position, weight)
+    if (mode == "bicubic") {
+      // Clamping or shifting by whole periods reads the same elements (as the forward does).
+      ValueId x = c;
+      if (padding_ == "zeros") x = clip(c, -3.0, n + 1.0);
+      if (padding_ == "border") x = clip(c, -3.0, n + 2.0);
+      if (padding_ == "reflection" && period() > 0.0) x = fmod(c, period());
+      const ValueId below = b_.add(OpKind::Floor, {x});
+      const ValueId t = b_.sub(x, below);
+      for (int k = 0; k < 4; ++k) {
+        const ValueId d = b_.add(OpKind::Abs, {add(t, 1.0 - k)});
+        raw.emplace_back(pad(add(below, k - 1.0)), k == 1 || k == 2 ? cubic_near(d) : cubic_far(d));
+      }
+    } else {
+      ValueId x = pad(c);
+      if (padding_ == "zeros") x = clip(x, -2.0, n + 1.0);
+      if (mode == "nearest") {
+        const ValueId one =
+            b_.add(OpKind::Expand, {constant(1.0)}, {{"shape", b_.shape(x).dims()}});
+        raw.emplace_back(b_.add(OpKind::Round, {x}), one);  // halves to even
+      } else {
+        const ValueId below = b_.add(OpKind::Floor, {x});
+        const ValueId t = b_.sub(x, below);
+        raw.emplace_back(below, b_.sub(constant(1.0), t));
+        raw.emplace_back(add(below, 1.0), t);
+      }
+    }
+    std::vector<Tap> out;
+    for (const auto& [position, weight] : raw) {
+      const ValueId inside =
+          b_.add(OpKind::And, {b_.add(OpKind::GreaterOrEqual, {position, constant(0.0)}),
+                               b_.add(OpKind::Less, {position, constant(n)})});
+      const ValueId valid = b_.add(OpKind::And, {defined, inside});
+      out.push_back({b_.add(OpKind::Where, {valid, position, constant(0.0)}), weight, valid});
+    }
+    return out;
+  }
+
+ private:
+  ValueId constant(double v) {
+    Tensor t(DType::F64, Shape{});
+    t.set_double(0, v);
+    return b_.constant(std::move(t));
+  }
+  ValueId add(ValueId v, double k) { return b_.sum(v, constant(k)); }
+  ValueId sub(ValueId v, double k) { return b_.sub(v, constant(k)); }
+  ValueId mul(ValueId v, double k) { return b_.mul(v, constant(k)); }
+  ValueId div(ValueId v, double k) { return b_.div(v, constant(k)); }
+  ValueId clip(ValueId v, double lo, double hi) {
+    return b_.add(OpKind::Clip, {v}, {{"min", lo}, {"max", hi}});
+  }
+  ValueId fmod(ValueId v, double k) {
+    return b_.add(OpKind::Mod, {v, constant(k)}, {{"fmod", int64_t{1}}});
+  }
+  double period() const { return 2.0 * static_cast<double>(align_corners_ ? size_ - 1 : size_); }
+  // The forward's padding transform of a coordinate.
+  ValueId pad(ValueId c) {
+    const double last = static_cast<double>(size_ - 1);
+    if (padding_ == "border") return clip(c, 0.0, last);
+    if (padding_ != "reflection") return c;
+    if (period() == 0.0) return b_.mul(c, constant(0.0));  // one element: every point is on it
+    const double low = align_corners_ ? 0.0 : -0.5;
+    const ValueId r = fmod(b_.add(OpKind::Abs, {sub(c, low)}), period());
+    const ValueId folded = b_.add(
+        OpKind::Where,
+        {b_.add(OpKind::Greater, {r, constant(0.5 * period())}), b_.sub(constant(period()), r), r});
+    return clip(add(folded, low), 0.0, last);
+  }
+  // Keys' kernel (a = -0.75) at distance d <= 1 and 1 < d <= 2.
+  ValueId cubic_near(ValueId d) {
+    constexpr double a = -0.75;
+    return add(b_.mul(b_.mul(sub(mul(d, a + 2.0), a + 3.0), d), d), 1.0);
+  }
+  ValueId cubic_far(ValueId d) {
+    constexpr double a = -0.75;
+    return sub(b_.mul(add(b_.mul(sub(mul(d, a), 5.0 * a), d), 8.0 * a), d), 4.0 * a);
+  }
+
+  VjpBuilder& b_;
+  int64_t size_;
+  bool align_corners_;
+  std::string padding_;
+};
+
+// GridSample: Y[n, c, p] = sum over the taps of point p of wy * wx * X[n, c, y, x], so each
+// tap's g[n, c, p] * wy * wx is added at (y, x): ScatterElements add over zeros [N, C, H * W],
+// in index order (points, then y taps, then x taps), no atomics. Taps are found in f64 as the
+// forward finds them (GridAxis); invalid ones (outside X under zeros padding, or of a NaN point)
+// add 0 at position 0. A NaN point's output is NaN whatever X holds; it sends no gradient.
 void grid_sample_vjp(VjpBuilder& b) {
   const Shape x = b.shape(b.input(0));
   const Shape y = b.shape(b.output());
-  const int64_t pixels = x[2] * x[3], points = y[2] * y[3];
-  const double weights_needed =
-      static_cast<double>(x[0]) * static_cast<double>(pixels) * static_cast<double>(points);
-  if (weights_needed > static_cast<double>(kMaxGridSampleWeights)) {
-    fail(ErrorCode::InvalidArgument,
-         "no VJP rule yet for GridSample node '" + b.node().name + "' from X " + x.str() +
-             " to Y " + y.str() + " (supported: N * H * W * Ho * Wo up to " +
-             std::to_string(kMaxGridSampleWeights) + ", the dense weights the rule forms)");
+  const int64_t points = y[2] * y[3];
+  const AttrReader at = b.attrs();
+  const bool align = at.get_int("align_corners") != 0;
+  const std::string& mode = at.get_string("mode");
+  const ValueId grid = b.add(
+      OpKind::Cast,
+      {b.add(OpKind::Reshape, {b.input(1)}, {{"shape", std::vector<int64_t>{x[0], points, 2}}})},
+      {{"to", std::string("f64")}});
+  const auto coordinate = [&](int64_t k) {
+    Tensor index(DType::I64, Shape{});
+    index.set_int(0, k);
+    return b.add(OpKind::Gather, {grid, b.constant(std::move(index))}, {{"axis", int64_t{2}}});
+  };
+  const std::vector<GridAxis::Tap> across =
+      GridAxis(b, x[3], align, at.get_string("padding_mode")).taps(coordinate(0), mode);
+  const std::vector<GridAxis::Tap> down =
+      GridAxis(b, x[2], align, at.get_string("padding_mode")).taps(coordinate(1), mode);
+  const std::string float_name(dtype_name(b.dtype()));
+  std::vector<ValueId> offsets, weights, valid;
+  for (const GridAxis::Tap& ty : down) {
+    for (const GridAxis::Tap& tx : across) {
+      Tensor width(DType::F64, Shape{});
+      width.set_double(0, static_cast<double>(x[3]));
+      const ValueId flat = b.sum(b.mul(ty.index, b.constant(std::move(width))), tx.index);
+      offsets.push_back(b.add(OpKind::Unsqueeze,
+                              {b.add(OpKind::Cast, {flat}, {{"to", std::string("i64")}})},
+                              {{"axes", std::vector<int64_t>{2}}}));
+      const ValueId w = b.mul(b.add(OpKind::Cast, {ty.weight}, {{"to", float_name}}),
+                              b.add(OpKind::Cast, {tx.weight}, {{"to", float_name}}));
+      weights.push_back(b.add(OpKind::Unsqueeze, {w}, {{"axes", std::vector<int64_t>{2}}}));
+      valid.push_back(b.add(OpKind::Unsqueeze, {b.add(OpKind::And, {ty.valid, tx.valid})},
+                            {{"axes", std::vector<int64_t>{2}}}));
+    }
   }
-  Tensor basis(b.dtype(), Shape{1, pixels, x[2], x[3]});
-  for (int64_t k = 0; k < pixels; ++k) basis.set_double(k * pixels + k, 1.0);
-  const ValueId images = b.add(OpKind::Expand, {b.constant(std::move(basis))},
-                               {{"shape", std::vector<int64_t>{x[0], pixels, x[2], x[3]}}});
-  const ValueId sampled = b.add(OpKind::GridSample, {images, b.input(1)}, b.node().attrs);
-  const ValueId weights =
-      b.add(OpKind::Reshape, {sampled}, {{"shape", std::vector<int64_t>{x[0], pixels, points}}});
-  const ValueId transposed =
-      b.add(OpKind::Transpose, {weights}, {{"perm", std::vector<int64_t>{0, 2, 1}}});
+  const auto taps = static_cast<int64_t>(offsets.size());
+  const auto join = [&](const std::vector<ValueId>& parts) {
+    const ValueId joined =
+        parts.size() == 1 ? parts[0] : b.add(OpKind::Concat, parts, {{"axis", int64_t{2}}});
+    // [N, P, T] -> [N, 1, P * T]: points, then taps, in order.
+    return b.add(OpKind::Reshape, {joined},
+                 {{"shape", std::vector<int64_t>{x[0], 1, points * taps}}});
+  };
+  const std::vector<int64_t> spread_shape = {x[0], x[1], points * taps};
+  const ValueId index = b.add(OpKind::Expand, {join(offsets)}, {{"shape", spread_shape}});
   const ValueId g =
-      b.add(OpKind::Reshape, {b.grad()}, {{"shape", std::vector<int64_t>{x[0], x[1], points}}});
-  const ValueId spread = b.add(OpKind::MatMul, {g, transposed});
-  b.set(0, b.add(OpKind::Reshape, {spread}, {{"shape", x.dims()}}));
+      b.add(OpKind::Reshape, {b.grad()}, {{"shape", std::vector<int64_t>{x[0], x[1], points, 1}}});
+  const std::vector<int64_t> per_point = {x[0], 1, points, taps};
+  const ValueId tap_weights = b.add(OpKind::Reshape, {join(weights)}, {{"shape", per_point}});
+  const ValueId tap_valid = b.add(OpKind::Reshape, {join(valid)}, {{"shape", per_point}});
+  // Masked after the product, so an infinite g times an invalid tap's weight adds nothing.
+  const ValueId updates = b.add(OpKind::Reshape, {b.where(tap_valid, b.mul(g, tap_weights))},
+                                {{"shape", spread_shape}});
+  const ValueId zeros = b.add(OpKind::Expand, {b.scalar(0.0)},
+                              {{"shape", std::vector<int64_t>{x[0], x[1], x[2] * x[3]}}});
+  const ValueId scattered = b.add(OpKind::ScatterElements, {zeros, index, updates},
+                                  {{"axis", int64_t{2}}, {"reduction", std::string("add")}});
+  b.set(0, b.add(OpKind::Reshape, {scattered}, {{"shape", x.dims()}}));
 }
 
 }  // namespace
