@@ -63,13 +63,47 @@ struct ScatterPair {
   }
 };
 
+// reduction mul: out[q] = data[q] * P[q], P[q] the product of the updates at position q (1 where
+// there are none), so d data = g * P. Update k at q gets g[q] * data[q] * the product of the
+// other updates at q, formed without dividing by a zero: with Z[q] zero updates at q and N[q]
+// the product of the nonzero ones, that is N[q] / u[k] when Z[q] = 0, N[q] for the one zero
+// update when Z[q] = 1, and 0 otherwise. Every product and count is a scatter over ones or
+// zeros in index order.
+void scatter_mul_vjp(VjpBuilder& b, const ScatterPair& ops) {
+  const ValueId data = b.input(0), indices = b.input(1), u = b.input(2), g = b.grad();
+  const Shape data_shape = b.shape(data);
+  const ValueId ones = b.add(OpKind::Expand, {b.scalar(1.0)}, {{"shape", data_shape.dims()}});
+  if (b.wants(0)) {
+    b.set(0, b.mul(g, b.add(ops.scatter, {ones, indices, u}, ops.scatter_attrs("mul"))));
+  }
+  if (!b.wants(2)) return;
+  const ValueId is_zero = b.add(OpKind::Equal, {u, b.scalar(0.0)});
+  const ValueId nonzero = b.add(OpKind::Where, {is_zero, b.scalar(1.0), u});
+  const ValueId zero_count =
+      b.add(ops.scatter,
+            {zeros(b, data_shape), indices,
+             b.add(OpKind::Cast, {is_zero}, {{"to", std::string(dtype_name(b.dtype()))}})},
+            ops.scatter_attrs("add"));
+  const auto at_update = [&](ValueId v) {
+    return b.add(ops.gather, {v, indices}, ops.gather_attrs);
+  };
+  const ValueId product =
+      at_update(b.add(ops.scatter, {ones, indices, nonzero}, ops.scatter_attrs("mul")));
+  const ValueId zeros_here = at_update(zero_count);
+  const ValueId none_zero = b.add(OpKind::Equal, {zeros_here, b.scalar(0.0)});
+  const ValueId only_this_zero =
+      b.add(OpKind::And, {is_zero, b.add(OpKind::Equal, {zeros_here, b.scalar(1.0)})});
+  const ValueId others =
+      b.add(OpKind::Where, {none_zero, b.div(product, nonzero), b.where(only_this_zero, product)});
+  b.set(2, b.mul(at_update(b.mul(g, data)), others));
+}
+
 // The scatters. reduction add: out = data + the updates at their positions, so d data = g and
 // each update gathers g. reduction none: out = data with the updates written in index order, the
 // last write to a position winning; d data is g with the written positions zeroed, and an
 // update gets g only where it won: a repeated position's earlier updates are overwritten and
 // get 0. The winners are found by scattering each update's own number the same way and reading
-// back which number each position kept. reduction mul (a product of the data and every update
-// at a position) has no rule yet and is refused by name.
+// back which number each position kept. reduction mul: see scatter_mul_vjp.
 void scatter_vjp(VjpBuilder& b) {
   const OpKind op = b.node().op;
   const bool elements = op == OpKind::ScatterElements;
@@ -77,10 +111,9 @@ void scatter_vjp(VjpBuilder& b) {
   const ScatterPair ops{op, elements ? OpKind::GatherElements : OpKind::GatherND,
                         elements ? Attributes{{"axis", at.get_int("axis")}} : Attributes{}};
   const std::string& reduction = at.get_string("reduction");
-  if (reduction != "none" && reduction != "add") {
-    fail(ErrorCode::InvalidArgument, "no VJP rule yet for " + std::string(op_name(op)) + " node '" +
-                                         b.node().name + "' with reduction \"" + reduction +
-                                         "\" (supported: none, add)");
+  if (reduction == "mul") {
+    scatter_mul_vjp(b, ops);
+    return;
   }
   const ValueId indices = b.input(1), g = b.grad();
   const Shape updates = b.shape(b.input(2));

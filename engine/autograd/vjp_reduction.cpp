@@ -1,5 +1,5 @@
 // VJP rules of the reduction family: the output's gradient is broadcast back over the reduced
-// axes (kept as size 1 first when the node dropped them).
+// axes (kept as size 1 first when the node dropped them); CumSum's is a running sum the other way.
 
 #include <algorithm>
 #include <vector>

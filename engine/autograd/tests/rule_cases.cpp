@@ -234,6 +234,7 @@ void append_loss_and_indexing_cases(std::vector<Case>& cases) {
     return Operand{std::move(s), Domain::Any, false, DType::I64, range};
   };
   const auto weights = [](Shape s) { return Operand{std::move(s), Domain::Positive, false}; };
+  const auto zeros = [](Shape s) { return Operand{std::move(s), Domain::SomeZeros}; };
   const auto reduction = [](const char* r) { return std::string(r); };
   using K = OpKind;
   const std::vector<Case> more = {
@@ -303,6 +304,18 @@ void append_loss_and_indexing_cases(std::vector<Case>& cases) {
        K::ScatterElements,
        {any(Shape{2, 3, 2}), indices(Shape{2, 4, 1}, 2), any(Shape{2, 4, 1})},
        {{"axis", int64_t{1}}}},
+      {"ScatterElements mul with zeros",
+       K::ScatterElements,
+       {any(Shape{3, 4}), indices(Shape{3, 4}, 1), zeros(Shape{3, 4})},
+       {{"reduction", reduction("mul")}}},
+      {"ScatterElements mul",
+       K::ScatterElements,
+       {any(Shape{2, 4}), indices(Shape{2, 5}, 2), any(Shape{2, 5})},
+       {{"axis", int64_t{1}}, {"reduction", reduction("mul")}}},
+      {"ScatterND mul with zeros",
+       K::ScatterND,
+       {any(Shape{3, 2}), indices(Shape{5, 1}, 1), zeros(Shape{5, 2})},
+       {{"reduction", reduction("mul")}}},
       {"ScatterND overwriting rows",
        K::ScatterND,
        {any(Shape{4, 3}), indices(Shape{5, 1}, 2), any(Shape{5, 3})}},
