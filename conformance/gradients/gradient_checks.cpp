@@ -201,7 +201,17 @@ Forward build_forward(const OpGradientCase& c, DType float_type) {
     f.weights.push_back(
         converted(random_tensor(DType::F32, y.shape, seed, -1.0, 1.0, 100 + k), DType::F64));
     const ValueId r = f.graph.add_parameter("r" + tag, converted(f.weights.back(), y.dtype));
-    const ValueId weighted = f.graph.add(OpKind::Mul, {ys[k], r}, {}, "weighted" + tag);
+    // A non-finite output (a NaN grid point, a resize weight sum of 0) has no derivative:
+    // it weighs 0, so the loss and its finite differences stay finite.
+    Tensor zero(y.dtype, Shape{});
+    const ValueId non_finite = f.graph.add(OpKind::Or,
+                                           {f.graph.add(OpKind::IsNaN, {ys[k]}, {}, "nan" + tag),
+                                            f.graph.add(OpKind::IsInf, {ys[k]}, {}, "inf" + tag)},
+                                           {}, "non_finite" + tag);
+    const ValueId finite = f.graph.add(
+        OpKind::Where, {non_finite, f.graph.add_parameter("zero" + tag, std::move(zero)), ys[k]},
+        {}, "finite" + tag);
+    const ValueId weighted = f.graph.add(OpKind::Mul, {finite, r}, {}, "weighted" + tag);
     ValueId part =
         f.graph.add(OpKind::ReduceSum, {weighted}, {{"keepdims", int64_t{0}}}, "sum" + tag);
     if (!loss.valid()) {

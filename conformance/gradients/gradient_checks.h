@@ -18,7 +18,7 @@ inline constexpr int64_t kFullJacobianElements = 64;
 inline constexpr int kDirections = 3;
 
 // y = op(inputs); loss = sum over float outputs k of sum(y_k * r_k), r_k fixed random in
-// [-1, 1] (f32-representable) seeded by the case id.
+// [-1, 1] (f32-representable) seeded by the case id; a non-finite element of y_k weighs 0.
 struct Forward {
   Graph graph;
   ValueId loss;

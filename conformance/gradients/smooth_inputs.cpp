@@ -44,6 +44,7 @@ Domain domain_of(const Node& node, int input) {
     case K::Min:
     case K::ReduceMax:
     case K::ReduceMin:
+    case K::TopK:
       return {.distinct = true};
     case K::Abs:
     case K::Relu:

@@ -1,7 +1,6 @@
 // VJP rules of the reduction family: the output's gradient is broadcast back over the reduced
 // axes (kept as size 1 first when the node dropped them); CumSum's is a running sum the other way.
 
-#include <algorithm>
 #include <vector>
 
 #include "vjp.h"
@@ -73,46 +72,26 @@ void reduce_extremum_vjp(VjpBuilder& b) {
   b.set(0, b.div(b.mul(spread(b), ones), count));
 }
 
-// ReduceProd: dx[j] = g * the product of the other reduced elements, formed directly (never
-// y / x[j], which a zero would make NaN): the reduced axes are flattened to a row of R elements
-// and each row repeated R times with element j of repeat j replaced by 1, then each repeat's
-// product taken. O(R^2) per row.
+// ReduceProd: dx[j] = g * the product of the other reduced elements, in O(R) per row and
+// without dividing by a zero. With p = the product of the row's nonzero elements and z its
+// count of zeros: no zero, dx[j] = g * p / x[j]; one zero, the zero element takes g * p and
+// the others 0; more, every element 0.
 void reduce_prod_vjp(VjpBuilder& b) {
-  const Shape in = b.shape(b.input(0));
-  const std::vector<int64_t> axes = reduced_axes(b);
-  if (axes.empty()) {
-    b.set(0, b.add(OpKind::Identity, {b.grad()}));
-    return;
-  }
-  std::vector<int64_t> perm, moved;
-  int64_t rows = 1, row = 1;
-  for (int a = 0; a < in.rank(); ++a) {
-    if (std::find(axes.begin(), axes.end(), a) == axes.end()) {
-      perm.push_back(a);
-      rows *= in[a];
-    }
-  }
-  for (int64_t a : axes) {
-    perm.push_back(a);
-    row *= in[static_cast<int>(a)];
-  }
-  std::vector<int64_t> inverse(perm.size());
-  for (size_t i = 0; i < perm.size(); ++i) {
-    moved.push_back(in[static_cast<int>(perm[i])]);
-    inverse[static_cast<size_t>(perm[i])] = static_cast<int64_t>(i);
-  }
-  const ValueId transposed = b.add(OpKind::Transpose, {b.input(0)}, {{"perm", perm}});
-  const ValueId flat =
-      b.add(OpKind::Reshape, {transposed}, {{"shape", std::vector<int64_t>{rows, 1, row}}});
-  Tensor diagonal(DType::Bool, Shape{row, row});
-  for (int64_t i = 0; i < row; ++i) diagonal.set_int(i * row + i, 1);
-  const ValueId others =
-      b.add(OpKind::Where, {b.constant(std::move(diagonal)), b.scalar(1.0), flat});
-  const ValueId products = b.add(OpKind::ReduceProd, {others},
-                                 {{"axes", std::vector<int64_t>{2}}, {"keepdims", int64_t{0}}});
-  const ValueId unflat = b.add(OpKind::Reshape, {products}, {{"shape", moved}});
-  const ValueId back = b.add(OpKind::Transpose, {unflat}, {{"perm", inverse}});
-  b.set(0, b.mul(spread(b), back));
+  const ValueId x = b.input(0);
+  const Attributes keep = {{"axes", reduced_axes(b)}, {"keepdims", int64_t{1}}};
+  const ValueId is_zero = b.add(OpKind::Equal, {x, b.scalar(0.0)});
+  const ValueId nonzero = b.add(OpKind::Where, {is_zero, b.scalar(1.0), x});
+  const ValueId product = b.add(OpKind::ReduceProd, {nonzero}, keep);
+  const ValueId zeros =
+      b.add(OpKind::ReduceSum,
+            {b.add(OpKind::Cast, {is_zero}, {{"to", std::string(dtype_name(b.dtype()))}})}, keep);
+  const ValueId none = b.add(OpKind::Equal, {zeros, b.scalar(0.0)});
+  const ValueId only_this =
+      b.add(OpKind::And, {is_zero, b.add(OpKind::Equal, {zeros, b.scalar(1.0)})});
+  const ValueId others = b.add(
+      OpKind::Where,
+      {none, b.div(product, nonzero), b.add(OpKind::Where, {only_this, product, b.scalar(0.0)})});
+  b.set(0, b.mul(spread(b), others));
 }
 
 // CumSum: y[i] = sum of x[j] for j <= i (j < i exclusive; j >= i, j > i reversed), so x[j]
