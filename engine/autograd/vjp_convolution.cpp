@@ -1,8 +1,9 @@
-// VJP rules of the convolution family, built from the forward ops themselves (no backward-only
-// op): each of Conv and ConvTranspose is the other's input gradient, a filter gradient is a
-// Conv of the input against the output gradient with strides and dilations swapped (groups
-// carried as Conv groups), and a bias gradient is a ReduceSum. Their kernels fix every sum's
-// order, so the gradients are bit-identical at any thread count.
+// VJP rules of the convolution family, built from the forward ops themselves: each of Conv and
+// ConvTranspose is the other's input gradient, a filter gradient is a Conv of the input against
+// the output gradient with strides and dilations swapped (groups carried as Conv groups), and a
+// bias gradient is a ReduceSum. ConvGradFilter, linear in both inputs, has Conv and
+// ConvTranspose as its gradients. Their kernels fix every sum's order, so the gradients are
+// bit-identical at any thread count.
 
 #include <numeric>
 #include <vector>
@@ -14,6 +15,31 @@ namespace {
 
 WindowAttrs node_window(const VjpBuilder& b) {
   return read_window(b.attrs(), spatial_dims(b.shape(b.input(1))));
+}
+
+// The gradient of a Conv's input of spatial dims `in` from its output gradient `g` through
+// `filter` [M, C/group, k...]: a ConvTranspose trimmed or extended to `in` (input positions no
+// window read get 0).
+ValueId conv_input_gradient(VjpBuilder& b, ValueId g, ValueId filter, const WindowAttrs& w,
+                            const std::vector<int64_t>& in, int64_t group) {
+  return b.add(OpKind::ConvTranspose, {g, filter},
+               transposed_window(w, in, spatial_dims(b.shape(g)), group));
+}
+
+// Conv(input, filter) over the window, cut to the spatial dims of `target` where the window fits
+// more positions (ConvTranspose's output_padding of a stride or more gives extra ones).
+ValueId conv_cut_to(VjpBuilder& b, ValueId input, ValueId filter, const WindowAttrs& w,
+                    int64_t group, const Shape& target) {
+  const ValueId y = b.add(
+      OpKind::Conv, {input, filter},
+      {{"strides", w.strides}, {"dilations", w.dilations}, {"pads", w.pads}, {"group", group}});
+  if (b.shape(y) == target) return y;
+  std::vector<int64_t> axes(static_cast<size_t>(w.spatial()));
+  std::iota(axes.begin(), axes.end(), int64_t{2});
+  return b.add(OpKind::Slice, {y},
+               {{"starts", std::vector<int64_t>(axes.size(), 0)},
+                {"ends", spatial_dims(target)},
+                {"axes", axes}});
 }
 
 std::vector<int64_t> with_batch_and_channels(int64_t n, int64_t c, std::vector<int64_t> dims) {
@@ -107,11 +133,7 @@ void conv_vjp(VjpBuilder& b) {
   const ValueId x = b.input(0), w = b.input(1), g = b.grad();
   const WindowAttrs win = node_window(b);
   const int64_t group = b.attrs().get_int("group");
-  if (b.wants(0)) {
-    b.set(0,
-          b.add(OpKind::ConvTranspose, {g, w},
-                transposed_window(win, spatial_dims(b.shape(x)), spatial_dims(b.shape(g)), group)));
-  }
+  if (b.wants(0)) b.set(0, conv_input_gradient(b, g, w, win, spatial_dims(b.shape(x)), group));
   if (b.wants(1)) b.set(1, filter_gradient(b, x, g, win, group));
   if (wants_bias(b)) b.set(2, bias_gradient(b));
 }
@@ -123,27 +145,21 @@ void conv_transpose_vjp(VjpBuilder& b) {
   const ValueId x = b.input(0), w = b.input(1), g = b.grad();
   const WindowAttrs win = node_window(b);
   const int64_t group = b.attrs().get_int("group");
-  if (b.wants(0)) {
-    const ValueId dx = b.add(OpKind::Conv, {g, w},
-                             {{"strides", win.strides},
-                              {"dilations", win.dilations},
-                              {"pads", win.pads},
-                              {"group", group}});
-    const Shape& sx = b.shape(x);
-    if (b.shape(dx) == sx) {
-      b.set(0, dx);
-    } else {
-      std::vector<int64_t> axes(static_cast<size_t>(win.spatial()));
-      std::iota(axes.begin(), axes.end(), int64_t{2});
-      const std::vector<int64_t> sizes = spatial_dims(sx);
-      b.set(0, b.add(OpKind::Slice, {dx},
-                     {{"starts", std::vector<int64_t>(axes.size(), 0)},
-                      {"ends", sizes},
-                      {"axes", axes}}));
-    }
-  }
+  if (b.wants(0)) b.set(0, conv_cut_to(b, g, w, win, group, b.shape(x)));
   if (b.wants(1)) b.set(1, filter_gradient(b, g, x, win, group));
   if (wants_bias(b)) b.set(2, bias_gradient(b));
+}
+
+// dW = ConvGradFilter(X, dY) is linear in each input; with its gradient G [M, C/group, k...] as
+// a filter, dX is Conv's input gradient of dY through G and d(dY) is Conv(X, G) at dY's positions.
+void conv_grad_filter_vjp(VjpBuilder& b) {
+  const ValueId x = b.input(0), dy = b.input(1), g = b.grad();
+  const WindowAttrs win = read_window(b.attrs(), b.attrs().get_ints("kernel_shape"));
+  const int64_t group = b.attrs().get_int("group");
+  if (b.wants(0)) {
+    b.set(0, conv_input_gradient(b, dy, g, win, spatial_dims(b.shape(x)), group));
+  }
+  if (b.wants(1)) b.set(1, conv_cut_to(b, x, g, win, group, b.shape(dy)));
 }
 
 }  // namespace
@@ -151,6 +167,7 @@ void conv_transpose_vjp(VjpBuilder& b) {
 void register_convolution_vjps(VjpTable& t) {
   t[static_cast<size_t>(op_index(OpKind::Conv))] = {&conv_vjp, 0b111};
   t[static_cast<size_t>(op_index(OpKind::ConvTranspose))] = {&conv_transpose_vjp, 0b111};
+  t[static_cast<size_t>(op_index(OpKind::ConvGradFilter))] = {&conv_grad_filter_vjp, 0b11};
 }
 
 }  // namespace volta::autograd

@@ -1,7 +1,8 @@
-// The op table's part for family Convolution: Conv and ConvTranspose (window attributes:
-// op_table_window.h).
+// The op table's part for family Convolution: Conv, ConvTranspose, and the backward-only
+// ConvGradFilter their VJP rules use (window attributes: op_table_window.h).
 
 #include <string>
+#include <vector>
 
 #include "op_table_window.h"
 
@@ -96,6 +97,44 @@ std::vector<TypeInfo> conv_transpose_shape(const InferContext& ctx) {
   return {{ctx.input(0).dtype, out}};
 }
 
+// ConvGradFilter(X, dY) -> dW [M, C/group, k...]: X [N, C, D...] is read through the window as
+// Conv reads it, dY [N, M, O...] holds one value per window position. dY may cover fewer
+// positions than fit on the padded X, never more: ConvTranspose's filter gradient passes its
+// output gradient as X, whose output_padding can leave the tail unread.
+std::vector<TypeInfo> conv_grad_filter_shape(const InferContext& ctx) {
+  const Shape& x = ctx.input(0).shape;
+  const Shape& dy = ctx.input(1).shape;
+  const int spatial = spatial_rank(x, "ConvGradFilter");
+  const int64_t group = ctx.attrs.get_int("group");
+  if (dy.rank() != x.rank() || dy[0] != x[0]) {
+    shape_fail("dY " + dy.str() + " must be [N, M, O...] with X " + x.str() + "'s rank and batch");
+  }
+  if (x[1] % group != 0 || dy[1] % group != 0) {
+    shape_fail("group " + std::to_string(group) + " must divide X's channels " +
+               std::to_string(x[1]) + " and dY's channels " + std::to_string(dy[1]));
+  }
+  std::vector<int64_t> kernel = ctx.attrs.get_ints("kernel_shape");
+  if (std::ssize(kernel) != spatial) {
+    shape_fail("kernel_shape " + ints_str(kernel) + " must have one entry per spatial dim of X " +
+               x.str());
+  }
+  const Window win = read_window(ctx.attrs, kernel);
+  for (int a = 0; a < spatial; ++a) {
+    const int64_t padded = x[a + 2] + win.pad_begin(a) + win.pad_end(a);
+    const int64_t positions =
+        padded < win.extent(a) ? 0
+                               : (padded - win.extent(a)) / win.strides[static_cast<size_t>(a)] + 1;
+    if (dy[a + 2] > positions) {
+      shape_fail("spatial axis " + std::to_string(a) + ": dY " + dy.str() + " has " +
+                 std::to_string(dy[a + 2]) + " window positions, the padded X " + x.str() +
+                 " fits " + std::to_string(positions));
+    }
+  }
+  std::vector<int64_t> dw = {dy[1], x[1] / group};
+  dw.insert(dw.end(), kernel.begin(), kernel.end());
+  return {{ctx.input(0).dtype, Shape(dw)}};
+}
+
 AttrSpec group_attr() { return {"group", AttrType::Int, AttrValue{int64_t{1}}, 1.0}; }
 
 OpSchema conv_like(OpKind kind, std::string_view name, std::vector<AttrSpec> attrs, ShapeFn infer,
@@ -128,6 +167,23 @@ void add_convolution_schemas(std::vector<OpSchema>& t) {
                         "transposed convolution (the gradient of Conv w.r.t. its input): W is "
                         "[C, M/group, k...]; pads trim the full output, output_padding extends "
                         "its end"));
+  std::vector<AttrSpec> grad_attrs = window_attrs(true);
+  grad_attrs.push_back(group_attr());
+  t.push_back(OpSchema{
+      .kind = K::ConvGradFilter,
+      .name = "ConvGradFilter",
+      .family = OpFamily::Convolution,
+      .inputs = {{"X", 'T', D::Differentiable}, {"dY", 'T', D::Differentiable}},
+      .outputs = {{"dW", 'T'}},
+      .type_params = {{'T', kFloatTypes}},
+      .attrs = std::move(grad_attrs),
+      .infer = conv_grad_filter_shape,
+      .summary = "backward-only: Conv's filter gradient dW [M, C/group, k...] of X [N, C, D...] "
+                 "and dY [N, M, O...] with Conv's window and groups, summed over images and "
+                 "window positions (ConvTranspose's, with X and dY swapped)",
+      .accumulator = Accumulator::InputType,
+      .no_onnx_lowering = "backward-only: made by the Conv and ConvTranspose VJP rules, never "
+                          "imported"});
 }
 
 }  // namespace volta::op_table

@@ -41,7 +41,8 @@ Tensor operand_value(const Operand& o, DType float_type, uint64_t seed) {
 namespace {
 
 // Conv and ConvTranspose over 1-3 spatial dims: groups, strides, dilations, asymmetric pads,
-// windows that leave the input's tail unread, output_padding, with and without bias.
+// windows that leave the input's tail unread, output_padding, with and without bias; and
+// ConvGradFilter, their filter gradient, itself differentiated.
 void append_convolution_cases(std::vector<Case>& cases) {
   const auto any = [](Shape s) { return Operand{std::move(s)}; };
   using K = OpKind;
@@ -94,6 +95,24 @@ void append_convolution_cases(std::vector<Case>& cases) {
        K::ConvTranspose,
        {any(Shape{1, 2, 2, 3, 2}), any(Shape{2, 1, 2, 1, 2}), any(Shape{2})},
        {{"group", int64_t{2}}, {"strides", Ints{2, 1, 1}}, {"pads", Ints{0, 0, 1, 1, 0, 0}}}},
+      {"ConvGradFilter 2-D grouped strided padded",
+       K::ConvGradFilter,
+       {any(Shape{2, 4, 5, 4}), any(Shape{2, 2, 3, 3})},
+       {{"kernel_shape", Ints{2, 3}},
+        {"group", int64_t{2}},
+        {"strides", Ints{2, 1}},
+        {"pads", Ints{1, 0, 0, 1}}}},
+      {"ConvGradFilter depthwise",
+       K::ConvGradFilter,
+       {any(Shape{1, 2, 5}), any(Shape{1, 2, 3})},
+       {{"kernel_shape", Ints{2}},
+        {"group", int64_t{2}},
+        {"strides", Ints{2}},
+        {"pads", Ints{0, 1}}}},
+      {"ConvGradFilter fewer positions than fit",
+       K::ConvGradFilter,
+       {any(Shape{1, 2, 9}), any(Shape{1, 3, 2})},
+       {{"kernel_shape", Ints{3}}, {"strides", Ints{2}}}},
   };
   cases.insert(cases.end(), more.begin(), more.end());
 }

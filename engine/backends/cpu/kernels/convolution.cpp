@@ -1,4 +1,5 @@
-// Conv and ConvTranspose on the CPU, both on the packed GEMM core (linalg_gemm.h).
+// Conv and ConvTranspose on the CPU, both on the packed GEMM core (linalg_gemm.h); their filter
+// gradient, ConvGradFilter, is in convolution_grad_filter.cpp.
 //
 // Conv: for a step of images, im2col copies each image's receptive fields into a column
 // matrix [C * taps, out_size] (rows ordered (c, kd, kh, kw) like W's [M, C/group, k...]
@@ -26,71 +27,18 @@
 #include <string>
 #include <vector>
 
+#include "convolution_geometry.h"
 #include "cpu_kernel.h"
 #include "linalg_gemm.h"
 
 namespace volta::cpu {
 namespace {
 
-using Dims3 = std::array<int64_t, 3>;
-
-int64_t product(const Dims3& d) { return d[0] * d[1] * d[2]; }
-
-// Spatial attributes of the node, padded to three dims.
-struct Geometry {
-  int64_t batch = 0, channels_in = 0, channels_out = 0, group = 1;
-  Dims3 in{1, 1, 1}, out{1, 1, 1}, kernel{1, 1, 1}, stride{1, 1, 1}, dilation{1, 1, 1},
-      pad{0, 0, 0};  // pad: the begin pads
-  int64_t taps() const { return product(kernel); }
-};
-
-// `out` is the spatial output (Conv: Y, ConvTranspose: also Y); W's spatial dims are the kernel.
-Geometry geometry(const AttrReader& attrs, const Shape& x, const Shape& w, const Shape& y) {
-  const int spatial = x.rank() - 2;
-  const int skip = 3 - spatial;
-  Geometry g;
-  g.batch = x[0];
-  g.channels_in = x[1];
-  g.channels_out = y[1];
-  g.group = attrs.get_int("group");
-  const std::vector<int64_t>& strides = attrs.get_ints("strides");
-  const std::vector<int64_t>& dilations = attrs.get_ints("dilations");
-  const std::vector<int64_t>& pads = attrs.get_ints("pads");
-  for (int a = 0; a < spatial; ++a) {
-    const auto i = static_cast<size_t>(a);
-    const auto d = static_cast<size_t>(a) + static_cast<size_t>(skip);
-    g.in[d] = x[a + 2];
-    g.out[d] = y[a + 2];
-    g.kernel[d] = w[a + 2];
-    if (!strides.empty()) g.stride[d] = strides[i];
-    if (!dilations.empty()) g.dilation[d] = dilations[i];
-    if (!pads.empty()) g.pad[d] = pads[i];
-  }
-  return g;
-}
+using namespace conv;  // NOLINT(google-build-using-namespace): the family's own helpers
 
 Geometry geometry(const KernelArgs& args) {
-  return geometry(args.attrs, args.inputs[0].shape, args.inputs[1].shape, args.outputs[0].shape);
-}
-
-// The j in [0, n) with 0 <= j * step + offset < size, as [lo, hi).
-struct Range {
-  int64_t lo, hi;
-};
-Range valid_range(int64_t n, int64_t step, int64_t offset, int64_t size) {
-  const int64_t lo = offset >= 0 ? 0 : (-offset + step - 1) / step;
-  const int64_t last = size - 1 - offset;  // j * step <= last
-  const int64_t hi = last < 0 ? 0 : last / step + 1;
-  const int64_t clamped_lo = std::min(lo, n);
-  return {clamped_lo, std::clamp(hi, clamped_lo, n)};
-}
-
-// Column-matrix elements per step of images: bounds the scratch memory, set by the shape.
-constexpr int64_t kColumnBudget = int64_t{1} << 22;
-
-int64_t images_per_step(int64_t batch, int64_t column_elements) {
-  return std::clamp<int64_t>(kColumnBudget / std::max<int64_t>(column_elements, 1), 1,
-                             std::max<int64_t>(batch, 1));
+  return conv::geometry(args.attrs, args.inputs[0].shape, args.inputs[1].shape,
+                        args.outputs[0].shape);
 }
 
 // A 1x1 Conv with unit strides and no pads reads X as its column matrix.
@@ -158,41 +106,6 @@ ConvBuffers<T> conv_buffers(const GemmMicroKernel<T>& micro, const Geometry& g,
   const ConvScratch s = conv_scratch<Op, T>(micro, g);
   return {s.step, workspace_part<T>(args.workspace, s.col_offset, s.col_elements, args.node),
           args.workspace.subspan(static_cast<size_t>(s.shared_offset))};
-}
-
-// Rows per im2col / col2im task: about kElementwiseChunk elements each.
-int64_t rows_per_task(int64_t row_length) {
-  return std::max<int64_t>(1, kElementwiseChunk / std::max<int64_t>(row_length, 1));
-}
-
-// Row r = (c, kd, kh, kw) of one image's column matrix: col[r][o] = X[c][o * stride - pad +
-// k * dilation], 0 where that falls into the padding.
-template <class T>
-void im2col_row(const Geometry& g, const T* x_channel, int64_t tap, T* row) {
-  const int64_t kw = tap % g.kernel[2];
-  const int64_t kh = (tap / g.kernel[2]) % g.kernel[1];
-  const int64_t kd = tap / (g.kernel[2] * g.kernel[1]);
-  const int64_t w_offset = kw * g.dilation[2] - g.pad[2];  // input column of output column 0
-  const Range rw = valid_range(g.out[2], g.stride[2], w_offset, g.in[2]);
-  for (int64_t od = 0; od < g.out[0]; ++od) {
-    const int64_t id = od * g.stride[0] - g.pad[0] + kd * g.dilation[0];
-    for (int64_t oh = 0; oh < g.out[1]; ++oh) {
-      const int64_t ih = oh * g.stride[1] - g.pad[1] + kh * g.dilation[1];
-      T* dst = row + (od * g.out[1] + oh) * g.out[2];
-      if (id < 0 || id >= g.in[0] || ih < 0 || ih >= g.in[1]) {
-        std::fill(dst, dst + g.out[2], T(0));
-        continue;
-      }
-      const T* src = x_channel + (id * g.in[1] + ih) * g.in[2];
-      std::fill(dst, dst + rw.lo, T(0));
-      if (g.stride[2] == 1 && rw.lo < rw.hi) {
-        std::copy(src + rw.lo + w_offset, src + rw.hi + w_offset, dst + rw.lo);
-      } else {
-        for (int64_t ow = rw.lo; ow < rw.hi; ++ow) dst[ow] = src[ow * g.stride[2] + w_offset];
-      }
-      std::fill(dst + rw.hi, dst + g.out[2], T(0));
-    }
-  }
 }
 
 template <class T>
@@ -458,8 +371,8 @@ bool is_depthwise(const KernelQuery& query) {
 template <OpKind Op, class T>
 KernelChoice conv_choice(const KernelQuery& query) {
   if (is_depthwise(query)) return choice_of(depthwise_kernel<T>());
-  const Geometry g = geometry(AttrReader(query.node), query.inputs[0]->shape,
-                              query.inputs[1]->shape, query.outputs[0].shape);
+  const Geometry g = conv::geometry(AttrReader(query.node), query.inputs[0]->shape,
+                                    query.inputs[1]->shape, query.outputs[0].shape);
   const ConvScratch s = conv_scratch<Op, T>(gemm_micro_kernel<T>(best_gemm_isa()), g);
   return choice_of(fastest_conv_kernel<Op, T>(), s.workspace_bytes, s.gemm.task_bytes);
 }
@@ -488,6 +401,7 @@ void register_convolution_kernels(KernelTable& table) {
                                                         kFloatTypes, KernelDeterminism::BitExact};
   table[static_cast<size_t>(op_index(OpKind::ConvTranspose))] = {
       &select_conv_kernel<OpKind::ConvTranspose>, kFloatTypes, KernelDeterminism::BitExact};
+  register_convolution_grad_filter_kernels(table);
 }
 
 }  // namespace volta::cpu

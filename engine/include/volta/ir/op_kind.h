@@ -94,7 +94,9 @@ namespace volta {
   /* resampling, and Det (linalg) */                                                        \
                     X(Resize) X(Det) X(GridSample)                                            \
   /* linalg, internal: created by graph passes, never imported */                           \
-                    X(FusedMatMul)
+                    X(FusedMatMul)                                                            \
+  /* convolution, backward-only: created by VJP rules, never imported */                     \
+                    X(ConvGradFilter)
 // clang-format on
 
 enum class OpKind : uint16_t {

@@ -28,7 +28,7 @@ enum class OpFamily : uint8_t {
   Normalization,  // Softmax, LogSoftmax, LayerNormalization (row-wise)
   Reduction,      // Reduce*, ArgMax/ArgMin, CumSum
   Movement,       // reshapes, copies, gathers: no arithmetic
-  Convolution,    // Conv, ConvTranspose
+  Convolution,    // Conv, ConvTranspose, and ConvGradFilter (their filter gradient)
   Pooling,        // windowed and global pooling
   Indexing,       // element gathers and scatters, TopK, OneHot, Trilu
   Loss,           // SoftmaxCrossEntropyLoss, NegativeLogLikelihoodLoss
