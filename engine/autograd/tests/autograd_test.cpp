@@ -300,6 +300,38 @@ BOOST_AUTO_TEST_CASE(fan_out_gradients_sum_in_node_order) {
              ir_hash(build_training_graph(g, loss, std::vector<ValueId>{x}).graph));
 }
 
+// ConvGradFilter's two CPU kernels at sizes where they split work: a depthwise Conv (the direct
+// kernel, one task per channel) and a Conv whose column matrix fits one image per GEMM step (dW
+// accumulated over three steps): their filter gradients give the same bits at 1, 2, 3, 4 and 8
+// threads.
+BOOST_AUTO_TEST_CASE(conv_filter_gradients_are_thread_invariant) {
+  Graph g;
+  const ValueId x1 = g.add_input("x1", DType::F32, Shape{4, 8, 30, 31});
+  const ValueId x2 = g.add_input("x2", DType::F32, Shape{3, 64, 64, 64});
+  const ValueId w1 = g.add_parameter("w1", random_tensor(DType::F32, Shape{8, 1, 3, 3}, 1, -1, 1));
+  const ValueId w2 =
+      g.add_parameter("w2", random_tensor(DType::F32, Shape{32, 64, 3, 3}, 2, -1, 1));
+  const ValueId depthwise = g.add(
+      OpKind::Conv, {x1, w1},
+      {{"group", int64_t{8}}, {"strides", Ints{1, 2}}, {"pads", Ints{1, 1, 1, 1}}}, "depthwise");
+  const ValueId plain = g.add(OpKind::Conv, {x2, w2}, {{"pads", Ints{1, 1, 1, 1}}}, "plain");
+  const ValueId sq1 = g.add(OpKind::Mul, {depthwise, depthwise}, {}, "sq1");
+  const ValueId sq2 = g.add(OpKind::Mul, {plain, plain}, {}, "sq2");
+  const ValueId loss1 = g.add(OpKind::ReduceSum, {sq1}, {{"keepdims", int64_t{0}}}, "loss1");
+  const ValueId loss2 = g.add(OpKind::ReduceSum, {sq2}, {{"keepdims", int64_t{0}}}, "loss2");
+  g.set_outputs({g.add(OpKind::Add, {loss1, loss2}, {}, "total")});
+  const TrainingGraph t = build_training_graph(g, g.outputs()[0], std::vector<ValueId>{w1, w2});
+  const std::vector<Tensor> inputs = {random_tensor(DType::F32, Shape{4, 8, 30, 31}, 3, -1, 1),
+                                      random_tensor(DType::F32, Shape{3, 64, 64, 64}, 4, -1, 1)};
+  const std::vector<Tensor> one = run_engine(t.graph, inputs, 1);
+  for (const int threads : {2, 3, 4, 8}) {
+    const std::vector<Tensor> got = run_engine(t.graph, inputs, threads);
+    for (size_t o = 0; o < one.size(); ++o) {
+      BOOST_TEST(got[o].bit_equal(one[o]), "output " << o << " at " << threads << " threads");
+    }
+  }
+}
+
 void expect_invalid(const std::function<void()>& body, const std::string& message) {
   try {
     body();
