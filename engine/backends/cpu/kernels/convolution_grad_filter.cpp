@@ -10,7 +10,7 @@
 // Direct path (one X channel per group, e.g. depthwise): a GEMM's N would be the taps alone, so
 // each weight is one dot product over images, rows and columns, accumulated in kReductionLanes
 // lanes by position within the row and combined pairwise (reduce_tree.h). One task per output
-// channel.
+// channel; a dY plane with a non-finite value also adds its padded taps' products.
 //
 // Determinism: every sum's order is fixed by the shape (the step, the GEMM's K slices, the
 // lanes), never by the thread count; work is split by tile, row or channel. Zero padding is
@@ -209,7 +209,8 @@ void run_direct_path(const KernelArgs& args) {
   const int64_t out_size = product(g.out);
   const int64_t multiplier = g.channels_out / g.group;  // output channels per X channel
   args.pool.parallel_chunks(g.channels_out, 1, [&](int64_t b, int64_t e) {
-    std::vector<uint8_t> plane_finite(static_cast<size_t>(g.batch));
+    const std::span<uint8_t> plane_finite(worker_part<uint8_t>(args.pool, 0, g.batch, args.node),
+                                          static_cast<size_t>(g.batch));
     for (int64_t m = b; m < e; ++m) {
       const T* dy_channel0 = dy + m * out_size;
       for (int64_t n = 0; n < g.batch; ++n) {
@@ -262,7 +263,10 @@ KernelChoice grad_filter_choice(const KernelQuery& query) {
   const AttrReader attrs(query.node);
   const Geometry g =
       grad_geometry(attrs, query.inputs[0]->shape, query.inputs[1]->shape, query.outputs[0].shape);
-  if (g.group > 1 && g.channels_in == g.group) return choice_of(direct_path_kernel<T>());
+  // The direct kernel's worker scratch: one finite-or-not flag per image of a dY channel.
+  if (g.group > 1 && g.channels_in == g.group) {
+    return choice_of(direct_path_kernel<T>(), 0, g.batch);
+  }
   const GradScratch s = grad_scratch(gemm_micro_kernel<T>(best_gemm_isa()), g);
   return choice_of(fastest_gemm_path_kernel<T>(), s.workspace_bytes, s.gemm.task_bytes);
 }
