@@ -201,6 +201,30 @@ BOOST_AUTO_TEST_CASE(f32_pool_sums_do_not_overflow) {
   test::check_close(run_op(OpKind::GlobalLpPool, {x})[0], f32({1, 1, 1, 1}, {2e30}), 0, 1e-6);
 }
 
+// Conv's filter gradient of the box filter above with dY all ones: each weight sums the inputs
+// its tap reads over all windows, 0..24 less the rows and columns that fall into the padding;
+// depthwise (the direct kernel) gives the same per channel.
+BOOST_AUTO_TEST_CASE(conv_grad_filter_sums_each_taps_inputs) {
+  const Attributes window = {{"kernel_shape", Ints{3, 3}}, {"pads", Ints{1, 1, 1, 1}}};
+  const std::vector<double> sums = {144, 190, 160, 230, 300, 250, 224, 290, 240};
+  check_equal(run_op(OpKind::ConvGradFilter, {iota({1, 1, 5, 5}), ones({1, 1, 5, 5})}, window)[0],
+              f32({1, 1, 3, 3}, sums));
+  Tensor x(DType::F32, Shape{1, 2, 5, 5});
+  for (int64_t i = 0; i < x.numel(); ++i) x.set_double(i, static_cast<double>(i % 25));
+  Attributes depthwise = window;
+  depthwise["group"] = int64_t{2};
+  std::vector<double> both = sums;
+  both.insert(both.end(), sums.begin(), sums.end());
+  check_equal(run_op(OpKind::ConvGradFilter, {x, ones({1, 2, 5, 5})}, depthwise)[0],
+              f32({2, 1, 3, 3}, both));
+  test::expect_error_containing(
+      [&] {
+        run_op(OpKind::ConvGradFilter, {iota({1, 1, 5, 5}), ones({1, 1, 6, 5})}, window);
+      },
+      ErrorCode::VerifyShape,
+      {"spatial axis 0: dY [1,1,6,5] has 6 window positions, the padded X [1,1,5,5] fits 5"});
+}
+
 // A window that holds only padding has nothing to pool: the shape rule rejects it.
 BOOST_AUTO_TEST_CASE(window_over_padding_only_is_rejected) {
   test::expect_error_containing(
