@@ -93,6 +93,18 @@ void conv_grad_filter_vjp(VjpBuilder& b) {
   const ValueId x = b.input(0), dy = b.input(1), g = b.grad();
   const WindowAttrs win = read_window(b.attrs(), b.attrs().get_ints("kernel_shape"));
   const int64_t group = b.attrs().get_int("group");
+  const auto volume = [](const std::vector<int64_t>& dims) {
+    int64_t n = 1;
+    for (const int64_t d : dims) n *= d;
+    return n;
+  };
+  if (volume(spatial_dims(b.shape(x))) == 0 || volume(spatial_dims(b.shape(dy))) == 0) {
+    // No window position, so no product: both gradients are 0 (and neither Conv nor
+    // ConvTranspose takes empty spatial dims).
+    if (b.wants(0)) b.set(0, b.constant(Tensor(b.dtype(), b.shape(x))));
+    if (b.wants(1)) b.set(1, b.constant(Tensor(b.dtype(), b.shape(dy))));
+    return;
+  }
   if (b.wants(0)) {
     b.set(0, conv_input_gradient(b, dy, g, win, spatial_dims(b.shape(x)), group));
   }
