@@ -69,6 +69,32 @@ void split_vjp(VjpBuilder& b) {
   b.set(0, b.add(OpKind::Concat, parts, {{"axis", b.attrs().get_int("axis")}}));
 }
 
+// The gradient of an op that only moves elements of input 0 (each output element a copy of one
+// input element, or Pad's fill): the node's own op, run on the input's flat positions + 1 (so a
+// fill, 0, marks no source), says where each output element came from; g is scatter-added
+// there, in index order, so an element copied several times (Pad's edge and reflect) sums its
+// gradients deterministically. Slot 0 collects the fills and is dropped.
+ValueId routed_gradient(VjpBuilder& b) {
+  const Shape in = b.shape(b.input(0));
+  const int64_t n_in = in.numel(), n_out = b.shape(b.output()).numel();
+  Tensor positions(DType::I64, in);
+  for (int64_t i = 0; i < n_in; ++i) positions.set_int(i, i + 1);
+  const ValueId sources = b.add(b.node().op, {b.constant(std::move(positions))}, b.node().attrs);
+  const ValueId flat_sources =
+      b.add(OpKind::Reshape, {sources}, {{"shape", std::vector<int64_t>{n_out}}});
+  const ValueId flat_g =
+      b.add(OpKind::Reshape, {b.grad()}, {{"shape", std::vector<int64_t>{n_out}}});
+  const ValueId slots =
+      b.add(OpKind::ScatterElements,
+            {b.constant(Tensor(b.dtype(), Shape{n_in + 1})), flat_sources, flat_g},
+            {{"axis", int64_t{0}}, {"reduction", std::string("add")}});
+  const ValueId kept = b.add(OpKind::Slice, {slots},
+                             {{"starts", std::vector<int64_t>{1}},
+                              {"ends", std::vector<int64_t>{n_in + 1}},
+                              {"axes", std::vector<int64_t>{0}}});
+  return b.add(OpKind::Reshape, {kept}, {{"shape", in.dims()}});
+}
+
 // Slice with unit steps: the gradient padded with zeros back to the input's shape. Other steps
 // have no rule yet and are refused by name.
 void slice_vjp(VjpBuilder& b) {
@@ -80,11 +106,9 @@ void slice_vjp(VjpBuilder& b) {
   if (axes.empty()) {
     for (size_t i = 0; i < starts.size(); ++i) axes.push_back(static_cast<int64_t>(i));
   }
-  for (const int64_t step : steps) {
-    if (step != 1) {
-      fail(ErrorCode::InvalidArgument, "no VJP rule yet for Slice node '" + b.node().name +
-                                           "' with steps other than 1 (supported: steps 1)");
-    }
+  if (std::any_of(steps.begin(), steps.end(), [](int64_t s) { return s != 1; })) {
+    b.set(0, routed_gradient(b));
+    return;
   }
   const Shape& out = b.shape(b.output());
   std::vector<int64_t> pads(static_cast<size_t>(2 * in.rank()), 0);
@@ -98,17 +122,17 @@ void slice_vjp(VjpBuilder& b) {
   b.set(0, b.add(OpKind::Pad, {b.grad()}, {{"pads", pads}}));
 }
 
-// Pad (constant mode, no cropping): the gradient is the slice of g where the data went.
+// Pad: in constant mode without cropping, the gradient is the slice of g where the data went;
+// edge and reflect modes (an input element copied to several places) and negative pads are
+// routed.
 void pad_vjp(VjpBuilder& b) {
   const Shape& in = b.shape(b.input(0));
   const AttrReader at = b.attrs();
   const std::vector<int64_t>& pads = at.get_ints("pads");
   const bool cropping = std::any_of(pads.begin(), pads.end(), [](int64_t p) { return p < 0; });
   if (at.get_string("mode") != "constant" || cropping) {
-    fail(ErrorCode::InvalidArgument, "no VJP rule yet for Pad node '" + b.node().name +
-                                         "' in mode \"" + at.get_string("mode") + "\"" +
-                                         (cropping ? " with negative pads" : "") +
-                                         " (supported: constant mode, pads >= 0)");
+    b.set(0, routed_gradient(b));
+    return;
   }
   std::vector<int64_t> starts, ends, axes;
   for (int a = 0; a < in.rank(); ++a) {

@@ -49,14 +49,41 @@ void layer_normalization_vjp(VjpBuilder& b) {
       b.add(OpKind::Reciprocal,
             {b.add(OpKind::Sqrt, {b.sum(variance, b.scalar(b.attrs().get_float("epsilon")))})});
   const ValueId xhat = b.mul(centered, inv);
+  // Mean and InvStdDev (outputs 1 and 2, shaped like the statistics) may carry gradients too:
+  // d mean / dx = 1 / n and d inv / dx = -inv^3 (x - mean) / n over the normalized axes.
+  const auto output_grad = [&](int o) {
+    return static_cast<int>(b.node().outputs.size()) > o ? b.grad(o) : kNoValue;
+  };
+  const ValueId g_mean = output_grad(1), g_inv = output_grad(2);
+  int64_t n = 1;
+  for (const int64_t a : axes) n *= b.shape(x)[static_cast<int>(a)];
+  const ValueId per_element = b.scalar(1.0 / static_cast<double>(n));
   if (b.wants(0)) {
-    const ValueId d = b.mul(g, scale);
-    const ValueId inner = b.sub(b.sub(d, mean(d)), b.mul(xhat, mean(b.mul(d, xhat))));
-    b.set(0, b.mul(inv, inner));
+    ValueId dx = kNoValue;
+    const auto accumulate = [&](ValueId term) { dx = dx.valid() ? b.sum(dx, term) : term; };
+    if (g.valid()) {
+      const ValueId d = b.mul(g, scale);
+      const ValueId inner = b.sub(b.sub(d, mean(d)), b.mul(xhat, mean(b.mul(d, xhat))));
+      accumulate(b.mul(inv, inner));
+    }
+    if (g_inv.valid()) {
+      const ValueId inv_cubed = b.mul(inv, b.mul(inv, inv));
+      accumulate(b.neg(b.mul(b.mul(g_inv, inv_cubed), b.mul(centered, per_element))));
+    }
+    if (g_mean.valid()) {
+      const ValueId spread =
+          b.add(OpKind::Expand, {b.mul(g_mean, per_element)}, {{"shape", b.shape(x).dims()}});
+      accumulate(spread);
+    }
+    b.set(0, dx);
   }
-  if (b.wants(1)) b.set(1, b.sum_to(b.mul(g, xhat), b.shape(scale)));
+  // Scale and B reach only Y: without Y's gradient theirs is 0.
+  const auto through_y = [&](ValueId v, ValueId like) {
+    return g.valid() ? b.sum_to(v, b.shape(like)) : b.constant(Tensor(b.dtype(), b.shape(like)));
+  };
+  if (b.wants(1)) b.set(1, through_y(g.valid() ? b.mul(g, xhat) : kNoValue, scale));
   if (b.num_inputs() > 2 && b.input(2).valid() && b.wants(2)) {
-    b.set(2, b.sum_to(g, b.shape(b.input(2))));
+    b.set(2, through_y(g, b.input(2)));
   }
 }
 

@@ -357,7 +357,8 @@ void append_loss_and_indexing_cases(std::vector<Case>& cases) {
   cases.insert(cases.end(), more.begin(), more.end());
 }
 
-// Mod, CumSum, ReduceProd (zeros included) and the block and sequence rearrangements.
+// Mod, CumSum, ReduceProd (zeros included), the block and sequence rearrangements, and the
+// copies Slice (strided, reversed) and Pad (reflect, edge, cropping) route.
 void append_rearranging_cases(std::vector<Case>& cases) {
   const auto any = [](Shape s) { return Operand{std::move(s)}; };
   const auto divisor = [](Shape s) { return Operand{std::move(s), Domain::AwayFromZero, false}; };
@@ -405,6 +406,26 @@ void append_rearranging_cases(std::vector<Case>& cases) {
        K::ReverseSequence,
        {any(Shape{2, 3}), Operand{Shape{2}, Domain::NonNegative, false, DType::I64, 4}},
        {{"batch_axis", int64_t{0}}, {"time_axis", int64_t{1}}}},
+      {"Slice strided",
+       K::Slice,
+       {any(Shape{5, 6})},
+       {{"starts", Ints{1, 0}}, {"ends", Ints{4, 6}}, {"steps", Ints{1, 2}}}},
+      {"Slice reversed",
+       K::Slice,
+       {any(Shape{3, 4, 5})},
+       {{"starts", Ints{0, 3}},
+        {"ends", Ints{-1, 0}},
+        {"axes", Ints{2, 1}},
+        {"steps", Ints{2, -1}}}},
+      {"Pad reflect",
+       K::Pad,
+       {any(Shape{3, 4})},
+       {{"pads", Ints{2, 1, 1, 3}}, {"mode", std::string("reflect")}}},
+      {"Pad edge",
+       K::Pad,
+       {any(Shape{2, 3})},
+       {{"pads", Ints{1, 4, 2, 0}}, {"mode", std::string("edge")}}},
+      {"Pad cropping", K::Pad, {any(Shape{3, 4})}, {{"pads", Ints{-1, 1, 0, -2}}}},
   };
   cases.insert(cases.end(), more.begin(), more.end());
 }
@@ -648,6 +669,17 @@ std::vector<Case> rule_cases() {
        K::LayerNormalization,
        {any(Shape{2, 2, 3}), any(Shape{2, 3})},
        {{"axis", int64_t{1}}}},
+      {"LayerNormalization Mean and InvStdDev read",
+       K::LayerNormalization,
+       {any(Shape{3, 2, 4}), any(Shape{4}), any(Shape{4})},
+       {{"axis", int64_t{-1}}, {"epsilon", 1e-3}},
+       3,
+       true},
+      {"LayerNormalization InvStdDev alone",
+       K::LayerNormalization,
+       {any(Shape{2, 5}), any(Shape{5})},
+       {{"axis", int64_t{1}}},
+       3},
       {"Reshape", K::Reshape, {any(m23)}, {{"shape", std::vector<int64_t>{3, 2}}}},
       {"Flatten", K::Flatten, {any(Shape{2, 3, 2})}, {{"axis", int64_t{2}}}},
       {"Squeeze", K::Squeeze, {any(Shape{2, 1, 3})}, {{"axes", std::vector<int64_t>{1}}}},
