@@ -7,6 +7,7 @@
 #include <cstring>
 #include <optional>
 #include <set>
+#include <tuple>
 
 #include "checkpoint_json.h"
 #include "volta/sha256.h"
@@ -198,6 +199,7 @@ HeaderEntry read_entry(const std::string& name, const json::Value& value) {
                                " (an entry is {\"data_offsets\":[begin,end],\"dtype\":...,"
                                "\"shape\":[...]})");
   };
+  if (name.empty()) return bad("the name is empty");
   const auto* object = std::get_if<json::Object>(&value.data);
   if (object == nullptr) return bad("entry is not an object");
   const json::Value* dtype_value = nullptr;

@@ -3,6 +3,8 @@
 #define BOOST_TEST_MODULE checkpoint
 #include "volta/model/checkpoint.h"
 
+#include <unistd.h>
+
 #include <boost/test/unit_test.hpp>
 #include <cstring>
 #include <filesystem>
@@ -239,6 +241,10 @@ BOOST_AUTO_TEST_CASE(refusals_of_the_entries) {
       "I32, BOOL)");
   expect_parse_refusal(file_with("{\"w\":{\"dtype\":\"F32\",\"shape\":[2]}}"), "CK-BAD-ENTRY",
                        "tensor \"w\": missing field (an entry is {\"data_offsets\":[begin,end],"
+                       "\"dtype\":...,\"shape\":[...]})");
+  expect_parse_refusal(file_with("{\"\":{\"data_offsets\":[0,0],\"dtype\":\"F32\",\"shape\":[0]}}"),
+                       "CK-BAD-ENTRY",
+                       "tensor \"\": the name is empty (an entry is {\"data_offsets\":[begin,end],"
                        "\"dtype\":...,\"shape\":[...]})");
   expect_parse_refusal(
       file_with("{\"a\":{\"data_offsets\":[0,8],\"dtype\":\"F32\",\"shape\":[2]},"
