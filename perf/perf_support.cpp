@@ -69,4 +69,12 @@ void run_registrars(const Options& options) {
   for (const Registrar& r : registrars()) r(options);
 }
 
+double transformer_block_flops(const TransformerBlockConfig& c) {
+  const auto rows = static_cast<double>(c.batch * c.seq);
+  const auto d = static_cast<double>(c.d_model);
+  const auto ff = static_cast<double>(c.d_ff);
+  const auto seq = static_cast<double>(c.seq);
+  return 2.0 * rows * (4.0 * d * d + 2.0 * seq * d + 2.0 * d * ff);
+}
+
 }  // namespace volta::perf

@@ -14,6 +14,7 @@
 #include <string_view>
 
 #include "volta/ir/tensor.h"
+#include "volta/model/builtin_models.h"
 
 namespace volta::perf {
 
@@ -32,6 +33,10 @@ void record_variant(benchmark::State& state, std::string_view variant, int threa
 void record_flops(benchmark::State& state, double flops);
 void record_bytes(benchmark::State& state, double bytes);
 void record_peak_bytes(benchmark::State& state, int64_t bytes);
+
+// The GEMM flops of one forward of a built-in transformer block: Q, K, V and output
+// projections, scores and context, the two MLP layers (elementwise work is not counted).
+double transformer_block_flops(const TransformerBlockConfig& c);
 
 // Options of the volta-perf binary, parsed before Google Benchmark's own flags.
 struct Options {

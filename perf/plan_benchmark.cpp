@@ -60,15 +60,6 @@ void run_plan(benchmark::State& state, Graph graph, const std::vector<Tensor>& i
 
 // ---- Transformer block -------------------------------------------------------------------
 
-// The GEMM flops: Q, K, V and output projections, scores and context, the two MLP layers.
-double block_flops(const TransformerBlockConfig& c) {
-  const auto rows = static_cast<double>(c.batch * c.seq);
-  const auto d = static_cast<double>(c.d_model);
-  const auto ff = static_cast<double>(c.d_ff);
-  const auto seq = static_cast<double>(c.seq);
-  return 2.0 * rows * (4.0 * d * d + 2.0 * seq * d + 2.0 * d * ff);
-}
-
 const BuiltInModel& built_in(std::string_view name) { return *find_built_in_model(name); }
 
 // The model "transformer-block-large" (kTransformerBlockLarge) at the batch asked for.
@@ -77,8 +68,8 @@ void transformer_block(benchmark::State& state) {
   config.batch = state.range(0);
   const int threads = static_cast<int>(state.range(1));
   const BuiltInModel& model = built_in("transformer-block-large");
-  run_plan(state, model.graph(config.batch), {model.input(config.batch)}, block_flops(config),
-           threads);
+  run_plan(state, model.graph(config.batch), {model.input(config.batch)},
+           transformer_block_flops(config), threads);
 }
 
 BENCHMARK(transformer_block)

@@ -33,15 +33,6 @@ TransformerBlockConfig config() {
   return c;
 }
 
-// The forward's GEMM flops, as plan_benchmark.cpp counts them.
-double forward_flops(const TransformerBlockConfig& c) {
-  const auto rows = static_cast<double>(c.batch * c.seq);
-  const auto d = static_cast<double>(c.d_model);
-  const auto ff = static_cast<double>(c.d_ff);
-  const auto seq = static_cast<double>(c.seq);
-  return 2.0 * rows * (4.0 * d * d + 2.0 * seq * d + 2.0 * d * ff);
-}
-
 const train::TrainingOptions kAdamW{.optimizer = {.kind = train::OptimizerConfig::Kind::AdamW,
                                                   .schedule = {.base_lr = 1e-3},
                                                   .weight_decay = 0.01,
@@ -58,7 +49,7 @@ void training_step(benchmark::State& state) {
     double loss = session.step(p.batch);
     benchmark::DoNotOptimize(loss);
   }
-  record_flops(state, 3 * forward_flops(config()));
+  record_flops(state, 3 * transformer_block_flops(config()));
   record_peak_bytes(state, session.plan().memory.arena_bytes);
   record_variant(state, kernel_variants(session.plan()), threads);
 }
@@ -84,7 +75,7 @@ void forward_only(benchmark::State& state) {
     std::vector<Tensor> outputs = execute(plan, cpu(), *ctx, p.batch, bindings);
     benchmark::DoNotOptimize(outputs.data());
   }
-  record_flops(state, forward_flops(config()));
+  record_flops(state, transformer_block_flops(config()));
   record_peak_bytes(state, plan.memory.arena_bytes);
   record_variant(state, kernel_variants(plan), threads);
 }

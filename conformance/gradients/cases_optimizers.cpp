@@ -40,33 +40,8 @@ constexpr ClipTolerance kClipTolerance[] = {{1e-6, 1e-5}, {1e-14, 1e-12}};  // f
 constexpr int64_t kTrainingSteps = 100;
 const Shape kParameterShapes[] = {Shape{3, 5}, Shape{7}, Shape{}};
 
-struct Linear {
-  Graph forward;
-  ValueId loss;
-};
-
-Linear linear_problem(DType dtype) {
-  Linear p;
-  ValueId total = kNoValue;
-  for (size_t i = 0; i < std::size(kParameterShapes); ++i) {
-    const std::string n = std::to_string(i);
-    const ValueId param = p.forward.add_state("p" + n, dtype, kParameterShapes[i]);
-    const ValueId grad = p.forward.add_input("g" + n, dtype, kParameterShapes[i]);
-    const ValueId dot = p.forward.add(
-        OpKind::ReduceSum, {p.forward.add(OpKind::Mul, {param, grad})}, {{"keepdims", int64_t{0}}});
-    total = total.valid() ? p.forward.add(OpKind::Add, {total, dot}) : dot;
-  }
-  p.loss = total;
-  p.forward.set_outputs({p.loss});
-  return p;
-}
-
-std::vector<Tensor> initial_parameters(DType dtype) {
-  std::vector<Tensor> out;
-  for (size_t i = 0; i < std::size(kParameterShapes); ++i) {
-    out.push_back(random_tensor(dtype, kParameterShapes[i], 31, -1.0, 1.0, i));
-  }
-  return out;
+TrainingProblem linear_problem(DType dtype) {
+  return gradient_fed_problem(dtype, kParameterShapes, 31);
 }
 
 // Step t's gradients: mostly in [-1, 1), every fifth step a hundred times larger (clipping).
@@ -87,14 +62,10 @@ const Backend& cpu() {
 
 // The reference engine's parameters after `steps` steps of the step graph.
 std::vector<Tensor> reference_parameters(const train::OptimizerConfig& config, DType dtype) {
-  const Linear problem = linear_problem(dtype);
+  const TrainingProblem problem = linear_problem(dtype);
   const train::TrainingStepGraph step =
       train::build_training_step(problem.forward, problem.loss, config);
-  std::vector<Tensor> states = initial_parameters(dtype);
-  for (size_t i = states.size(); i < step.graph.states().size(); ++i) {
-    const Value& m = step.graph.value(step.graph.states()[i]);
-    states.emplace_back(m.dtype, m.shape);
-  }
+  std::vector<Tensor> states = train::initial_step_states(step, problem.initial_states);
   std::vector<Tensor*> bind;
   bind.reserve(states.size());
   for (Tensor& t : states) bind.push_back(&t);
@@ -119,10 +90,10 @@ CaseOutcome check_optimizer(const train::OptimizerConfig& config) {
   for (const DType dtype : {DType::F32, DType::F64}) {
     const ClipTolerance tol = kClipTolerance[dtype == DType::F32 ? 0 : 1];
     const std::vector<Tensor> want = reference_parameters(config, dtype);
-    const Linear problem = linear_problem(dtype);
+    const TrainingProblem problem = linear_problem(dtype);
     std::vector<Tensor> at_one_thread;
     for (const int threads : kGradientThreadCounts) {
-      train::TrainingSession session(problem.forward, problem.loss, initial_parameters(dtype),
+      train::TrainingSession session(problem.forward, problem.loss, problem.initial_states,
                                      {.optimizer = config, .threads = threads}, cpu(),
                                      DeterminismMode::Strict);
       for (int64_t t = 1; t <= kOptimizerSteps; ++t) session.step(batch(dtype, t));

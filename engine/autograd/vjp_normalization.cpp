@@ -28,6 +28,33 @@ void log_softmax_vjp(VjpBuilder& b) {
   b.set(0, b.sub(b.grad(), b.mul(b.add(OpKind::Exp, {b.output()}), total)));
 }
 
+// x normalized over `axes` as LayerNormalization and InstanceNormalization do, recomputed from x
+// in the forward's order of operations: centered = x - mean, inv = 1 / sqrt(var + epsilon),
+// xhat = centered * inv (means over `axes`, kept).
+struct Normalized {
+  std::vector<int64_t> axes;
+  ValueId centered, inv, xhat;
+
+  ValueId mean(VjpBuilder& b, ValueId v) const {
+    return b.add(OpKind::ReduceMean, {v}, {{"axes", axes}, {"keepdims", int64_t{1}}});
+  }
+  // The gradient of x through xhat given d = dL/dxhat:
+  // inv * (d - mean(d) - xhat * mean(d * xhat)).
+  ValueId input_gradient(VjpBuilder& b, ValueId d) const {
+    return b.mul(inv, b.sub(b.sub(d, mean(b, d)), b.mul(xhat, mean(b, b.mul(d, xhat)))));
+  }
+};
+
+Normalized normalize(VjpBuilder& b, ValueId x, std::vector<int64_t> axes) {
+  Normalized z{std::move(axes), kNoValue, kNoValue, kNoValue};
+  z.centered = b.sub(x, z.mean(b, x));
+  const ValueId variance = z.mean(b, b.mul(z.centered, z.centered));
+  const ValueId epsilon = b.scalar(b.attrs().get_float("epsilon"));
+  z.inv = b.add(OpKind::Reciprocal, {b.add(OpKind::Sqrt, {b.sum(variance, epsilon)})});
+  z.xhat = b.mul(z.centered, z.inv);
+  return z;
+}
+
 // LayerNormalization over axes [axis, rank): with xhat = (x - mean) * inv, inv = 1 /
 // sqrt(var + epsilon) (mean and var over those axes, recomputed here from x in the forward's
 // order of operations), y = xhat * scale + bias:
@@ -40,15 +67,7 @@ void layer_normalization_vjp(VjpBuilder& b) {
   if (axis < 0) axis += rank;
   std::vector<int64_t> axes;
   for (int64_t a = axis; a < rank; ++a) axes.push_back(a);
-  const auto mean = [&](ValueId v) {
-    return b.add(OpKind::ReduceMean, {v}, {{"axes", axes}, {"keepdims", int64_t{1}}});
-  };
-  const ValueId centered = b.sub(x, mean(x));
-  const ValueId variance = mean(b.mul(centered, centered));
-  const ValueId inv =
-      b.add(OpKind::Reciprocal,
-            {b.add(OpKind::Sqrt, {b.sum(variance, b.scalar(b.attrs().get_float("epsilon")))})});
-  const ValueId xhat = b.mul(centered, inv);
+  const Normalized z = normalize(b, x, axes);
   // Mean and InvStdDev (outputs 1 and 2, shaped like the statistics) may carry gradients too:
   // d mean / dx = 1 / n and d inv / dx = -inv^3 (x - mean) / n over the normalized axes.
   const auto output_grad = [&](int o) {
@@ -61,14 +80,10 @@ void layer_normalization_vjp(VjpBuilder& b) {
   if (b.wants(0)) {
     ValueId dx = kNoValue;
     const auto accumulate = [&](ValueId term) { dx = dx.valid() ? b.sum(dx, term) : term; };
-    if (g.valid()) {
-      const ValueId d = b.mul(g, scale);
-      const ValueId inner = b.sub(b.sub(d, mean(d)), b.mul(xhat, mean(b.mul(d, xhat))));
-      accumulate(b.mul(inv, inner));
-    }
+    if (g.valid()) accumulate(z.input_gradient(b, b.mul(g, scale)));
     if (g_inv.valid()) {
-      const ValueId inv_cubed = b.mul(inv, b.mul(inv, inv));
-      accumulate(b.neg(b.mul(b.mul(g_inv, inv_cubed), b.mul(centered, per_element))));
+      const ValueId inv_cubed = b.mul(z.inv, b.mul(z.inv, z.inv));
+      accumulate(b.neg(b.mul(b.mul(g_inv, inv_cubed), b.mul(z.centered, per_element))));
     }
     if (g_mean.valid()) {
       const ValueId spread =
@@ -81,7 +96,7 @@ void layer_normalization_vjp(VjpBuilder& b) {
   const auto through_y = [&](ValueId v, ValueId like) {
     return g.valid() ? b.sum_to(v, b.shape(like)) : b.constant(Tensor(b.dtype(), b.shape(like)));
   };
-  if (b.wants(1)) b.set(1, through_y(g.valid() ? b.mul(g, xhat) : kNoValue, scale));
+  if (b.wants(1)) b.set(1, through_y(g.valid() ? b.mul(g, z.xhat) : kNoValue, scale));
   if (b.num_inputs() > 2 && b.input(2).valid() && b.wants(2)) {
     b.set(2, through_y(g, b.input(2)));
   }
@@ -147,26 +162,16 @@ void instance_normalization_vjp(VjpBuilder& b) {
   const Shape& xs = b.shape(b.input(0));
   const std::vector<int64_t> view = {xs[0], xs[1], spatial_size(xs)};
   const ValueId x = reshape(b, b.input(0), view), g = reshape(b, b.grad(), view);
-  const auto mean = [&](ValueId v) {
-    return b.add(OpKind::ReduceMean, {v},
-                 {{"axes", std::vector<int64_t>{2}}, {"keepdims", int64_t{1}}});
-  };
-  const ValueId centered = b.sub(x, mean(x));
-  const ValueId variance = mean(b.mul(centered, centered));
-  const ValueId inv =
-      b.add(OpKind::Reciprocal,
-            {b.add(OpKind::Sqrt, {b.sum(variance, b.scalar(b.attrs().get_float("epsilon")))})});
-  const ValueId xhat = b.mul(centered, inv);
+  const Normalized z = normalize(b, x, {2});
   const auto plane_sum = [&](ValueId v) {
     return b.add(OpKind::ReduceSum, {v},
                  {{"axes", std::vector<int64_t>{0, 2}}, {"keepdims", int64_t{0}}});
   };
   if (b.wants(0)) {
     const ValueId d = b.mul(g, reshape(b, b.input(1), {xs[1], 1}));
-    const ValueId inner = b.sub(b.sub(d, mean(d)), b.mul(xhat, mean(b.mul(d, xhat))));
-    b.set(0, reshape(b, b.mul(inv, inner), xs.dims()));
+    b.set(0, reshape(b, z.input_gradient(b, d), xs.dims()));
   }
-  if (b.wants(1)) b.set(1, plane_sum(b.mul(g, xhat)));
+  if (b.wants(1)) b.set(1, plane_sum(b.mul(g, z.xhat)));
   if (b.wants(2)) b.set(2, plane_sum(g));
 }
 

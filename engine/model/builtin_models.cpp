@@ -157,6 +157,23 @@ TrainingProblem transformer_block_regression(const TransformerBlockConfig& confi
   return p;
 }
 
+TrainingProblem gradient_fed_problem(DType dtype, std::span<const Shape> shapes, uint64_t seed) {
+  TrainingProblem p;
+  ValueId total = kNoValue;
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    const std::string n = std::to_string(i);
+    const ValueId param = p.forward.add_state("p" + n, dtype, shapes[i]);
+    const ValueId grad = p.forward.add_input("g" + n, dtype, shapes[i]);
+    const ValueId dot = p.forward.add(
+        OpKind::ReduceSum, {p.forward.add(OpKind::Mul, {param, grad})}, {{"keepdims", int64_t{0}}});
+    total = total.valid() ? p.forward.add(OpKind::Add, {total, dot}) : dot;
+    p.initial_states.push_back(random_tensor(dtype, shapes[i], seed, -1.0, 1.0, i));
+  }
+  p.loss = total;
+  p.forward.set_outputs({p.loss});
+  return p;
+}
+
 namespace {
 
 Graph transformer_block_at(const TransformerBlockConfig& config, int64_t batch) {

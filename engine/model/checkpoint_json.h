@@ -1,5 +1,5 @@
 #pragma once
-// The strict JSON subset a checkpoint header uses: objects, strings (every escape, \uXXXX and
+// The strict JSON subset a checkpoint header uses: objects, strings (every escape, \u escapes and
 // surrogate pairs decoded to UTF-8), arrays and non-negative integers. Anything else (floats,
 // negatives, true/false/null, duplicate keys) is refused, so a header has one reading only.
 

@@ -62,6 +62,16 @@ TrainingStepGraph build_training_step(const Graph& forward, ValueId loss,
   return out;
 }
 
+std::vector<Tensor> initial_step_states(const TrainingStepGraph& step,
+                                        std::vector<Tensor> forward_states) {
+  std::vector<Tensor> states = std::move(forward_states);
+  for (size_t i = states.size(); i < step.graph.states().size(); ++i) {
+    const Value& m = step.graph.value(step.graph.states()[i]);
+    states.emplace_back(m.dtype, m.shape);
+  }
+  return states;
+}
+
 TrainingSession::TrainingSession(const Graph& forward, ValueId loss,
                                  std::vector<Tensor> initial_states, const TrainingOptions& options,
                                  const Backend& backend, DeterminismMode mode)
@@ -72,12 +82,7 @@ TrainingSession::TrainingSession(const Graph& forward, ValueId loss,
   TrainingStepGraph built = build_training_step(forward, loss, optimizer_);
   for (const ValueId p : built.parameters) parameter_names_.push_back(forward.value(p).name);
   dtype_ = built.dtype;
-  // The forward's states keep their values; the moments start at zero.
-  states_ = std::move(initial_states);
-  for (size_t i = states_.size(); i < built.graph.states().size(); ++i) {
-    const Value& m = built.graph.value(built.graph.states()[i]);
-    states_.emplace_back(m.dtype, m.shape);
-  }
+  states_ = initial_step_states(built, std::move(initial_states));
   check_graph_states(built.graph, [&] {
     std::vector<Tensor*> b;
     for (Tensor& t : states_) b.push_back(&t);

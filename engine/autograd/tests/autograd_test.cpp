@@ -114,6 +114,29 @@ std::vector<Tensor> run_engine(const Graph& graph, const std::vector<Tensor>& in
   return execute(plan, *cpu, *ctx, inputs);
 }
 
+// The engine's outputs at 1 thread, checked bit-identical at 2, 3, 4 and 8 threads.
+std::vector<Tensor> outputs_at_every_thread_count(const Graph& graph,
+                                                  const std::vector<Tensor>& inputs) {
+  const std::vector<Tensor> one = run_engine(graph, inputs, 1);
+  for (const int threads : {2, 3, 4, 8}) {
+    const std::vector<Tensor> got = run_engine(graph, inputs, threads);
+    for (size_t o = 0; o < one.size(); ++o) {
+      BOOST_TEST(got[o].bit_equal(one[o]), "output " << o << " at " << threads << " threads");
+    }
+  }
+  return one;
+}
+
+// Outputs 1... of a training graph (its gradients) each have over a quarter of their elements
+// nonzero: no rule silently cut the gradient off.
+void expect_mostly_nonzero_gradients(const std::vector<Tensor>& outputs) {
+  for (size_t o = 1; o < outputs.size(); ++o) {
+    int64_t nonzero = 0;
+    for (int64_t e = 0; e < outputs[o].numel(); ++e) nonzero += outputs[o].get_double(e) != 0;
+    BOOST_TEST(nonzero > outputs[o].numel() / 4, "gradient " << o << ": " << nonzero << " nonzero");
+  }
+}
+
 // (a): the CPU engine's gradients against the reference's float64 gradients: f64 to 1e-9
 // relative, f32 to the f32 rows' 2e-3 relative + 1e-4 absolute.
 BOOST_AUTO_TEST_CASE(engine_gradients_match_the_reference) {
@@ -164,13 +187,7 @@ BOOST_AUTO_TEST_CASE(the_transformer_blocks_gradients_are_thread_invariant) {
   const TrainingGraph t = build_training_graph(forward, loss, params);
   BOOST_TEST(ir_hash(build_training_graph(forward, loss, params).graph) == ir_hash(t.graph));
   const std::vector<Tensor> inputs = {model.input(2)};
-  const std::vector<Tensor> one = run_engine(t.graph, inputs, 1);
-  for (const int threads : {2, 3, 4, 8}) {
-    const std::vector<Tensor> got = run_engine(t.graph, inputs, threads);
-    for (size_t o = 0; o < one.size(); ++o) {
-      BOOST_TEST(got[o].bit_equal(one[o]), "output " << o << " at " << threads << " threads");
-    }
-  }
+  const std::vector<Tensor> one = outputs_at_every_thread_count(t.graph, inputs);
   // Every gradient has some nonzero element: nothing was silently cut off.
   for (size_t o = 1; o < one.size(); ++o) {
     bool nonzero = false;
@@ -208,18 +225,7 @@ BOOST_AUTO_TEST_CASE(convolution_and_pooling_gradients_are_thread_invariant) {
   g.set_outputs({total});
   const TrainingGraph t = build_training_graph(g, total, std::vector<ValueId>{x, w1, b1, w2});
   const std::vector<Tensor> inputs = {random_tensor(DType::F32, Shape{32, 4, 18, 20}, 5, -1, 1)};
-  const std::vector<Tensor> one = run_engine(t.graph, inputs, 1);
-  for (const int threads : {2, 3, 4, 8}) {
-    const std::vector<Tensor> got = run_engine(t.graph, inputs, threads);
-    for (size_t o = 0; o < one.size(); ++o) {
-      BOOST_TEST(got[o].bit_equal(one[o]), "output " << o << " at " << threads << " threads");
-    }
-  }
-  for (size_t o = 1; o < one.size(); ++o) {
-    int64_t nonzero = 0;
-    for (int64_t e = 0; e < one[o].numel(); ++e) nonzero += one[o].get_double(e) != 0 ? 1 : 0;
-    BOOST_TEST(nonzero > one[o].numel() / 4, "gradient " << o << ": " << nonzero << " nonzero");
-  }
+  expect_mostly_nonzero_gradients(outputs_at_every_thread_count(t.graph, inputs));
 }
 
 // Indices in [0, range), many repeated, as a constant of the graph.
@@ -266,18 +272,7 @@ BOOST_AUTO_TEST_CASE(indexing_resampling_and_loss_gradients_are_thread_invariant
   g.set_outputs({total});
   const TrainingGraph t = build_training_graph(g, total, std::vector<ValueId>{x, w});
   const std::vector<Tensor> inputs = {random_tensor(DType::F32, Shape{64, 40}, 5, -1, 1)};
-  const std::vector<Tensor> one = run_engine(t.graph, inputs, 1);
-  for (const int threads : {2, 3, 4, 8}) {
-    const std::vector<Tensor> got = run_engine(t.graph, inputs, threads);
-    for (size_t o = 0; o < one.size(); ++o) {
-      BOOST_TEST(got[o].bit_equal(one[o]), "output " << o << " at " << threads << " threads");
-    }
-  }
-  for (size_t o = 1; o < one.size(); ++o) {
-    int64_t nonzero = 0;
-    for (int64_t e = 0; e < one[o].numel(); ++e) nonzero += one[o].get_double(e) != 0 ? 1 : 0;
-    BOOST_TEST(nonzero > one[o].numel() / 4, "gradient " << o << ": " << nonzero << " nonzero");
-  }
+  expect_mostly_nonzero_gradients(outputs_at_every_thread_count(t.graph, inputs));
 }
 
 // A value read by several nodes sums its contributions in consumer node order: x * x + x gives
@@ -323,13 +318,7 @@ BOOST_AUTO_TEST_CASE(conv_filter_gradients_are_thread_invariant) {
   const TrainingGraph t = build_training_graph(g, g.outputs()[0], std::vector<ValueId>{w1, w2});
   const std::vector<Tensor> inputs = {random_tensor(DType::F32, Shape{4, 8, 30, 31}, 3, -1, 1),
                                       random_tensor(DType::F32, Shape{3, 64, 64, 64}, 4, -1, 1)};
-  const std::vector<Tensor> one = run_engine(t.graph, inputs, 1);
-  for (const int threads : {2, 3, 4, 8}) {
-    const std::vector<Tensor> got = run_engine(t.graph, inputs, threads);
-    for (size_t o = 0; o < one.size(); ++o) {
-      BOOST_TEST(got[o].bit_equal(one[o]), "output " << o << " at " << threads << " threads");
-    }
-  }
+  expect_mostly_nonzero_gradients(outputs_at_every_thread_count(t.graph, inputs));
 }
 
 void expect_invalid(const std::function<void()>& body, const std::string& message) {

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "volta/ir/random.h"
+#include "volta/model/builtin_models.h"
 #include "volta/reference/reference.h"
 #include "volta/runtime/registry.h"
 #include "volta/runtime/runtime.h"
@@ -32,34 +33,7 @@ using ScheduleKind = Schedule::Kind;
 
 // loss = sum(p0 * g0) + sum(p1 * g1): the gradient of parameter i is exactly input g_i, so the
 // test chooses each step's gradients.
-struct Problem {
-  Graph forward;
-  ValueId loss;
-};
-
-Problem linear_problem(DType dtype) {
-  Problem p;
-  ValueId total = kNoValue;
-  for (size_t i = 0; i < std::size(kShapes); ++i) {
-    const std::string n = std::to_string(i);
-    const ValueId param = p.forward.add_state("p" + n, dtype, kShapes[i]);
-    const ValueId grad = p.forward.add_input("g" + n, dtype, kShapes[i]);
-    const ValueId dot = p.forward.add(
-        OpKind::ReduceSum, {p.forward.add(OpKind::Mul, {param, grad})}, {{"keepdims", int64_t{0}}});
-    total = total.valid() ? p.forward.add(OpKind::Add, {total, dot}) : dot;
-  }
-  p.loss = total;
-  p.forward.set_outputs({p.loss});
-  return p;
-}
-
-std::vector<Tensor> initial_parameters(DType dtype) {
-  std::vector<Tensor> out;
-  for (size_t i = 0; i < std::size(kShapes); ++i) {
-    out.push_back(random_tensor(dtype, kShapes[i], 5, -1.0, 1.0, i));
-  }
-  return out;
-}
+TrainingProblem linear_problem(DType dtype) { return gradient_fed_problem(dtype, kShapes, 5); }
 
 // Step t's gradients: mostly in [-1, 1), every seventh step ten times larger.
 std::vector<Tensor> gradients(DType dtype, int64_t step) {
@@ -175,13 +149,9 @@ std::vector<Tensor> batch_of(DType dtype, int64_t step) { return gradients(dtype
 
 // The training step graph run by the reference engine for `steps` steps; returns its states.
 std::vector<Tensor> reference_run(const OptimizerConfig& config, DType dtype, int64_t steps) {
-  const Problem problem = linear_problem(dtype);
+  const TrainingProblem problem = linear_problem(dtype);
   const TrainingStepGraph step = build_training_step(problem.forward, problem.loss, config);
-  std::vector<Tensor> states = initial_parameters(dtype);
-  for (size_t i = states.size(); i < step.graph.states().size(); ++i) {
-    const Value& m = step.graph.value(step.graph.states()[i]);
-    states.emplace_back(m.dtype, m.shape);
-  }
+  std::vector<Tensor> states = initial_step_states(step, problem.initial_states);
   std::vector<Tensor*> bind;
   bind.reserve(states.size());
   for (Tensor& t : states) bind.push_back(&t);
@@ -197,12 +167,12 @@ BOOST_AUTO_TEST_CASE(each_optimizer_matches_the_written_operation_order_bit_for_
   for (const NamedConfig& nc : optimizer_configs()) {
     for (const DType dtype : {DType::F32, DType::F64}) {
       BOOST_TEST_CONTEXT(nc.name << " " << dtype_name(dtype)) {
-        const Problem problem = linear_problem(dtype);
-        TrainingSession session(problem.forward, problem.loss, initial_parameters(dtype),
+        const TrainingProblem problem = linear_problem(dtype);
+        TrainingSession session(problem.forward, problem.loss, problem.initial_states,
                                 {.optimizer = nc.config, .threads = 2}, cpu(),
                                 DeterminismMode::Strict);
-        HandOptimizer<float> hand32(nc.config, initial_parameters(dtype));
-        HandOptimizer<double> hand64(nc.config, initial_parameters(dtype));
+        HandOptimizer<float> hand32(nc.config, problem.initial_states);
+        HandOptimizer<double> hand64(nc.config, problem.initial_states);
         for (int64_t t = 1; t <= kSteps; ++t) {
           session.step(batch_of(dtype, t));
           hand32.step(gradients(dtype, t), t);
@@ -213,7 +183,7 @@ BOOST_AUTO_TEST_CASE(each_optimizer_matches_the_written_operation_order_bit_for_
         for (size_t i = 0; i < std::size(kShapes); ++i) {
           const Tensor& got = session.state("p" + std::to_string(i));
           BOOST_TEST(got.bit_equal(ref[i]), "the reference engine's p" << i << " differs");
-          const Tensor init = initial_parameters(dtype)[i];
+          const Tensor& init = problem.initial_states[i];
           for (int64_t e = 0; e < got.numel(); ++e) {
             const auto ue = static_cast<size_t>(e);
             const double want = dtype == DType::F32 ? hand32.param(i, ue) : hand64.param(i, ue);
@@ -233,19 +203,19 @@ BOOST_AUTO_TEST_CASE(each_optimizer_matches_the_written_operation_order_bit_for_
 // (checked against a float64 hand computation), a huge one leaves the run bit-identical to an
 // unclipped run (the scale is exactly 1).
 BOOST_AUTO_TEST_CASE(clipping_scales_by_the_global_norm) {
-  const Problem problem = linear_problem(DType::F64);
+  const TrainingProblem problem = linear_problem(DType::F64);
   const OptimizerConfig plain{.kind = Kind::Sgd, .schedule = {.base_lr = 0.1}, .momentum = 0.5};
   OptimizerConfig clipped = plain;
   clipped.clip_norm = 0.5;
   OptimizerConfig loose = plain;
   loose.clip_norm = 1e6;
-  TrainingSession a(problem.forward, problem.loss, initial_parameters(DType::F64),
-                    {.optimizer = clipped}, cpu(), DeterminismMode::Strict);
-  TrainingSession b(problem.forward, problem.loss, initial_parameters(DType::F64),
-                    {.optimizer = plain}, cpu(), DeterminismMode::Strict);
-  TrainingSession c(problem.forward, problem.loss, initial_parameters(DType::F64),
-                    {.optimizer = loose}, cpu(), DeterminismMode::Strict);
-  std::vector<Tensor> p = initial_parameters(DType::F64), buf;
+  TrainingSession a(problem.forward, problem.loss, problem.initial_states, {.optimizer = clipped},
+                    cpu(), DeterminismMode::Strict);
+  TrainingSession b(problem.forward, problem.loss, problem.initial_states, {.optimizer = plain},
+                    cpu(), DeterminismMode::Strict);
+  TrainingSession c(problem.forward, problem.loss, problem.initial_states, {.optimizer = loose},
+                    cpu(), DeterminismMode::Strict);
+  std::vector<Tensor> p = problem.initial_states, buf;
   for (const Tensor& t : p) buf.emplace_back(DType::F64, t.shape());
   for (int64_t t = 1; t <= 20; ++t) {
     const std::vector<Tensor> g = gradients(DType::F64, t);

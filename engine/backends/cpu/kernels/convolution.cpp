@@ -213,13 +213,7 @@ void run_depthwise(const KernelArgs& args) {
       std::fill(out, out + out_size, T(0));
       for (int64_t tap = 0; tap < g.taps(); ++tap) {
         const T weight = w[m * g.taps() + tap];
-        const int64_t kw = tap % g.kernel[2];
-        const int64_t kh = (tap / g.kernel[2]) % g.kernel[1];
-        const int64_t kd = tap / (g.kernel[2] * g.kernel[1]);
-        const int64_t w_offset = kw * g.dilation[2] - g.pad[2];
-        const Range rw = valid_range(g.out[2], g.stride[2], w_offset, g.in[2]);
-        const Range rh = valid_range(g.out[1], g.stride[1], kh * g.dilation[1] - g.pad[1], g.in[1]);
-        const Range rd = valid_range(g.out[0], g.stride[0], kd * g.dilation[0] - g.pad[0], g.in[0]);
+        const auto [kd, kh, kw, w_offset, rd, rh, rw] = tap_reads(g, tap);
         if (!std::isfinite(weight)) add_padded_taps(weight, g.out, rd, rh, rw, out);
         for (int64_t od = rd.lo; od < rd.hi; ++od) {
           const int64_t id = od * g.stride[0] - g.pad[0] + kd * g.dilation[0];

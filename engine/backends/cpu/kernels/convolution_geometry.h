@@ -61,6 +61,27 @@ inline Range valid_range(int64_t n, int64_t step, int64_t offset, int64_t size) 
   return {clamped_lo, std::clamp(hi, clamped_lo, n)};
 }
 
+// Kernel tap `tap` (row-major over the kernel) as indices (kd, kh, kw), the width offset its
+// reads take (output ow reads input ow * stride + w_offset), and per axis the output positions
+// whose read lands inside the input (the direct kernels of Conv and ConvGradFilter).
+struct TapReads {
+  int64_t kd, kh, kw, w_offset;
+  Range rd, rh, rw;
+};
+inline TapReads tap_reads(const Geometry& g, int64_t tap) {
+  const int64_t kw = tap % g.kernel[2];
+  const int64_t kh = (tap / g.kernel[2]) % g.kernel[1];
+  const int64_t kd = tap / (g.kernel[2] * g.kernel[1]);
+  const int64_t w_offset = kw * g.dilation[2] - g.pad[2];
+  return {kd,
+          kh,
+          kw,
+          w_offset,
+          valid_range(g.out[0], g.stride[0], kd * g.dilation[0] - g.pad[0], g.in[0]),
+          valid_range(g.out[1], g.stride[1], kh * g.dilation[1] - g.pad[1], g.in[1]),
+          valid_range(g.out[2], g.stride[2], w_offset, g.in[2])};
+}
+
 // Column-matrix elements per step of images: bounds the scratch memory, set by the shape.
 inline constexpr int64_t kColumnBudget = int64_t{1} << 22;
 

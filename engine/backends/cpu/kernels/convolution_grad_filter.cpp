@@ -159,13 +159,7 @@ T direct_weight(const Geometry& g, const T* x_channel0, const T* dy_channel0, in
   const int64_t out_size = product(g.out);
   const int64_t x_image_stride = g.channels_in * in_size;
   const int64_t dy_image_stride = g.channels_out * out_size;
-  const int64_t kw = tap % g.kernel[2];
-  const int64_t kh = (tap / g.kernel[2]) % g.kernel[1];
-  const int64_t kd = tap / (g.kernel[2] * g.kernel[1]);
-  const int64_t w_offset = kw * g.dilation[2] - g.pad[2];
-  const Range rw = valid_range(g.out[2], g.stride[2], w_offset, g.in[2]);
-  const Range rh = valid_range(g.out[1], g.stride[1], kh * g.dilation[1] - g.pad[1], g.in[1]);
-  const Range rd = valid_range(g.out[0], g.stride[0], kd * g.dilation[0] - g.pad[0], g.in[0]);
+  const auto [kd, kh, kw, w_offset, rd, rh, rw] = tap_reads(g, tap);
   std::array<T, kReductionLanes> lanes{};
   for (int64_t n = 0; n < g.batch; ++n) {
     const T* xc = x_channel0 + n * x_image_stride;

@@ -39,6 +39,11 @@ struct TrainingProblem {
 };
 TrainingProblem transformer_block_regression(const TransformerBlockConfig& config);
 
+// loss = sum_i sum(p_i * g_i): states "p<i>" of `shapes` (counter-based random in [-1, 1) under
+// `seed`) and inputs "g<i>" of the same shapes, so d loss / d p_i is exactly g_i and the caller
+// chooses each step's gradients (the optimizer tests, the gradients suite). `batch` is empty.
+TrainingProblem gradient_fed_problem(DType dtype, std::span<const Shape> shapes, uint64_t seed);
+
 // x [batch, 64] -> 128 -> Relu -> 128 -> Tanh -> 10 -> Softmax.
 Graph mlp_graph(int64_t batch);
 

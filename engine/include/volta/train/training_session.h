@@ -33,6 +33,10 @@ struct TrainingStepGraph {
 // depends on no trainable state, and whatever build_training_graph and append_optimizer refuse.
 TrainingStepGraph build_training_step(const Graph& forward, ValueId loss,
                                       const OptimizerConfig& optimizer);
+// The states a step graph binds at the start: `forward_states` (indexed like the forward's
+// states), then every optimizer moment at zero.
+std::vector<Tensor> initial_step_states(const TrainingStepGraph& step,
+                                        std::vector<Tensor> forward_states);
 
 struct TrainingOptions {
   OptimizerConfig optimizer = {};
