@@ -117,7 +117,7 @@ std::vector<Tensor> run_engine(const Graph& graph, const std::vector<Tensor>& in
 // The engine's outputs at 1 thread, checked bit-identical at 2, 3, 4 and 8 threads.
 std::vector<Tensor> outputs_at_every_thread_count(const Graph& graph,
                                                   const std::vector<Tensor>& inputs) {
-  const std::vector<Tensor> one = run_engine(graph, inputs, 1);
+  std::vector<Tensor> one = run_engine(graph, inputs, 1);
   for (const int threads : {2, 3, 4, 8}) {
     const std::vector<Tensor> got = run_engine(graph, inputs, threads);
     for (size_t o = 0; o < one.size(); ++o) {
