@@ -1,0 +1,78 @@
+#pragma once
+// Training the tiny transformer (model/transformer_lm.h) on byte data, with checkpoints that
+// resume exactly: what `volta train` and the training suite run. One TrainingSession compiles
+// the forward, backward and optimizer once; step s reads make_batch(data, order, .., s), so the
+// whole run is a pure function of (config, optimizer, order, data, steps) at any thread count.
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "volta/model/checkpoint.h"
+#include "volta/model/transformer_lm.h"
+#include "volta/train/optimizer.h"
+#include "volta/train/token_data.h"
+#include "volta/train/training_session.h"
+
+namespace volta::train {
+
+struct LanguageModelRun {
+  model::TransformerConfig model = model::kTinyTransformer;
+  OptimizerConfig optimizer = {};
+  BatchOrder order = {};
+};
+
+// Canonical JSON (keys sorted, no whitespace) of an optimizer with its schedule, and back;
+// from_json refuses unknown keys and wrong types naming them. What a checkpoint's
+// "optimizer_hyperparameters" metadata holds.
+std::string optimizer_to_json(const OptimizerConfig& optimizer);
+OptimizerConfig optimizer_from_json(std::string_view json);
+
+struct StepRecord {
+  int64_t step = 0;  // 1 for the first step of the run (not of this process)
+  double loss = 0;   // at the parameters before the step
+  double gradient_norm = 0;  // global L2 norm of the gradients, before any clipping
+  double learning_rate = 0;  // the schedule's at this step
+};
+
+class LanguageModelTrainer {
+ public:
+  // A fresh run from initial_parameters(run.model). `data` must hold at least seq + 1 bytes,
+  // all < vocab (make_batch's errors otherwise, at construction).
+  LanguageModelTrainer(const LanguageModelRun& run, std::vector<uint8_t> data, int threads,
+                       const Backend& backend);
+  // Resumes a checkpoint written by checkpoint(): its config, optimizer, order and step, its
+  // weights and moments. Throws CheckpointError naming what does not fit: a tensor missing,
+  // extra, or of another dtype or shape than the config gives (CK-SHAPE-MISMATCH), metadata
+  // missing or unreadable (CK-BAD-METADATA), data other than the run's (CK-DATA-MISMATCH,
+  // naming both sha256s).
+  static LanguageModelTrainer resume(const LoadedCheckpoint& checkpoint,
+                                     std::vector<uint8_t> data, int threads,
+                                     const Backend& backend);
+
+  StepRecord step();
+  int64_t steps_taken() const;
+  const LanguageModelRun& run() const { return run_; }
+
+  // The whole state: every weight by name, every optimizer moment as
+  // kOptimizerTensorPrefix + its name, and metadata config, step, optimizer,
+  // optimizer_hyperparameters, data_cursor (JSON: order, stride, seed, next step, data length
+  // and sha256), seed, graph_hash (of the training step graph) and engine_commit.
+  Checkpoint checkpoint() const;
+  // The trainable weights by name (what inference binds).
+  std::map<std::string, Tensor> parameters() const;
+
+ private:
+  LanguageModelTrainer(const LanguageModelRun& run, std::vector<uint8_t> data, int threads,
+                       const Backend& backend, const std::map<std::string, Tensor>& states,
+                       int64_t steps);
+  LanguageModelRun run_;
+  std::vector<uint8_t> data_;
+  std::string data_sha256_;
+  std::unique_ptr<TrainingSession> session_;
+};
+
+}  // namespace volta::train
