@@ -129,6 +129,24 @@ CheckpointError::CheckpointError(std::string_view diagnostic, const std::string&
     : VoltaError(ErrorCode::InvalidArgument, std::string(diagnostic) + ": " + detail),
       diagnostic_(diagnostic) {}
 
+CheckpointTensor checkpoint_tensor(std::string name, const Tensor& tensor) {
+  CheckpointTensor out{std::move(name), tensor.dtype(), tensor.shape().dims(),
+                       std::vector<std::byte>(tensor.nbytes())};
+  if (tensor.nbytes() != 0) std::memcpy(out.bytes.data(), tensor.data(), tensor.nbytes());
+  return out;
+}
+
+Tensor to_tensor(const CheckpointTensor& tensor) {
+  Tensor out(tensor.dtype, Shape(tensor.shape));
+  if (out.nbytes() != tensor.bytes.size()) {
+    refuse("CK-INVALID-STATE", "tensor \"" + tensor.name + "\" holds " +
+                                   std::to_string(tensor.bytes.size()) + " bytes; its shape needs " +
+                                   std::to_string(out.nbytes()));
+  }
+  if (out.nbytes() != 0) std::memcpy(out.data(), tensor.bytes.data(), out.nbytes());
+  return out;
+}
+
 std::string serialize_checkpoint(const Checkpoint& checkpoint) {
   check_state(checkpoint);
   std::vector<const CheckpointTensor*> sorted;

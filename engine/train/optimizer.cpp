@@ -48,16 +48,19 @@ class StepBuilder {
   std::string prefix_;
 };
 
-// min(1, max_norm / (sqrt(sum_i sum(g_i^2)) + 1e-6)), the sum over parameters in their order.
-ValueId clip_scale(Graph& graph, StepBuilder& b, std::span<const ValueId> gradients,
-                   double max_norm) {
+// sqrt(sum_i sum(g_i^2)), the sum over parameters in their order.
+ValueId global_norm(Graph& graph, StepBuilder& b, std::span<const ValueId> gradients) {
   ValueId total = kNoValue;
   for (const ValueId g : gradients) {
     const ValueId ss = graph.add(OpKind::ReduceSumSquare, {g}, {{"keepdims", int64_t{0}}},
-                                 graph.unique_name("clip.sumsq/" + graph.value(g).name));
-    total = total.valid() ? b.op(OpKind::Add, {total, ss}, "clip.total") : ss;
+                                 graph.unique_name("grad_norm.sumsq/" + graph.value(g).name));
+    total = total.valid() ? b.op(OpKind::Add, {total, ss}, "grad_norm.total") : ss;
   }
-  const ValueId norm = b.op(OpKind::Sqrt, {total}, "clip.norm");
+  return b.op(OpKind::Sqrt, {total}, "grad_norm");
+}
+
+// min(1, max_norm / (norm + 1e-6)).
+ValueId clip_scale(StepBuilder& b, ValueId norm, double max_norm) {
   const ValueId coef =
       b.op(OpKind::Div,
            {b.constant("max_norm", max_norm),
@@ -78,6 +81,17 @@ std::string optimizer_name(OptimizerConfig::Kind kind) {
       return "adamw";
   }
   return "?";
+}
+
+OptimizerConfig::Kind parse_optimizer_kind(std::string_view name) {
+  std::string known;
+  for (const auto kind :
+       {OptimizerConfig::Kind::Sgd, OptimizerConfig::Kind::Adam, OptimizerConfig::Kind::AdamW}) {
+    if (name == optimizer_name(kind)) return kind;
+    known += (known.empty() ? "" : ", ") + optimizer_name(kind);
+  }
+  fail(ErrorCode::InvalidArgument,
+       "unknown optimizer '" + std::string(name) + "'; the optimizers are " + known);
 }
 
 void OptimizerConfig::validate() const {
@@ -154,8 +168,9 @@ OptimizerGraph append_optimizer(Graph& graph, std::span<const ValueId> parameter
                               Shape{sgd ? int64_t{kSgdHyperCount} : int64_t{kAdamHyperCount}});
   // Adam reads the learning rate only through step_size and decay, computed on the host.
   const ValueId lr = sgd ? b.hyper(out.hyper, kSgdLr, "lr") : kNoValue;
+  out.gradient_norm = global_norm(graph, b, gradients);
   const ValueId scale =
-      config.clip_norm ? clip_scale(graph, b, gradients, *config.clip_norm) : kNoValue;
+      config.clip_norm ? clip_scale(b, out.gradient_norm, *config.clip_norm) : kNoValue;
   const ValueId weight_decay =
       config.weight_decay != 0 ? b.constant("weight_decay", config.weight_decay) : kNoValue;
 

@@ -21,7 +21,35 @@ double cosine(double base, double min_lr, int64_t done, int64_t span) {
   return min_lr + (base - min_lr) * (1 + std::cos(std::numbers::pi * progress)) / 2;
 }
 
+constexpr Schedule::Kind kScheduleKinds[] = {Schedule::Kind::Constant, Schedule::Kind::Step,
+                                             Schedule::Kind::Cosine,
+                                             Schedule::Kind::WarmupCosine};
+
 }  // namespace
+
+std::string schedule_name(Schedule::Kind kind) {
+  switch (kind) {
+    case Schedule::Kind::Constant:
+      return "constant";
+    case Schedule::Kind::Step:
+      return "step";
+    case Schedule::Kind::Cosine:
+      return "cosine";
+    case Schedule::Kind::WarmupCosine:
+      return "warmup-cosine";
+  }
+  return "?";
+}
+
+Schedule::Kind parse_schedule_kind(std::string_view name) {
+  std::string known;
+  for (const Schedule::Kind kind : kScheduleKinds) {
+    if (name == schedule_name(kind)) return kind;
+    known += (known.empty() ? "" : ", ") + schedule_name(kind);
+  }
+  fail(ErrorCode::InvalidArgument,
+       "unknown schedule '" + std::string(name) + "'; the schedules are " + known);
+}
 
 void Schedule::validate() const {
   require(finite_nonnegative(base_lr),

@@ -1,5 +1,6 @@
 #include "volta/train/training_session.h"
 
+#include <cstring>
 #include <string>
 
 #include "volta/autograd/autograd.h"
@@ -56,8 +57,8 @@ TrainingStepGraph build_training_step(const Graph& forward, ValueId loss,
           "(Graph::thaw_parameter for a C++-built graph, ImportOptions::trainable for ONNX)");
   out.dtype = forward.value(out.parameters[0]).dtype;
   TrainingGraph t = build_training_graph(forward, loss, out.parameters);
-  t.graph.set_outputs({t.loss});
-  append_optimizer(t.graph, out.parameters, t.gradients, optimizer);
+  const OptimizerGraph step = append_optimizer(t.graph, out.parameters, t.gradients, optimizer);
+  t.graph.set_outputs({t.loss, step.gradient_norm});
   out.graph = std::move(t.graph);
   return out;
 }
@@ -104,7 +105,30 @@ double TrainingSession::step(std::span<const Tensor> batch) {
   inputs.push_back(hyper_parameters(optimizer_, steps_ + 1, dtype_));
   const std::vector<Tensor> outputs = execute(plan_, backend_, *ctx_, inputs, bindings_);
   ++steps_;
+  gradient_norm_ = outputs.at(1).get_double(0);
   return outputs.at(0).get_double(0);
+}
+
+void TrainingSession::restore(std::string_view name, const Tensor& value) {
+  const std::span<const ValueId> ids = plan_.graph.states();
+  for (size_t i = 0; i < ids.size(); ++i) {
+    const Value& v = plan_.graph.value(ids[i]);
+    if (v.name != name) continue;
+    require(value.dtype() == v.dtype && value.shape() == v.shape,
+            "state '" + v.name + "' is " + std::string(dtype_name(v.dtype)) + " " + v.shape.str() +
+                "; the value to restore is " + std::string(dtype_name(value.dtype())) + " " +
+                value.shape().str());
+    // In place: the plan's bindings point at states_.
+    std::memcpy(states_[i].data(), value.data(), value.nbytes());
+    return;
+  }
+  state(name);  // throws, naming the states there are
+}
+
+void TrainingSession::resume_at(int64_t steps_taken) {
+  require(steps_taken >= 0,
+          "a session resumes at steps taken >= 0, not " + std::to_string(steps_taken));
+  steps_ = steps_taken;
 }
 
 const Tensor& TrainingSession::state(std::string_view name) const {

@@ -14,6 +14,7 @@
 
 #include "volta/error.h"
 #include "volta/ir/dtype.h"
+#include "volta/ir/tensor.h"
 
 namespace volta {
 
@@ -30,6 +31,10 @@ struct CheckpointTensor {
   std::vector<int64_t> shape;
   std::vector<std::byte> bytes;  // little-endian, row-major; shape product x dtype size
 };
+
+// A tensor's bytes under `name`, and back (the host is little-endian, as the file is).
+CheckpointTensor checkpoint_tensor(std::string name, const Tensor& tensor);
+Tensor to_tensor(const CheckpointTensor& tensor);
 
 struct Checkpoint {
   std::vector<CheckpointTensor> tensors;        // any order; the file sorts them by name

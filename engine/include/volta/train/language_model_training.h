@@ -60,15 +60,15 @@ class LanguageModelTrainer {
   // The whole state: every weight by name, every optimizer moment as
   // kOptimizerTensorPrefix + its name, and metadata config, step, optimizer,
   // optimizer_hyperparameters, data_cursor (JSON: order, stride, seed, next step, data length
-  // and sha256), seed, graph_hash (of the training step graph) and engine_commit.
-  Checkpoint checkpoint() const;
+  // and sha256), seed, graph_hash (the compiled step graph's IR hash; provenance, not checked on
+  // resume) and `engine_commit` (the caller's build).
+  Checkpoint checkpoint(std::string_view engine_commit) const;
   // The trainable weights by name (what inference binds).
   std::map<std::string, Tensor> parameters() const;
 
  private:
   LanguageModelTrainer(const LanguageModelRun& run, std::vector<uint8_t> data, int threads,
-                       const Backend& backend, const std::map<std::string, Tensor>& states,
-                       int64_t steps);
+                       const Backend& backend, const std::map<std::string, Tensor>& weights);
   LanguageModelRun run_;
   std::vector<uint8_t> data_;
   std::string data_sha256_;

@@ -10,6 +10,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "volta/ir/graph.h"
@@ -58,11 +59,20 @@ struct OptimizerConfig {
 };
 
 std::string optimizer_name(OptimizerConfig::Kind kind);  // "sgd", "adam", "adamw"
+// "constant", "step", "cosine", "warmup-cosine"
+std::string schedule_name(Schedule::Kind kind);
+// The inverses; an unknown name is VoltaError(InvalidArgument) listing the names there are.
+OptimizerConfig::Kind parse_optimizer_kind(std::string_view name);
+Schedule::Kind parse_schedule_kind(std::string_view name);
 
 // What append_optimizer added to a graph.
 struct OptimizerGraph {
   ValueId hyper;                 // the per-step input (hyper_parameters' tensor)
   std::vector<ValueId> moments;  // new states, zero at the start, in order of creation
+  // The global L2 norm of the gradients before clipping (a 0-d value; what clipping scales by):
+  // sqrt of the sum over parameters, in their order, of ReduceSumSquare. Nothing reads it unless
+  // clipping is on or the caller makes it an output; otherwise dead-code elimination drops it.
+  ValueId gradient_norm;
 };
 
 // Appends the optimizer step for `parameters` (states of `graph`) given their `gradients`

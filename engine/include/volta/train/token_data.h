@@ -40,9 +40,13 @@ struct TokenBatch {
   Tensor tokens;   // int64 [batch, seq]: bytes start .. start + seq - 1
   Tensor targets;  // int64 [batch, seq]: bytes start + 1 .. start + seq (the next byte)
 };
+// Throws VoltaError(InvalidArgument) when `data` is shorter than one window (seq + 1 bytes) or
+// holds a byte >= vocab, naming the byte, its offset and the vocab. Once per run: make_batch
+// checks only the bytes it reads.
+void check_token_data(const std::vector<uint8_t>& data, int64_t seq, int64_t vocab);
+
 // Windows read cyclically: byte i of a window is data[(start + i) mod len]. Throws
-// VoltaError(InvalidArgument) when the data is shorter than seq + 1 bytes or holds a byte
-// >= vocab (naming the byte, its offset and the vocab).
+// check_token_data's errors for the data it reads.
 TokenBatch make_batch(const std::vector<uint8_t>& data, const BatchOrder& order, int64_t batch,
                       int64_t seq, int64_t vocab, int64_t step);
 

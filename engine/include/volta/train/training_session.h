@@ -19,7 +19,8 @@
 namespace volta::train {
 
 // The graph a session compiles: the forward, its backward and the optimizer step. Its inputs are
-// the forward's then "optimizer.hyper" (hyper_parameters); its one output is the loss; its
+// the forward's then "optimizer.hyper" (hyper_parameters); its outputs are the loss and the
+// global gradient norm (OptimizerGraph::gradient_norm); its
 // states are the forward's then the optimizer's moments (zero at the start). The trainable
 // parameters are the forward's float states that the loss depends on and that the forward does
 // not update itself; any other state (a BatchNormalization's running mean, read only by a
@@ -60,6 +61,15 @@ class TrainingSession {
   // parameters before the step, then leaves the parameters and moments updated.
   double step(std::span<const Tensor> batch);
   int64_t steps_taken() const { return steps_; }
+  // The global L2 norm of the last step's gradients, before any clipping (0 before a step).
+  double last_gradient_norm() const { return gradient_norm_; }
+
+  // Resuming a checkpoint: overwrite state `name` (a parameter or an optimizer moment) with
+  // `value`, and set the steps taken so the next step is steps_taken + 1 (its learning rate and
+  // bias corrections). Throw VoltaError(InvalidArgument) naming an unknown state, a dtype or
+  // shape that differs, or a negative count.
+  void restore(std::string_view name, const Tensor& value);
+  void resume_at(int64_t steps_taken);
 
   // Every state (trainable parameters, other forward states, optimizer moments) by name.
   // Throws VoltaError(InvalidArgument) naming the states there are for an unknown name.
@@ -79,6 +89,7 @@ class TrainingSession {
   std::vector<std::string> parameter_names_;
   DType dtype_ = DType::F32;
   int64_t steps_ = 0;
+  double gradient_norm_ = 0;
 };
 
 }  // namespace volta::train

@@ -1,0 +1,363 @@
+#include "volta/train/language_model_training.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <set>
+#include <string>
+#include <utility>
+
+#include "../model/checkpoint_json.h"
+#include "volta/error.h"
+#include "volta/ir/printer.h"
+#include "volta/sha256.h"
+
+namespace volta::train {
+namespace {
+
+// Metadata values are flat JSON objects whose values are strings: checkpoint_json's strict
+// subset (no floats) reads them, and a double written with 17 significant digits reads back
+// to the same bits.
+using Entries = std::map<std::string, std::string>;
+
+std::string exact(double x) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.17g", x);
+  return buffer;
+}
+
+std::string flat_json(const Entries& entries) {
+  std::string out = "{";
+  for (const auto& [key, value] : entries) {
+    if (out.size() > 1) out += ',';
+    checkpoint_json::append_quoted(out, key);
+    out += ':';
+    checkpoint_json::append_quoted(out, value);
+  }
+  return out + "}";
+}
+
+[[noreturn]] void refuse(std::string_view what, const std::string& detail) {
+  fail(ErrorCode::InvalidArgument, std::string(what) + ": " + detail);
+}
+
+Entries parse_flat_json(std::string_view text, std::string_view what) {
+  Entries out;
+  for (const checkpoint_json::Member& m : checkpoint_json::parse_object(text)) {
+    const auto* value = std::get_if<std::string>(&m.value.data);
+    if (value == nullptr) refuse(what, "\"" + m.key + "\" is not a string");
+    out[m.key] = *value;
+  }
+  return out;
+}
+
+// Reads keys of a flat object, refusing unknown ones at the end.
+class EntryReader {
+ public:
+  EntryReader(Entries entries, std::string_view what)
+      : entries_(std::move(entries)), what_(what) {}
+  const std::string* find(const std::string& key) {
+    read_.insert(key);
+    const auto it = entries_.find(key);
+    return it == entries_.end() ? nullptr : &it->second;
+  }
+  void read(const std::string& key, double& into) {
+    if (const std::string* text = find(key)) {
+      char* end = nullptr;
+      into = std::strtod(text->c_str(), &end);
+      if (text->empty() || *end != '\0') refuse(what_, "\"" + key + "\" is not a number");
+    }
+  }
+  void read(const std::string& key, int64_t& into) {
+    if (const std::string* text = find(key)) {
+      char* end = nullptr;
+      into = std::strtoll(text->c_str(), &end, 10);
+      if (text->empty() || *end != '\0') refuse(what_, "\"" + key + "\" is not an integer");
+    }
+  }
+  void read(const std::string& key, uint64_t& into) {
+    if (const std::string* text = find(key)) {
+      char* end = nullptr;
+      into = std::strtoull(text->c_str(), &end, 10);
+      if (text->empty() || text->front() == '-' || *end != '\0') {
+        refuse(what_, "\"" + key + "\" is not a non-negative integer");
+      }
+    }
+  }
+  void read(const std::string& key, bool& into) {
+    if (const std::string* text = find(key)) {
+      if (*text != "true" && *text != "false") refuse(what_, "\"" + key + "\" is not true/false");
+      into = *text == "true";
+    }
+  }
+  void finish() const {
+    for (const auto& [key, value] : entries_) {
+      if (!read_.contains(key)) refuse(what_, "unknown key \"" + key + "\"");
+    }
+  }
+
+ private:
+  Entries entries_;
+  std::string what_;
+  std::set<std::string> read_;
+};
+
+std::string bool_text(bool b) { return b ? "true" : "false"; }
+
+std::string data_sha256(const std::vector<uint8_t>& data) {
+  return sha256_hex(std::string_view(reinterpret_cast<const char*>(data.data()), data.size()));
+}
+
+std::string data_cursor_json(const BatchOrder& order, int64_t next_step, size_t length,
+                             const std::string& sha256) {
+  return flat_json({{"data_bytes", std::to_string(length)},
+                    {"data_sha256", sha256},
+                    {"next_step", std::to_string(next_step)},
+                    {"order", batch_order_name(order.kind)},
+                    {"seed", std::to_string(order.seed)},
+                    {"stride", std::to_string(order.stride)}});
+}
+
+[[noreturn]] void refuse_checkpoint(std::string_view code, const std::string& detail) {
+  throw CheckpointError(code, detail);
+}
+
+const std::string& metadata(const LoadedCheckpoint& checkpoint, const std::string& key) {
+  const auto it = checkpoint.checkpoint.metadata.find(key);
+  if (it == checkpoint.checkpoint.metadata.end()) {
+    refuse_checkpoint("CK-BAD-METADATA",
+                      "the checkpoint has no \"" + key + "\" metadata; a training checkpoint "
+                      "records config, step, optimizer_hyperparameters and data_cursor");
+  }
+  return it->second;
+}
+
+// Runs `read`, turning its refusal into CK-BAD-METADATA naming the entry.
+template <typename Read>
+auto read_metadata(const std::string& key, Read read) {
+  try {
+    return read();
+  } catch (const CheckpointError&) {
+    throw;
+  } catch (const VoltaError& e) {
+    refuse_checkpoint("CK-BAD-METADATA", "metadata \"" + key + "\": " + e.what());
+  }
+}
+
+}  // namespace
+
+std::string optimizer_to_json(const OptimizerConfig& o) {
+  Entries e = {{"kind", optimizer_name(o.kind)},
+               {"schedule", schedule_name(o.schedule.kind)},
+               {"base_lr", exact(o.schedule.base_lr)},
+               {"min_lr", exact(o.schedule.min_lr)},
+               {"step_size", std::to_string(o.schedule.step_size)},
+               {"gamma", exact(o.schedule.gamma)},
+               {"total_steps", std::to_string(o.schedule.total_steps)},
+               {"warmup_steps", std::to_string(o.schedule.warmup_steps)},
+               {"momentum", exact(o.momentum)},
+               {"dampening", exact(o.dampening)},
+               {"nesterov", bool_text(o.nesterov)},
+               {"beta1", exact(o.beta1)},
+               {"beta2", exact(o.beta2)},
+               {"epsilon", exact(o.epsilon)},
+               {"weight_decay", exact(o.weight_decay)}};
+  if (o.clip_norm) e["clip_norm"] = exact(*o.clip_norm);
+  return flat_json(e);
+}
+
+OptimizerConfig optimizer_from_json(std::string_view json) {
+  EntryReader r(parse_flat_json(json, "optimizer"), "optimizer");
+  OptimizerConfig o;
+  if (const std::string* kind = r.find("kind")) o.kind = parse_optimizer_kind(*kind);
+  if (const std::string* kind = r.find("schedule")) {
+    o.schedule.kind = parse_schedule_kind(*kind);
+  }
+  r.read("base_lr", o.schedule.base_lr);
+  r.read("min_lr", o.schedule.min_lr);
+  r.read("step_size", o.schedule.step_size);
+  r.read("gamma", o.schedule.gamma);
+  r.read("total_steps", o.schedule.total_steps);
+  r.read("warmup_steps", o.schedule.warmup_steps);
+  r.read("momentum", o.momentum);
+  r.read("dampening", o.dampening);
+  r.read("nesterov", o.nesterov);
+  r.read("beta1", o.beta1);
+  r.read("beta2", o.beta2);
+  r.read("epsilon", o.epsilon);
+  r.read("weight_decay", o.weight_decay);
+  if (r.find("clip_norm") != nullptr) {
+    double clip = 0;
+    r.read("clip_norm", clip);
+    o.clip_norm = clip;
+  }
+  r.finish();
+  o.validate();
+  return o;
+}
+
+LanguageModelTrainer::LanguageModelTrainer(const LanguageModelRun& run, std::vector<uint8_t> data,
+                                           int threads, const Backend& backend)
+    : LanguageModelTrainer(run, std::move(data), threads, backend,
+                           model::initial_parameters(run.model)) {}
+
+LanguageModelTrainer::LanguageModelTrainer(const LanguageModelRun& run, std::vector<uint8_t> data,
+                                           int threads, const Backend& backend,
+                                           const std::map<std::string, Tensor>& weights)
+    : run_(run), data_(std::move(data)) {
+  run_.model.validate();
+  run_.optimizer.validate();
+  check_token_data(data_, run_.model.seq, run_.model.vocab);
+  window_start(run_.order, static_cast<int64_t>(data_.size()), run_.model.batch, 0, 0);
+  data_sha256_ = data_sha256(data_);
+  const model::LanguageModelGraph forward = model::training_graph(run_.model);
+  session_ = std::make_unique<TrainingSession>(
+      forward.graph, forward.output, model::bind_parameters(forward.graph, weights),
+      TrainingOptions{.optimizer = run_.optimizer, .threads = threads}, backend,
+      DeterminismMode::Strict);
+}
+
+LanguageModelTrainer LanguageModelTrainer::resume(const LoadedCheckpoint& checkpoint,
+                                                  std::vector<uint8_t> data, int threads,
+                                                  const Backend& backend) {
+  LanguageModelRun run;
+  run.model = read_metadata("config", [&] {
+    return model::TransformerConfig::from_json(metadata(checkpoint, "config"));
+  });
+  run.optimizer = read_metadata("optimizer_hyperparameters", [&] {
+    return optimizer_from_json(metadata(checkpoint, "optimizer_hyperparameters"));
+  });
+  int64_t steps = 0;
+  std::string sha256;
+  int64_t data_bytes = 0;
+  read_metadata("data_cursor", [&] {
+    EntryReader r(parse_flat_json(metadata(checkpoint, "data_cursor"), "data_cursor"),
+                  "data_cursor");
+    if (const std::string* order = r.find("order")) run.order.kind = parse_batch_order(*order);
+    r.read("stride", run.order.stride);
+    r.read("seed", run.order.seed);
+    r.read("next_step", steps);
+    r.read("data_bytes", data_bytes);
+    if (const std::string* digest = r.find("data_sha256")) sha256 = *digest;
+    r.finish();
+    return 0;
+  });
+  if (metadata(checkpoint, "step") != std::to_string(steps)) {
+    refuse_checkpoint("CK-BAD-METADATA", "metadata step " + metadata(checkpoint, "step") +
+                                             " differs from the data cursor's next step " +
+                                             std::to_string(steps));
+  }
+  const std::string given = data_sha256(data);
+  if (given != sha256) {
+    refuse_checkpoint("CK-DATA-MISMATCH",
+                      "the checkpoint was trained on data of " + std::to_string(data_bytes) +
+                          " bytes with sha256 " + sha256 + "; the data given holds " +
+                          std::to_string(data.size()) + " bytes with sha256 " + given);
+  }
+
+  // Weights by name; optimizer moments under the prefix. Every tensor must be one the run has.
+  std::map<std::string, Tensor> weights;
+  std::map<std::string, const CheckpointTensor*> moments;
+  for (const CheckpointTensor& t : checkpoint.checkpoint.tensors) {
+    if (t.name.starts_with(kOptimizerTensorPrefix)) {
+      moments[t.name.substr(kOptimizerTensorPrefix.size())] = &t;
+    } else {
+      weights.emplace(t.name, to_tensor(t));
+    }
+  }
+  const std::map<std::string, Tensor> expected = model::initial_parameters(run.model);
+  for (const auto& [name, tensor] : weights) {
+    if (!expected.contains(name)) {
+      refuse_checkpoint("CK-SHAPE-MISMATCH",
+                        "tensor \"" + name + "\" is no weight of the model its config describes");
+    }
+  }
+  LanguageModelTrainer trainer = [&] {
+    try {
+      return LanguageModelTrainer(run, std::move(data), threads, backend, weights);
+    } catch (const CheckpointError&) {
+      throw;
+    } catch (const VoltaError& e) {
+      refuse_checkpoint("CK-SHAPE-MISMATCH", e.what());
+    }
+  }();
+  TrainingSession& session = *trainer.session_;
+  const std::vector<std::string> parameters = session.parameter_names();
+  const std::set<std::string> parameter_set(parameters.begin(), parameters.end());
+  size_t moments_read = 0;
+  for (const std::string& name : session.state_names()) {
+    if (parameter_set.contains(name)) continue;
+    const auto it = moments.find(name);
+    if (it == moments.end()) {
+      refuse_checkpoint("CK-SHAPE-MISMATCH", "the checkpoint has no optimizer tensor \"" +
+                                                 std::string(kOptimizerTensorPrefix) + name +
+                                                 "\", which " +
+                                                 optimizer_name(run.optimizer.kind) + " needs");
+    }
+    try {
+      session.restore(name, to_tensor(*it->second));
+    } catch (const CheckpointError&) {
+      throw;
+    } catch (const VoltaError& e) {
+      refuse_checkpoint("CK-SHAPE-MISMATCH", e.what());
+    }
+    ++moments_read;
+  }
+  if (moments_read != moments.size()) {
+    const std::vector<std::string> states = session.state_names();
+    for (const auto& [name, tensor] : moments) {
+      if (std::ranges::find(states, name) == states.end()) {
+        refuse_checkpoint("CK-SHAPE-MISMATCH", "optimizer tensor \"" + tensor->name +
+                                                   "\" is no state of " +
+                                                   optimizer_name(run.optimizer.kind));
+      }
+    }
+  }
+  session.resume_at(steps);
+  return trainer;
+}
+
+StepRecord LanguageModelTrainer::step() {
+  const int64_t s = session_->steps_taken();
+  const model::TransformerConfig& m = run_.model;
+  TokenBatch batch = make_batch(data_, run_.order, m.batch, m.seq, m.vocab, s);
+  const Tensor inputs[] = {std::move(batch.tokens), std::move(batch.targets)};
+  StepRecord record;
+  record.step = s + 1;
+  record.learning_rate = run_.optimizer.schedule.learning_rate(s + 1);
+  record.loss = session_->step(inputs);
+  record.gradient_norm = session_->last_gradient_norm();
+  return record;
+}
+
+int64_t LanguageModelTrainer::steps_taken() const { return session_->steps_taken(); }
+
+std::map<std::string, Tensor> LanguageModelTrainer::parameters() const {
+  std::map<std::string, Tensor> out;
+  for (const std::string& name : session_->parameter_names()) out[name] = session_->state(name);
+  return out;
+}
+
+Checkpoint LanguageModelTrainer::checkpoint(std::string_view engine_commit) const {
+  Checkpoint c;
+  const std::vector<std::string> parameters = session_->parameter_names();
+  for (const std::string& name : session_->state_names()) {
+    const bool weight = std::ranges::find(parameters, name) != parameters.end();
+    c.tensors.push_back(checkpoint_tensor(
+        weight ? name : std::string(kOptimizerTensorPrefix) + name, session_->state(name)));
+  }
+  const int64_t steps = session_->steps_taken();
+  c.metadata = {
+      {"config", run_.model.to_json()},
+      {"step", std::to_string(steps)},
+      {"optimizer", optimizer_name(run_.optimizer.kind)},
+      {"optimizer_hyperparameters", optimizer_to_json(run_.optimizer)},
+      {"data_cursor", data_cursor_json(run_.order, steps, data_.size(), data_sha256_)},
+      {"seed", std::to_string(run_.model.seed)},
+      {"graph_hash", hash_hex(session_->plan().ir_hash)},
+      {"engine_commit", std::string(engine_commit)},
+  };
+  return c;
+}
+
+}  // namespace volta::train
