@@ -130,21 +130,26 @@ CheckpointError::CheckpointError(std::string_view diagnostic, const std::string&
       diagnostic_(diagnostic) {}
 
 CheckpointTensor checkpoint_tensor(std::string name, const Tensor& tensor) {
-  CheckpointTensor out{std::move(name), tensor.dtype(), tensor.shape().dims(),
-                       std::vector<std::byte>(tensor.nbytes())};
-  if (tensor.nbytes() != 0) std::memcpy(out.bytes.data(), tensor.data(), tensor.nbytes());
-  return out;
+  CheckpointTensor entry{.name = std::move(name),
+                         .dtype = tensor.dtype(),
+                         .shape = tensor.shape().dims(),
+                         .bytes = {}};
+  const auto* data = static_cast<const std::byte*>(tensor.data());
+  entry.bytes.assign(data, data + tensor.nbytes());
+  return entry;
 }
 
-Tensor to_tensor(const CheckpointTensor& tensor) {
-  Tensor out(tensor.dtype, Shape(tensor.shape));
-  if (out.nbytes() != tensor.bytes.size()) {
-    refuse("CK-INVALID-STATE", "tensor \"" + tensor.name + "\" holds " +
-                                   std::to_string(tensor.bytes.size()) + " bytes; its shape needs " +
-                                   std::to_string(out.nbytes()));
+Tensor tensor_of(const CheckpointTensor& entry) {
+  const std::optional<uint64_t> size = byte_size(entry.dtype, entry.shape);
+  if (!size || *size != entry.bytes.size()) {
+    refuse("CK-SIZE-MISMATCH",
+           "tensor '" + entry.name + "' holds " + std::to_string(entry.bytes.size()) + " bytes; " +
+               std::string(safetensors_dtype(entry.dtype)) + " " + shape_text(entry.shape) +
+               " needs " + (size ? std::to_string(*size) : std::string("a valid shape")));
   }
-  if (out.nbytes() != 0) std::memcpy(out.data(), tensor.bytes.data(), out.nbytes());
-  return out;
+  Tensor t(entry.dtype, Shape(entry.shape));
+  if (!entry.bytes.empty()) std::memcpy(t.data(), entry.bytes.data(), entry.bytes.size());
+  return t;
 }
 
 std::string serialize_checkpoint(const Checkpoint& checkpoint) {

@@ -262,7 +262,7 @@ LanguageModelTrainer LanguageModelTrainer::resume(const LoadedCheckpoint& checkp
     if (t.name.starts_with(kOptimizerTensorPrefix)) {
       moments[t.name.substr(kOptimizerTensorPrefix.size())] = &t;
     } else {
-      weights.emplace(t.name, to_tensor(t));
+      weights.emplace(t.name, tensor_of(t));
     }
   }
   const std::map<std::string, Tensor> expected = model::initial_parameters(run.model);
@@ -295,7 +295,7 @@ LanguageModelTrainer LanguageModelTrainer::resume(const LoadedCheckpoint& checkp
                                                  optimizer_name(run.optimizer.kind) + " needs");
     }
     try {
-      session.restore(name, to_tensor(*it->second));
+      session.restore(name, tensor_of(*it->second));
     } catch (const CheckpointError&) {
       throw;
     } catch (const VoltaError& e) {

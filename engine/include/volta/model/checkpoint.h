@@ -32,9 +32,11 @@ struct CheckpointTensor {
   std::vector<std::byte> bytes;  // little-endian, row-major; shape product x dtype size
 };
 
-// A tensor's bytes under `name`, and back (the host is little-endian, as the file is).
+// A tensor's bytes as a checkpoint entry, and back. tensor_of throws CheckpointError
+// (CK-SIZE-MISMATCH) when the bytes do not match the shape and dtype, or the shape has a
+// negative dimension.
 CheckpointTensor checkpoint_tensor(std::string name, const Tensor& tensor);
-Tensor to_tensor(const CheckpointTensor& tensor);
+Tensor tensor_of(const CheckpointTensor& entry);
 
 struct Checkpoint {
   std::vector<CheckpointTensor> tensors;        // any order; the file sorts them by name
