@@ -3,6 +3,7 @@
 // logits out. Built with ModelBuilder (model_builder.h) over the graph IR: a token embedding
 // plus a learned position embedding, `layers` pre-LayerNorm blocks (causal multi-head
 // self-attention with an additive mask, an exact-GELU MLP), a final LayerNorm and an LM head.
+// The head is its own weight [d_model, vocab] without a bias (embeddings are not tied).
 // Every trainable weight is a graph state named like "block0.attn.q.weight"; its initial value
 // is a pure function of (seed, name, element) (initial_parameters), so it does not depend on
 // construction order, thread count or which graph is built.
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "volta/ir/graph.h"
+#include "volta/model/model_builder.h"
 
 namespace volta::model {
 
@@ -33,8 +35,8 @@ struct TransformerConfig {
   // Canonical JSON (keys sorted, no whitespace): what a checkpoint's "config" metadata holds
   // and `volta train --config FILE` reads.
   std::string to_json() const;
-  // Reads to_json's form; a missing key keeps the default, an unknown key or a value of the
-  // wrong type is VoltaError(InvalidArgument) naming it. Validates.
+  // Reads to_json's form (whitespace between tokens allowed); a missing key keeps the default, an
+  // unknown key or a value of the wrong type is VoltaError(InvalidArgument) naming it. Validates.
   static TransformerConfig from_json(std::string_view json);
   friend bool operator==(const TransformerConfig&, const TransformerConfig&) = default;
 };
@@ -56,6 +58,13 @@ LanguageModelGraph training_graph(const TransformerConfig& config);
 // Input "tokens", int64 [batch, seq] (`batch` given, e.g. 1 to generate); output the logits,
 // f32 [batch, seq, vocab]. The causal mask makes position p depend on tokens 0..p only.
 LanguageModelGraph inference_graph(const TransformerConfig& config, int64_t batch);
+
+// Every trainable weight, in the graphs' state order: "tok_emb.weight" [vocab, d_model],
+// "pos_emb.weight" [seq, d_model], per block i "block<i>.ln1.{scale,bias}",
+// "block<i>.attn.{q,k,v,out}.{weight,bias}", "block<i>.ln2.{scale,bias}",
+// "block<i>.mlp.{up,down}.{weight,bias}", then "ln_f.{scale,bias}" and "head.weight"
+// [d_model, vocab]. Linear weights are [in, out] (model_builder.h). Validates the config.
+std::vector<WeightSpec> weight_specs(const TransformerConfig& config);
 
 // Every trainable weight's initial value by name (the graphs' state names): counter-based
 // random values keyed by (config.seed, name, element) at the scale its kind needs (LayerNorm
