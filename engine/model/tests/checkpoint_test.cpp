@@ -136,6 +136,29 @@ BOOST_AUTO_TEST_CASE(round_trip_every_dtype_empty_and_scalar) {
   BOOST_TEST(std::ranges::is_sorted(loaded.checkpoint.tensors, {}, &CheckpointTensor::name));
 }
 
+BOOST_AUTO_TEST_CASE(tensors_convert_to_entries_and_back) {
+  for (const CheckpointTensor& entry : every_dtype_state().tensors) {
+    const Tensor t = tensor_of(entry);
+    BOOST_TEST(t.shape().dims() == entry.shape);
+    const CheckpointTensor again = checkpoint_tensor(entry.name, t);
+    BOOST_TEST((again.dtype == entry.dtype), entry.name);
+    BOOST_TEST(again.shape == entry.shape);
+    BOOST_TEST((again.bytes == entry.bytes), entry.name);
+  }
+  const Tensor w = Tensor::from<float>(Shape{2}, {1.0F, 2.0F});
+  BOOST_TEST((checkpoint_tensor("a", w).bytes == golden_state().tensors[0].bytes));
+  expect_refusal(
+      [] {
+        tensor_of({"short", DType::F32, {3}, bytes_of<float>({1.0F})});
+      },
+      "CK-SIZE-MISMATCH", "tensor 'short' holds 4 bytes; F32 [3] needs 12");
+  expect_refusal(
+      [] {
+        tensor_of({"negative", DType::F32, {-1}, {}});
+      },
+      "CK-SIZE-MISMATCH", "tensor 'negative' holds 0 bytes; F32 [-1] needs a valid shape");
+}
+
 BOOST_AUTO_TEST_CASE(canonical_bytes) {
   Checkpoint state = every_dtype_state();
   Checkpoint reversed = state;
