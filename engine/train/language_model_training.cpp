@@ -104,7 +104,7 @@ class EntryReader {
 
 std::string bool_text(bool b) { return b ? "true" : "false"; }
 
-std::string data_sha256(const std::vector<uint8_t>& data) {
+std::string sha256_of(const std::vector<uint8_t>& data) {
   return sha256_hex(std::string_view(reinterpret_cast<const char*>(data.data()), data.size()));
 }
 
@@ -209,7 +209,7 @@ LanguageModelTrainer::LanguageModelTrainer(const LanguageModelRun& run, std::vec
   run_.optimizer.validate();
   check_token_data(data_, run_.model.seq, run_.model.vocab);
   window_start(run_.order, static_cast<int64_t>(data_.size()), run_.model.batch, 0, 0);
-  data_sha256_ = data_sha256(data_);
+  data_sha256_ = sha256_of(data_);
   const model::LanguageModelGraph forward = model::training_graph(run_.model);
   session_ = std::make_unique<TrainingSession>(
       forward.graph, forward.output, model::bind_parameters(forward.graph, weights),
@@ -247,7 +247,7 @@ LanguageModelTrainer LanguageModelTrainer::resume(const LoadedCheckpoint& checkp
                                              " differs from the data cursor's next step " +
                                              std::to_string(steps));
   }
-  const std::string given = data_sha256(data);
+  const std::string given = sha256_of(data);
   if (given != sha256) {
     refuse_checkpoint("CK-DATA-MISMATCH",
                       "the checkpoint was trained on data of " + std::to_string(data_bytes) +

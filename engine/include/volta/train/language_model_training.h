@@ -56,6 +56,8 @@ class LanguageModelTrainer {
   StepRecord step();
   int64_t steps_taken() const;
   const LanguageModelRun& run() const { return run_; }
+  const std::string& data_sha256() const { return data_sha256_; }
+  int64_t data_bytes() const { return static_cast<int64_t>(data_.size()); }
 
   // The whole state: every weight by name, every optimizer moment as
   // kOptimizerTensorPrefix + its name, and metadata config, step, optimizer,
