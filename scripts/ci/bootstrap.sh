@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Installs the Debian packages Volta's build needs, only those missing. Idempotent and
-# silent when everything is present. Needs root (or sudo) only when something is missing.
+# Installs the Debian packages Volta's build needs, only those missing, then the interop tests'
+# pinned PyPI packages in build/interop-venv (scripts/ci/interop_venv.sh; tests only, the
+# product has no Python dependency). Idempotent and silent when everything is present. Needs
+# root (or sudo) only when a Debian package is missing.
 set -euo pipefail
 
 packages=(
@@ -13,6 +15,7 @@ packages=(
   libonnx-testdata      # conformance/onnx: the ONNX backend test data (1,072 model tests)
   clang-format clang-tidy  # scripts/ci/lint.sh
   ccache                # compiler cache: the build uses it as the compiler launcher when present
+  python3-venv          # scripts/ci/interop_venv.sh: the interop tests' virtual environment
 )
 
 missing=()
@@ -21,20 +24,22 @@ for p in "${packages[@]}"; do
     missing+=("$p")
   fi
 done
-[ ${#missing[@]} -eq 0 ] && exit 0
+if [ ${#missing[@]} -gt 0 ]; then
+  if [ "$(id -u)" -eq 0 ]; then
+    as_root=()
+  elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
+    as_root=(sudo -n)
+  else
+    echo "bootstrap: missing Debian packages: ${missing[*]}" >&2
+    echo "bootstrap: run as root, or install them: sudo apt-get install ${missing[*]}" >&2
+    exit 1
+  fi
 
-if [ "$(id -u)" -eq 0 ]; then
-  as_root=()
-elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
-  as_root=(sudo -n)
-else
-  echo "bootstrap: missing Debian packages: ${missing[*]}" >&2
-  echo "bootstrap: run as root, or install them: sudo apt-get install ${missing[*]}" >&2
-  exit 1
+  echo "bootstrap: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  "${as_root[@]}" apt-get update -qq
+  "${as_root[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  echo "bootstrap: done"
 fi
 
-echo "bootstrap: installing ${missing[*]}"
-export DEBIAN_FRONTEND=noninteractive
-"${as_root[@]}" apt-get update -qq
-"${as_root[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-echo "bootstrap: done"
+"$(dirname "$0")/interop_venv.sh"
