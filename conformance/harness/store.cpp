@@ -231,6 +231,47 @@ CREATE TABLE perf_listing (
   PRIMARY KEY (run_id, benchmark)
 );
 )sql",
+    // v5: training (issue #17). A training_run is one `volta train` process, with the
+    // provenance columns of run (it is not a run: gates and reports over conformance runs never
+    // see it), what it trained on what, and its own status; training_step holds each step's
+    // loss, gradient norm and learning rate. A resumed training is a new training_run whose
+    // resumed_from is the checkpoint's step: its steps continue that numbering.
+    R"sql(
+CREATE TABLE training_run (
+  id            INTEGER PRIMARY KEY,
+  commit_sha    TEXT NOT NULL,
+  dirty         INTEGER NOT NULL CHECK (dirty IN (0, 1)),
+  build_type    TEXT NOT NULL,
+  compiler      TEXT NOT NULL,
+  cpu_model     TEXT NOT NULL,
+  machine       TEXT NOT NULL,
+  threads       INTEGER NOT NULL CHECK (threads >= 1),
+  command       TEXT NOT NULL,
+  model         TEXT NOT NULL CHECK (model <> ''),
+  config        TEXT NOT NULL,  -- the model config, JSON
+  optimizer     TEXT NOT NULL,  -- the optimizer and its schedule, JSON
+  data_path     TEXT NOT NULL,
+  data_sha256   TEXT NOT NULL,
+  data_bytes    INTEGER NOT NULL CHECK (data_bytes >= 0),
+  seed          TEXT NOT NULL CHECK (seed <> '' AND seed NOT GLOB '*[^0-9]*'),  -- a uint64
+  resumed_from  INTEGER CHECK (resumed_from >= 0),  -- NULL: trained from initialization
+  started_at    TEXT NOT NULL,
+  ended_at      TEXT,
+  status        TEXT NOT NULL CHECK (status IN ('running', 'complete', 'interrupted')),
+  host          TEXT NOT NULL,  -- with pid: how a later writer tells a dead run from a live one
+  pid           INTEGER,
+  origin        TEXT NOT NULL DEFAULT ''  -- the shard file a merged run came from
+);
+CREATE TABLE training_step (
+  run_id        INTEGER NOT NULL REFERENCES training_run(id),
+  step          INTEGER NOT NULL CHECK (step >= 1),
+  loss          REAL NOT NULL,
+  grad_norm     REAL NOT NULL CHECK (grad_norm >= 0),
+  lr            REAL NOT NULL CHECK (lr >= 0),
+  tokens_per_s  REAL CHECK (tokens_per_s > 0),
+  PRIMARY KEY (run_id, step)
+) WITHOUT ROWID;
+)sql",
 };
 
 std::string describe(std::string_view path) {
@@ -307,6 +348,27 @@ class AttachedShard {
   Database& db_;
 };
 
+// Marks the rows of `table` (run or training_run) that are 'running' but whose process is gone
+// `dead_status`. Only rows started on this host: a pid means nothing on another machine.
+void mark_dead_rows(Database& db, const std::string& table, std::string_view dead_status) {
+  std::vector<int64_t> dead;
+  Statement running =
+      db.prepare("SELECT id, pid FROM " + table + " WHERE status = 'running' AND host = ?");
+  running.bind(1, host_name());
+  while (running.step()) {
+    if (!process_alive(running.column_int(1))) dead.push_back(running.column_int(0));
+  }
+  if (dead.empty()) return;
+  Transaction tx(db);
+  Statement mark =
+      db.prepare("UPDATE " + table + " SET status = ? WHERE id = ? AND status = 'running'");
+  for (const int64_t id : dead) {
+    mark.reset();
+    mark.bind(1, dead_status).bind(2, id).run();
+  }
+  tx.commit();
+}
+
 int64_t exec_counting(Database& db, std::string_view sql) {
   db.exec(sql);
   return db.changes();
@@ -334,6 +396,39 @@ int64_t fold_runs(Database& db, const std::string& shard) {
     map.bind(1, old).bind(2, db.last_insert_id()).run();
   }
   return static_cast<int64_t>(old_ids.size());
+}
+
+// Copies the attached shard's training runs and their steps into main with fresh ids. A
+// training run still 'running' in a shard has no writer any more: it was interrupted.
+void fold_training_runs(Database& db, const std::string& shard, MergeSummary& summary) {
+  db.exec("CREATE TEMP TABLE training_run_map (old INTEGER PRIMARY KEY, new INTEGER NOT NULL)");
+  std::vector<int64_t> old_ids;
+  for (Statement runs = db.prepare("SELECT id FROM shard.training_run ORDER BY id"); runs.step();) {
+    old_ids.push_back(runs.column_int(0));
+  }
+  Statement copy = db.prepare(
+      "INSERT INTO main.training_run (commit_sha, dirty, build_type, compiler, cpu_model, "
+      "machine, threads, command, model, config, optimizer, data_path, data_sha256, data_bytes, "
+      "seed, resumed_from, started_at, ended_at, status, host, pid, origin) "
+      "SELECT commit_sha, dirty, build_type, compiler, cpu_model, machine, threads, command, "
+      "model, config, optimizer, data_path, data_sha256, data_bytes, seed, resumed_from, "
+      "started_at, ended_at, CASE status WHEN 'running' THEN 'interrupted' ELSE status END, "
+      "host, pid, CASE origin WHEN '' THEN ?1 ELSE origin END "
+      "FROM shard.training_run WHERE id = ?2");
+  Statement map = db.prepare("INSERT INTO temp.training_run_map (old, new) VALUES (?, ?)");
+  for (const int64_t old : old_ids) {
+    copy.reset();
+    copy.bind(1, shard).bind(2, old).run();
+    map.reset();
+    map.bind(1, old).bind(2, db.last_insert_id()).run();
+  }
+  summary.training_runs = static_cast<int64_t>(old_ids.size());
+  summary.training_steps = exec_counting(
+      db,
+      "INSERT INTO main.training_step (run_id, step, loss, grad_norm, lr, tokens_per_s) "
+      "SELECT m.new, step, loss, grad_norm, lr, tokens_per_s FROM shard.training_step "
+      "JOIN temp.training_run_map m ON m.old = run_id");
+  db.exec("DROP TABLE temp.training_run_map");
 }
 
 // Folds the attached shard into main in one transaction.
@@ -400,6 +495,7 @@ MergeSummary fold_shard(Database& db, const std::string& shard) {
       "origin, output, dtype, shape, hash, data) "
       "SELECT r.new, subject, step, node, op, kernel, determinism, origin, output, dtype, shape, "
       "hash, data FROM shard.node_trace JOIN temp.run_map r ON r.old = run_id");
+  fold_training_runs(db, shard, summary);
   // Rows not keyed by a run are facts, not events: one already in the output is not repeated.
   db.exec(
       "INSERT INTO main.perf_baseline (machine, benchmark, value, unit, commit_sha, reason, "
@@ -451,6 +547,8 @@ void add(MergeSummary& total, const MergeSummary& part) {
   total.perf_samples += part.perf_samples;
   total.perf_verdicts += part.perf_verdicts;
   total.node_traces += part.node_traces;
+  total.training_runs += part.training_runs;
+  total.training_steps += part.training_steps;
 }
 
 }  // namespace
@@ -490,7 +588,7 @@ ResultStore::ResultStore(const std::string& path, Database::Mode mode)
     check_integrity();
     enable_wal();
     apply_migrations(db_, kMigrations);
-    mark_dead_runs_incomplete();
+    mark_dead_runs();
   }
 }
 
@@ -557,23 +655,9 @@ void ResultStore::enable_wal() {
 
 int ResultStore::schema_version() const { return read_user_version(db_); }
 
-void ResultStore::mark_dead_runs_incomplete() {
-  // Only runs started on this host: a pid means nothing on another machine.
-  std::vector<int64_t> dead;
-  Statement running = db_.prepare("SELECT id, pid FROM run WHERE status = 'running' AND host = ?");
-  running.bind(1, host_name());
-  while (running.step()) {
-    if (!process_alive(running.column_int(1))) dead.push_back(running.column_int(0));
-  }
-  if (dead.empty()) return;
-  Transaction tx(db_);
-  Statement mark =
-      db_.prepare("UPDATE run SET status = 'incomplete' WHERE id = ? AND status = 'running'");
-  for (const int64_t id : dead) {
-    mark.reset();
-    mark.bind(1, id).run();
-  }
-  tx.commit();
+void ResultStore::mark_dead_runs() {
+  mark_dead_rows(db_, "run", "incomplete");
+  mark_dead_rows(db_, "training_run", "interrupted");
 }
 
 void ResultStore::require_running(int64_t run_id, std::string_view action) const {

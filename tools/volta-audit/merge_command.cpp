@@ -20,12 +20,13 @@ int merge_command(Args& args) {
   std::printf(
       "merged %lld shard(s) into %s: %lld run(s) with %lld recorded input(s), %lld result(s) "
       "(%lld new case(s)), %lld expectation(s), %lld perf sample(s), %lld perf verdict(s), %lld "
-      "node trace(s)\n",
+      "node trace(s), %lld training run(s) with %lld step(s)\n",
       static_cast<long long>(merged.shards), out->c_str(), static_cast<long long>(merged.runs),
       static_cast<long long>(merged.run_inputs), static_cast<long long>(merged.results),
       static_cast<long long>(merged.new_cases), static_cast<long long>(merged.expectations),
       static_cast<long long>(merged.perf_samples), static_cast<long long>(merged.perf_verdicts),
-      static_cast<long long>(merged.node_traces));
+      static_cast<long long>(merged.node_traces), static_cast<long long>(merged.training_runs),
+      static_cast<long long>(merged.training_steps));
   return 0;
 }
 

@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <boost/test/unit_test.hpp>
@@ -23,6 +24,7 @@
 #include <vector>
 
 #include "volta/conformance/trace_store.h"
+#include "volta/conformance/training_store.h"
 
 namespace volta::conformance {
 namespace {
@@ -774,6 +776,16 @@ Shard make_shard(const std::string& path, const std::string& commit,
       "checked_at) VALUES ('c', 'claim-1', 'README.md', 3, 'gate=parity', 'PASS', '', 't');"
       "INSERT INTO gate_result (commit_sha, gate, blocker, status, reason, evaluated_at) "
       "VALUES ('c', 'parity', 1, 'PASS', '', 't');");
+  TrainingRunInfo training;
+  training.commit = commit;
+  training.threads = 1;
+  training.model = "tiny-transformer";
+  training.seed = 7;
+  const int64_t trained = begin_training_run(store, training);
+  record_training_steps(store, trained,
+                        std::vector{TrainingStepRow{.step = 1, .loss = 5.5, .grad_norm = 2},
+                                    TrainingStepRow{.step = 2, .loss = 5.0, .grad_norm = 1}});
+  finish_training_run(store, trained, TrainingStatus::Complete);
   store.finish_run(run);
   return {path, run};
 }
@@ -807,6 +819,11 @@ BOOST_AUTO_TEST_CASE(merge_keeps_provenance_dedups_cases_and_remaps_run_ids) {
     ResultStore b(b_path);
     const int64_t unfinished = b.begin_run(run_info("b-unfinished"));
     b.record(unfinished, std::vector{row("Add(only=b)")});
+    TrainingRunInfo training;
+    training.commit = "b-unfinished";
+    training.model = "tiny-transformer";
+    const int64_t trained = begin_training_run(b, training);  // never finished
+    record_training_steps(b, trained, std::vector{TrainingStepRow{.step = 1, .loss = 4.0}});
   }
   const Shard a = make_shard(dir.file("a.db"), "a", {"Add(x=1)", "Add(x=2)"});
   const Shard b = make_shard(b_path, "b", {"Add(x=2)", "Add(x=3)"});
@@ -831,6 +848,8 @@ BOOST_AUTO_TEST_CASE(merge_keeps_provenance_dedups_cases_and_remaps_run_ids) {
   BOOST_TEST(summary.perf_verdicts == 2);
   BOOST_TEST(summary.node_traces == 2);
   BOOST_TEST(summary.run_inputs == 2);
+  BOOST_TEST(summary.training_runs == 3);
+  BOOST_TEST(summary.training_steps == 5);
   BOOST_TEST((file_bytes(a.path) == a_before));
   BOOST_TEST((file_bytes(b.path) == b_before));
 
@@ -849,6 +868,19 @@ BOOST_AUTO_TEST_CASE(merge_keeps_provenance_dedups_cases_and_remaps_run_ids) {
   const std::vector<std::tuple<std::string, std::string, std::string>> want = {
       {a.path, "a", "complete"}, {b.path, "b-unfinished", "incomplete"}, {b.path, "b", "complete"}};
   BOOST_TEST((got == want));
+  // Training runs too, with their steps; the unfinished one was interrupted.
+  std::vector<TrainingRunRecord> trained = load_training_runs(db);
+  std::ranges::sort(trained, {}, &TrainingRunRecord::id);
+  std::vector<std::tuple<std::string, std::string, std::string, int64_t>> got_training;
+  for (const TrainingRunRecord& r : trained) {
+    got_training.emplace_back(r.origin, r.info.commit, std::string(training_status_name(r.status)),
+                              r.steps);
+  }
+  const std::vector<std::tuple<std::string, std::string, std::string, int64_t>> want_training = {
+      {a.path, "a", "complete", 2},
+      {b.path, "b-unfinished", "interrupted", 1},
+      {b.path, "b", "complete", 2}};
+  BOOST_TEST((got_training == want_training));
 
   // Every row follows its run: results, expectations and perf samples resolve to the right one.
   auto expected = resolved_results(ResultStore(a.path, Mode::ReadOnly).db());

@@ -17,7 +17,7 @@
 
 namespace volta::conformance {
 
-inline constexpr int kSchemaVersion = 4;
+inline constexpr int kSchemaVersion = 5;
 inline constexpr const char* kDefaultDatabase = "volta-results.db";
 // PRAGMA application_id of every Volta results database ("Volt"): what tells our file apart
 // from another application's SQLite file that happens to have a user_version.
@@ -88,6 +88,8 @@ struct MergeSummary {
   int64_t perf_samples = 0;
   int64_t perf_verdicts = 0;
   int64_t node_traces = 0;
+  int64_t training_runs = 0;
+  int64_t training_steps = 0;
 };
 
 // The schema's forward migrations: element v takes version v to v + 1 (kSchemaVersion in
@@ -102,8 +104,8 @@ void apply_migrations(Database& db, std::span<const std::string_view> migrations
 class ResultStore {
  public:
   // ReadWrite creates the file, checks its integrity, migrates it and marks dead runs
-  // incomplete. ReadOnly refuses a missing file and one not at kSchemaVersion. Throws
-  // StoreError, leaving a refused file untouched.
+  // incomplete (dead training runs interrupted, training_store.h). ReadOnly refuses a missing file
+  // and one not at kSchemaVersion. Throws StoreError, leaving a refused file untouched.
   explicit ResultStore(const std::string& path, Database::Mode mode = Database::Mode::ReadWrite);
 
   int schema_version() const;
@@ -118,11 +120,12 @@ class ResultStore {
   // ("record results into"). For writers of rows keyed by run (record_traces).
   void require_running(int64_t run_id, std::string_view action) const;
 
-  // Folds shard databases into `out` (created if missing). Runs get fresh ids and keep their
-  // provenance, with the shard's path as origin ('running' ones become 'incomplete'); cases
-  // are shared by (suite, backend, case id); rows keyed by run follow their run. Every shard
-  // is validated before `out` is touched, and each is folded in one transaction; merging a
-  // shard twice gives its runs twice. Refuses an `out` that is one of the shards.
+  // Folds shard databases into `out` (created if missing). Runs and training runs get fresh
+  // ids and keep their provenance, with the shard's path as origin ('running' ones become
+  // 'incomplete', or 'interrupted' for training runs); cases are shared by (suite, backend,
+  // case id); rows keyed by run follow their run. Every shard is validated before `out` is
+  // touched, and each is folded in one transaction; merging a shard twice gives its runs
+  // twice. Refuses an `out` that is one of the shards.
   static MergeSummary merge(std::span<const std::string> shards, const std::string& out);
 
   Database& db() { return db_; }
@@ -132,7 +135,8 @@ class ResultStore {
   void check_schema(Database::Mode mode) const;
   void check_integrity() const;
   void enable_wal();
-  void mark_dead_runs_incomplete();
+  // Dead runs become 'incomplete', dead training runs 'interrupted'.
+  void mark_dead_runs();
 
   Database db_;
 };
