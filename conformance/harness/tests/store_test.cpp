@@ -872,6 +872,7 @@ BOOST_AUTO_TEST_CASE(merge_keeps_provenance_dedups_cases_and_remaps_run_ids) {
   std::vector<TrainingRunRecord> trained = load_training_runs(db);
   std::ranges::sort(trained, {}, &TrainingRunRecord::id);
   std::vector<std::tuple<std::string, std::string, std::string, int64_t>> got_training;
+  got_training.reserve(trained.size());
   for (const TrainingRunRecord& r : trained) {
     got_training.emplace_back(r.origin, r.info.commit, std::string(training_status_name(r.status)),
                               r.steps);
