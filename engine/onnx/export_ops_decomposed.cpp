@@ -1,0 +1,98 @@
+// ONNX export rules of the ops opset 17 does not have: Gelu (ONNX opset 20) and the internal
+// FusedMatMul are written as their definitions; the backward-only ConvGradFilter is refused.
+
+#include <cmath>
+#include <numbers>
+
+#include "export_writer.h"
+
+namespace volta::onnx {
+
+void emit_gelu(ModelWriter& w, const Node& node, const std::string& x, DType dtype,
+               const std::string& out, std::string_view approximate) {
+  const std::string base = w.node_name(node);
+  // Each step's output: a fresh value, or `out` for the last one.
+  auto step = [&](std::string_view op, std::vector<std::string> inputs, std::string_view part,
+                  bool last = false) {
+    std::string y = last ? out : w.fresh_name(base + "." + std::string(part));
+    w.add_node(op, std::move(inputs), {y}, base + "/" + std::string(part));
+    return y;
+  };
+  auto constant = [&](double v) { return w.scalar_initializer(dtype, v); };
+  const bool tanh_form = approximate == "tanh";
+  // Below the floor the result is -0 (x * Phi(x) underflows), but -inf * 0 would be NaN: the
+  // input is clamped there, as Volta's kernels clamp it. NaN compares false and stays NaN.
+  const std::string floor = constant(tanh_form ? -30.0 : -40.0);
+  const std::string xc =
+      step("Where", {step("Less", {x, floor}, "below_floor"), floor, x}, "clamped");
+  std::string phi_term;  // erf(x / sqrt(2)), or tanh(sqrt(2 / pi) * (x + 0.044715 x^3))
+  if (tanh_form) {
+    const std::string cube = step("Mul", {step("Mul", {xc, xc}, "square"), xc}, "cube");
+    const std::string inner =
+        step("Add", {xc, step("Mul", {cube, constant(0.044715)}, "cubic")}, "inner");
+    const std::string u =
+        step("Mul", {inner, constant(std::sqrt(2.0 / std::numbers::pi))}, "scaled");
+    phi_term = step("Tanh", {u}, "tanh");
+  } else {
+    phi_term = step("Erf", {step("Div", {xc, constant(std::numbers::sqrt2)}, "div")}, "erf");
+  }
+  const std::string one_plus = step("Add", {phi_term, constant(1.0)}, "one_plus");
+  step("Mul", {step("Mul", {xc, one_plus}, "times_x"), constant(0.5)}, "half", true);
+}
+
+namespace {
+
+using K = OpKind;
+
+void emit_gelu_node(ModelWriter& w, const Node& node) {
+  emit_gelu(w, node, w.name_of(node.inputs[0]), w.graph().value(node.inputs[0]).dtype,
+            w.name_of(node.outputs[0]), AttrReader(node).get_string("approximate"));
+}
+
+// activation(MatMul(A, B) + bias), the Add reading bias first when bias_first says so: the
+// ops the gemm-epilogue-fusion pass fused, which it computes bit for bit.
+void emit_fused_matmul(ModelWriter& w, const Node& node) {
+  const AttrReader attrs(node);
+  const std::string base = w.node_name(node);
+  const std::string& activation = attrs.get_string("activation");
+  const std::string out = w.name_of(node.outputs[0]);
+  const std::string product = w.fresh_name(base + ".matmul");
+  w.add_node("MatMul", {w.name_of(node.inputs[0]), w.name_of(node.inputs[1])}, {product},
+             base + "/matmul");
+  const std::string& bias = w.name_of(node.inputs[2]);
+  const std::string sum = activation == "none" ? out : w.fresh_name(base + ".bias_add");
+  w.add_node(
+      "Add",
+      attrs.get_int("bias_first") != 0 ? std::vector{bias, product} : std::vector{product, bias},
+      {sum}, base + "/bias_add");
+  if (activation == "relu") {
+    w.add_node("Relu", {sum}, {out}, base + "/relu");
+  } else if (activation == "gelu" || activation == "gelu_tanh") {
+    emit_gelu(w, node, sum, w.graph().value(node.inputs[0]).dtype, out,
+              activation == "gelu" ? "none" : "tanh");
+  }
+}
+
+}  // namespace
+
+void add_decomposed_rules(std::vector<ExportRule>& rules) {
+  rules.push_back({K::Gelu,
+                   &emit_gelu_node,
+                   {"Less", "Where", "Div", "Erf", "Add", "Mul", "Tanh"},
+                   "ONNX's Gelu is opset 20: x * 0.5 * (1 + erf(x / sqrt(2))), or with "
+                   "approximate=tanh x * 0.5 * (1 + tanh(sqrt(2/pi) * (x + 0.044715 x^3))), x "
+                   "clamped below at -40 (tanh: -30) where the result is -0 as in Volta"});
+  rules.push_back({K::FusedMatMul,
+                   &emit_fused_matmul,
+                   {"MatMul", "Add", "Relu", "Less", "Where", "Div", "Erf", "Mul", "Tanh"},
+                   "internal (the gemm-epilogue-fusion pass): the MatMul, Add and activation "
+                   "it fused"});
+  rules.push_back({K::ConvGradFilter,
+                   nullptr,
+                   {},
+                   "ConvGradFilter is backward-only (made by the Conv VJP rules) and has no ONNX "
+                   "op; supported: inference graphs, every op of onnx_export_table() but "
+                   "ConvGradFilter"});
+}
+
+}  // namespace volta::onnx
