@@ -54,8 +54,7 @@ Entries parse_flat_json(std::string_view text, std::string_view what) {
 // Reads keys of a flat object, refusing unknown ones at the end.
 class EntryReader {
  public:
-  EntryReader(Entries entries, std::string_view what)
-      : entries_(std::move(entries)), what_(what) {}
+  EntryReader(Entries entries, std::string_view what) : entries_(std::move(entries)), what_(what) {}
   const std::string* find(const std::string& key) {
     read_.insert(key);
     const auto it = entries_.find(key);
@@ -126,8 +125,9 @@ const std::string& metadata(const LoadedCheckpoint& checkpoint, const std::strin
   const auto it = checkpoint.checkpoint.metadata.find(key);
   if (it == checkpoint.checkpoint.metadata.end()) {
     refuse_checkpoint("CK-BAD-METADATA",
-                      "the checkpoint has no \"" + key + "\" metadata; a training checkpoint "
-                      "records config, step, optimizer_hyperparameters and data_cursor");
+                      "the checkpoint has no \"" + key +
+                          "\" metadata; a training checkpoint "
+                          "records config, step, optimizer_hyperparameters and data_cursor");
   }
   return it->second;
 }
@@ -145,6 +145,23 @@ auto read_metadata(const std::string& key, Read read) {
 }
 
 }  // namespace
+
+LanguageModelRun default_run(int64_t steps) {
+  LanguageModelRun run;
+  run.optimizer.kind = OptimizerConfig::Kind::AdamW;
+  run.optimizer.schedule = {.kind = Schedule::Kind::WarmupCosine,
+                            .base_lr = 3e-3,
+                            .step_size = std::max<int64_t>(1, steps / 3),  // for --schedule step
+                            .total_steps = steps,
+                            .warmup_steps = std::max<int64_t>(1, steps / 10),
+                            .min_lr = 3e-3 / 10};
+  // One step leaves no room to warm up: a constant rate then.
+  if (steps < 2) run.optimizer.schedule.kind = Schedule::Kind::Constant;
+  run.optimizer.weight_decay = 0.01;
+  run.optimizer.clip_norm = 1.0;
+  run.order = {.kind = BatchOrder::Kind::Sequential, .stride = run.model.seq};
+  return run;
+}
 
 std::string optimizer_to_json(const OptimizerConfig& o) {
   Entries e = {{"kind", optimizer_name(o.kind)},
@@ -291,8 +308,8 @@ LanguageModelTrainer LanguageModelTrainer::resume(const LoadedCheckpoint& checkp
     if (it == moments.end()) {
       refuse_checkpoint("CK-SHAPE-MISMATCH", "the checkpoint has no optimizer tensor \"" +
                                                  std::string(kOptimizerTensorPrefix) + name +
-                                                 "\", which " +
-                                                 optimizer_name(run.optimizer.kind) + " needs");
+                                                 "\", which " + optimizer_name(run.optimizer.kind) +
+                                                 " needs");
     }
     try {
       session.restore(name, tensor_of(*it->second));

@@ -22,8 +22,7 @@ double cosine(double base, double min_lr, int64_t done, int64_t span) {
 }
 
 constexpr Schedule::Kind kScheduleKinds[] = {Schedule::Kind::Constant, Schedule::Kind::Step,
-                                             Schedule::Kind::Cosine,
-                                             Schedule::Kind::WarmupCosine};
+                                             Schedule::Kind::Cosine, Schedule::Kind::WarmupCosine};
 
 }  // namespace
 

@@ -76,13 +76,12 @@ int64_t window_start(const BatchOrder& order, int64_t length, int64_t batch, int
   }
   const auto len = static_cast<uint64_t>(length);
   if (order.kind == BatchOrder::Kind::Shuffled) {
-    return static_cast<int64_t>(counter_random_u64(order.seed, static_cast<uint64_t>(step),
-                                                   static_cast<uint64_t>(row)) %
-                                len);
+    return static_cast<int64_t>(
+        counter_random_u64(order.seed, static_cast<uint64_t>(step), static_cast<uint64_t>(row)) %
+        len);
   }
   if (order.stride <= 0) {
-    refuse("the sequential order's stride is " + std::to_string(order.stride) +
-           "; it must be > 0");
+    refuse("the sequential order's stride is " + std::to_string(order.stride) + "; it must be > 0");
   }
   // ((s * B + b) * N) mod len, in modular arithmetic so no product overflows.
   const uint64_t window = (static_cast<uint64_t>(step) % len * static_cast<uint64_t>(batch) +

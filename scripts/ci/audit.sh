@@ -3,7 +3,9 @@
 # (parity; onnx and the numerics matrix on the CPU backend and the reference engine, plus the
 # numerics suite's CUDA cells, skipped without that backend; the gradients suite on the
 # reference engine (finite differences) and the CPU backend (engine vs reference, thread
-# counts); the determinism suite, whose plan-stability family also runs from a Debug build of
+# counts); the training suite (the tiny transformer: train, save, reload, resume, kill -9,
+# interop with the safetensors package and ONNX Runtime from the venv bootstrap.sh creates);
+# the determinism suite, whose plan-stability family also runs from a Debug build of
 # the same commit; the perf double pass with the release preset's volta-perf) into the results
 # database (default ./volta-results.db), check the docs contract, and print the gate table.
 # Exit status is the gate's: 0 only when every blocker passes.
@@ -36,6 +38,7 @@ audit="build/$preset/tools/volta-audit/volta-audit"
 "$audit" run numerics --db "$db" || true
 "$audit" run numerics --backend cuda --db "$db" || true
 "$audit" run gradients --db "$db" || true
+"$audit" run training --db "$db" || true
 "$audit" run determinism --db "$db" || true
 # Plan stability holds across build types: the same plans from a Debug build (volta-audit only).
 if [ "$preset" != debug ]; then

@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <iterator>
 #include <set>
@@ -17,6 +18,7 @@
 #include "volta/conformance/properties.h"
 #include "volta/conformance/runner.h"
 #include "volta/conformance/store.h"
+#include "volta/conformance/training_suite.h"
 #include "volta/onnx/model.h"
 #include "volta/runtime/host.h"
 
@@ -25,7 +27,7 @@ namespace {
 
 using conformance::SuiteCase;
 
-constexpr std::string_view kSuites = "parity, onnx, numerics, determinism, gradients";
+constexpr std::string_view kSuites = "parity, onnx, numerics, determinism, gradients, training";
 constexpr std::string_view kRunOptions =
     "--family F, --backend cpu|cuda|reference, --filter PATTERN, --threads N, "
     "--timeout SECONDS, --no-isolate, --expectations DIR, --data DIR, --replay ID, --runs N, "
@@ -44,7 +46,7 @@ int positive_int(const std::string& text, std::string_view option) {
 void check_suite(const std::string& suite) {
   if (suite != "parity" && suite != conformance::kOnnxSuite &&
       suite != conformance::kNumericsSuite && suite != conformance::kDeterminismSuite &&
-      suite != conformance::kGradientsSuite) {
+      suite != conformance::kGradientsSuite && suite != conformance::kTrainingSuite) {
     throw UsageError("unknown suite '" + suite + "' (available: " + std::string(kSuites) + ")");
   }
 }
@@ -132,6 +134,32 @@ struct PlannedSuite {
 // for: each suite's expectations, the onnx expectations (the onnx suite, and the determinism
 // suite's list of ONNX subjects), the numerics policy, the determinism configurations; and a
 // planted divergence or wrong VJP, which makes the run a demonstration, never evidence.
+// The training suite runs this build's `volta` CLI (VOLTA_CLI overrides where it is looked
+// for: beside volta-audit, or in the build tree's tools/volta), the interop venv
+// (VOLTA_INTEROP_VENV; default build/interop-venv) and the committed memory budget.
+conformance::TrainingSuiteOptions training_options() {
+  namespace fs = std::filesystem;
+  conformance::TrainingSuiteOptions o;
+  const fs::path self = fs::read_symlink("/proc/self/exe").parent_path();
+  if (const char* cli = std::getenv("VOLTA_CLI")) {
+    o.volta_cli = cli;
+  } else {
+    o.volta_cli = fs::exists(self / "volta") ? self / "volta" : self.parent_path() / "volta/volta";
+  }
+  if (!fs::exists(o.volta_cli)) {
+    throw UsageError("the training suite runs the `volta` CLI, which is not at " +
+                     o.volta_cli.string() + " (build it, or set VOLTA_CLI)");
+  }
+  const fs::path source = build::kSourceDir;
+  o.interop_scripts = source / "conformance/training/interop";
+  const char* venv = std::getenv("VOLTA_INTEROP_VENV");
+  o.interop_venv = venv != nullptr ? fs::path(venv) : source / "build/interop-venv";
+  o.memory_budget = source / "governance/memory-budget.tsv";
+  o.scratch = fs::temp_directory_path() / "volta-training-suite";
+  o.engine_commit = build::kCommit;
+  return o;
+}
+
 std::vector<conformance::RunInput> run_inputs(const std::vector<std::string>& suites,
                                               const std::string& expectations_dir,
                                               const std::string& onnx_expectations,
@@ -152,6 +180,10 @@ std::vector<conformance::RunInput> run_inputs(const std::vector<std::string>& su
     if (suite == conformance::kNumericsSuite) {
       inputs.push_back(
           file_input("governance/numerics-policy.md", source / "governance/numerics-policy.md"));
+    }
+    if (suite == conformance::kTrainingSuite) {
+      inputs.push_back(
+          file_input("governance/memory-budget.tsv", source / "governance/memory-budget.tsv"));
     }
     if (suite == conformance::kDeterminismSuite) {
       for (conformance::RunInput& input :
@@ -286,6 +318,8 @@ int run_command(Args& args) {
               ? conformance::determinism_cases(determinism_options)
           : suite == conformance::kGradientsSuite
               ? conformance::gradient_suite(backend, gradient_options)
+          : suite == conformance::kTrainingSuite
+              ? conformance::training_suite(backend, training_options())
               : conformance::parity_suite(backend, threads);
       for (const SuiteCase& c : cases) families.insert(c.family);
       planned.push_back({suite, backend, std::move(cases)});

@@ -9,6 +9,7 @@
 #include "volta/conformance/gradient_suite.h"
 #include "volta/conformance/matrix_suite.h"
 #include "volta/conformance/onnx_suite.h"
+#include "volta/conformance/training_suite.h"
 
 namespace volta::audit {
 namespace {
@@ -16,7 +17,7 @@ namespace {
 // Suites `volta-audit run` records (run_command.cpp checks the same names).
 constexpr std::string_view kRunnableSuites[] = {
     "parity", conformance::kOnnxSuite, conformance::kNumericsSuite, conformance::kDeterminismSuite,
-    conformance::kGradientsSuite};
+    conformance::kGradientsSuite, conformance::kTrainingSuite};
 
 std::string joined(const std::vector<std::string_view>& words, std::string_view separator) {
   std::string out;

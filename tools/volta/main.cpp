@@ -1,9 +1,10 @@
-// `volta`: the user CLI: run, check, info, doctor.
+// `volta`: the user CLI: run, check, info, doctor; train, generate, eval, export.
 #include <cstdio>
 #include <string_view>
 #include <vector>
 
 #include "commands.h"
+#include "options.h"
 #include "volta/error.h"
 
 namespace {
@@ -28,7 +29,25 @@ constexpr const char* kUsage =
     "                      [--mode strict|relaxed]\n"
     "           (--train: the transformer block's training step, forward + backward +\n"
     "           AdamW, and its plan's peak bytes)\n"
-    "  doctor   compiler, CPU features, threads, CUDA presence, determinism readiness\n";
+    "  doctor   compiler, CPU features, threads, CUDA presence, determinism readiness\n"
+    "  train    train the tiny transformer on a file's bytes (engine/model)\n"
+    "           volta train --data FILE [--config tiny|FILE] [--steps N] [--seed S]\n"
+    "                       [--threads T] [--batch N --seq N --d-model N --layers N --heads N\n"
+    "                       --d-ff N] [--optimizer sgd|adam|adamw] [--lr X] [--min-lr X]\n"
+    "                       [--schedule constant|step|cosine|warmup-cosine] [--warmup N]\n"
+    "                       [--weight-decay X] [--momentum X] [--clip-norm X (0: off)]\n"
+    "                       [--order sequential|shuffled] [--stride N]\n"
+    "                       [--save CKPT] [--save-every K] [--resume CKPT] [--stop-at N]\n"
+    "                       [--db FILE]\n"
+    "           (--steps: the run's length, 1000 by default, the end of the schedule;\n"
+    "           --resume goes on to it; --stop-at N ends early to resume later. Defaults:\n"
+    "           AdamW at 3e-3, warm-up then cosine, clip 1; --db records the loss per step)\n"
+    "  generate volta generate --checkpoint CKPT --prompt TEXT [--tokens N]\n"
+    "                          [--temperature X --seed S] [--threads T]  (greedy by default)\n"
+    "  eval     volta eval --checkpoint CKPT --data FILE [--threads T] [--digest]: loss and\n"
+    "           perplexity (--digest: sha256 of the logits of the first batch of windows)\n"
+    "  export   volta export --checkpoint CKPT --onnx OUT.onnx [--batch N]: the inference\n"
+    "           graph as ONNX (opset 17)\n";
 
 }  // namespace
 
@@ -48,11 +67,21 @@ int main(int argc, char** argv) {
       return has_model ? volta::cli::info_model(rest) : volta::cli::info(rest);
     }
     if (command == "doctor") return volta::cli::doctor(rest);
+    if (command == "train") return volta::cli::train_command(rest);
+    if (command == "generate") return volta::cli::generate_command(rest);
+    if (command == "eval") return volta::cli::eval_command(rest);
+    if (command == "export") return volta::cli::export_command(rest);
+  } catch (const volta::cli::UsageError& e) {
+    std::fprintf(stderr, "volta %s: %s\n%s", std::string(command).c_str(), e.message.c_str(),
+                 kUsage);
+    return 2;
   } catch (const volta::VoltaError& e) {
     std::fprintf(stderr, "volta %s: %s\n", std::string(command).c_str(), e.what());
     return 1;
   }
-  std::fprintf(stderr, "volta: unknown command '%s' (supported: run, check, info, doctor)\n%s",
+  std::fprintf(stderr,
+               "volta: unknown command '%s' (supported: run, check, info, doctor, train, generate, "
+               "eval, export)\n%s",
                std::string(command).c_str(), kUsage);
   return 2;
 }

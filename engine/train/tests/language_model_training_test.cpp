@@ -59,8 +59,8 @@ BOOST_AUTO_TEST_CASE(the_loss_falls_and_every_step_is_recorded) {
   for (size_t i = 0; i < steps.size(); ++i) {
     BOOST_TEST(steps[i].step == static_cast<int64_t>(i + 1));
     BOOST_TEST(steps[i].gradient_norm > 0);
-    BOOST_TEST(steps[i].learning_rate == small_run().optimizer.schedule.learning_rate(
-                                             static_cast<int64_t>(i + 1)));
+    BOOST_TEST(steps[i].learning_rate ==
+               small_run().optimizer.schedule.learning_rate(static_cast<int64_t>(i + 1)));
   }
 }
 
@@ -75,8 +75,9 @@ BOOST_AUTO_TEST_CASE(a_resumed_run_gives_the_uninterrupted_runs_bytes_at_any_thr
   BOOST_TEST(resumed.steps_taken() == 5);
   BOOST_TEST((resumed.run().optimizer.schedule.base_lr == small_run().optimizer.schedule.base_lr));
   const std::string continued = file_after(resumed, 12);
-  BOOST_TEST((continued == uninterrupted), "resumed at 5 on 3 then 2 threads differs from 12 "
-                                           "uninterrupted steps on 1 thread");
+  BOOST_TEST((continued == uninterrupted),
+             "resumed at 5 on 3 then 2 threads differs from 12 "
+             "uninterrupted steps on 1 thread");
   // And save(load(f)) == f for a training checkpoint.
   BOOST_TEST((serialize_checkpoint(parse_checkpoint(continued).checkpoint) == continued));
 }

@@ -25,6 +25,12 @@ struct LanguageModelRun {
   BatchOrder order = {};
 };
 
+// `volta train`'s defaults for a run of `steps` steps: the reference config; AdamW at 3e-3, a
+// tenth of the run warming up, then cosine to a tenth of the rate; weight decay 0.01; gradients
+// clipped at norm 1; sequential windows, one sequence length apart (and, for a step schedule,
+// a decay every third of the run). A one-step run keeps the rate constant.
+LanguageModelRun default_run(int64_t steps);
+
 // Canonical JSON (keys sorted, no whitespace) of an optimizer with its schedule, and back;
 // from_json refuses unknown keys and wrong types naming them. What a checkpoint's
 // "optimizer_hyperparameters" metadata holds.
@@ -32,8 +38,8 @@ std::string optimizer_to_json(const OptimizerConfig& optimizer);
 OptimizerConfig optimizer_from_json(std::string_view json);
 
 struct StepRecord {
-  int64_t step = 0;  // 1 for the first step of the run (not of this process)
-  double loss = 0;   // at the parameters before the step
+  int64_t step = 0;          // 1 for the first step of the run (not of this process)
+  double loss = 0;           // at the parameters before the step
   double gradient_norm = 0;  // global L2 norm of the gradients, before any clipping
   double learning_rate = 0;  // the schedule's at this step
 };
@@ -49,15 +55,15 @@ class LanguageModelTrainer {
   // extra, or of another dtype or shape than the config gives (CK-SHAPE-MISMATCH), metadata
   // missing or unreadable (CK-BAD-METADATA), data other than the run's (CK-DATA-MISMATCH,
   // naming both sha256s).
-  static LanguageModelTrainer resume(const LoadedCheckpoint& checkpoint,
-                                     std::vector<uint8_t> data, int threads,
-                                     const Backend& backend);
+  static LanguageModelTrainer resume(const LoadedCheckpoint& checkpoint, std::vector<uint8_t> data,
+                                     int threads, const Backend& backend);
 
   StepRecord step();
   int64_t steps_taken() const;
   const LanguageModelRun& run() const { return run_; }
   const std::string& data_sha256() const { return data_sha256_; }
   int64_t data_bytes() const { return static_cast<int64_t>(data_.size()); }
+  const ExecutionPlan& plan() const { return session_->plan(); }
 
   // The whole state: every weight by name, every optimizer moment as
   // kOptimizerTensorPrefix + its name, and metadata config, step, optimizer,
