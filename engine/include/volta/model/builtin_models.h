@@ -25,11 +25,14 @@ struct TransformerBlockConfig {
 };
 
 // A pre-LayerNorm transformer block with causal multi-head self-attention and a Gelu MLP:
-// input "x" [batch, seq, d_model], output of the same shape.
+// input "x" [batch, seq, d_model], output of the same shape. It is the tiny transformer's block
+// (model::ModelBuilder::pre_ln_block, unprefixed names: "ln1", "attn.q", "attn.probs", "mlp.up",
+// ...) with its weights as parameters holding model::initial_weight under `seed`.
 Graph transformer_block_graph(const TransformerBlockConfig& config);
 
 // The transformer block as a regression to train (the training session's tests and benchmark):
-// its weights, biases and LayerNorm scales made states (its other constants stay parameters),
+// its weights, biases and LayerNorm scales are states (the attention scale and mask stay
+// parameters), initially what transformer_block_graph holds,
 // loss = mean((y - target)^2) with "target" a second input of counter-based random values.
 struct TrainingProblem {
   Graph forward;  // inputs "x", "target"; output the loss
