@@ -106,6 +106,13 @@ uint64_t fnv1a(std::string_view name) {
   return h;
 }
 
+BOOST_AUTO_TEST_CASE(weight_streams_are_fnv1a_of_the_name) {
+  BOOST_TEST(weight_stream("") == 0xcbf29ce484222325ull);  // the published test vectors
+  BOOST_TEST(weight_stream("a") == 0xaf63dc4c8601ec8cull);
+  BOOST_TEST(weight_stream("foobar") == 0x85944171f73967e8ull);
+  BOOST_TEST(weight_stream("head.weight") == fnv1a("head.weight"));
+}
+
 BOOST_AUTO_TEST_CASE(weights_are_a_function_of_seed_name_and_element) {
   const std::map<std::string, Tensor> p = initial_parameters(kSmall);
   // The graphs' states are the weights, in weight_specs' order, whichever graph is built.

@@ -78,8 +78,8 @@ struct GenerateOptions {
 // the returned text (p = its length so far) is drawn with u = counter_uniform(seed, 0, p): the
 // first index i where sum_{j <= i} w_j > u * sum_j w_j, w_j = exp(logit_j / T - max_k logit_k / T)
 // in double. So generating N then M more from the result equals generating N + M at once.
-// Throws VoltaError(InvalidArgument) for an empty prompt, a byte
-// >= vocab, tokens < 0 or a negative temperature.
+// Throws VoltaError(InvalidArgument) for an empty prompt, a byte >= vocab, tokens < 0 or a
+// temperature that is negative or not finite.
 std::string generate(LanguageModel& model, std::string_view prompt, const GenerateOptions& options);
 
 }  // namespace volta::model
