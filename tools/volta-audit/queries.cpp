@@ -13,7 +13,7 @@ using conformance::StoreError;
 // "The newest complete run" of the canned questions is the newest complete run of :commit
 // that recorded results. `query` binds :commit to the commit of the newest complete run, so
 // there it is simply the latest run; a docs claim binds the commit it checks.
-constexpr std::array<CannedQuery, 6> kQueries = {{
+constexpr std::array<CannedQuery, 7> kQueries = {{
     {"failures-by-family",
      "non-passing, non-skipped outcomes per suite and family in the newest complete run",
      R"sql(
@@ -101,6 +101,19 @@ SELECT id, commit_sha, dirty, build_type, compiler, cpu_model, threads, backend,
        (SELECT count(*) FROM result WHERE run_id = run.id) AS results
 FROM run
 ORDER BY started_at, id
+)sql"},
+    {"training-runs", "every training run with its status, seed, steps and first and last loss",
+     R"sql(
+SELECT t.id, t.commit_sha, t.dirty, t.status, t.model, t.seed, t.threads, t.resumed_from,
+       t.started_at, t.ended_at, t.origin,
+       (SELECT count(*) FROM training_step s WHERE s.run_id = t.id) AS steps,
+       (SELECT max(s.step) FROM training_step s WHERE s.run_id = t.id) AS last_step,
+       (SELECT s.loss FROM training_step s WHERE s.run_id = t.id
+        ORDER BY s.step LIMIT 1) AS first_loss,
+       (SELECT s.loss FROM training_step s WHERE s.run_id = t.id
+        ORDER BY s.step DESC LIMIT 1) AS last_loss
+FROM training_run t
+ORDER BY t.started_at, t.id
 )sql"},
 }};
 

@@ -5,6 +5,7 @@
 
 #include "commands.h"
 #include "store_builder.h"
+#include "volta/conformance/training_store.h"
 
 namespace volta::audit {
 namespace {
@@ -52,9 +53,9 @@ BOOST_AUTO_TEST_CASE(the_canned_queries_are_listed_by_name) {
     names.push_back(q.name);
     BOOST_TEST(!q.description.empty());
   }
-  const std::vector<std::string_view> expected = {"failures-by-family", "slowest-cases",
-                                                  "unsupported-ops",    "tolerance-changes",
-                                                  "expectations",       "runs"};
+  const std::vector<std::string_view> expected = {
+      "failures-by-family", "slowest-cases", "unsupported-ops", "tolerance-changes",
+      "expectations",       "runs",          "training-runs"};
   BOOST_TEST(names == expected, boost::test_tools::per_element());
   BOOST_TEST(find_query("runs") == &canned_queries()[5]);
   BOOST_TEST(find_query("no-such-query") == nullptr);
@@ -170,6 +171,35 @@ BOOST_AUTO_TEST_CASE(runs_lists_every_run_with_provenance_and_status) {
   BOOST_TEST(answer.rows[1][column("status")] == "incomplete");
   BOOST_TEST(answer.rows[1][column("machine")] == testing::kMachine);
   BOOST_TEST(answer.rows[1][column("compiler")] == "GNU 12.2.0");
+}
+
+BOOST_AUTO_TEST_CASE(training_runs_lists_every_training_run_with_first_and_last_loss) {
+  TempStore t;
+  conformance::TrainingRunInfo info;
+  info.commit = kCommit;
+  info.model = "tiny-transformer";
+  info.seed = 42;
+  info.threads = 2;
+  const int64_t complete = conformance::begin_training_run(t.store(), info);
+  conformance::record_training_steps(
+      t.store(), complete,
+      std::vector<conformance::TrainingStepRow>{
+          {.step = 1, .loss = 5.5}, {.step = 2, .loss = 4.25}, {.step = 3, .loss = 3.75}});
+  conformance::finish_training_run(t.store(), complete, conformance::TrainingStatus::Complete);
+  info.resumed_from = 3;
+  conformance::begin_training_run(t.store(), info);  // no steps yet
+  const QueryResult answer = ask(t, "training-runs");
+  BOOST_TEST(lines(answer).find("1|" + kCommit + "|0|complete|tiny-transformer|42|2||") == 0u,
+             lines(answer));
+  const std::vector<std::string> tail = {answer.rows[0].end() - 4, answer.rows[0].end()};
+  BOOST_TEST(tail == (std::vector<std::string>{"3", "3", "5.5", "3.75"}),
+             boost::test_tools::per_element());
+  BOOST_REQUIRE_EQUAL(answer.rows.size(), 2u);
+  const std::vector<std::string> resumed = {answer.rows[1].begin() + 3, answer.rows[1].begin() + 8};
+  BOOST_TEST(resumed == (std::vector<std::string>{"running", "tiny-transformer", "42", "2", "3"}),
+             boost::test_tools::per_element());
+  BOOST_TEST(answer.rows[1].back() == "");  // no last loss without a step
+  BOOST_TEST(answer.rows[1][answer.rows[1].size() - 4] == "0");
 }
 
 BOOST_AUTO_TEST_CASE(read_only_queries_refuse_writes_before_they_run) {
