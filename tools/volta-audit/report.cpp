@@ -1,10 +1,12 @@
 #include "report.h"
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "gates.h"
 #include "queries.h"
+#include "training_report.h"
 #include "volta/conformance/outcome.h"
 
 namespace volta::audit {
@@ -94,6 +96,7 @@ struct Section {
   std::string note;
   QueryResult table;
   std::string empty;
+  std::vector<std::string> figures = {};  // HTML only: markup after the table
 };
 
 struct Report {
@@ -107,16 +110,13 @@ struct RunRef {
 };
 
 // The report describes one run: the newest complete run that recorded results.
-RunRef newest_run(const Database& db) {
+std::optional<RunRef> newest_run(const Database& db) {
   Statement newest = db.prepare(
       "SELECT id, commit_sha FROM run WHERE status = 'complete' "
       "AND EXISTS (SELECT 1 FROM result WHERE run_id = run.id) "
       "ORDER BY started_at DESC, id DESC LIMIT 1");
-  if (!newest.step()) {
-    throw StoreError("results database '" + db.path() +
-                     "' holds no complete run with results: run `volta-audit run` first");
-  }
-  return {newest.column_int(0), newest.column_text(1)};
+  if (!newest.step()) return std::nullopt;
+  return RunRef{newest.column_int(0), newest.column_text(1)};
 }
 
 QueryResult fetch(const Database& db, std::string_view sql, int64_t run_id) {
@@ -195,8 +195,28 @@ QueryResult gate_table(const Database& db, const std::string& commit) {
   return table;
 }
 
-Report build_report(const Database& db) {
-  const auto [run_id, commit] = newest_run(db);
+Section training(const Database& db, ReportFormat format) {
+  TrainingSection t = training_section(db, format == ReportFormat::Html);
+  return {"Training", std::move(t.note), std::move(t.table), std::string(kTrainingEmpty),
+          std::move(t.figures)};
+}
+
+Report build_report(const Database& db, ReportFormat format) {
+  const std::optional<RunRef> newest = newest_run(db);
+  if (!newest) {
+    // A database `volta train` wrote, with no conformance run: its training runs alone.
+    Section section = training(db, format);
+    if (section.table.rows.empty()) {
+      throw StoreError("results database '" + db.path() +
+                       "' holds no complete run with results: run `volta-audit run` first");
+    }
+    section.note =
+        "The database holds no complete conformance run with results (`volta-audit "
+        "run` records one). " +
+        section.note;
+    return Report{"Volta report: training runs", {std::move(section)}};
+  }
+  const auto& [run_id, commit] = *newest;
   Report report;
   report.title = "Volta conformance report: run " + std::to_string(run_id) + ", commit " +
                  commit.substr(0, 12);
@@ -232,6 +252,7 @@ Report build_report(const Database& db) {
                                  ", with pull-request blockers (volta-audit gate --release makes "
                                  "every gate a blocker).",
                              gate_table(db, commit), ""});
+  report.sections.push_back(training(db, format));
   return report;
 }
 
@@ -256,7 +277,8 @@ std::string render_markdown(const Report& report) {
 std::string render_html(const Report& report) {
   std::string out = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
   out += "<title>" + html_text(report.title) + "</title>\n";
-  out += "<style>" + std::string(kReportHtmlStyle) + "</style>\n</head>\n<body>\n";
+  out += "<style>" + std::string(kReportHtmlStyle) + std::string(kTrainingStyle) +
+         "</style>\n</head>\n<body>\n";
   out += "<h1>" + html_text(report.title) + "</h1>\n";
   for (const Section& s : report.sections) {
     out += "<h2>" + html_text(s.heading) + "</h2>\n";
@@ -268,6 +290,7 @@ std::string render_html(const Report& report) {
     out += "<table>\n<thead>\n" + html_row(s.table.columns, "th") + "</thead>\n<tbody>\n";
     for (const auto& row : s.table.rows) out += html_row(row, "td");
     out += "</tbody>\n</table>\n";
+    for (const std::string& figure : s.figures) out += figure + "\n";
   }
   return out + "</body>\n</html>\n";
 }
@@ -275,7 +298,7 @@ std::string render_html(const Report& report) {
 }  // namespace
 
 std::string render_report(const Database& db, ReportFormat format) {
-  const Report report = build_report(db);
+  const Report report = build_report(db, format);
   return format == ReportFormat::Html ? render_html(report) : render_markdown(report);
 }
 

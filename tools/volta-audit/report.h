@@ -12,7 +12,10 @@ namespace volta::audit {
 enum class ReportFormat { Markdown, Html };
 
 // Provenance of the latest complete run; per-suite and per-family outcome tables; the worst
-// errors (max ULP / abs); every failing case by canonical id with its message; the gate table.
+// errors (max ULP / abs); every failing case by canonical id with its message; the gate
+// table; the newest training runs, with a loss chart each in HTML (training_report.h). A
+// database with training runs and no complete run gets the training section alone; one with
+// neither is refused (StoreError).
 std::string render_report(const conformance::Database& db, ReportFormat format);
 
 // Escaping and table helpers shared by the reports (report.cpp, perf_report.cpp).

@@ -2,8 +2,13 @@
 #include "report.h"
 
 #include <boost/test/unit_test.hpp>
+#include <cmath>
+#include <limits>
 
+#include "loss_chart.h"
 #include "store_builder.h"
+#include "training_report.h"
+#include "volta/conformance/training_store.h"
 
 namespace volta::audit {
 namespace {
@@ -178,6 +183,176 @@ BOOST_AUTO_TEST_CASE(a_clean_run_says_so_instead_of_printing_empty_tables) {
                       "| docs-contract | NOT VERIFIED | yes | docs check has not run for "
                       "commit 0123456789ab; run \\`volta-audit docs check\\` |\n"),
              md);
+}
+
+// ---- training runs ----------------------------------------------------------------------------
+
+using conformance::TrainingStepRow;
+
+conformance::TrainingRunInfo training_info(uint64_t seed = 7) {
+  conformance::TrainingRunInfo info;
+  info.commit = testing::kCommit;
+  info.cpu_model = "Test CPU";
+  info.threads = 2;
+  info.model = "tiny-transformer";
+  info.config = R"({"d_model":64,"name":"<script>alert('x')</script> & co"})";
+  info.optimizer = R"({"lr":0.01,"name":"adamw"})";
+  info.data_path = "/usr/share/common-licenses/GPL-3";
+  info.data_sha256 = "8ceb4b9ee5adedde47b31e975c1d90c73ad27b6b165a1dcd80c7c545eb65b903";
+  info.data_bytes = 35149;
+  info.seed = seed;
+  return info;
+}
+
+// `count` steps whose loss falls from 5.5 by 0.125 a step, at a learning rate warming up.
+std::vector<TrainingStepRow> falling_losses(int64_t count, int64_t first_step = 1) {
+  std::vector<TrainingStepRow> steps;
+  for (int64_t i = 0; i < count; ++i) {
+    steps.push_back({.step = first_step + i,
+                     .loss = 5.5 - 0.125 * static_cast<double>(i),
+                     .grad_norm = 1,
+                     .lr = 0.001 * static_cast<double>(std::min<int64_t>(i + 1, 10))});
+  }
+  return steps;
+}
+
+int64_t add_training_run(TempStore& t, const std::vector<TrainingStepRow>& steps,
+                         uint64_t seed = 7) {
+  const int64_t run = conformance::begin_training_run(t.store(), training_info(seed));
+  conformance::record_training_steps(t.store(), run, steps);
+  conformance::finish_training_run(t.store(), run, conformance::TrainingStatus::Complete);
+  return run;
+}
+
+// The points of every polyline of `svg` with class `name`, stretch by stretch.
+std::vector<size_t> polyline_points(std::string_view svg, std::string_view name) {
+  std::vector<size_t> counts;
+  const std::string start = "<polyline class=\"" + std::string(name) + "\" points=\"";
+  for (size_t at = svg.find(start); at != std::string_view::npos; at = svg.find(start, at)) {
+    at += start.size();
+    const std::string_view points = svg.substr(at, svg.find('"', at) - at);
+    counts.push_back(static_cast<size_t>(std::ranges::count(points, ' ')) + 1);
+  }
+  return counts;
+}
+
+size_t occurrences(std::string_view text, std::string_view part) {
+  size_t n = 0;
+  for (size_t at = text.find(part); at != std::string_view::npos; at = text.find(part, at + 1)) {
+    ++n;
+  }
+  return n;
+}
+
+BOOST_AUTO_TEST_CASE(html_report_draws_a_loss_curve_per_training_run) {
+  TempStore t;
+  t.add_run({result("Add(shape=[2])", Outcome::Pass)});
+  const int64_t run = add_training_run(t, falling_losses(40));
+  const std::string html = render_report(t.db(), ReportFormat::Html);
+  const size_t section = html.find("<h2>Training</h2>");
+  BOOST_REQUIRE(section != std::string::npos);
+  BOOST_TEST(section > html.find("<h2>Gates</h2>"));
+  const std::string training = html.substr(section);
+  // One chart: 40 points of loss and of learning rate, axis ends labelled.
+  BOOST_TEST(occurrences(training, "<figure class=\"training\"><svg class=\"loss-chart\"") == 1u);
+  BOOST_TEST(polyline_points(training, "loss") == std::vector<size_t>{40},
+             boost::test_tools::per_element());
+  BOOST_TEST(polyline_points(training, "lr") == std::vector<size_t>{40},
+             boost::test_tools::per_element());
+  BOOST_TEST(contains(training, "<title>Loss per step of training run " + std::to_string(run)));
+  BOOST_TEST(contains(training, ">5.5</text>"));    // highest loss
+  BOOST_TEST(contains(training, ">0.625</text>"));  // lowest: 5.5 - 39 * 0.125
+  BOOST_TEST(contains(training, ">40</text>"));     // last step
+  // The caption: first and last loss, seed, threads, config and optimizer, escaped.
+  BOOST_TEST(
+      contains(training, "<figcaption>Training run " + std::to_string(run) +
+                             ": tiny-transformer at commit 0123456789ab, complete; steps 1..40, "
+                             "loss 5.5 (first) to 0.625 (last); seed 7, 2 thread(s); optimizer "
+                             "{&quot;lr&quot;:0.01,&quot;name&quot;:&quot;adamw&quot;}; config "
+                             "{&quot;d_model&quot;:64,&quot;name&quot;:&quot;&lt;script&gt;alert("
+                             "&#39;x&#39;)&lt;/script&gt; &amp; co&quot;}; data "
+                             "/usr/share/common-licenses/GPL-3 (35149 bytes, sha256 8ceb4b9ee5ad)."
+                             "</figcaption></figure>"),
+      training);
+  BOOST_TEST(!contains(html, "<script>"));
+  BOOST_TEST(contains(training, "<td>5.5</td><td>0.625</td><td>7</td><td>2</td><td></td>"));
+}
+
+BOOST_AUTO_TEST_CASE(markdown_report_lists_training_runs_newest_first) {
+  TempStore t;
+  t.add_run({result("Add(shape=[2])", Outcome::Pass)});
+  for (uint64_t seed = 1; seed <= kTrainingRunsInReport + 1; ++seed) {
+    add_training_run(t, falling_losses(3), seed);
+  }
+  const std::string md = render_report(t.db(), ReportFormat::Markdown);
+  const std::string training = md.substr(md.find("## Training\n"));
+  BOOST_TEST(training.starts_with("## Training\n\nThe 5 newest of 6 training runs, newest "
+                                  "first. Steps are numbered over the whole training"),
+             training);
+  BOOST_TEST(contains(training,
+                      "| run | commit | status | model | started | steps | first loss | last loss "
+                      "| seed | threads | resumed from | optimizer | config | data |\n"));
+  // Newest first (started in the same second: by id); the oldest run is left out.
+  BOOST_TEST(training.find("| 6 | 0123456789ab | complete | tiny-transformer |") <
+             training.find("| 2 | 0123456789ab | complete | tiny-transformer |"));
+  BOOST_TEST(!contains(training, "| 1 | 0123456789ab |"));
+  BOOST_TEST(contains(training, " | 1..3 | 5.5 | 5.25 | 6 | 2 |  | {\"lr\":0.01,"), training);
+  BOOST_TEST(!contains(md, "<svg"));
+}
+
+BOOST_AUTO_TEST_CASE(without_training_runs_the_section_says_so) {
+  TempStore t;
+  t.add_run({result("Add(shape=[2])", Outcome::Pass)});
+  const std::string md = render_report(t.db(), ReportFormat::Markdown);
+  BOOST_TEST(md.ends_with("## Training\n\nEvery training run, newest first. Steps are numbered "
+                          "over the whole training: a resumed run goes on from its checkpoint's "
+                          "step. A run whose process died shows 'running' until a writer opens "
+                          "the database again, then 'interrupted'.\n\nNo training run is "
+                          "recorded: \\`volta train --db PATH\\` records each run and its loss "
+                          "per step.\n"),
+             md);
+  const std::string html = render_report(t.db(), ReportFormat::Html);
+  BOOST_TEST(contains(html,
+                      "<p>No training run is recorded: `volta train --db PATH` records each "
+                      "run and its loss per step.</p>\n</body>"));
+  BOOST_TEST(!contains(html, "<figure"));
+}
+
+BOOST_AUTO_TEST_CASE(a_database_with_training_runs_only_reports_them) {
+  TempStore t;
+  const int64_t run = conformance::begin_training_run(t.store(), training_info());
+  conformance::record_training_steps(t.store(), run, falling_losses(5, /*first_step=*/11));
+  const std::string html = render_report(t.db(), ReportFormat::Html);
+  BOOST_TEST(contains(html,
+                      "<h1>Volta report: training runs</h1>\n<h2>Training</h2>\n<p>The "
+                      "database holds no complete conformance run with results"));
+  BOOST_TEST(!contains(html, "<h2>Gates</h2>"));
+  BOOST_TEST(polyline_points(html, "loss") == std::vector<size_t>{5},
+             boost::test_tools::per_element());
+  BOOST_TEST(contains(html, ", running; steps 11..15, loss 5.5 (first) to 5 (last)"));
+}
+
+BOOST_AUTO_TEST_CASE(a_long_run_is_drawn_from_each_stretch_lowest_and_highest_loss) {
+  std::vector<TrainingStepRow> steps = falling_losses(2500);
+  steps[1234].loss = 100;  // a spike survives the thinning
+  const std::string svg = loss_chart_svg("t", steps);
+  BOOST_TEST(polyline_points(svg, "loss") == std::vector<size_t>{kLossChartMaxPoints},
+             boost::test_tools::per_element());
+  BOOST_TEST(loss_chart_points(steps.size()) == kLossChartMaxPoints);
+  BOOST_TEST(contains(svg, ">100</text>"));
+  BOOST_TEST(contains(svg, ">2500</text>"));
+}
+
+BOOST_AUTO_TEST_CASE(an_infinite_loss_breaks_the_curve) {
+  std::vector<TrainingStepRow> steps = falling_losses(10);
+  steps[4].loss = std::numeric_limits<double>::infinity();
+  const std::string svg = loss_chart_svg("diverged <run>", steps);
+  BOOST_TEST(polyline_points(svg, "loss") == (std::vector<size_t>{4, 5}),
+             boost::test_tools::per_element());
+  BOOST_TEST(polyline_points(svg, "lr") == std::vector<size_t>{10},
+             boost::test_tools::per_element());
+  BOOST_TEST(contains(svg, "<title>diverged &lt;run&gt;</title>"));
+  BOOST_TEST(contains(loss_chart_svg("empty", {}), ">no steps</text>"));
 }
 
 }  // namespace
