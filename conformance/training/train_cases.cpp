@@ -235,8 +235,8 @@ CaseOutcome onnx_runtime_agrees(const TrainingSuiteOptions& o) {
   config.batch = kBatch;
   const Tensor tokens = digest_tokens(data, config);
   const Tensor logits = lm.logits(tokens);
-  const std::string output =
-      model::inference_graph(config, kBatch).graph.value(lm.plan().graph.outputs()[0]).name;
+  const model::LanguageModelGraph graph = model::inference_graph(config, kBatch);
+  const std::string output = graph.graph.value(graph.output).name;
   save_checkpoint({.tensors = {checkpoint_tensor("tokens", tokens)}, .metadata = {}},
                   dir / "in.safetensors");
   save_checkpoint({.tensors = {checkpoint_tensor(output, logits)}, .metadata = {}},

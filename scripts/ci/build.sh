@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Configures and builds one preset (default relassert). Warnings are errors unless
-# VOLTA_WERROR=OFF is set: CI never sets it.
+# Installs what is missing (bootstrap.sh), then configures and builds one preset (default
+# relassert). Warnings are errors unless VOLTA_WERROR=OFF is set: CI never sets it.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+scripts/ci/bootstrap.sh
 preset="${1:-relassert}"
 export VOLTA_WERROR="${VOLTA_WERROR:-ON}"
 cmake --preset "$preset" >/dev/null

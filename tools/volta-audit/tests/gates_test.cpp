@@ -17,6 +17,7 @@
 #include "numerics_evidence.h"
 #include "onnx_evidence.h"
 #include "store_builder.h"
+#include "training_evidence.h"
 
 namespace volta::audit {
 namespace {
@@ -37,8 +38,8 @@ using testing::Where;
 using testing::with;
 using testing::without;
 
-const Where kTrainReload{.suite = "model", .backend = "cpu", .family = "transformer-train-reload"};
-const Where kCheckpoint{.suite = "model", .backend = "cpu", .family = "checkpoint-round-trip"};
+const Where kTrainReload{
+    .suite = "training", .backend = "cpu", .family = "transformer-train-reload"};
 
 // Functions, not constants: the parity suite's list needs the op table, which another
 // translation unit initialises at its own time.
@@ -85,10 +86,17 @@ BOOST_AUTO_TEST_CASE(gates_are_the_thirteen_release_gates_in_table_order) {
       "batch-invariance", "transformer-train-reload", "checkpoint-round-trip", "perf-double-pass",
       "docs-contract"};
   BOOST_TEST(names == expected, boost::test_tools::per_element());
-  const std::vector<std::string_view> blockers = {
-      "onnx-conformance", "numerics-matrix",  "parity-cpu-reference",
-      "gradients",        "determinism-100",  "thread-invariance",
-      "plan-stability",   "batch-invariance", "docs-contract"};
+  const std::vector<std::string_view> blockers = {"onnx-conformance",
+                                                  "numerics-matrix",
+                                                  "parity-cpu-reference",
+                                                  "gradients",
+                                                  "determinism-100",
+                                                  "thread-invariance",
+                                                  "plan-stability",
+                                                  "batch-invariance",
+                                                  "transformer-train-reload",
+                                                  "checkpoint-round-trip",
+                                                  "docs-contract"};
   BOOST_TEST(pr_blockers == blockers, boost::test_tools::per_element());
   BOOST_TEST(find_gate("parity-cuda-cpu") == &gates()[3]);
   BOOST_TEST(find_gate("no-such-gate") == nullptr);
@@ -131,15 +139,12 @@ BOOST_AUTO_TEST_CASE(an_empty_store_verifies_nothing_and_says_what_to_run) {
   BOOST_TEST(reason("batch-invariance") ==
              "no usable determinism (family batch-invariance) results for commit 0123456789ab; "
              "run `volta-audit run determinism --family batch-invariance`");
-  // #10: no command records the model suite's evidence yet, and the reason names none.
   BOOST_TEST(reason("transformer-train-reload") ==
-             "the `model` suite, which is to record this evidence, has not landed yet (issue "
-             "#17): no command produces it; no usable model (family transformer-train-reload) "
-             "results for commit 0123456789ab");
+             "no usable training (family transformer-train-reload) results for commit "
+             "0123456789ab; run `volta-audit run training --family transformer-train-reload`");
   BOOST_TEST(reason("checkpoint-round-trip") ==
-             "the `model` suite, which is to record this evidence, has not landed yet (issue "
-             "#17): no command produces it; no usable model (family checkpoint-round-trip) "
-             "results for commit 0123456789ab");
+             "no usable training (family checkpoint-round-trip) results for commit "
+             "0123456789ab; run `volta-audit run training --family checkpoint-round-trip`");
   BOOST_TEST(reason("perf-double-pass") ==
              "no usable perf run for commit 0123456789ab; run `volta-audit perf`");
   BOOST_TEST(reason("docs-contract") ==
@@ -418,17 +423,6 @@ BOOST_AUTO_TEST_CASE(expected_cases_of_another_commit_cannot_verify_this_one) {
 }
 
 // #10: the model suite does not exist yet, so no rows can pass its gates.
-BOOST_AUTO_TEST_CASE(model_gates_wait_for_their_suite_whatever_the_rows) {
-  TempStore t;
-  t.add_run({result("TrainReload(steps=10)", Outcome::Pass, Verdict::Expected, "", kTrainReload),
-             result("Checkpoint(model=tiny)", Outcome::Pass, Verdict::Expected, "", kCheckpoint)});
-  for (std::string_view gate : {"transformer-train-reload", "checkpoint-round-trip"}) {
-    check(evaluate(t, gate), GateStatus::NotVerified,
-          "the `model` suite, which is to record this evidence, has not landed yet (issue #17): "
-          "no command produces it");
-  }
-}
-
 BOOST_AUTO_TEST_CASE(release_makes_every_gate_a_blocker) {
   TempStore t;
   for (const GateResult& r : evaluate_gates(t.db(), kCommit, true, kCommit)) {
@@ -583,13 +577,14 @@ BOOST_AUTO_TEST_CASE(gate_command_refuses_to_create_a_store) {
 
 // Every blocker of a pull request with complete evidence for `commit`: the onnx corpus on both
 // backends, the numerics matrix, parity, and the determinism suite over the built-in models and
-// every ONNX test the corpus passes, and the gradients suite.
+// every ONNX test the corpus passes, the gradients suite and the training suite.
 void add_every_pr_blocker(TempStore& t, const std::string& commit) {
   testing::add_passing_onnx_corpus(t, {.commit = commit});
   testing::add_passing_numerics_matrix(t, {.commit = commit});
   t.add_run(parity_rows(), {.commit = commit});
   testing::add_passing_determinism_suite(t, testing::onnx_corpus_ids(), commit);
   testing::add_passing_gradients_suite(t, commit);
+  testing::add_passing_training_suite(t, commit);
 }
 
 BOOST_AUTO_TEST_CASE(gate_command_exits_zero_only_when_every_blocker_passes) {
