@@ -144,6 +144,16 @@ auto read_metadata(const std::string& key, Read read) {
   }
 }
 
+// The run's initial weights, once the run and its data are known to be valid: a config the data
+// cannot feed is refused before anything is allocated.
+std::map<std::string, Tensor> checked_initial_parameters(const LanguageModelRun& run,
+                                                         const std::vector<uint8_t>& data) {
+  run.model.validate();
+  run.optimizer.validate();
+  check_token_data(data, run.model.seq, run.model.vocab);
+  return model::initial_parameters(run.model);
+}
+
 }  // namespace
 
 LanguageModelRun default_run(int64_t steps) {
@@ -216,10 +226,11 @@ OptimizerConfig optimizer_from_json(std::string_view json) {
 LanguageModelTrainer::LanguageModelTrainer(const LanguageModelRun& run, std::vector<uint8_t> data,
                                            int threads, const Backend& backend)
     : LanguageModelTrainer(run, std::move(data), threads, backend,
-                           model::initial_parameters(run.model)) {}
+                           checked_initial_parameters(run, data)) {}
 
-LanguageModelTrainer::LanguageModelTrainer(const LanguageModelRun& run, std::vector<uint8_t> data,
-                                           int threads, const Backend& backend,
+LanguageModelTrainer::LanguageModelTrainer(const LanguageModelRun& run,
+                                           std::vector<uint8_t>&& data, int threads,
+                                           const Backend& backend,
                                            const std::map<std::string, Tensor>& weights)
     : run_(run), data_(std::move(data)) {
   run_.model.validate();

@@ -1,5 +1,6 @@
 // `volta`: the user CLI: run, check, info, doctor; train, generate, eval, export.
 #include <cstdio>
+#include <new>
 #include <string_view>
 #include <vector>
 
@@ -77,6 +78,12 @@ int main(int argc, char** argv) {
     return 2;
   } catch (const volta::VoltaError& e) {
     std::fprintf(stderr, "volta %s: %s\n", std::string(command).c_str(), e.what());
+    return 1;
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr,
+                 "volta %s: out of memory: the model, batch or plan asked is larger than this "
+                 "machine can hold; try smaller sizes\n",
+                 std::string(command).c_str());
     return 1;
   }
   std::fprintf(stderr,

@@ -75,7 +75,9 @@ class LanguageModelTrainer {
   std::map<std::string, Tensor> parameters() const;
 
  private:
-  LanguageModelTrainer(const LanguageModelRun& run, std::vector<uint8_t> data, int threads,
+  // `data` by rvalue reference: the public constructor reads it for the weights' checks before
+  // this one takes it.
+  LanguageModelTrainer(const LanguageModelRun& run, std::vector<uint8_t>&& data, int threads,
                        const Backend& backend, const std::map<std::string, Tensor>& weights);
   LanguageModelRun run_;
   std::vector<uint8_t> data_;
