@@ -4,49 +4,26 @@
 // the fast lane have no PyTorch). The real_torch suite runs the script on the real torch and is
 // reported SKIPPED by CTest when python3 cannot import it.
 
-#include <stdlib.h>
-#include <sys/wait.h>
-
 #include <boost/test/unit_test.hpp>
-#include <cstdio>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <set>
-#include <sstream>
 #include <string>
 #include <vector>
+
+#include "peer_script_support.h"
 
 namespace {
 
 namespace fs = std::filesystem;
-
-struct ProcessResult {
-  int status = -1;
-  std::string output;  // stdout and stderr together
-};
-
-std::string quoted(const std::string& text) {
-  std::string out = "'";
-  for (const char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
-ProcessResult shell(const std::string& command) {
-  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
-  BOOST_REQUIRE(pipe != nullptr);
-  ProcessResult r;
-  char buf[4096];
-  while (const size_t n = fread(buf, 1, sizeof buf, pipe)) r.output.append(buf, n);
-  const int status = pclose(pipe);
-  r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
-
-bool contains(const std::string& text, std::string_view part) {
-  return text.find(part) != std::string::npos;
-}
+using volta::testing::contains;
+using volta::testing::fields_of;
+using volta::testing::lines_of;
+using volta::testing::ProcessResult;
+using volta::testing::quoted;
+using volta::testing::ScratchDir;
+using volta::testing::shell;
 
 // A fake `torch` package: just what the script calls, with set_num_threads logged.
 constexpr std::string_view kFakeTorch = R"py(import os
@@ -69,18 +46,6 @@ constexpr std::string_view kMissingTorch = "raise ImportError(\"No module named 
 
 class Sandbox {
  public:
-  Sandbox() {
-    std::string pattern = (fs::temp_directory_path() / "torch-peer-test-XXXXXX").string();
-    if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    dir_ = pattern;
-  }
-  ~Sandbox() {
-    std::error_code ignored;
-    fs::remove_all(dir_, ignored);
-  }
-  Sandbox(const Sandbox&) = delete;
-  Sandbox& operator=(const Sandbox&) = delete;
-
   // `torch/__init__.py` with `source`, first on PYTHONPATH for run().
   void fake_torch(std::string_view source) {
     fs::create_directories(dir_ / "fake" / "torch");
@@ -95,26 +60,8 @@ class Sandbox {
   fs::path log() const { return dir_ / "torch.log"; }
 
  private:
-  fs::path dir_;
+  ScratchDir dir_{"torch-peer-test"};
 };
-
-std::vector<std::string> lines_of(const fs::path& path) {
-  std::ifstream in(path);
-  std::vector<std::string> lines;
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  return lines;
-}
-
-std::vector<std::string> fields_of(const std::string& line) {
-  std::vector<std::string> fields;
-  size_t start = 0;
-  for (size_t tab = line.find('\t'); tab != std::string::npos; tab = line.find('\t', start)) {
-    fields.push_back(line.substr(start, tab - start));
-    start = tab + 1;
-  }
-  fields.push_back(line.substr(start));
-  return fields;
-}
 
 // Every line is a well-formed volta-perf sample line (perf/perf_main.cpp's format) of a torch
 // GEMM; returns how many samples each benchmark got.
