@@ -162,6 +162,28 @@ void check_binary_commit(const PerfBinary& binary, const BinaryDescription& desc
                    ": its timings would not be the commit's; build both from one tree");
 }
 
+// The peer lanes (perf_run.h) that mirror a selected benchmark, after pass 1, each saying what
+// it recorded or why it did not run; their samples are rows of the run, never judged.
+void run_peer_lanes(conformance::Database& db, int64_t run_id,
+                    const std::vector<std::string>& names, const RunSettings& settings) {
+  for (const PeerLane& lane : peer_lanes(peer_environment())) {
+    if (!mirrors_any(lane, names)) continue;
+    std::string why;
+    const std::optional<PassOutcome> peer =
+        run_peer_lane(lane, settings.repetitions, settings.min_time, why);
+    if (!peer) {
+      std::fprintf(stderr, "peer lane: %s: SKIPPED: %s\n", lane.name.c_str(), why.c_str());
+      continue;
+    }
+    std::vector<PerfSample> peer_samples;
+    std::ranges::copy_if(peer->samples.samples, std::back_inserter(peer_samples),
+                         [](const PerfSample& s) { return s.benchmark.starts_with(kPeerPrefix); });
+    record_perf_samples(db, run_id, peer_samples);
+    std::fprintf(stderr, "peer lane: %s: %zu sample(s)%s%s\n", lane.name.c_str(),
+                 peer_samples.size(), peer->failure.empty() ? "" : "; ", peer->failure.c_str());
+  }
+}
+
 int run_double_pass(const std::string& db_path, const PerfBinary& binary, const PerfPolicy& policy,
                     const RunSettings& settings, const std::string& command) {
   const BinaryDescription described = binary.describe();
@@ -217,19 +239,7 @@ int run_double_pass(const std::string& db_path, const PerfBinary& binary, const 
                                         .process = 0});
   record_perf_samples(store.db(), run_id, pass1.samples.samples);
   if (!pass1.failure.empty()) std::fprintf(stderr, "pass 1: %s\n", pass1.failure.c_str());
-  std::string peer_why;
-  if (const std::optional<PassOutcome> peer =
-          run_torch_peer(std::filesystem::path(build::kSourceDir) / "perf/peers/torch_peer.py",
-                         settings.repetitions, peer_why)) {
-    std::vector<PerfSample> peer_samples;
-    std::ranges::copy_if(peer->samples.samples, std::back_inserter(peer_samples),
-                         [](const PerfSample& s) { return s.benchmark.starts_with(kPeerPrefix); });
-    record_perf_samples(store.db(), run_id, peer_samples);
-    std::fprintf(stderr, "peer lane: torch, %zu sample(s)%s%s\n", peer_samples.size(),
-                 peer->failure.empty() ? "" : "; ", peer->failure.c_str());
-  } else {
-    std::fprintf(stderr, "peer lane: %s, skipped\n", peer_why.c_str());
-  }
+  run_peer_lanes(store.db(), run_id, names, settings);
 
   const auto pass1_by_name = by_benchmark(pass1.samples.samples);
   std::map<std::string, std::string> errors;

@@ -237,14 +237,16 @@ Section detail_section(const PerfData& data) {
 Section peer_section(const PerfData& data) {
   Section s{.heading = "Peer lane"};
   s.note =
-      "Peers run the same GEMM shapes through another library in the same perf run; a peer "
-      "benchmark matches a Volta benchmark by name without ISA segments. ONNX models have no "
-      "peer: running them through PyTorch needs onnxruntime or an ONNX-to-torch converter, "
-      "which the machine's Debian packages do not provide.";
+      "Peers run what Volta benchmarks run through another library in the same perf run "
+      "(perf/peers): torch the f32 GEMM shapes and the tiny transformer's training step and "
+      "inference (lm/), ONNX Runtime the inference of the model `volta export` writes "
+      "(lm/infer). A peer benchmark matches a Volta benchmark by name without ISA segments. The "
+      "ONNX conformance models (onnx/) have no peer.";
   if (data.peers.empty()) {
     s.note +=
-        " This run has no peer samples (torch not importable by the system python, or "
-        "the lane was not run).";
+        " This run has no peer samples: each lane was skipped (torch not importable by "
+        "python3, no interop venv; `volta-audit perf` printed why) or mirrored no benchmark "
+        "the run selected.";
     return s;
   }
   s.table.columns = {"peer benchmark", "threads", "samples", "median", "matches"};

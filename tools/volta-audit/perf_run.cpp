@@ -3,11 +3,15 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 
+#include "build_info.h"
+#include "tool_paths.h"
 #include "volta/error.h"
 
 namespace volta::audit {
@@ -126,23 +130,85 @@ PassOutcome PerfBinary::run(const PassOptions& options) const {
   return result;
 }
 
-std::optional<PassOutcome> run_torch_peer(const std::filesystem::path& script, int repetitions,
-                                          std::string& why) {
-  if (!run_process({"python3", "-c", "import torch"}).ok()) {
-    why = "torch not importable";
+PeerEnvironment peer_environment() {
+  return {.peers_dir = std::filesystem::path(build::kSourceDir) / "perf/peers",
+          .interop_venv = interop_venv_path(),
+          .volta_cli = volta_cli_path(),
+          .lm_data = "/usr/share/common-licenses/GPL-3"};
+}
+
+std::vector<PeerLane> peer_lanes(const PeerEnvironment& environment) {
+  namespace fs = std::filesystem;
+  const std::string gemm_script = (environment.peers_dir / "torch_peer.py").string();
+  const std::string lm_script = (environment.peers_dir / "lm_peer.py").string();
+  const std::string data = environment.lm_data.string();
+  std::vector<PeerLane> lanes = {
+      {.name = "torch f32_gemm",
+       .mirrors = "f32_gemm/",
+       .python = "python3",
+       .module = "torch",
+       .command = {gemm_script}},
+      {.name = "torch lm",
+       .mirrors = "lm/",
+       .python = "python3",
+       .module = "torch",
+       .command = {lm_script, "--runtime", "torch", "--data", data}},
+      {.name = "onnxruntime lm",
+       .mirrors = "lm/infer/",
+       .python = environment.interop_venv / "bin/python3",
+       .module = "onnxruntime",
+       .command = {lm_script, "--runtime", "onnxruntime", "--data", data, "--volta",
+                   environment.volta_cli.string()}},
+  };
+  PeerLane& onnxruntime = lanes.back();
+  if (!fs::exists(onnxruntime.python)) {
+    onnxruntime.unavailable = "no interop venv at " + environment.interop_venv.string() +
+                              " (scripts/ci/bootstrap.sh creates it with pinned PyPI packages";
+    const fs::path reason = environment.interop_venv.string() + ".unavailable";
+    if (std::ifstream in(reason); in) {
+      const std::string said{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+      onnxruntime.unavailable += "; it said: " + said.substr(0, said.find('\n'));
+    }
+    onnxruntime.unavailable += ")";
+  } else if (!fs::exists(environment.volta_cli)) {
+    onnxruntime.unavailable = "no volta CLI at " + environment.volta_cli.string() +
+                              " to export the model (build it, or set VOLTA_CLI)";
+  }
+  for (PeerLane& lane : lanes) {
+    if (lane.unavailable.empty() && !fs::exists(lane.command.front())) {
+      lane.unavailable = "no peer script " + lane.command.front();
+    }
+  }
+  return lanes;
+}
+
+bool mirrors_any(const PeerLane& lane, const std::vector<std::string>& benchmarks) {
+  return std::ranges::any_of(
+      benchmarks, [&](const std::string& name) { return name.starts_with(lane.mirrors); });
+}
+
+std::optional<PassOutcome> run_peer_lane(const PeerLane& lane, int repetitions, double min_time,
+                                         std::string& why) {
+  if (!lane.unavailable.empty()) {
+    why = lane.unavailable;
     return std::nullopt;
   }
-  if (!std::filesystem::exists(script)) {
-    why = "torch importable but no peer script " + script.string();
+  const std::string python = lane.python.string();
+  if (!run_process({python, "-c", "import " + lane.module}).ok()) {
+    why = lane.module + " not importable by " + python;
     return std::nullopt;
   }
   const TempFile samples;
-  const ProcessOutcome out =
-      run_process({"python3", script.string(), "--volta_samples=" + samples.path(), "--repetitions",
-                   std::to_string(repetitions)});
+  std::vector<std::string> argv = {python};
+  argv.insert(argv.end(), lane.command.begin(), lane.command.end());
+  argv.insert(argv.end(), {"--volta_samples=" + samples.path(), "--repetitions",
+                           std::to_string(repetitions), "--min-time", format_seconds(min_time)});
+  const ProcessOutcome out = run_process(argv);
   PassOutcome result;
-  result.samples = read_samples(samples.path(), "the torch peer", 1, 0);
-  if (!out.ok()) result.failure = "torch peer " + out.describe() + ": " + tail_of(out.output);
+  result.samples = read_samples(samples.path(), "the " + lane.name + " peer lane", 1, 0);
+  if (!out.ok()) {
+    result.failure = lane.name + " peer lane " + out.describe() + ": " + tail_of(out.output);
+  }
   return result;
 }
 

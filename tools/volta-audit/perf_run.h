@@ -49,9 +49,43 @@ class PerfBinary {
   std::filesystem::path path_ = {};
 };
 
-// The peer lane: `python3 SCRIPT --volta_samples=FILE --repetitions N`. nullopt with `why`
-// set when it cannot run here (no torch, no script).
-std::optional<PassOutcome> run_torch_peer(const std::filesystem::path& script, int repetitions,
-                                          std::string& why);
+// A peer lane: a script of perf/peers that times another library on what some Volta
+// benchmarks time and writes sample lines named "peer:LIBRARY:" + the Volta benchmark's name
+// (perf_samples.h), which the perf report turns into Volta's ratio to the library.
+struct PeerLane {
+  std::string name = {};              // "torch f32_gemm", "onnxruntime lm": what messages call it
+  std::string mirrors = {};           // the prefix of the names of the Volta benchmarks it mirrors
+  std::filesystem::path python = {};  // the interpreter that runs the script
+  std::string module = {};            // what the interpreter must import for it to run
+  std::vector<std::string> command = {};  // the script and its own arguments
+  std::string unavailable = {};           // not empty: it cannot run here, and why
+};
+
+// Where the lanes find what they need.
+struct PeerEnvironment {
+  std::filesystem::path peers_dir = {};     // perf/peers
+  std::filesystem::path interop_venv = {};  // ONNX Runtime's python: <venv>/bin/python3
+  std::filesystem::path volta_cli = {};     // exports the model ONNX Runtime runs
+  std::filesystem::path lm_data = {};       // the language model's training bytes
+};
+// This build's: the source tree's perf/peers, interop_venv_path(), volta_cli_path() and
+// GPL-3 (the data of perf/lm_benchmark.cpp).
+PeerEnvironment peer_environment();
+
+// Every lane, in report order: torch on the f32 GEMMs (perf/peers/torch_peer.py) and on the
+// tiny transformer's training step and inference (perf/peers/lm_peer.py), both in the system
+// python3; ONNX Runtime on the inference of the model `volta export` writes, in the interop
+// venv. A lane whose interpreter, script or CLI is missing says so in `unavailable`.
+std::vector<PeerLane> peer_lanes(const PeerEnvironment& environment);
+
+// Whether one of `benchmarks` is a benchmark `lane` mirrors: a lane mirroring nothing the run
+// selected is not run.
+bool mirrors_any(const PeerLane& lane, const std::vector<std::string>& benchmarks);
+
+// `PYTHON SCRIPT ARGS... --volta_samples=FILE --repetitions N --min-time S` in a fresh
+// process. nullopt with `why` set when the lane cannot run here: `unavailable`, or its module
+// is not importable by its interpreter.
+std::optional<PassOutcome> run_peer_lane(const PeerLane& lane, int repetitions, double min_time,
+                                         std::string& why);
 
 }  // namespace volta::audit

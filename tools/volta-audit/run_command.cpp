@@ -9,6 +9,7 @@
 #include "build_info.h"
 #include "commands.h"
 #include "committed_inputs.h"
+#include "tool_paths.h"
 #include "volta/conformance/determinism_suite.h"
 #include "volta/conformance/gradient_suite.h"
 #include "volta/conformance/matrix_suite.h"
@@ -140,20 +141,14 @@ struct PlannedSuite {
 conformance::TrainingSuiteOptions training_options() {
   namespace fs = std::filesystem;
   conformance::TrainingSuiteOptions o;
-  const fs::path self = fs::read_symlink("/proc/self/exe").parent_path();
-  if (const char* cli = std::getenv("VOLTA_CLI")) {
-    o.volta_cli = cli;
-  } else {
-    o.volta_cli = fs::exists(self / "volta") ? self / "volta" : self.parent_path() / "volta/volta";
-  }
+  o.volta_cli = volta_cli_path();
   if (!fs::exists(o.volta_cli)) {
     throw UsageError("the training suite runs the `volta` CLI, which is not at " +
                      o.volta_cli.string() + " (build it, or set VOLTA_CLI)");
   }
   const fs::path source = build::kSourceDir;
   o.interop_scripts = source / "conformance/training/interop";
-  const char* venv = std::getenv("VOLTA_INTEROP_VENV");
-  o.interop_venv = venv != nullptr ? fs::path(venv) : source / "build/interop-venv";
+  o.interop_venv = interop_venv_path();
   o.memory_budget = source / "governance/memory-budget.tsv";
   o.scratch = fs::temp_directory_path() / "volta-training-suite";
   o.engine_commit = build::kCommit;

@@ -380,7 +380,7 @@ BOOST_AUTO_TEST_CASE(regressions_and_noise_come_first_then_improvements_then_the
                       "| peer:torch:f32\\_gemm/size:4096/threads:1 | 1 | 1 | 1 s | no Volta "
                       "benchmark |\n"));
   BOOST_TEST(contains(md, "| peer:torch:f32\\_gemm/size:1024/threads:1 | 1 | 3 | 8 ms | yes |\n"));
-  BOOST_TEST(contains(md, "ONNX models have no peer"));
+  BOOST_TEST(contains(md, "The ONNX conformance models (onnx/) have no peer."));
   BOOST_TEST(contains(md,
                       "| onnx/&lt;script>alert('x')&lt;/script>\\|\\*m\\*.onnx/threads:1 | 3 "
                       "| 1 | 99 |\n"));
@@ -514,6 +514,44 @@ BOOST_AUTO_TEST_CASE(peer_keys_drop_the_prefix_isa_and_real_time) {
   // Only whole segments: a name that merely contains an ISA stays as it is.
   BOOST_TEST(perf_peer_key("f32_gemm_avx512_14x32/size:8") == "f32_gemm_avx512_14x32/size:8");
   BOOST_TEST(perf_peer_key("real_time_clock/n:1") == "real_time_clock/n:1");
+  // The language model's lanes name the Volta benchmark without /real_time.
+  BOOST_TEST(perf_peer_key("peer:onnxruntime:lm/infer/threads:2") ==
+             perf_peer_key("lm/infer/threads:2/real_time"));
+  BOOST_TEST(perf_peer_key("peer:torch:lm/train_step/threads:1") == "lm/train_step/threads:1");
+}
+
+// The language model's lanes (perf/peers/lm_peer.py): torch mirrors the training step and the
+// inference, ONNX Runtime the inference only; each library gets its own ratio column.
+BOOST_AUTO_TEST_CASE(language_model_rows_carry_a_ratio_to_each_peer_that_mirrors_them) {
+  TempStore t;
+  const int64_t run = add_perf_run(t, kCommit, "2030-01-02T00:00:00Z");
+  const std::string train = "lm/train_step/threads:1/real_time";
+  const std::string infer = "lm/infer/threads:2/real_time";
+  add_samples(t, run, train, 1, {0.009, 0.008, 0.010}, {.gflops = 40, .variant = "plan"});
+  add_samples(t, run, infer, 1, {0.002, 0.002, 0.002},
+              {.gflops = 50, .variant = "plan", .threads = 2});
+  add_samples(t, run, "peer:torch:lm/train_step/threads:1", 1, {0.018, 0.018},
+              {.variant = "torch 2.6.0 eager"});
+  add_samples(t, run, "peer:torch:lm/infer/threads:2", 1, {0.004},
+              {.variant = "torch 2.6.0 eager", .threads = 2});
+  add_samples(t, run, "peer:onnxruntime:lm/infer/threads:2", 1, {0.001, 0.001},
+              {.variant = "onnxruntime 1.32.0 CPU", .threads = 2});
+  const std::string md = render_perf_report(t.db(), ReportFormat::Markdown);
+  BOOST_TEST(contains(md,
+                      "| throughput | peak memory | onnxruntime median | onnxruntime ratio | "
+                      "torch median | torch ratio |\n"));
+  const std::vector<std::string> train_row = table_row(md, train);
+  BOOST_TEST(train_row.at(13) == "—");  // ONNX Runtime does not train
+  BOOST_TEST(train_row.at(14) == "—");
+  BOOST_TEST(train_row.at(15) == "18 ms");
+  BOOST_TEST(train_row.at(16) == "0.50");
+  const std::vector<std::string> infer_row = table_row(md, infer);
+  BOOST_TEST(infer_row.at(13) == "1 ms");
+  BOOST_TEST(infer_row.at(14) == "2.00");
+  BOOST_TEST(infer_row.at(15) == "4 ms");
+  BOOST_TEST(infer_row.at(16) == "0.50");
+  BOOST_TEST(contains(md, "| peer:onnxruntime:lm/infer/threads:2 | 2 | 2 | 1 ms | yes |\n"));
+  BOOST_TEST(contains(md, "| peer:torch:lm/train\\_step/threads:1 | 1 | 2 | 18 ms | yes |\n"));
 }
 
 BOOST_AUTO_TEST_CASE(times_read_in_a_unit_that_suits_them) {
