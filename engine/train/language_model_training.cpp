@@ -103,33 +103,8 @@ class EntryReader {
 
 std::string bool_text(bool b) { return b ? "true" : "false"; }
 
-std::string sha256_of(const std::vector<uint8_t>& data) {
-  return sha256_hex(std::string_view(reinterpret_cast<const char*>(data.data()), data.size()));
-}
-
-std::string data_cursor_json(const BatchOrder& order, int64_t next_step, size_t length,
-                             const std::string& sha256) {
-  return flat_json({{"data_bytes", std::to_string(length)},
-                    {"data_sha256", sha256},
-                    {"next_step", std::to_string(next_step)},
-                    {"order", batch_order_name(order.kind)},
-                    {"seed", std::to_string(order.seed)},
-                    {"stride", std::to_string(order.stride)}});
-}
-
 [[noreturn]] void refuse_checkpoint(std::string_view code, const std::string& detail) {
   throw CheckpointError(code, detail);
-}
-
-const std::string& metadata(const LoadedCheckpoint& checkpoint, const std::string& key) {
-  const auto it = checkpoint.checkpoint.metadata.find(key);
-  if (it == checkpoint.checkpoint.metadata.end()) {
-    refuse_checkpoint("CK-BAD-METADATA",
-                      "the checkpoint has no \"" + key +
-                          "\" metadata; a training checkpoint "
-                          "records config, step, optimizer_hyperparameters and data_cursor");
-  }
-  return it->second;
 }
 
 // Runs `read`, turning its refusal into CK-BAD-METADATA naming the entry.
@@ -144,17 +119,147 @@ auto read_metadata(const std::string& key, Read read) {
   }
 }
 
-// The run's initial weights, once the run and its data are known to be valid: a config the data
-// cannot feed is refused before anything is allocated.
-std::map<std::string, Tensor> checked_initial_parameters(const LanguageModelRun& run,
-                                                         const std::vector<uint8_t>& data) {
-  run.model.validate();
-  run.optimizer.validate();
-  check_token_data(data, run.model.seq, run.model.vocab);
-  return model::initial_parameters(run.model);
+}  // namespace
+
+std::string data_sha256(const std::vector<uint8_t>& data) {
+  return sha256_hex(std::string_view(reinterpret_cast<const char*>(data.data()), data.size()));
 }
 
-}  // namespace
+std::string data_cursor_to_json(const DataCursor& c) {
+  return flat_json({{"data_bytes", std::to_string(c.data_bytes)},
+                    {"data_sha256", c.data_sha256},
+                    {"next_step", std::to_string(c.next_step)},
+                    {"order", batch_order_name(c.order.kind)},
+                    {"seed", std::to_string(c.order.seed)},
+                    {"stride", std::to_string(c.order.stride)}});
+}
+
+DataCursor data_cursor_from_json(std::string_view json) {
+  EntryReader r(parse_flat_json(json, "data_cursor"), "data_cursor");
+  DataCursor c;
+  if (const std::string* order = r.find("order")) c.order.kind = parse_batch_order(*order);
+  r.read("stride", c.order.stride);
+  r.read("seed", c.order.seed);
+  r.read("next_step", c.next_step);
+  r.read("data_bytes", c.data_bytes);
+  if (const std::string* digest = r.find("data_sha256")) c.data_sha256 = *digest;
+  r.finish();
+  return c;
+}
+
+const std::string& required_metadata(const LoadedCheckpoint& checkpoint, const std::string& key) {
+  const auto it = checkpoint.checkpoint.metadata.find(key);
+  if (it == checkpoint.checkpoint.metadata.end()) {
+    refuse_checkpoint("CK-BAD-METADATA",
+                      "the checkpoint has no \"" + key +
+                          "\" metadata; a training checkpoint records its model, step, "
+                          "optimizer_hyperparameters and data_cursor");
+  }
+  return it->second;
+}
+
+ResumePoint read_resume_point(const LoadedCheckpoint& checkpoint,
+                              const std::vector<uint8_t>& data) {
+  ResumePoint point;
+  point.optimizer = read_metadata("optimizer_hyperparameters", [&] {
+    return optimizer_from_json(required_metadata(checkpoint, "optimizer_hyperparameters"));
+  });
+  const DataCursor cursor = read_metadata("data_cursor", [&] {
+    return data_cursor_from_json(required_metadata(checkpoint, "data_cursor"));
+  });
+  point.order = cursor.order;
+  point.steps = cursor.next_step;
+  const std::string& step = required_metadata(checkpoint, "step");
+  if (step != std::to_string(cursor.next_step)) {
+    refuse_checkpoint("CK-BAD-METADATA", "metadata step " + step +
+                                             " differs from the data cursor's next step " +
+                                             std::to_string(cursor.next_step));
+  }
+  const std::string given = data_sha256(data);
+  if (given != cursor.data_sha256) {
+    refuse_checkpoint("CK-DATA-MISMATCH",
+                      "the checkpoint was trained on data of " + std::to_string(cursor.data_bytes) +
+                          " bytes with sha256 " + cursor.data_sha256 + "; the data given holds " +
+                          std::to_string(data.size()) + " bytes with sha256 " + given);
+  }
+  return point;
+}
+
+std::map<std::string, std::string> training_metadata(const TrainingSession& session,
+                                                     const OptimizerConfig& optimizer,
+                                                     const BatchOrder& order,
+                                                     const std::vector<uint8_t>& data,
+                                                     std::string_view engine_commit) {
+  const int64_t steps = session.steps_taken();
+  const DataCursor cursor{.order = order,
+                          .next_step = steps,
+                          .data_bytes = static_cast<int64_t>(data.size()),
+                          .data_sha256 = data_sha256(data)};
+  return {{"step", std::to_string(steps)},
+          {"optimizer", optimizer_name(optimizer.kind)},
+          {"optimizer_hyperparameters", optimizer_to_json(optimizer)},
+          {"data_cursor", data_cursor_to_json(cursor)},
+          {"graph_hash", hash_hex(session.plan().ir_hash)},
+          {"engine_commit", std::string(engine_commit)}};
+}
+
+std::vector<CheckpointTensor> training_tensors(const TrainingSession& session) {
+  std::vector<CheckpointTensor> tensors;
+  for (const std::string& name : session.parameter_names()) {
+    tensors.push_back(checkpoint_tensor(name, session.state(name)));
+  }
+  for (const std::string& name : session.optimizer_state_names()) {
+    tensors.push_back(
+        checkpoint_tensor(std::string(kOptimizerTensorPrefix) + name, session.state(name)));
+  }
+  return tensors;
+}
+
+void restore_training_tensors(TrainingSession& session, const Checkpoint& checkpoint,
+                              std::string_view optimizer_name) {
+  std::map<std::string, const CheckpointTensor*> parameters;
+  std::map<std::string, const CheckpointTensor*> moments;
+  for (const CheckpointTensor& t : checkpoint.tensors) {
+    if (t.name.starts_with(kOptimizerTensorPrefix)) {
+      moments[t.name.substr(kOptimizerTensorPrefix.size())] = &t;
+    } else {
+      parameters[t.name] = &t;
+    }
+  }
+  const auto refuse_extra = [](const std::map<std::string, const CheckpointTensor*>& given,
+                               const std::vector<std::string>& expected, const std::string& what) {
+    for (const auto& [name, tensor] : given) {
+      if (std::ranges::find(expected, name) == expected.end()) {
+        refuse_checkpoint("CK-SHAPE-MISMATCH", "tensor \"" + tensor->name + "\" is " + what);
+      }
+    }
+  };
+  const std::vector<std::string> parameter_names = session.parameter_names();
+  const std::vector<std::string> moment_names = session.optimizer_state_names();
+  refuse_extra(parameters, parameter_names, "no trainable parameter of the model");
+  refuse_extra(moments, moment_names, "no state of " + std::string(optimizer_name));
+  const auto restore = [&](const std::map<std::string, const CheckpointTensor*>& given,
+                           const std::string& name, const std::string& missing) {
+    const auto it = given.find(name);
+    if (it == given.end()) refuse_checkpoint("CK-SHAPE-MISMATCH", missing);
+    try {
+      session.restore(name, tensor_of(*it->second));
+    } catch (const CheckpointError&) {
+      throw;
+    } catch (const VoltaError& e) {
+      refuse_checkpoint("CK-SHAPE-MISMATCH", e.message());
+    }
+  };
+  for (const std::string& name : parameter_names) {
+    restore(parameters, name,
+            "the checkpoint has no tensor \"" + name + "\", a trainable parameter of the model");
+  }
+  for (const std::string& name : moment_names) {
+    restore(moments, name,
+            "the checkpoint has no optimizer tensor \"" + std::string(kOptimizerTensorPrefix) +
+                name + "\", which " + std::string(optimizer_name) + " needs");
+  }
+}
 
 LanguageModelRun default_run(int64_t steps) {
   LanguageModelRun run;
@@ -225,22 +330,16 @@ OptimizerConfig optimizer_from_json(std::string_view json) {
 
 LanguageModelTrainer::LanguageModelTrainer(const LanguageModelRun& run, std::vector<uint8_t> data,
                                            int threads, const Backend& backend)
-    : LanguageModelTrainer(run, std::move(data), threads, backend,
-                           checked_initial_parameters(run, data)) {}
-
-LanguageModelTrainer::LanguageModelTrainer(const LanguageModelRun& run,
-                                           std::vector<uint8_t>&& data, int threads,
-                                           const Backend& backend,
-                                           const std::map<std::string, Tensor>& weights)
     : run_(run), data_(std::move(data)) {
   run_.model.validate();
   run_.optimizer.validate();
   check_token_data(data_, run_.model.seq, run_.model.vocab);
   window_start(run_.order, static_cast<int64_t>(data_.size()), run_.model.batch, 0, 0);
-  data_sha256_ = sha256_of(data_);
+  data_sha256_ = train::data_sha256(data_);
   const model::LanguageModelGraph forward = model::training_graph(run_.model);
   session_ = std::make_unique<TrainingSession>(
-      forward.graph, forward.output, model::bind_parameters(forward.graph, weights),
+      forward.graph, forward.output,
+      model::bind_parameters(forward.graph, model::initial_parameters(run_.model)),
       TrainingOptions{.optimizer = run_.optimizer, .threads = threads}, backend,
       DeterminismMode::Strict);
 }
@@ -250,98 +349,15 @@ LanguageModelTrainer LanguageModelTrainer::resume(const LoadedCheckpoint& checkp
                                                   const Backend& backend) {
   LanguageModelRun run;
   run.model = read_metadata("config", [&] {
-    return model::TransformerConfig::from_json(metadata(checkpoint, "config"));
+    return model::TransformerConfig::from_json(required_metadata(checkpoint, "config"));
   });
-  run.optimizer = read_metadata("optimizer_hyperparameters", [&] {
-    return optimizer_from_json(metadata(checkpoint, "optimizer_hyperparameters"));
-  });
-  int64_t steps = 0;
-  std::string sha256;
-  int64_t data_bytes = 0;
-  read_metadata("data_cursor", [&] {
-    EntryReader r(parse_flat_json(metadata(checkpoint, "data_cursor"), "data_cursor"),
-                  "data_cursor");
-    if (const std::string* order = r.find("order")) run.order.kind = parse_batch_order(*order);
-    r.read("stride", run.order.stride);
-    r.read("seed", run.order.seed);
-    r.read("next_step", steps);
-    r.read("data_bytes", data_bytes);
-    if (const std::string* digest = r.find("data_sha256")) sha256 = *digest;
-    r.finish();
-    return 0;
-  });
-  if (metadata(checkpoint, "step") != std::to_string(steps)) {
-    refuse_checkpoint("CK-BAD-METADATA", "metadata step " + metadata(checkpoint, "step") +
-                                             " differs from the data cursor's next step " +
-                                             std::to_string(steps));
-  }
-  const std::string given = sha256_of(data);
-  if (given != sha256) {
-    refuse_checkpoint("CK-DATA-MISMATCH",
-                      "the checkpoint was trained on data of " + std::to_string(data_bytes) +
-                          " bytes with sha256 " + sha256 + "; the data given holds " +
-                          std::to_string(data.size()) + " bytes with sha256 " + given);
-  }
-
-  // Weights by name; optimizer moments under the prefix. Every tensor must be one the run has.
-  std::map<std::string, Tensor> weights;
-  std::map<std::string, const CheckpointTensor*> moments;
-  for (const CheckpointTensor& t : checkpoint.checkpoint.tensors) {
-    if (t.name.starts_with(kOptimizerTensorPrefix)) {
-      moments[t.name.substr(kOptimizerTensorPrefix.size())] = &t;
-    } else {
-      weights.emplace(t.name, tensor_of(t));
-    }
-  }
-  const std::map<std::string, Tensor> expected = model::initial_parameters(run.model);
-  for (const auto& [name, tensor] : weights) {
-    if (!expected.contains(name)) {
-      refuse_checkpoint("CK-SHAPE-MISMATCH",
-                        "tensor \"" + name + "\" is no weight of the model its config describes");
-    }
-  }
-  LanguageModelTrainer trainer = [&] {
-    try {
-      return LanguageModelTrainer(run, std::move(data), threads, backend, weights);
-    } catch (const CheckpointError&) {
-      throw;
-    } catch (const VoltaError& e) {
-      refuse_checkpoint("CK-SHAPE-MISMATCH", e.what());
-    }
-  }();
-  TrainingSession& session = *trainer.session_;
-  const std::vector<std::string> parameters = session.parameter_names();
-  const std::set<std::string> parameter_set(parameters.begin(), parameters.end());
-  size_t moments_read = 0;
-  for (const std::string& name : session.state_names()) {
-    if (parameter_set.contains(name)) continue;
-    const auto it = moments.find(name);
-    if (it == moments.end()) {
-      refuse_checkpoint("CK-SHAPE-MISMATCH", "the checkpoint has no optimizer tensor \"" +
-                                                 std::string(kOptimizerTensorPrefix) + name +
-                                                 "\", which " + optimizer_name(run.optimizer.kind) +
-                                                 " needs");
-    }
-    try {
-      session.restore(name, tensor_of(*it->second));
-    } catch (const CheckpointError&) {
-      throw;
-    } catch (const VoltaError& e) {
-      refuse_checkpoint("CK-SHAPE-MISMATCH", e.what());
-    }
-    ++moments_read;
-  }
-  if (moments_read != moments.size()) {
-    const std::vector<std::string> states = session.state_names();
-    for (const auto& [name, tensor] : moments) {
-      if (std::ranges::find(states, name) == states.end()) {
-        refuse_checkpoint("CK-SHAPE-MISMATCH", "optimizer tensor \"" + tensor->name +
-                                                   "\" is no state of " +
-                                                   optimizer_name(run.optimizer.kind));
-      }
-    }
-  }
-  session.resume_at(steps);
+  const ResumePoint point = read_resume_point(checkpoint, data);
+  run.optimizer = point.optimizer;
+  run.order = point.order;
+  LanguageModelTrainer trainer(run, std::move(data), threads, backend);
+  restore_training_tensors(*trainer.session_, checkpoint.checkpoint,
+                           optimizer_name(run.optimizer.kind));
+  trainer.session_->resume_at(point.steps);
   return trainer;
 }
 
@@ -368,23 +384,10 @@ std::map<std::string, Tensor> LanguageModelTrainer::parameters() const {
 
 Checkpoint LanguageModelTrainer::checkpoint(std::string_view engine_commit) const {
   Checkpoint c;
-  const std::vector<std::string> parameters = session_->parameter_names();
-  for (const std::string& name : session_->state_names()) {
-    const bool weight = std::ranges::find(parameters, name) != parameters.end();
-    c.tensors.push_back(checkpoint_tensor(
-        weight ? name : std::string(kOptimizerTensorPrefix) + name, session_->state(name)));
-  }
-  const int64_t steps = session_->steps_taken();
-  c.metadata = {
-      {"config", run_.model.to_json()},
-      {"step", std::to_string(steps)},
-      {"optimizer", optimizer_name(run_.optimizer.kind)},
-      {"optimizer_hyperparameters", optimizer_to_json(run_.optimizer)},
-      {"data_cursor", data_cursor_json(run_.order, steps, data_.size(), data_sha256_)},
-      {"seed", std::to_string(run_.model.seed)},
-      {"graph_hash", hash_hex(session_->plan().ir_hash)},
-      {"engine_commit", std::string(engine_commit)},
-  };
+  c.tensors = training_tensors(*session_);
+  c.metadata = training_metadata(*session_, run_.optimizer, run_.order, data_, engine_commit);
+  c.metadata["config"] = run_.model.to_json();
+  c.metadata["seed"] = std::to_string(run_.model.seed);
   return c;
 }
 

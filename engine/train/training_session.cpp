@@ -1,5 +1,6 @@
 #include "volta/train/training_session.h"
 
+#include <cstddef>
 #include <cstring>
 #include <string>
 
@@ -80,6 +81,7 @@ TrainingSession::TrainingSession(const Graph& forward, ValueId loss,
   require(initial_states.size() == forward.states().size(),
           "the training session got " + std::to_string(initial_states.size()) +
               " initial states; the forward graph has " + std::to_string(forward.states().size()));
+  forward_states_ = forward.states().size();
   TrainingStepGraph built = build_training_step(forward, loss, optimizer_);
   for (const ValueId p : built.parameters) parameter_names_.push_back(forward.value(p).name);
   dtype_ = built.dtype;
@@ -149,5 +151,11 @@ std::vector<std::string> TrainingSession::state_names() const {
 }
 
 std::vector<std::string> TrainingSession::parameter_names() const { return parameter_names_; }
+
+std::vector<std::string> TrainingSession::optimizer_state_names() const {
+  std::vector<std::string> names = state_names();
+  names.erase(names.begin(), names.begin() + static_cast<std::ptrdiff_t>(forward_states_));
+  return names;
+}
 
 }  // namespace volta::train

@@ -37,6 +37,54 @@ LanguageModelRun default_run(int64_t steps);
 std::string optimizer_to_json(const OptimizerConfig& optimizer);
 OptimizerConfig optimizer_from_json(std::string_view json);
 
+// What every training checkpoint holds whatever its model: the tiny transformer's
+// (LanguageModelTrainer) and a fine-tuned ONNX model's (volta/onnx/fine_tune.h) alike.
+
+// Where a run stands in its data: a checkpoint's "data_cursor" metadata.
+struct DataCursor {
+  BatchOrder order;
+  int64_t next_step = 0;  // the steps taken: the next batch is make_batch(.., next_step)
+  int64_t data_bytes = 0;
+  std::string data_sha256;
+};
+// Canonical JSON (keys sorted, no whitespace), and back; from_json refuses unknown keys and
+// values of the wrong type with VoltaError(InvalidArgument) naming them.
+std::string data_cursor_to_json(const DataCursor& cursor);
+DataCursor data_cursor_from_json(std::string_view json);
+std::string data_sha256(const std::vector<uint8_t>& data);  // lower-case hex
+
+// The checkpoint's metadata `key`; CheckpointError CK-BAD-METADATA naming it when missing.
+const std::string& required_metadata(const LoadedCheckpoint& checkpoint, const std::string& key);
+
+// Where a checkpointed run goes on: its optimizer with the schedule, its batch order and the
+// steps it has taken.
+struct ResumePoint {
+  OptimizerConfig optimizer;
+  BatchOrder order;
+  int64_t steps = 0;
+};
+// Reads "optimizer_hyperparameters", "data_cursor" and "step", and checks that `data` is what
+// the run trained on. Throws CheckpointError: CK-BAD-METADATA (an entry missing or unreadable, a
+// step other than the cursor's), CK-DATA-MISMATCH (other data, naming both sha256s).
+ResumePoint read_resume_point(const LoadedCheckpoint& checkpoint, const std::vector<uint8_t>& data);
+
+// The metadata a run writes whatever its model: step, optimizer, optimizer_hyperparameters,
+// data_cursor (at the session's steps), graph_hash (the step plan's IR hash; provenance, not
+// checked on resume) and engine_commit. The model's own entries are the caller's.
+std::map<std::string, std::string> training_metadata(const TrainingSession& session,
+                                                     const OptimizerConfig& optimizer,
+                                                     const BatchOrder& order,
+                                                     const std::vector<uint8_t>& data,
+                                                     std::string_view engine_commit);
+// The session's trainable parameters by name and its optimizer moments as
+// kOptimizerTensorPrefix + name. A forward state that is neither is the model's, not the run's.
+std::vector<CheckpointTensor> training_tensors(const TrainingSession& session);
+// Puts training_tensors' form back into a session built for the same model and optimizer
+// (`optimizer_name` for messages). Throws CheckpointError CK-SHAPE-MISMATCH naming a parameter or
+// moment missing or of another dtype or shape, or a tensor the session has no state for.
+void restore_training_tensors(TrainingSession& session, const Checkpoint& checkpoint,
+                              std::string_view optimizer_name);
+
 struct StepRecord {
   int64_t step = 0;          // 1 for the first step of the run (not of this process)
   double loss = 0;           // at the parameters before the step
@@ -75,10 +123,6 @@ class LanguageModelTrainer {
   std::map<std::string, Tensor> parameters() const;
 
  private:
-  // `data` by rvalue reference: the public constructor reads it for the weights' checks before
-  // this one takes it.
-  LanguageModelTrainer(const LanguageModelRun& run, std::vector<uint8_t>&& data, int threads,
-                       const Backend& backend, const std::map<std::string, Tensor>& weights);
   LanguageModelRun run_;
   std::vector<uint8_t> data_;
   std::string data_sha256_;

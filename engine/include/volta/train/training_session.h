@@ -76,6 +76,9 @@ class TrainingSession {
   const Tensor& state(std::string_view name) const;
   std::vector<std::string> state_names() const;
   std::vector<std::string> parameter_names() const;  // the trainable ones, in forward order
+  // The optimizer's moments, in step-graph order: the states past the forward's. A forward
+  // state that is no parameter (one the loss does not read) is in neither list.
+  std::vector<std::string> optimizer_state_names() const;
 
   const ExecutionPlan& plan() const { return plan_; }
 
@@ -88,6 +91,7 @@ class TrainingSession {
   std::vector<Tensor*> bindings_;
   std::vector<std::string> parameter_names_;
   DType dtype_ = DType::F32;
+  size_t forward_states_ = 0;
   int64_t steps_ = 0;
   double gradient_norm_ = 0;
 };
