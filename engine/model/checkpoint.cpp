@@ -26,10 +26,10 @@ constexpr std::string_view kFormatKey = "format";
 constexpr std::string_view kVersionKey = "format_version";
 constexpr std::string_view kDigestPrefix = "sha256/";
 // Caller keys v1.0 defines; any other key loads and is reported as unknown.
-constexpr std::array<std::string_view, 8> kCallerKeys = {
-    "config",     "data_cursor", "engine_commit",
-    "graph_hash", "optimizer",   "optimizer_hyperparameters",
-    "seed",       "step"};
+constexpr std::array<std::string_view, 10> kCallerKeys = {
+    "config", "data_cursor",  "engine_commit", "graph_hash",
+    "model",  "model_sha256", "optimizer",     "optimizer_hyperparameters",
+    "seed",   "step"};
 constexpr std::string_view kSupportedDTypes = "F32, F64, I64, I32, BOOL";
 
 [[noreturn]] void refuse(std::string_view diagnostic, const std::string& detail) {

@@ -233,7 +233,10 @@ std::string export_onnx(const Graph& graph, std::span<const Tensor> states,
 
 void export_onnx_file(const Graph& graph, const std::filesystem::path& file,
                       std::span<const Tensor> states, const ExportOptions& options) {
-  const std::string bytes = export_onnx(graph, states, options);  // refusals before any I/O
+  write_onnx_file(export_onnx(graph, states, options), file);  // refusals before any I/O
+}
+
+void write_onnx_file(std::string_view bytes, const std::filesystem::path& file) {
   const std::filesystem::path temporary = temporary_beside(file);
   const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0) refuse_io("cannot create", temporary, errno);

@@ -46,6 +46,8 @@ std::string export_onnx(const Graph& graph, std::span<const Tensor> states,
 // failure leaves any previous file intact and no temporary behind.
 void export_onnx_file(const Graph& graph, const std::filesystem::path& file,
                       std::span<const Tensor> states, const ExportOptions& options = {});
+// A serialized model written to `file` the same way (a fine-tuned model: fine_tune.h).
+void write_onnx_file(std::string_view bytes, const std::filesystem::path& file);
 
 // How each op of the op table is exported: the ONNX ops it becomes, or why it cannot be.
 struct OpExport {
