@@ -31,7 +31,8 @@ constexpr const char* kUsage =
     "           (--train: the transformer block's training step, forward + backward +\n"
     "           AdamW, and its plan's peak bytes)\n"
     "  doctor   compiler, CPU features, threads, CUDA presence, determinism readiness\n"
-    "  train    train the tiny transformer on a file's bytes (engine/model)\n"
+    "  train    train the tiny transformer on a file's bytes (engine/model), or fine-tune an\n"
+    "           ONNX causal LM\n"
     "           volta train --data FILE [--config tiny|FILE] [--steps N] [--seed S]\n"
     "                       [--threads T] [--batch N --seq N --d-model N --layers N --heads N\n"
     "                       --d-ff N] [--optimizer sgd|adam|adamw] [--lr X] [--min-lr X]\n"
@@ -43,12 +44,18 @@ constexpr const char* kUsage =
     "           (--steps: the run's length, 1000 by default, the end of the schedule;\n"
     "           --resume goes on to it; --stop-at N ends early to resume later. Defaults:\n"
     "           AdamW at 3e-3, warm-up then cosine, clip 1; --db records the loss per step)\n"
+    "           volta train MODEL.onnx --data FILE [the options above except --config and\n"
+    "                       the size flags; --seed seeds --order shuffled]\n"
+    "           fine-tunes an ONNX causal LM (int64 tokens [B, T] -> logits [B, T, V]): its\n"
+    "           float initializers are trained; its checkpoints resume with the same model\n"
     "  generate volta generate --checkpoint CKPT --prompt TEXT [--tokens N]\n"
     "                          [--temperature X --seed S] [--threads T]  (greedy by default)\n"
     "  eval     volta eval --checkpoint CKPT --data FILE [--threads T] [--digest]: loss and\n"
     "           perplexity (--digest: sha256 of the logits of the first batch of windows)\n"
     "  export   volta export --checkpoint CKPT --onnx OUT.onnx [--batch N]: the inference\n"
-    "           graph as ONNX (opset 17)\n";
+    "           graph as ONNX (opset 17)\n"
+    "           volta export --checkpoint CKPT --model MODEL.onnx --onnx OUT.onnx: a\n"
+    "           fine-tuned model, MODEL with the checkpoint's initializers\n";
 
 }  // namespace
 

@@ -1,5 +1,6 @@
-// `volta train`, `volta generate` and `volta eval`: the tiny transformer (engine/model) trained
-// on byte data, saved and resumed as checkpoint format v1, used for text and scored.
+// `volta train`, `volta generate`, `volta eval` and `volta export`: the tiny transformer
+// (engine/model) trained on byte data, saved and resumed as checkpoint format v1, used for text
+// and scored; and an imported ONNX causal LM fine-tuned the same way (volta/onnx/fine_tune.h).
 
 #include <unistd.h>
 
@@ -18,6 +19,7 @@
 #include "training_log.h"
 #include "volta/model/language_model.h"
 #include "volta/onnx/export.h"
+#include "volta/onnx/fine_tune.h"
 #include "volta/runtime/registry.h"
 #include "volta/sha256.h"
 #include "volta/train/language_model_training.h"
@@ -91,13 +93,14 @@ train::OptimizerConfig optimizer_config(const Options& o, int64_t steps) {
   return opt;
 }
 
-train::BatchOrder batch_order(const Options& o, const model::TransformerConfig& c) {
+// Windows one sequence apart unless --stride says otherwise; `seed` shuffles them.
+train::BatchOrder batch_order(const Options& o, int64_t seq, uint64_t seed) {
   train::BatchOrder order = train::default_run(1).order;
   if (const std::optional<std::string> kind = o.text("--order")) {
     order.kind = train::parse_batch_order(*kind);
   }
-  order.stride = o.integer("--stride", 1, INT64_MAX).value_or(c.seq);
-  order.seed = c.seed;
+  order.stride = o.integer("--stride", 1, INT64_MAX).value_or(seq);
+  order.seed = seed;
   return order;
 }
 
@@ -158,12 +161,141 @@ class TrainProgress {
   std::chrono::steady_clock::time_point start_;
 };
 
-void save(const train::LanguageModelTrainer& trainer, const std::string& path) {
-  save_checkpoint(trainer.checkpoint(build::kCommit), path);
+bool fine_tunes_onnx(const LoadedCheckpoint& checkpoint) {
+  return checkpoint.checkpoint.metadata.contains(std::string(onnx::kFineTuneModelSha256Key));
 }
 
-model::TrainedModel load_model(const Options& o) {
-  return model::trained_model(load_checkpoint(o.required("--checkpoint")));
+// A fine-tune checkpoint where the built-in model's is needed: what to do with it instead.
+void refuse_fine_tune(const LoadedCheckpoint& checkpoint, const std::string& path,
+                      std::string_view instead) {
+  if (!fine_tunes_onnx(checkpoint)) return;
+  const auto model = checkpoint.checkpoint.metadata.find(std::string(onnx::kFineTuneModelKey));
+  const std::string name =
+      model == checkpoint.checkpoint.metadata.end() ? "MODEL.onnx" : model->second;
+  std::string how(instead);
+  for (size_t at = how.find("MODEL"); at != std::string::npos; at = how.find("MODEL", at + 1)) {
+    how.replace(at, 5, name);
+  }
+  throw CheckpointError("CK-MODEL-MISMATCH", "'" + path + "' fine-tunes the ONNX model '" + name +
+                                                 "', not the built-in tiny transformer; " + how);
+}
+
+model::TrainedModel load_model(const Options& o, std::string_view command) {
+  const std::string path = o.required("--checkpoint");
+  const LoadedCheckpoint checkpoint = load_checkpoint(path);
+  refuse_fine_tune(checkpoint, path,
+                   "volta " + std::string(command) +
+                       " takes the built-in model's checkpoints (write the fine-tuned model with "
+                       "`volta export --checkpoint " +
+                       path + " --model MODEL --onnx OUT.onnx` and run it with `volta run`)");
+  return model::trained_model(checkpoint);
+}
+
+// What `volta train` does once it has a trainer (LanguageModelTrainer or onnx::FineTuner): the
+// steps up to --stop-at or `steps`, with progress, --db rows and --save / --save-every.
+struct TrainLoop {
+  const Options& options;
+  std::span<const std::string_view> args;
+  std::string data_path;
+  int threads = 1;
+  int64_t steps = 0;
+  std::optional<int64_t> resumed_from;
+  std::optional<int64_t> save_every;
+  std::optional<std::string> save_path;
+
+  template <typename Trainer>
+  int run(Trainer& trainer, const std::string& what, int64_t tokens_per_step) const {
+    // --stop-at: end early, as if interrupted, to go on later with --resume.
+    const int64_t last_step = options.integer("--stop-at", 1, steps).value_or(steps);
+    const int64_t first = trainer.steps_taken() + 1;
+    std::fprintf(stderr, "training %s on %s: steps %lld..%lld, %s, threads %d\n", what.c_str(),
+                 data_path.c_str(), static_cast<long long>(first),
+                 static_cast<long long>(last_step),
+                 train::optimizer_name(trainer.run().optimizer.kind).c_str(), threads);
+    std::optional<TrainingLog> log;
+    if (const std::optional<std::string> db = options.text("--db")) {
+      conformance::TrainingRunInfo info = run_info(trainer);
+      info.data_path = data_path;
+      info.command = "volta train";
+      for (const std::string_view a : args) info.command += " " + std::string(a);
+      info.threads = threads;
+      info.resumed_from = resumed_from;
+      log.emplace(*db, std::move(info));
+    }
+    TrainProgress progress(first, last_step, tokens_per_step);
+    train::StepRecord last;
+    const auto save = [&] { save_checkpoint(trainer.checkpoint(build::kCommit), *save_path); };
+    while (trainer.steps_taken() < last_step) {
+      last = trainer.step();
+      const double tokens_per_s = progress.add(last);
+      if (log) log->step(last, tokens_per_s);
+      if (save_every && last.step % *save_every == 0 && last.step != last_step) save();
+    }
+    if (log) log->finish();
+    if (save_path) {
+      save();
+      std::fprintf(stderr, "saved %s (step %lld)\n", save_path->c_str(),
+                   static_cast<long long>(trainer.steps_taken()));
+    }
+    if (first <= last_step) {
+      std::printf("final loss %.6f at step %lld\n", last.loss, static_cast<long long>(last.step));
+    }
+    return 0;
+  }
+};
+
+// The flags a checkpoint fixes: refused beside --resume.
+constexpr std::string_view kFixedByCheckpoint[] = {
+    "--config",       "--seed",     "--batch",     "--seq",       "--d-model",
+    "--layers",       "--heads",    "--d-ff",      "--optimizer", "--lr",
+    "--min-lr",       "--schedule", "--warmup",    "--step-size", "--gamma",
+    "--weight-decay", "--momentum", "--clip-norm", "--order",     "--stride"};
+
+void refuse_fixed_flags(const Options& o) {
+  for (const std::string_view fixed : kFixedByCheckpoint) {
+    if (o.has(fixed)) {
+      throw UsageError{std::string(fixed) +
+                       " conflicts with --resume: the checkpoint fixes the model, optimizer and "
+                       "data order"};
+    }
+  }
+}
+
+// `volta train MODEL.onnx --data FILE ...`: fine-tune an imported causal LM.
+int fine_tune_command(const Options& o, TrainLoop loop, const std::string& model_path,
+                      std::vector<uint8_t> data) {
+  for (const std::string_view size :
+       {"--config", "--batch", "--seq", "--d-model", "--layers", "--heads", "--d-ff"}) {
+    if (o.has(size)) {
+      throw UsageError{std::string(size) + " does not apply to fine-tuning '" + model_path +
+                       "': the ONNX model fixes its size, batch and sequence length"};
+    }
+  }
+  const onnx::FineTuneModel model = onnx::FineTuneModel::load(model_path);
+  std::optional<onnx::FineTuner> tuner;
+  if (const std::optional<std::string> resume = o.text("--resume")) {
+    refuse_fixed_flags(o);
+    tuner.emplace(onnx::FineTuner::resume(model, load_checkpoint(*resume), std::move(data),
+                                          loop.threads, cpu()));
+    loop.resumed_from = tuner->steps_taken();
+    if (loop.steps == 0) loop.steps = tuner->run().optimizer.schedule.total_steps;
+    std::fprintf(stderr, "resumed %s at step %lld\n", resume->c_str(),
+                 static_cast<long long>(*loop.resumed_from));
+  } else {
+    if (loop.steps == 0) loop.steps = 1000;
+    const onnx::CausalLmShape declared = onnx::declared_causal_lm(model.model);
+    onnx::FineTuneRun run = onnx::default_fine_tune_run(loop.steps, declared.seq);
+    run.optimizer = optimizer_config(o, loop.steps);
+    const auto seed = o.integer("--seed", 0, INT64_MAX);
+    run.order = batch_order(o, declared.seq, seed ? static_cast<uint64_t>(*seed) : run.order.seed);
+    tuner.emplace(model, run, std::move(data), loop.threads, cpu());
+  }
+  const onnx::CausalLmShape& s = tuner->shape();
+  const std::string what = "'" + model_path + "' (" + s.tokens + " int64 [" +
+                           std::to_string(s.batch) + "," + std::to_string(s.seq) + "] -> " +
+                           s.logits + " [" + std::to_string(s.batch) + "," + std::to_string(s.seq) +
+                           "," + std::to_string(s.vocab) + "])";
+  return loop.run(*tuner, what, s.batch * s.seq);
 }
 
 }  // namespace
@@ -176,88 +308,55 @@ int train_command(std::span<const std::string_view> args) {
        "--lr",           "--min-lr",     "--schedule",  "--warmup", "--step-size", "--gamma",
        "--weight-decay", "--momentum",   "--clip-norm", "--order",  "--stride",    "--stop-at",
        "--save",         "--save-every", "--resume",    "--db"});
-  if (!o.positional().empty()) {
-    throw UsageError{"unexpected argument '" + o.positional()[0] +
-                     "' (fine-tuning an ONNX model is not supported yet; train the built-in "
-                     "tiny transformer with --data FILE)"};
+  if (o.positional().size() > 1) {
+    throw UsageError{"unexpected argument '" + o.positional()[1] +
+                     "' (volta train takes at most one model, an ONNX file to fine-tune)"};
   }
   const std::string data_path = o.required("--data");
   std::vector<uint8_t> data = train::read_token_file(data_path);
-  const int threads = threads_of(o);
-  std::optional<int64_t> steps = o.integer("--steps", 1, int64_t{1} << 40);
-  const std::optional<int64_t> save_every = o.integer("--save-every", 1, int64_t{1} << 40);
-  const std::optional<std::string> save_path = o.text("--save");
-  if (save_every && !save_path) throw UsageError{"--save-every needs --save CKPT"};
+  TrainLoop loop{.options = o,
+                 .args = args,
+                 .data_path = data_path,
+                 .threads = threads_of(o),
+                 .steps = o.integer("--steps", 1, int64_t{1} << 40).value_or(0),
+                 .resumed_from = std::nullopt,
+                 .save_every = o.integer("--save-every", 1, int64_t{1} << 40),
+                 .save_path = o.text("--save")};
+  if (loop.save_every && !loop.save_path) throw UsageError{"--save-every needs --save CKPT"};
+  if (!o.positional().empty()) {
+    return fine_tune_command(o, std::move(loop), o.positional()[0], std::move(data));
+  }
 
   std::optional<train::LanguageModelTrainer> trainer;
-  std::optional<int64_t> resumed_from;
   if (const std::optional<std::string> resume = o.text("--resume")) {
-    for (const std::string_view fixed :
-         {"--config",       "--seed",     "--batch",     "--seq",       "--d-model",
-          "--layers",       "--heads",    "--d-ff",      "--optimizer", "--lr",
-          "--min-lr",       "--schedule", "--warmup",    "--step-size", "--gamma",
-          "--weight-decay", "--momentum", "--clip-norm", "--order",     "--stride"}) {
-      if (o.has(fixed)) {
-        throw UsageError{std::string(fixed) +
-                         " conflicts with --resume: the checkpoint fixes the model, optimizer and "
-                         "data order"};
-      }
-    }
-    trainer.emplace(train::LanguageModelTrainer::resume(load_checkpoint(*resume), std::move(data),
-                                                        threads, cpu()));
-    resumed_from = trainer->steps_taken();
+    refuse_fixed_flags(o);
+    const LoadedCheckpoint checkpoint = load_checkpoint(*resume);
+    refuse_fine_tune(
+        checkpoint, *resume,
+        "resume it with the model: `volta train MODEL --data FILE --resume " + *resume + "`");
+    trainer.emplace(
+        train::LanguageModelTrainer::resume(checkpoint, std::move(data), loop.threads, cpu()));
+    loop.resumed_from = trainer->steps_taken();
     // The run goes on to the end of the schedule it was started with unless told otherwise.
-    if (!steps) steps = trainer->run().optimizer.schedule.total_steps;
+    if (loop.steps == 0) loop.steps = trainer->run().optimizer.schedule.total_steps;
     std::fprintf(stderr, "resumed %s at step %lld\n", resume->c_str(),
-                 static_cast<long long>(*resumed_from));
+                 static_cast<long long>(*loop.resumed_from));
   } else {
-    if (!steps) steps = 1000;
+    if (loop.steps == 0) loop.steps = 1000;
     train::LanguageModelRun run;
     run.model = model_config(o);
-    run.optimizer = optimizer_config(o, *steps);
-    run.order = batch_order(o, run.model);
-    trainer.emplace(run, std::move(data), threads, cpu());
+    run.optimizer = optimizer_config(o, loop.steps);
+    run.order = batch_order(o, run.model.seq, run.model.seed);
+    trainer.emplace(run, std::move(data), loop.threads, cpu());
   }
-  // --stop-at: end early, as if interrupted, to go on later with --resume.
-  const int64_t last_step = o.integer("--stop-at", 1, *steps).value_or(*steps);
-  const train::LanguageModelRun& run = trainer->run();
-  const int64_t first = trainer->steps_taken() + 1;
-  std::fprintf(stderr, "training %s on %s: steps %lld..%lld, %s, threads %d\n",
-               run.model.to_json().c_str(), data_path.c_str(), static_cast<long long>(first),
-               static_cast<long long>(last_step), train::optimizer_name(run.optimizer.kind).c_str(),
-               threads);
-
-  std::optional<TrainingLog> log;
-  if (const std::optional<std::string> db = o.text("--db")) {
-    std::string command = "volta train";
-    for (const std::string_view a : args) command += " " + std::string(a);
-    log.emplace(*db, *trainer, data_path, command, threads, resumed_from);
-  }
-  TrainProgress progress(first, last_step, run.model.batch * run.model.seq);
-  train::StepRecord last;
-  while (trainer->steps_taken() < last_step) {
-    last = trainer->step();
-    const double tokens_per_s = progress.add(last);
-    if (log) log->step(last, tokens_per_s);
-    if (save_every && last.step % *save_every == 0 && last.step != last_step) {
-      save(*trainer, *save_path);
-    }
-  }
-  if (log) log->finish();
-  if (save_path) {
-    save(*trainer, *save_path);
-    std::fprintf(stderr, "saved %s (step %lld)\n", save_path->c_str(),
-                 static_cast<long long>(trainer->steps_taken()));
-  }
-  if (first <= last_step)
-    std::printf("final loss %.6f at step %lld\n", last.loss, static_cast<long long>(last.step));
-  return 0;
+  const model::TransformerConfig& m = trainer->run().model;
+  return loop.run(*trainer, m.to_json(), m.batch * m.seq);
 }
 
 int generate_command(std::span<const std::string_view> args) {
   const Options o("generate", args,
                   {"--checkpoint", "--prompt", "--tokens", "--temperature", "--seed", "--threads"});
-  const model::TrainedModel trained = load_model(o);
+  const model::TrainedModel trained = load_model(o, "generate");
   model::LanguageModel lm(trained, 1, threads_of(o), cpu());
   model::GenerateOptions options;
   options.tokens = o.integer("--tokens", 0, int64_t{1} << 20).value_or(options.tokens);
@@ -271,7 +370,7 @@ int generate_command(std::span<const std::string_view> args) {
 
 int eval_command(std::span<const std::string_view> args) {
   const Options o("eval", args, {"--checkpoint", "--data", "--threads"}, {"--digest"});
-  const model::TrainedModel trained = load_model(o);
+  const model::TrainedModel trained = load_model(o, "eval");
   const std::string data_path = o.required("--data");
   const model::Evaluation e =
       model::evaluate(trained, train::read_token_file(data_path), threads_of(o), cpu());
@@ -295,9 +394,34 @@ int eval_command(std::span<const std::string_view> args) {
 }
 
 int export_command(std::span<const std::string_view> args) {
-  const Options o("export", args, {"--checkpoint", "--onnx", "--batch"});
-  const model::TrainedModel trained = load_model(o);
+  const Options o("export", args, {"--checkpoint", "--onnx", "--batch", "--model"});
+  const std::string path = o.required("--checkpoint");
+  const LoadedCheckpoint checkpoint = load_checkpoint(path);
   const std::string out = o.required("--onnx");
+  if (fine_tunes_onnx(checkpoint)) {
+    // The original model with the trained initializers written into it.
+    const std::optional<std::string> model_path = o.text("--model");
+    if (!model_path) {
+      throw UsageError{"'" + path +
+                       "' fine-tunes an ONNX model: give that model with --model FILE.onnx to "
+                       "write its fine-tuned initializers into it"};
+    }
+    if (o.has("--batch")) {
+      throw UsageError{"--batch does not apply to a fine-tuned ONNX model: it keeps its own"};
+    }
+    const onnx::FineTuneModel model = onnx::FineTuneModel::load(*model_path);
+    onnx::write_onnx_file(onnx::fine_tuned_onnx(model, checkpoint), out);
+    const auto step = checkpoint.checkpoint.metadata.find("step");
+    std::printf("exported %s: %s with the fine-tuned initializers of %s (step %s)\n", out.c_str(),
+                model.name.c_str(), path.c_str(),
+                step == checkpoint.checkpoint.metadata.end() ? "?" : step->second.c_str());
+    return 0;
+  }
+  if (o.has("--model")) {
+    throw UsageError{"--model is for fine-tune checkpoints; '" + path +
+                     "' is the built-in tiny transformer's"};
+  }
+  const model::TrainedModel trained = model::trained_model(checkpoint);
   const int64_t batch = o.integer("--batch", 1, int64_t{1} << 20).value_or(1);
   const model::LanguageModelGraph lm = model::inference_graph(trained.config, batch);
   onnx::export_onnx_file(lm.graph, out, model::bind_parameters(lm.graph, trained.parameters));

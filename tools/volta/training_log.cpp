@@ -5,26 +5,35 @@
 
 namespace volta::cli {
 
-TrainingLog::TrainingLog(const std::string& db_path, const train::LanguageModelTrainer& trainer,
-                         const std::string& data_path, const std::string& command, int threads,
-                         std::optional<int64_t> resumed_from)
-    : store_(db_path) {
+conformance::TrainingRunInfo run_info(const train::LanguageModelTrainer& trainer) {
   conformance::TrainingRunInfo info;
+  info.model = "tiny-transformer";
+  info.config = trainer.run().model.to_json();
+  info.optimizer = train::optimizer_to_json(trainer.run().optimizer);
+  info.data_sha256 = trainer.data_sha256();
+  info.data_bytes = trainer.data_bytes();
+  info.seed = trainer.run().model.seed;
+  return info;
+}
+
+conformance::TrainingRunInfo run_info(const onnx::FineTuner& tuner) {
+  conformance::TrainingRunInfo info;
+  info.model = tuner.model_name();
+  info.config = tuner.config_json();
+  info.optimizer = train::optimizer_to_json(tuner.run().optimizer);
+  info.data_sha256 = tuner.data_sha256();
+  info.data_bytes = tuner.data_bytes();
+  info.seed = tuner.run().order.seed;
+  return info;
+}
+
+TrainingLog::TrainingLog(const std::string& db_path, conformance::TrainingRunInfo info)
+    : store_(db_path) {
   info.commit = build::kCommit;
   info.dirty = build::kDirty;
   info.build_type = build::kBuildType;
   info.compiler = std::string("g++ ") + __VERSION__;
   info.cpu_model = host_cpu_model();
-  info.threads = threads;
-  info.command = command;
-  info.model = "tiny-transformer";
-  info.config = trainer.run().model.to_json();
-  info.optimizer = train::optimizer_to_json(trainer.run().optimizer);
-  info.data_path = data_path;
-  info.data_sha256 = trainer.data_sha256();
-  info.data_bytes = trainer.data_bytes();
-  info.seed = trainer.run().model.seed;
-  info.resumed_from = resumed_from;
   writer_ = std::make_unique<conformance::TrainingStepWriter>(
       store_, conformance::begin_training_run(store_, info));
 }

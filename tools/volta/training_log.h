@@ -4,19 +4,23 @@
 
 #include <cstdint>
 #include <memory>
-#include <optional>
 #include <string>
 
 #include "volta/conformance/training_store.h"
+#include "volta/onnx/fine_tune.h"
 #include "volta/train/language_model_training.h"
 
 namespace volta::cli {
 
+// What a run trains, on what data: the record's model, config, optimizer, data and seed. The
+// caller adds the data path, the command, the threads and where it resumed from.
+conformance::TrainingRunInfo run_info(const train::LanguageModelTrainer& trainer);
+conformance::TrainingRunInfo run_info(const onnx::FineTuner& tuner);
+
 class TrainingLog {
  public:
-  TrainingLog(const std::string& db_path, const train::LanguageModelTrainer& trainer,
-              const std::string& data_path, const std::string& command, int threads,
-              std::optional<int64_t> resumed_from);
+  // Records `info` with this build's provenance (commit, build type, compiler, CPU).
+  TrainingLog(const std::string& db_path, conformance::TrainingRunInfo info);
   void step(const train::StepRecord& record, double tokens_per_s);
   void finish();  // the run is 'complete'; a process killed before stays 'running'
 
