@@ -11,8 +11,6 @@
 #include "volta/conformance/process.h"
 #include "volta/error.h"
 
-extern char** environ;
-
 namespace volta::conformance::training {
 namespace {
 
@@ -41,6 +39,7 @@ BackgroundVolta::BackgroundVolta(const TrainingSuiteOptions& options,
                                  const std::vector<std::string>& args) {
   const std::vector<std::string> argv = volta_argv(options, args);
   std::vector<char*> raw;
+  raw.reserve(argv.size() + 1);
   for (const std::string& a : argv) raw.push_back(const_cast<char*>(a.c_str()));
   raw.push_back(nullptr);
   // Its output is not needed: the case watches the checkpoint it writes.

@@ -66,7 +66,7 @@ CaseOutcome loss_falls(const TrainingSuiteOptions& o) {
       run_volta(o, {"train", "--data", o.data.string(), "--save", (dir / "default.ckpt").string()});
   if (r.exit_code != 0) return failed(cli_failure("volta train (the defaults)", r));
   const std::string first =
-      field(r.output.substr(0, r.output.find("\n", r.output.find("step 1/"))), "loss");
+      field(r.output.substr(0, r.output.find('\n', r.output.find("step 1/"))), "loss");
   const double last = std::stod(field(r.output, "final loss"));
   const std::string summary = "the default run on " + o.data.filename().string() + ": loss " +
                               first + " at step 1, " + std::to_string(last) +

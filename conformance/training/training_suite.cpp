@@ -85,6 +85,7 @@ std::vector<SuiteCase> training_suite(std::string_view backend,
   training::train_reload_cases(options, cases);
   training::checkpoint_cases(options, cases);
   std::vector<SuiteCase> out;
+  out.reserve(cases.size());
   for (training::TrainingCase& c : cases) {
     out.push_back({.family = std::move(c.family),
                    .op = "tiny-transformer",

@@ -51,8 +51,8 @@ std::string file_after(LanguageModelTrainer& trainer, int64_t steps) {
 
 BOOST_AUTO_TEST_CASE(the_loss_falls_and_every_step_is_recorded) {
   LanguageModelTrainer trainer(small_run(), text(), 1, cpu());
-  std::vector<StepRecord> steps;
-  for (int i = 0; i < 40; ++i) steps.push_back(trainer.step());
+  std::vector<StepRecord> steps(40);
+  for (StepRecord& s : steps) s = trainer.step();
   BOOST_TEST_MESSAGE("loss " << steps.front().loss << " -> " << steps.back().loss);
   BOOST_TEST(steps.front().loss > 5.0);  // about ln 256 at the start
   BOOST_TEST(steps.back().loss < 0.7 * steps.front().loss);

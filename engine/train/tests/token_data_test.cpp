@@ -19,6 +19,7 @@ namespace {
 
 std::vector<uint8_t> bytes_0_to(int n) {
   std::vector<uint8_t> out;
+  out.reserve(static_cast<size_t>(n));
   for (int i = 0; i < n; ++i) out.push_back(static_cast<uint8_t>(i % 256));
   return out;
 }
