@@ -374,21 +374,18 @@ int64_t exec_counting(Database& db, std::string_view sql) {
   return db.changes();
 }
 
-// Copies the attached shard's runs into main with fresh ids, recording old -> new in
-// temp.run_map. A run still 'running' in a shard has no writer any more: it is incomplete.
-int64_t fold_runs(Database& db, const std::string& shard) {
+// Copies every row of shard.`table`, in id order, into main with `copy_sql` (?1 binds the
+// shard's path, ?2 the row's id in the shard) and records old -> new id in temp.`map_table`.
+// Returns how many rows it copied.
+int64_t copy_rows_with_new_ids(Database& db, const std::string& shard, const std::string& table,
+                               std::string_view copy_sql, const std::string& map_table) {
   std::vector<int64_t> old_ids;
-  for (Statement runs = db.prepare("SELECT id FROM shard.run ORDER BY id"); runs.step();) {
-    old_ids.push_back(runs.column_int(0));
+  for (Statement rows = db.prepare("SELECT id FROM shard." + table + " ORDER BY id");
+       rows.step();) {
+    old_ids.push_back(rows.column_int(0));
   }
-  Statement copy = db.prepare(
-      "INSERT INTO main.run (commit_sha, dirty, build_type, compiler, cpu_model, threads, "
-      "backend, machine, suites, command, started_at, ended_at, status, host, pid, origin) "
-      "SELECT commit_sha, dirty, build_type, compiler, cpu_model, threads, backend, machine, "
-      "suites, command, started_at, ended_at, "
-      "CASE status WHEN 'running' THEN 'incomplete' ELSE status END, host, pid, "
-      "CASE origin WHEN '' THEN ?1 ELSE origin END FROM shard.run WHERE id = ?2");
-  Statement map = db.prepare("INSERT INTO temp.run_map (old, new) VALUES (?, ?)");
+  Statement copy = db.prepare(copy_sql);
+  Statement map = db.prepare("INSERT INTO temp." + map_table + " (old, new) VALUES (?, ?)");
   for (const int64_t old : old_ids) {
     copy.reset();
     copy.bind(1, shard).bind(2, old).run();
@@ -398,15 +395,26 @@ int64_t fold_runs(Database& db, const std::string& shard) {
   return static_cast<int64_t>(old_ids.size());
 }
 
+// Copies the attached shard's runs into main with fresh ids, recording old -> new in
+// temp.run_map. A run still 'running' in a shard has no writer any more: it is incomplete.
+int64_t fold_runs(Database& db, const std::string& shard) {
+  return copy_rows_with_new_ids(
+      db, shard, "run",
+      "INSERT INTO main.run (commit_sha, dirty, build_type, compiler, cpu_model, threads, "
+      "backend, machine, suites, command, started_at, ended_at, status, host, pid, origin) "
+      "SELECT commit_sha, dirty, build_type, compiler, cpu_model, threads, backend, machine, "
+      "suites, command, started_at, ended_at, "
+      "CASE status WHEN 'running' THEN 'incomplete' ELSE status END, host, pid, "
+      "CASE origin WHEN '' THEN ?1 ELSE origin END FROM shard.run WHERE id = ?2",
+      "run_map");
+}
+
 // Copies the attached shard's training runs and their steps into main with fresh ids. A
 // training run still 'running' in a shard has no writer any more: it was interrupted.
 void fold_training_runs(Database& db, const std::string& shard, MergeSummary& summary) {
   db.exec("CREATE TEMP TABLE training_run_map (old INTEGER PRIMARY KEY, new INTEGER NOT NULL)");
-  std::vector<int64_t> old_ids;
-  for (Statement runs = db.prepare("SELECT id FROM shard.training_run ORDER BY id"); runs.step();) {
-    old_ids.push_back(runs.column_int(0));
-  }
-  Statement copy = db.prepare(
+  summary.training_runs = copy_rows_with_new_ids(
+      db, shard, "training_run",
       "INSERT INTO main.training_run (commit_sha, dirty, build_type, compiler, cpu_model, "
       "machine, threads, command, model, config, optimizer, data_path, data_sha256, data_bytes, "
       "seed, resumed_from, started_at, ended_at, status, host, pid, origin) "
@@ -414,15 +422,8 @@ void fold_training_runs(Database& db, const std::string& shard, MergeSummary& su
       "model, config, optimizer, data_path, data_sha256, data_bytes, seed, resumed_from, "
       "started_at, ended_at, CASE status WHEN 'running' THEN 'interrupted' ELSE status END, "
       "host, pid, CASE origin WHEN '' THEN ?1 ELSE origin END "
-      "FROM shard.training_run WHERE id = ?2");
-  Statement map = db.prepare("INSERT INTO temp.training_run_map (old, new) VALUES (?, ?)");
-  for (const int64_t old : old_ids) {
-    copy.reset();
-    copy.bind(1, shard).bind(2, old).run();
-    map.reset();
-    map.bind(1, old).bind(2, db.last_insert_id()).run();
-  }
-  summary.training_runs = static_cast<int64_t>(old_ids.size());
+      "FROM shard.training_run WHERE id = ?2",
+      "training_run_map");
   summary.training_steps = exec_counting(
       db,
       "INSERT INTO main.training_step (run_id, step, loss, grad_norm, lr, tokens_per_s) "
