@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "store_support.h"
 #include "volta/runtime/host.h"
 
 namespace volta::conformance {
@@ -274,13 +275,9 @@ CREATE TABLE training_step (
 )sql",
 };
 
-std::string describe(std::string_view path) {
-  return "results database '" + std::string(path) + "'";
-}
-
 // A refused file: says why, and that nothing was written to it.
 [[noreturn]] void refuse(std::string_view path, const std::string& why) {
-  throw StoreError(describe(path) + " " + why + "; the file was left untouched");
+  throw StoreError(describe_store(path) + " " + why + "; the file was left untouched");
 }
 
 int64_t query_int(const Database& db, std::string_view sql) {
@@ -579,7 +576,7 @@ void apply_migrations(Database& db, std::span<const std::string_view> migrations
 ResultStore::ResultStore(const std::string& path, Database::Mode mode)
     : db_([&] {
         if (mode == Database::Mode::ReadOnly && !std::filesystem::exists(path)) {
-          throw StoreError(describe(path) +
+          throw StoreError(describe_store(path) +
                            " does not exist: run `volta-audit run` first, or pass --db PATH");
         }
         return Database(path, mode);
@@ -598,7 +595,7 @@ void ResultStore::check_schema(Database::Mode mode) const {
   const bool empty = state.application_id == 0 && state.version == 0 && state.objects == 0;
   if (empty) {
     if (mode == Database::Mode::ReadOnly) {
-      throw StoreError(describe(db_.path()) +
+      throw StoreError(describe_store(db_.path()) +
                        " is empty: record a run into it first (volta-audit run)");
     }
     return;
@@ -616,8 +613,9 @@ void ResultStore::check_schema(Database::Mode mode) const {
                            "): use a newer volta-audit, or another --db");
   }
   if (mode == Database::Mode::ReadOnly && state.version < kSchemaVersion) {
-    throw StoreError(describe(db_.path()) + " has schema version " + std::to_string(state.version) +
-                     ", older than this build's (" + std::to_string(kSchemaVersion) +
+    throw StoreError(describe_store(db_.path()) + " has schema version " +
+                     std::to_string(state.version) + ", older than this build's (" +
+                     std::to_string(kSchemaVersion) +
                      "): open it for writing once (volta-audit run) to migrate it");
   }
 }
@@ -648,8 +646,9 @@ void ResultStore::enable_wal() {
   mode.step();
   // SQLite keeps the old mode, silently, where WAL cannot work (no shared memory).
   if (const std::string got = mode.column_text(0); got != "wal") {
-    throw StoreError(describe(db_.path()) + " cannot use WAL journaling (journal_mode stays '" +
-                     got + "'): put it on a local file system");
+    throw StoreError(describe_store(db_.path()) +
+                     " cannot use WAL journaling (journal_mode stays '" + got +
+                     "'): put it on a local file system");
   }
   db_.exec("PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;");
 }
@@ -662,14 +661,7 @@ void ResultStore::mark_dead_runs() {
 }
 
 void ResultStore::require_running(int64_t run_id, std::string_view action) const {
-  Statement s = db_.prepare("SELECT status FROM run WHERE id = ?");
-  s.bind(1, run_id);
-  const std::string prefix =
-      describe(db_.path()) + ": cannot " + std::string(action) + " run " + std::to_string(run_id);
-  if (!s.step()) throw StoreError(prefix + ": there is no such run");
-  if (const std::string status = s.column_text(0); status != "running") {
-    throw StoreError(prefix + ": it is '" + status + "', and only a 'running' run takes rows");
-  }
+  require_running_row(db_, kRunTable, run_id, action);
 }
 
 int64_t ResultStore::begin_run(const RunInfo& info) {
@@ -685,7 +677,7 @@ int64_t ResultStore::begin_run(const RunInfo& info) {
       .bind(5, info.cpu_model)
       .bind(6, info.threads)
       .bind(7, info.backend)
-      .bind(8, info.machine.empty() ? host + " / " + info.cpu_model : info.machine)
+      .bind(8, machine_or_host(info.machine, host, info.cpu_model))
       .bind(9, info.suites)
       .bind(10, info.command)
       .bind(11, now_utc())

@@ -9,6 +9,7 @@
 #include <string>
 #include <utility>
 
+#include "store_support.h"
 #include "volta/runtime/host.h"
 
 namespace volta::conformance {
@@ -27,20 +28,13 @@ std::string number(double value) {
 }
 
 std::string describe_run(const Database& db, int64_t run_id) {
-  return "results database '" + db.path() + "': training run " + std::to_string(run_id);
+  return describe_store(db.path()) + ": training run " + std::to_string(run_id);
 }
 
 // Throws unless `run_id` exists and is 'running'; returns its resumed_from.
 std::optional<int64_t> require_running_training_run(const Database& db, int64_t run_id,
                                                     std::string_view action) {
-  Statement s = db.prepare("SELECT status, resumed_from FROM training_run WHERE id = ?");
-  s.bind(1, run_id);
-  const std::string prefix = "results database '" + db.path() + "': cannot " + std::string(action) +
-                             " training run " + std::to_string(run_id);
-  if (!s.step()) throw StoreError(prefix + ": there is no such training run");
-  if (const std::string status = s.column_text(0); status != "running") {
-    throw StoreError(prefix + ": it is '" + status + "', and only a 'running' run takes steps");
-  }
+  const Statement s = require_running_row(db, kTrainingRunTable, run_id, action, ", resumed_from");
   return s.column_is_null(1) ? std::nullopt : std::optional(s.column_int(1));
 }
 
@@ -196,7 +190,7 @@ int64_t begin_training_run(ResultStore& store, const TrainingRunInfo& info) {
       .bind(3, info.build_type)
       .bind(4, info.compiler)
       .bind(5, info.cpu_model)
-      .bind(6, info.machine.empty() ? host + " / " + info.cpu_model : info.machine)
+      .bind(6, machine_or_host(info.machine, host, info.cpu_model))
       .bind(7, info.threads)
       .bind(8, info.command)
       .bind(9, info.model)
