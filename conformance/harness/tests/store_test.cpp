@@ -2,7 +2,6 @@
 #include "volta/conformance/store.h"
 
 #include <signal.h>
-#include <stdlib.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -23,6 +22,7 @@
 #include <tuple>
 #include <vector>
 
+#include "store_testing.h"
 #include "volta/conformance/trace_store.h"
 #include "volta/conformance/training_store.h"
 
@@ -31,26 +31,10 @@ namespace {
 
 namespace fs = std::filesystem;
 using Mode = Database::Mode;
-
-// A fresh directory under the system temp dir, removed with everything in it.
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "volta-store-XXXXXX").string();
-    if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    path_ = pattern;
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    fs::remove_all(path_, ignored);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  std::string file(std::string_view name) const { return (path_ / name).string(); }
-
- private:
-  fs::path path_;
-};
+using testing::count;
+using testing::expect_store_error;
+using testing::expect_store_error_containing;
+using testing::TempDir;
 
 std::string file_bytes(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -59,13 +43,6 @@ std::string file_bytes(const std::string& path) {
 
 void write_bytes(const std::string& path, const std::string& bytes) {
   std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
-}
-
-int64_t count(const Database& db, std::string_view sql, int64_t bound = -1) {
-  Statement s = db.prepare(sql);
-  if (bound >= 0) s.bind(1, bound);
-  s.step();
-  return s.column_int(0);
 }
 
 int64_t count(const Database& db, std::string_view sql, std::string_view bound) {
@@ -137,33 +114,6 @@ int64_t store_complete_run(const std::string& path, int n) {
 
 void set_user_version(const std::string& path, int version) {
   Database(path, Mode::ReadWrite).exec("PRAGMA user_version = " + std::to_string(version));
-}
-
-// Runs `body`, which must throw StoreError with exactly `message`.
-template <class Body>
-void expect_store_error(Body&& body, const std::string& message) {
-  try {
-    body();
-    BOOST_ERROR("expected StoreError \"" << message << "\", nothing was thrown");
-  } catch (const StoreError& e) {
-    BOOST_TEST(std::string(e.what()) == message);
-  }
-}
-
-// Runs `body`, which must throw StoreError whose message contains each of `fragments`.
-template <class Body>
-void expect_store_error_containing(Body&& body, std::initializer_list<std::string> fragments) {
-  try {
-    body();
-    BOOST_ERROR("expected StoreError, nothing was thrown");
-  } catch (const StoreError& e) {
-    BOOST_TEST_MESSAGE(e.what());
-    for (const std::string& fragment : fragments) {
-      BOOST_CHECK_MESSAGE(std::string(e.what()).find(fragment) != std::string::npos,
-                          "message lacks \"" << fragment << "\":\n"
-                                             << e.what());
-    }
-  }
 }
 
 // ---- schema and migrations ------------------------------------------------------------------

@@ -3,51 +3,36 @@
 #define BOOST_TEST_MODULE trace_store
 #include "volta/conformance/trace_store.h"
 
-#include <stdlib.h>
-
 #include <boost/test/unit_test.hpp>
 #include <filesystem>
 #include <string>
 #include <vector>
 
+#include "store_testing.h"
 #include "volta/conformance/runner.h"
 
 namespace volta::conformance {
 namespace {
 
-namespace fs = std::filesystem;
+using testing::count;
+using testing::expect_store_error;
 
 // A store in a fresh temporary directory, removed with it.
 class TempStore {
  public:
-  TempStore() {
-    std::string pattern = (fs::temp_directory_path() / "volta-trace-XXXXXX").string();
-    if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    dir_ = pattern;
-    path_ = (dir_ / "results.db").string();
-    store_.emplace(path_);
-  }
-  ~TempStore() {
-    store_.reset();
-    std::error_code ignored;
-    fs::remove_all(dir_, ignored);
-  }
-  TempStore(const TempStore&) = delete;
-  TempStore& operator=(const TempStore&) = delete;
-
-  ResultStore& store() { return *store_; }
+  ResultStore& store() { return store_; }
   const std::string& path() const { return path_; }
-  const fs::path& dir() const { return dir_; }
+  const std::filesystem::path& dir() const { return dir_.path(); }
 
   int64_t begin_run() {
-    return store_->begin_run(
+    return store_.begin_run(
         RunInfo{"c0ffee", false, "t", "g++", "cpu", 1, "cpu", "m", "determinism", "x"});
   }
 
  private:
-  fs::path dir_;
-  std::string path_;
-  std::optional<ResultStore> store_;
+  testing::TempDir dir_;
+  std::string path_ = dir_.file("results.db");
+  ResultStore store_{path_};
 };
 
 std::vector<std::byte> bytes(std::initializer_list<int> values) {
@@ -71,22 +56,6 @@ NodeTraceRow trace(std::string subject, int step, int output = 0) {
   r.hash = "00000000000000" + std::to_string(10 + step);
   r.data = bytes({0, 0, 128, 63});
   return r;
-}
-
-int64_t count(const Database& db, std::string_view sql) {
-  Statement s = db.prepare(sql);
-  s.step();
-  return s.column_int(0);
-}
-
-template <class Body>
-void expect_store_error(Body&& body, const std::string& message) {
-  try {
-    body();
-    BOOST_ERROR("expected StoreError \"" << message << "\", nothing was thrown");
-  } catch (const StoreError& e) {
-    BOOST_TEST(std::string(e.what()) == message);
-  }
 }
 
 BOOST_AUTO_TEST_CASE(traces_round_trip_in_schedule_order) {

@@ -3,43 +3,25 @@
 #define BOOST_TEST_MODULE training_store
 #include "volta/conformance/training_store.h"
 
-#include <stdlib.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <boost/test/unit_test.hpp>
 #include <chrono>
 #include <cmath>
-#include <filesystem>
 #include <limits>
 #include <string>
 #include <vector>
 
+#include "store_testing.h"
+
 namespace volta::conformance {
 namespace {
 
-namespace fs = std::filesystem;
 using Mode = Database::Mode;
-
-// A fresh directory under the system temp dir, removed with everything in it.
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "volta-training-XXXXXX").string();
-    if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    path_ = pattern;
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    fs::remove_all(path_, ignored);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  std::string file(std::string_view name) const { return (path_ / name).string(); }
-
- private:
-  fs::path path_;
-};
+using testing::count;
+using testing::expect_store_error;
+using testing::TempDir;
 
 TrainingRunInfo run_info(std::optional<int64_t> resumed_from = std::nullopt) {
   TrainingRunInfo info;
@@ -69,28 +51,11 @@ TrainingStepRow step(int64_t number, double loss = 5.0) {
           .tokens_per_s = 1000.0 + static_cast<double>(number)};
 }
 
-int64_t count(const Database& db, std::string_view sql) {
-  Statement s = db.prepare(sql);
-  s.step();
-  return s.column_int(0);
-}
-
 std::string status_of(const Database& db, int64_t run) {
   Statement s = db.prepare("SELECT status FROM training_run WHERE id = ?");
   s.bind(1, run);
   BOOST_REQUIRE(s.step());
   return s.column_text(0);
-}
-
-// Runs `body`, which must throw StoreError with exactly `message`.
-template <class Body>
-void expect_store_error(Body&& body, const std::string& message) {
-  try {
-    body();
-    BOOST_ERROR("expected StoreError \"" << message << "\", nothing was thrown");
-  } catch (const StoreError& e) {
-    BOOST_TEST(std::string(e.what()) == message);
-  }
 }
 
 BOOST_AUTO_TEST_CASE(a_training_run_round_trips_with_its_steps) {
