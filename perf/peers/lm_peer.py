@@ -28,7 +28,8 @@ import os
 import subprocess
 import sys
 import tempfile
-import time
+
+from peer_samples import int_list, positive_float, positive_int, sample_line, time_batches
 
 EXIT_FAILED = 1
 EXIT_NO_RUNTIME = 3
@@ -48,27 +49,6 @@ STRIDE = SEQ
 
 class LaneError(Exception):
     """The lane cannot produce samples here; the message says why."""
-
-
-def positive_int(text):
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text}")
-    return value
-
-
-def positive_float(text):
-    value = float(text)
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {text}")
-    return value
-
-
-def int_list(text):
-    try:
-        return tuple(positive_int(part) for part in text.split(","))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a comma-separated list of integers, got {text}")
 
 
 def parse_args(argv):
@@ -132,22 +112,6 @@ def learning_rate(step):
     total = SCHEDULE_STEPS - WARMUP_STEPS
     t = min(step - WARMUP_STEPS, total)
     return MIN_LR + (BASE_LR - MIN_LR) * (1 + math.cos(math.pi * t / total)) / 2
-
-
-def time_batches(call, min_time):
-    """Seconds per call and calls: whole batches of calls, grown until one lasts min_time, like
-    Google Benchmark's iteration count (and torch_peer.py's GemmTimer)."""
-    call()  # warm-up: threads started, buffers allocated
-    iterations = 1
-    while True:
-        start = time.perf_counter()
-        for _ in range(iterations):
-            call()
-        elapsed = time.perf_counter() - start
-        if elapsed >= min_time or iterations >= 1 << 30:
-            return elapsed / iterations, iterations
-        grow = 10 if elapsed <= 0 else min(10.0, 1.4 * min_time / elapsed)
-        iterations = max(iterations + 1, int(iterations * grow))
 
 
 def import_runtime(name):
@@ -314,17 +278,6 @@ class OnnxRuntimeLane:
 
     def infer(self):
         return self.session.run(None, self.feed)
-
-
-def number(value):
-    """As perf_main.cpp writes numbers: printf %.9g."""
-    return "%.9g" % value
-
-
-def sample_line(name, repetition, seconds, iterations, variant, threads, gflops):
-    fields = ["sample", name, str(repetition), number(seconds), str(iterations), variant,
-              str(threads), number(gflops), "", "", ""]
-    return "\t".join(fields) + "\n"
 
 
 def run(args, lane, out):

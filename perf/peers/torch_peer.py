@@ -7,39 +7,18 @@ repetition in volta-perf's --volta_samples format (perf/perf_main.cpp):
 
 NAME is "peer:torch:f32_gemm/size:S/threads:T"; `volta-audit report --perf` matches it to
 every Volta GEMM benchmark of that size and thread count whatever its ISA segment. Repetitions
-are interleaved across shapes, as volta-perf interleaves benchmarks. Only the standard library
-and torch; exits 3 when torch is not importable, 2 on bad arguments.
+are interleaved across shapes, as volta-perf interleaves benchmarks. Only the standard library,
+torch and peer_samples.py beside it; exits 3 when torch is not importable, 2 on bad arguments.
 """
 
 import argparse
 import sys
-import time
+
+from peer_samples import int_list, positive_float, positive_int, sample_line, time_batches
 
 EXIT_NO_TORCH = 3
 DEFAULT_SIZES = (64, 256, 512, 1024, 2048)
 DEFAULT_THREADS = (1, 2)
-
-
-def positive_int(text):
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text}")
-    return value
-
-
-def positive_float(text):
-    value = float(text)
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {text}")
-    return value
-
-
-def int_list(text):
-    try:
-        values = [positive_int(part) for part in text.split(",")]
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a comma-separated list of integers, got {text}")
-    return tuple(values)
 
 
 def parse_args(argv):
@@ -69,8 +48,7 @@ def import_torch():
 
 
 class GemmTimer:
-    """Times torch.mm(a, b, out=y) on random f32 operands: whole batches of iterations, grown
-    until a batch lasts at least min_time, like Google Benchmark's iteration count."""
+    """Times torch.mm(a, b, out=y) on random f32 operands with time_batches."""
 
     def __init__(self, torch, min_time):
         self.torch = torch
@@ -86,28 +64,7 @@ class GemmTimer:
             b = torch.rand(size, size, generator=generator, dtype=torch.float32) * 2 - 1
             self.operands[size] = (a, b, torch.empty(size, size, dtype=torch.float32))
         a, b, y = self.operands[size]
-        torch.mm(a, b, out=y)  # warm-up: threads started, caches filled
-        iterations = 1
-        while True:
-            start = time.perf_counter()
-            for _ in range(iterations):
-                torch.mm(a, b, out=y)
-            elapsed = time.perf_counter() - start
-            if elapsed >= self.min_time or iterations >= 1 << 30:
-                return elapsed / iterations, iterations
-            grow = 10 if elapsed <= 0 else min(10.0, 1.4 * self.min_time / elapsed)
-            iterations = max(iterations + 1, int(iterations * grow))
-
-
-def number(value):
-    """As perf_main.cpp writes numbers: printf %.9g."""
-    return "%.9g" % value
-
-
-def sample_line(name, repetition, seconds, iterations, variant, threads, gflops):
-    fields = ["sample", name, str(repetition), number(seconds), str(iterations), variant,
-              str(threads), number(gflops), "", "", ""]
-    return "\t".join(fields) + "\n"
+        return time_batches(lambda: torch.mm(a, b, out=y), self.min_time)
 
 
 def benchmark_name(size, threads):
