@@ -18,18 +18,12 @@
 #include "perf_support.h"
 #include "volta/autograd/autograd.h"
 #include "volta/plan/execution_plan.h"
-#include "volta/runtime/registry.h"
 #include "volta/runtime/runtime.h"
 
 namespace volta::perf {
 namespace {
 
 using Ints = std::vector<int64_t>;
-
-const Backend& cpu() {
-  static const std::unique_ptr<Backend> backend = make_backend("cpu");
-  return *backend;
-}
 
 // A 3x3 Conv with pads 1 and unit strides: its output has the input's spatial dims.
 struct ConvCase {
@@ -52,16 +46,15 @@ Attributes window(const ConvCase& c) { return {{"pads", Ints{1, 1, 1, 1}}, {"gro
 void run_plan(benchmark::State& state, Graph graph, const std::vector<Tensor>& inputs,
               double flops) {
   const int threads = static_cast<int>(state.range(0));
-  const ExecutionPlan plan = compile(std::move(graph), cpu(), DeterminismMode::Strict);
-  const std::unique_ptr<ExecutionContext> ctx = cpu().make_context({.threads = threads});
+  const ExecutionPlan plan = compile(std::move(graph), cpu_backend(), DeterminismMode::Strict);
+  const std::unique_ptr<ExecutionContext> ctx = cpu_backend().make_context({.threads = threads});
   for (auto _ : state) {
-    std::vector<Tensor> outputs = execute(plan, cpu(), *ctx, inputs);
+    std::vector<Tensor> outputs = execute(plan, cpu_backend(), *ctx, inputs);
     benchmark::DoNotOptimize(outputs.data());
     benchmark::ClobberMemory();
   }
   record_flops(state, flops);
-  record_peak_bytes(state, plan.memory.arena_bytes);
-  record_variant(state, kernel_variants(plan), threads);
+  record_plan(state, plan, threads);
 }
 
 void forward(benchmark::State& state, const ConvCase& c) {
@@ -126,10 +119,7 @@ void filter_gradient_composed(benchmark::State& state, const ConvCase& c) {
 void register_case(const char* name, void (*fn)(benchmark::State&, const ConvCase&),
                    const ConvCase& c) {
   benchmark::RegisterBenchmark(name, fn, c)
-      ->ArgNames({"threads"})
-      ->Arg(1)
-      ->Arg(2)
-      ->UseRealTime()
+      ->Apply(at_one_and_two_threads)
       ->Unit(benchmark::kMillisecond);
 }
 

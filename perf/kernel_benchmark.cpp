@@ -20,7 +20,6 @@
 
 #include "perf_support.h"
 #include "volta/ir/graph.h"
-#include "volta/runtime/registry.h"
 #include "volta/runtime/runtime.h"
 
 namespace volta::perf {
@@ -33,11 +32,6 @@ struct NodeCase {
   std::vector<Shape> inputs;
   Attributes attrs;
 };
-
-const Backend& cpu_backend() {
-  static const std::unique_ptr<Backend> backend = make_backend("cpu");
-  return *backend;
-}
 
 // Random inputs are shared between benchmarks of the same shape: building 64 MiB of them
 // costs more than the kernel does.
@@ -170,10 +164,7 @@ const bool kRegistered = add_registrar([](const Options& /*options*/) {
     const std::string name = "kernel/" + c.name;
     benchmark::RegisterBenchmark(
         name.c_str(), [c = std::move(c)](benchmark::State& state) { run_node(state, c); })
-        ->ArgNames({"threads"})
-        ->Arg(1)
-        ->Arg(2)
-        ->UseRealTime()
+        ->Apply(at_one_and_two_threads)
         ->Unit(benchmark::kMicrosecond);
   }
 });

@@ -17,14 +17,12 @@
 #include <benchmark/benchmark.h>
 
 #include <exception>
-#include <memory>
 #include <optional>
 #include <vector>
 
 #include "perf_support.h"
 #include "volta/model/language_model.h"
 #include "volta/model/transformer_lm.h"
-#include "volta/runtime/registry.h"
 #include "volta/train/language_model_training.h"
 #include "volta/train/token_data.h"
 
@@ -37,11 +35,6 @@ constexpr const char* kTokensCounter = "tokens/s";
 // default_run's schedule spans this many steps; past them the rate stays at its floor, so a
 // benchmark running longer times the same step.
 constexpr int64_t kScheduleSteps = 1000;
-
-const Backend& cpu() {
-  static const std::unique_ptr<Backend> backend = make_backend("cpu");
-  return *backend;
-}
 
 double lm_forward_flops(const model::TransformerConfig& c) {
   const TransformerBlockConfig block{
@@ -67,8 +60,7 @@ void record_lm_counters(benchmark::State& state, const model::TransformerConfig&
   record_flops(state, flops_per_iteration);
   state.counters[kTokensCounter] = benchmark::Counter(
       static_cast<double>(c.batch * c.seq), benchmark::Counter::kIsIterationInvariantRate);
-  record_peak_bytes(state, plan.memory.arena_bytes);
-  record_variant(state, kernel_variants(plan), threads);
+  record_plan(state, plan, threads);
 }
 
 void lm_train_step(benchmark::State& state) {
@@ -76,7 +68,7 @@ void lm_train_step(benchmark::State& state) {
   std::optional<std::vector<uint8_t>> data = lm_data(state);
   if (!data) return;
   const train::LanguageModelRun run = train::default_run(kScheduleSteps);
-  train::LanguageModelTrainer trainer(run, std::move(*data), threads, cpu());
+  train::LanguageModelTrainer trainer(run, std::move(*data), threads, cpu_backend());
   for (auto _ : state) {
     const train::StepRecord record = trainer.step();
     benchmark::DoNotOptimize(record.loss);
@@ -85,10 +77,7 @@ void lm_train_step(benchmark::State& state) {
 }
 BENCHMARK(lm_train_step)
     ->Name("lm/train_step")
-    ->ArgNames({"threads"})
-    ->Arg(1)
-    ->Arg(2)
-    ->UseRealTime()
+    ->Apply(at_one_and_two_threads)
     ->Unit(benchmark::kMillisecond);
 
 void lm_infer(benchmark::State& state) {
@@ -99,7 +88,7 @@ void lm_infer(benchmark::State& state) {
       .config = model::kTinyTransformer,
       .parameters = model::initial_parameters(model::kTinyTransformer)};
   const model::TransformerConfig& c = trained.config;
-  model::LanguageModel lm(trained, c.batch, threads, cpu());
+  model::LanguageModel lm(trained, c.batch, threads, cpu_backend());
   // The first batch of the training order: what the peers feed too (timing does not depend on
   // which bytes they are).
   const train::TokenBatch batch = train::make_batch(*data, train::default_run(kScheduleSteps).order,
@@ -110,13 +99,7 @@ void lm_infer(benchmark::State& state) {
   }
   record_lm_counters(state, c, lm_forward_flops(c), lm.plan(), threads);
 }
-BENCHMARK(lm_infer)
-    ->Name("lm/infer")
-    ->ArgNames({"threads"})
-    ->Arg(1)
-    ->Arg(2)
-    ->UseRealTime()
-    ->Unit(benchmark::kMicrosecond);
+BENCHMARK(lm_infer)->Name("lm/infer")->Apply(at_one_and_two_threads)->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 }  // namespace volta::perf

@@ -18,7 +18,6 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
-#include <memory>
 #include <regex>
 #include <string>
 #include <string_view>
@@ -30,7 +29,6 @@
 #include "volta/onnx/model.h"
 #include "volta/onnx/session.h"
 #include "volta/plan/execution_plan.h"
-#include "volta/runtime/registry.h"
 
 namespace volta::perf {
 namespace {
@@ -41,11 +39,6 @@ constexpr std::string_view kSubjectPrefix = "onnx:";
 constexpr double kMinSeconds = 50e-6;  // tests faster than this measure the harness, not Volta
 constexpr int kTimedRuns = 3;
 constexpr int kThreadCounts[] = {1, 2};
-
-const Backend& cpu() {
-  static const std::unique_ptr<Backend> backend = make_backend("cpu");
-  return *backend;
-}
 
 fs::path data_set(const fs::path& test_dir) { return test_dir / "test_data_set_0"; }
 
@@ -76,7 +69,7 @@ bool selected(const std::string& filter, const std::string& id) {
 double seconds_per_run(const fs::path& dir) {
   const onnx::Model model = onnx::Model::load(dir / "model.onnx");
   const std::vector<Tensor> inputs = onnx::read_tensor_files(data_set(dir), "input");
-  onnx::Session session(model, cpu(), DeterminismMode::Strict, 1);
+  onnx::Session session(model, cpu_backend(), DeterminismMode::Strict, 1);
   session.run(inputs);
   double best = 0;
   for (int i = 0; i < kTimedRuns; ++i) {
@@ -94,7 +87,7 @@ void onnx_model(benchmark::State& state, const fs::path& dir) {
   try {
     const onnx::Model model = onnx::Model::load(dir / "model.onnx");
     const std::vector<Tensor> inputs = onnx::read_tensor_files(data_set(dir), "input");
-    onnx::Session session(model, cpu(), DeterminismMode::Strict, threads);
+    onnx::Session session(model, cpu_backend(), DeterminismMode::Strict, threads);
     const ExecutionPlan& plan = session.plan_for(inputs);  // the one miss
     for (auto _ : state) {
       std::vector<Tensor> outputs = session.run(inputs);

@@ -82,10 +82,7 @@ void register_peak(const std::string& isa, double flops_per_step, float (*chains
   benchmark::RegisterBenchmark(
       ("peak/f32_fma/" + isa).c_str(),
       [=](benchmark::State& state) { f32_fma_peak(state, flops_per_step, chains, variant); })
-      ->ArgNames({"threads"})
-      ->Arg(1)
-      ->Arg(2)
-      ->UseRealTime()
+      ->Apply(at_one_and_two_threads)
       ->Unit(benchmark::kMillisecond);
 }
 

@@ -1,9 +1,12 @@
 #include "perf_support.h"
 
+#include <memory>
 #include <random>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "volta/runtime/registry.h"
 
 namespace volta::perf {
 
@@ -34,9 +37,23 @@ Tensor random_tensor(DType dtype, const Shape& shape, uint32_t seed) {
   return t;
 }
 
+const Backend& cpu_backend() {
+  static const std::unique_ptr<Backend> backend = make_backend("cpu");
+  return *backend;
+}
+
+void at_one_and_two_threads(benchmark::internal::Benchmark* benchmark) {
+  benchmark->ArgNames({"threads"})->Arg(1)->Arg(2)->UseRealTime();
+}
+
 void record_variant(benchmark::State& state, std::string_view variant, int threads) {
   state.SetLabel(std::string(variant));
   state.counters[kThreadsCounter] = threads;
+}
+
+void record_plan(benchmark::State& state, const ExecutionPlan& plan, int threads) {
+  record_peak_bytes(state, plan.memory.arena_bytes);
+  record_variant(state, kernel_variants(plan), threads);
 }
 
 void record_flops(benchmark::State& state, double flops) {

@@ -15,6 +15,8 @@
 
 #include "volta/ir/tensor.h"
 #include "volta/model/builtin_models.h"
+#include "volta/plan/execution_plan.h"
+#include "volta/runtime/backend.h"
 
 namespace volta::perf {
 
@@ -27,8 +29,17 @@ inline constexpr const char* kThreadsCounter = "threads";
 // inputs on every run.
 Tensor random_tensor(DType dtype, const Shape& shape, uint32_t seed);
 
+// The CPU backend the plan benchmarks compile for and run on, made once.
+const Backend& cpu_backend();
+
+// Registers the benchmark at 1 and 2 threads, its one argument "threads", timed on the wall
+// clock: `->Apply(at_one_and_two_threads)`.
+void at_one_and_two_threads(benchmark::internal::Benchmark* benchmark);
+
 // Records the variant (label) and thread count (counter) of the sample.
 void record_variant(benchmark::State& state, std::string_view variant, int threads);
+// A plan's sample: its arena as peak_bytes, its kernel variants as the variant, and `threads`.
+void record_plan(benchmark::State& state, const ExecutionPlan& plan, int threads);
 // Throughput counters: `flops` or `bytes` done by one iteration.
 void record_flops(benchmark::State& state, double flops);
 void record_bytes(benchmark::State& state, double bytes);

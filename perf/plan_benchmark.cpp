@@ -20,16 +20,10 @@
 #include "subjects.h"
 #include "volta/model/builtin_models.h"
 #include "volta/plan/execution_plan.h"
-#include "volta/runtime/registry.h"
 #include "volta/runtime/runtime.h"
 
 namespace volta::perf {
 namespace {
-
-const Backend& cpu() {
-  static const std::unique_ptr<Backend> backend = make_backend("cpu");
-  return *backend;
-}
 
 double io_bytes(const Graph& graph, std::span<const Tensor> inputs) {
   double bytes = 0;
@@ -44,18 +38,18 @@ double io_bytes(const Graph& graph, std::span<const Tensor> inputs) {
 // Times one compiled graph; `flops` is 0 when not counted.
 void run_plan(benchmark::State& state, Graph graph, const std::vector<Tensor>& inputs, double flops,
               int threads) {
-  const ExecutionPlan plan = compile(std::move(graph), cpu(), DeterminismMode::Strict);
-  const std::unique_ptr<ExecutionContext> ctx_context = cpu().make_context({.threads = threads});
+  const ExecutionPlan plan = compile(std::move(graph), cpu_backend(), DeterminismMode::Strict);
+  const std::unique_ptr<ExecutionContext> ctx_context =
+      cpu_backend().make_context({.threads = threads});
   ExecutionContext& ctx = *ctx_context;
   for (auto _ : state) {
-    std::vector<Tensor> outputs = execute(plan, cpu(), ctx, inputs);
+    std::vector<Tensor> outputs = execute(plan, cpu_backend(), ctx, inputs);
     benchmark::DoNotOptimize(outputs.data());
     benchmark::ClobberMemory();
   }
   if (flops > 0) record_flops(state, flops);
   record_bytes(state, io_bytes(plan.graph, inputs));
-  record_peak_bytes(state, plan.memory.arena_bytes);
-  record_variant(state, kernel_variants(plan), threads);
+  record_plan(state, plan, threads);
 }
 
 // ---- Transformer block -------------------------------------------------------------------
@@ -90,18 +84,12 @@ void builtin_model(benchmark::State& state, const std::string& name) {
 
 BENCHMARK_CAPTURE(builtin_model, mlp, std::string("mlp"))
     ->Name("plan/mlp")
-    ->ArgNames({"threads"})
-    ->Arg(1)
-    ->Arg(2)
-    ->UseRealTime()
+    ->Apply(at_one_and_two_threads)
     ->Unit(benchmark::kMicrosecond);
 
 BENCHMARK_CAPTURE(builtin_model, cnn, std::string("cnn"))
     ->Name("plan/cnn")
-    ->ArgNames({"threads"})
-    ->Arg(1)
-    ->Arg(2)
-    ->UseRealTime()
+    ->Apply(at_one_and_two_threads)
     ->Unit(benchmark::kMillisecond);
 
 // ---- Conv --------------------------------------------------------------------------------
@@ -134,10 +122,7 @@ void conv(benchmark::State& state, const ConvShape& s) {
 
 void register_conv(const char* name, const ConvShape& shape) {
   benchmark::RegisterBenchmark(name, conv, shape)
-      ->ArgNames({"threads"})
-      ->Arg(1)
-      ->Arg(2)
-      ->UseRealTime()
+      ->Apply(at_one_and_two_threads)
       ->Unit(benchmark::kMillisecond);
 }
 

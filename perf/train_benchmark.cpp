@@ -15,17 +15,11 @@
 
 #include "perf_support.h"
 #include "volta/model/builtin_models.h"
-#include "volta/runtime/registry.h"
 #include "volta/runtime/runtime.h"
 #include "volta/train/training_session.h"
 
 namespace volta::perf {
 namespace {
-
-const Backend& cpu() {
-  static const std::unique_ptr<Backend> backend = make_backend("cpu");
-  return *backend;
-}
 
 TransformerBlockConfig config() {
   TransformerBlockConfig c = kTransformerBlock;
@@ -43,48 +37,40 @@ void training_step(benchmark::State& state) {
   const TrainingProblem p = transformer_block_regression(config());
   train::TrainingOptions options = kAdamW;
   options.threads = threads;
-  train::TrainingSession session(p.forward, p.loss, p.initial_states, options, cpu(),
+  train::TrainingSession session(p.forward, p.loss, p.initial_states, options, cpu_backend(),
                                  DeterminismMode::Strict);
   for (auto _ : state) {
     double loss = session.step(p.batch);
     benchmark::DoNotOptimize(loss);
   }
   record_flops(state, 3 * transformer_block_flops(config()));
-  record_peak_bytes(state, session.plan().memory.arena_bytes);
-  record_variant(state, kernel_variants(session.plan()), threads);
+  record_plan(state, session.plan(), threads);
 }
 BENCHMARK(training_step)
     ->Name("train/transformer_block_s16_d64/step")
-    ->ArgNames({"threads"})
-    ->Arg(1)
-    ->Arg(2)
-    ->UseRealTime()
+    ->Apply(at_one_and_two_threads)
     ->Unit(benchmark::kMicrosecond);
 
 // The same forward and loss, parameters as states, without backward or optimizer.
 void forward_only(benchmark::State& state) {
   const int threads = static_cast<int>(state.range(0));
   const TrainingProblem p = transformer_block_regression(config());
-  const ExecutionPlan plan = compile(p.forward, cpu(), DeterminismMode::Strict);
-  const std::unique_ptr<ExecutionContext> ctx = cpu().make_context({.threads = threads});
+  const ExecutionPlan plan = compile(p.forward, cpu_backend(), DeterminismMode::Strict);
+  const std::unique_ptr<ExecutionContext> ctx = cpu_backend().make_context({.threads = threads});
   std::vector<Tensor> states = p.initial_states;
   std::vector<Tensor*> bindings;
   bindings.reserve(states.size());
   for (Tensor& t : states) bindings.push_back(&t);
   for (auto _ : state) {
-    std::vector<Tensor> outputs = execute(plan, cpu(), *ctx, p.batch, bindings);
+    std::vector<Tensor> outputs = execute(plan, cpu_backend(), *ctx, p.batch, bindings);
     benchmark::DoNotOptimize(outputs.data());
   }
   record_flops(state, transformer_block_flops(config()));
-  record_peak_bytes(state, plan.memory.arena_bytes);
-  record_variant(state, kernel_variants(plan), threads);
+  record_plan(state, plan, threads);
 }
 BENCHMARK(forward_only)
     ->Name("train/transformer_block_s16_d64/forward")
-    ->ArgNames({"threads"})
-    ->Arg(1)
-    ->Arg(2)
-    ->UseRealTime()
+    ->Apply(at_one_and_two_threads)
     ->Unit(benchmark::kMicrosecond);
 
 }  // namespace
