@@ -1,8 +1,8 @@
 #pragma once
-// The C++ side of the interop harness: finds the Python venv with the pinned packages
-// (scripts/ci/interop_venv.sh; tests only, the product has no Python dependency) and runs this
-// folder's scripts in it. A test asks venv_python() first; without a venv it prints
-// skipped_line() and returns, and CTest reports it SKIPPED, not passed
+// The C++ side of the interop harness (for Boost.Test tests): finds the Python venv with the
+// pinned packages (scripts/ci/interop_venv.sh; tests only, the product has no Python dependency)
+// and runs this folder's scripts in it. A test asks python_or_skip() first; without a venv it
+// logs skipped_line() and the test returns, and CTest reports it SKIPPED, not passed
 // (SKIP_REGULAR_EXPRESSION, set by cmake/VoltaInterop.cmake).
 //
 // The venv is $VOLTA_INTEROP_VENV (CTest sets it from the CMake cache variable of that name),
@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <sys/wait.h>
 
+#include <boost/test/unit_test.hpp>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -60,6 +61,14 @@ inline std::optional<std::filesystem::path> venv_python(std::string& why_missing
 // The line that makes CTest report the test SKIPPED.
 inline std::string skipped_line(const std::string& why_missing) {
   return "SKIPPED: no interop venv at " + venv_directory().string() + ": " + why_missing;
+}
+
+// What each test asks first: the venv's interpreter, or nullopt with skipped_line() logged.
+inline std::optional<std::filesystem::path> python_or_skip() {
+  std::string why;
+  std::optional<std::filesystem::path> python = venv_python(why);
+  if (!python) BOOST_TEST_MESSAGE(skipped_line(why));
+  return python;
 }
 
 inline std::string shell_quoted(std::string_view text) {

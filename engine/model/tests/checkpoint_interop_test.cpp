@@ -18,6 +18,7 @@ namespace volta {
 namespace {
 
 namespace fs = std::filesystem;
+using interop::python_or_skip;
 using interop::run_script;
 using interop::ScratchDirectory;
 
@@ -130,14 +131,6 @@ std::string expected_json(const Checkpoint& state) {
   for (const auto& [name, entry] : tensors) json += json_string(name) + ":" + entry + ",";
   json.back() = '}';
   return json + "}\n";
-}
-
-// Each test: the venv's python, or a SKIPPED line and nullopt.
-std::optional<fs::path> python_or_skip() {
-  std::string why;
-  std::optional<fs::path> python = interop::venv_python(why);
-  if (!python) BOOST_TEST_MESSAGE(interop::skipped_line(why));
-  return python;
 }
 
 bool contains(const std::string& text, std::string_view part) {

@@ -23,6 +23,7 @@ namespace {
 
 namespace fs = std::filesystem;
 namespace pb = ::onnx;
+using interop::python_or_skip;
 using interop::run_script;
 using interop::ScratchDirectory;
 
@@ -137,13 +138,6 @@ struct Case {
                        expected.string(), "--atol", "1e-5"});
   }
 };
-
-std::optional<fs::path> python_or_skip() {
-  std::string why;
-  std::optional<fs::path> python = interop::venv_python(why);
-  if (!python) BOOST_TEST_MESSAGE(interop::skipped_line(why));
-  return python;
-}
 
 bool contains(const std::string& text, std::string_view part) {
   return text.find(part) != std::string::npos;
