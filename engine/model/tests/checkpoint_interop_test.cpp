@@ -5,11 +5,10 @@
 // SKIPPED where the interop venv is missing (interop_python.h).
 #define BOOST_TEST_MODULE checkpoint_interop
 #include <boost/test/unit_test.hpp>
-#include <cstring>
-#include <fstream>
 #include <limits>
 #include <map>
 
+#include "checkpoint_files.h"
 #include "interop_python.h"
 #include "volta/model/checkpoint.h"
 #include "volta/sha256.h"
@@ -22,22 +21,9 @@ using interop::python_or_skip;
 using interop::run_script;
 using interop::ScratchDirectory;
 
-template <class T>
-std::vector<std::byte> bytes_of(std::initializer_list<T> values) {
-  std::vector<std::byte> bytes(values.size() * sizeof(T));
-  if (!bytes.empty()) std::memcpy(bytes.data(), std::data(values), bytes.size());
-  return bytes;
-}
-
-std::string read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-void write_file(const fs::path& path, std::string_view bytes) {
-  std::ofstream out(path, std::ios::binary);
-  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-}
+using testing::bytes_of;
+using testing::read_file;
+using testing::write_file;
 
 // Every dtype and edge the format allows: special floats (signed zero, subnormals, infinity,
 // NaN), integer extremes, a 0-d and an empty tensor, optimizer state; caller metadata with
@@ -90,6 +76,9 @@ std::string json_string(std::string_view text) {
   return out + "\"";
 }
 
+// The safetensors spec's dtype names, typed from the spec here rather than taken from
+// checkpoint.cpp's table on purpose: an expectation built with the writer's own table could not
+// catch a wrong name in it.
 std::string safetensors_dtype(DType dtype) {
   switch (dtype) {
     case DType::F32:

@@ -8,9 +8,8 @@
 #include <boost/test/unit_test.hpp>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 
+#include "checkpoint_files.h"
 #include "volta/sha256.h"
 
 namespace volta {
@@ -18,22 +17,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-template <class T>
-std::vector<std::byte> bytes_of(std::initializer_list<T> values) {
-  std::vector<std::byte> bytes(values.size() * sizeof(T));
-  if (!bytes.empty()) std::memcpy(bytes.data(), std::data(values), bytes.size());
-  return bytes;
-}
-
-std::string read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-void write_file(const fs::path& path, std::string_view bytes) {
-  std::ofstream out(path, std::ios::binary);
-  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-}
+using testing::bytes_of;
+using testing::read_file;
+using testing::write_file;
 
 // A file with `header` (unpadded) and `buffer` behind the 8-byte little-endian length.
 std::string file_with(std::string_view header, std::string_view buffer = "") {
