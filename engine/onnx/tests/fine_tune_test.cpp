@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "lm_training_testing.h"
 #include "volta/model/transformer_lm.h"
 #include "volta/onnx/export.h"
 #include "volta/runtime/registry.h"
@@ -25,6 +26,8 @@ namespace volta::onnx {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::checkpoint_file_after;
+using testing::training_text;
 
 const Backend& cpu() {
   static const std::unique_ptr<Backend> backend = make_backend("cpu");
@@ -67,26 +70,12 @@ fs::path export_lm(const fs::path& dir, const model::TransformerConfig& config,
   return file;
 }
 
-std::vector<uint8_t> text() {
-  const std::string line =
-      "It is a truth universally acknowledged, that a single man in possession of a good "
-      "fortune, must be in want of a wife. ";
-  std::string all;
-  for (int i = 0; i < 8; ++i) all += line;
-  return {all.begin(), all.end()};
-}
-
 FineTuneRun small_run(int64_t steps) {
   FineTuneRun run = default_fine_tune_run(steps, 16);
   run.optimizer.schedule.base_lr = 1e-2;
   run.optimizer.schedule.min_lr = 1e-3;
   run.order = {.kind = train::BatchOrder::Kind::Shuffled, .seed = 5};
   return run;
-}
-
-std::string file_after(FineTuner& tuner, int64_t steps) {
-  while (tuner.steps_taken() < steps) tuner.step();
-  return serialize_checkpoint(tuner.checkpoint("test"));
 }
 
 template <typename Body>
@@ -103,7 +92,7 @@ BOOST_AUTO_TEST_CASE(the_loss_is_the_built_in_models_at_the_same_weights_and_fal
   TempDir dir;
   const FineTuneModel model = FineTuneModel::load(export_lm(dir.path, small_config()));
   BOOST_TEST(model.name == "lm.onnx");
-  FineTuner tuner(model, small_run(20), text(), 1, cpu());
+  FineTuner tuner(model, small_run(20), training_text(), 1, cpu());
   BOOST_TEST(tuner.shape().tokens == "tokens");
   BOOST_TEST(tuner.shape().logits == "logits");
   BOOST_TEST(tuner.shape().batch == kBatch);
@@ -121,7 +110,7 @@ BOOST_AUTO_TEST_CASE(the_loss_is_the_built_in_models_at_the_same_weights_and_fal
   // export decomposes Gelu, so later steps may differ in the last bits).
   train::LanguageModelRun built_in{
       .model = small_config(), .optimizer = small_run(20).optimizer, .order = small_run(20).order};
-  train::LanguageModelTrainer reference(built_in, text(), 1, cpu());
+  train::LanguageModelTrainer reference(built_in, training_text(), 1, cpu());
   std::vector<train::StepRecord> steps;
   steps.reserve(20);
   for (int i = 0; i < 20; ++i) steps.push_back(tuner.step());
@@ -145,8 +134,8 @@ BOOST_AUTO_TEST_CASE(the_loss_is_the_built_in_models_at_the_same_weights_and_fal
 BOOST_AUTO_TEST_CASE(losses_and_checkpoint_bytes_are_the_same_at_1_and_3_threads) {
   TempDir dir;
   const FineTuneModel model = FineTuneModel::load(export_lm(dir.path, small_config()));
-  FineTuner one(model, small_run(8), text(), 1, cpu());
-  FineTuner three(model, small_run(8), text(), 3, cpu());
+  FineTuner one(model, small_run(8), training_text(), 1, cpu());
+  FineTuner three(model, small_run(8), training_text(), 3, cpu());
   for (int i = 0; i < 8; ++i) {
     const double a = one.step().loss;
     const double b = three.step().loss;
@@ -159,22 +148,23 @@ BOOST_AUTO_TEST_CASE(losses_and_checkpoint_bytes_are_the_same_at_1_and_3_threads
 BOOST_AUTO_TEST_CASE(a_resumed_fine_tune_gives_the_uninterrupted_runs_bytes) {
   TempDir dir;
   const FineTuneModel model = FineTuneModel::load(export_lm(dir.path, small_config()));
-  FineTuner whole(model, small_run(12), text(), 1, cpu());
-  const std::string uninterrupted = file_after(whole, 12);
+  FineTuner whole(model, small_run(12), training_text(), 1, cpu());
+  const std::string uninterrupted = checkpoint_file_after(whole, 12);
 
-  FineTuner first(model, small_run(12), text(), 2, cpu());
-  const std::string at_five = file_after(first, 5);
-  FineTuner resumed = FineTuner::resume(model, parse_checkpoint(at_five), text(), 3, cpu());
+  FineTuner first(model, small_run(12), training_text(), 2, cpu());
+  const std::string at_five = checkpoint_file_after(first, 5);
+  FineTuner resumed =
+      FineTuner::resume(model, parse_checkpoint(at_five), training_text(), 3, cpu());
   BOOST_TEST(resumed.steps_taken() == 5);
-  BOOST_TEST((file_after(resumed, 12) == uninterrupted),
+  BOOST_TEST((checkpoint_file_after(resumed, 12) == uninterrupted),
              "resumed at 5 differs from 12 uninterrupted steps");
 }
 
 BOOST_AUTO_TEST_CASE(the_fine_tuned_initializers_are_written_into_the_model) {
   TempDir dir;
   const FineTuneModel model = FineTuneModel::load(export_lm(dir.path, small_config()));
-  FineTuner tuner(model, small_run(3), text(), 1, cpu());
-  const LoadedCheckpoint checkpoint = parse_checkpoint(file_after(tuner, 3));
+  FineTuner tuner(model, small_run(3), training_text(), 1, cpu());
+  const LoadedCheckpoint checkpoint = parse_checkpoint(checkpoint_file_after(tuner, 3));
   const Model tuned = Model::parse(fine_tuned_onnx(model, checkpoint), "tuned.onnx");
   ImportOptions options;
   options.evaluator = make_backend_evaluator(cpu(), DeterminismMode::Strict);
@@ -200,7 +190,7 @@ BOOST_AUTO_TEST_CASE(a_model_that_is_no_causal_lm_is_refused_naming_its_interfac
   image.set_outputs({image.add(OpKind::Relu, {x}, {}, "y")});
   export_onnx_file(image, dir.path / "image.onnx", {});
   const FineTuneModel image_model = FineTuneModel::load(dir.path / "image.onnx");
-  BOOST_TEST(refusal_of([&] { FineTuner(image_model, small_run(2), text(), 1, cpu()); }) ==
+  BOOST_TEST(refusal_of([&] { FineTuner(image_model, small_run(2), training_text(), 1, cpu()); }) ==
              "model input 'x' is FLOAT [1,3,8,8]; a causal LM takes one input, int64 tokens "
              "[batch, seq] of static sizes");
 
@@ -209,15 +199,16 @@ BOOST_AUTO_TEST_CASE(a_model_that_is_no_causal_lm_is_refused_naming_its_interfac
   scores.set_outputs({scores.add(OpKind::Cast, {tokens}, {{"to", std::string("f32")}}, "y")});
   export_onnx_file(scores, dir.path / "scores.onnx", {});
   const FineTuneModel scores_model = FineTuneModel::load(dir.path / "scores.onnx");
-  BOOST_TEST(refusal_of([&] { FineTuner(scores_model, small_run(2), text(), 1, cpu()); }) ==
-             "model output 'y' is f32 [4,16] for tokens [4,16]; a causal LM gives float logits "
-             "[batch, seq, vocab] = [4,16,vocab]");
+  BOOST_TEST(
+      refusal_of([&] { FineTuner(scores_model, small_run(2), training_text(), 1, cpu()); }) ==
+      "model output 'y' is f32 [4,16] for tokens [4,16]; a causal LM gives float logits "
+      "[batch, seq, vocab] = [4,16,vocab]");
 }
 
 BOOST_AUTO_TEST_CASE(data_outside_the_models_vocab_is_refused) {
   TempDir dir;
   const FineTuneModel model = FineTuneModel::load(export_lm(dir.path, small_config(1, 64)));
-  BOOST_TEST(refusal_of([&] { FineTuner(model, small_run(2), text(), 1, cpu()); }) ==
+  BOOST_TEST(refusal_of([&] { FineTuner(model, small_run(2), training_text(), 1, cpu()); }) ==
              "the training data has byte 73 at offset 0; the model's vocab is 64, so every byte "
              "must be < 64");
 }
@@ -227,13 +218,13 @@ BOOST_AUTO_TEST_CASE(a_checkpoint_of_another_model_is_refused_and_left_as_it_was
   const FineTuneModel model = FineTuneModel::load(export_lm(dir.path, small_config(1)));
   const FineTuneModel other =
       FineTuneModel::load(export_lm(dir.path, small_config(2), "other.onnx"));
-  FineTuner tuner(model, small_run(4), text(), 1, cpu());
+  FineTuner tuner(model, small_run(4), training_text(), 1, cpu());
   tuner.step();
   const fs::path file = dir.path / "ft.ckpt";
   save_checkpoint(tuner.checkpoint("t"), file);
   const std::string before = serialize_checkpoint(load_checkpoint(file).checkpoint);
   try {
-    FineTuner::resume(other, load_checkpoint(file), text(), 1, cpu());
+    FineTuner::resume(other, load_checkpoint(file), training_text(), 1, cpu());
     BOOST_FAIL("expected CK-MODEL-MISMATCH");
   } catch (const CheckpointError& e) {
     BOOST_TEST(e.diagnostic() == "CK-MODEL-MISMATCH");
@@ -247,17 +238,17 @@ BOOST_AUTO_TEST_CASE(a_checkpoint_of_another_model_is_refused_and_left_as_it_was
   // A checkpoint of the built-in model names no ONNX model.
   train::LanguageModelTrainer built_in(
       {.model = small_config(), .optimizer = small_run(4).optimizer, .order = small_run(4).order},
-      text(), 1, cpu());
+      training_text(), 1, cpu());
   const LoadedCheckpoint tiny = parse_checkpoint(serialize_checkpoint(built_in.checkpoint("t")));
   try {
-    FineTuner::resume(model, tiny, text(), 1, cpu());
+    FineTuner::resume(model, tiny, training_text(), 1, cpu());
     BOOST_FAIL("expected CK-MODEL-MISMATCH");
   } catch (const CheckpointError& e) {
     BOOST_TEST(e.diagnostic() == "CK-MODEL-MISMATCH");
   }
 
   // Other data: the data cursor's check, as for the built-in model.
-  std::vector<uint8_t> edited = text();
+  std::vector<uint8_t> edited = training_text();
   edited[3] = 'x';
   try {
     FineTuner::resume(model, load_checkpoint(file), edited, 1, cpu());

@@ -10,23 +10,18 @@
 #include <string>
 #include <vector>
 
+#include "lm_training_testing.h"
 #include "volta/runtime/registry.h"
 
 namespace volta::train {
 namespace {
 
+using testing::checkpoint_file_after;
+using testing::training_text;
+
 const Backend& cpu() {
   static const std::unique_ptr<Backend> backend = make_backend("cpu");
   return *backend;
-}
-
-std::vector<uint8_t> text() {
-  const std::string line =
-      "It is a truth universally acknowledged, that a single man in possession of a good "
-      "fortune, must be in want of a wife. ";
-  std::string all;
-  for (int i = 0; i < 8; ++i) all += line;
-  return {all.begin(), all.end()};
 }
 
 LanguageModelRun small_run() {
@@ -44,13 +39,8 @@ LanguageModelRun small_run() {
   return run;
 }
 
-std::string file_after(LanguageModelTrainer& trainer, int64_t steps) {
-  while (trainer.steps_taken() < steps) trainer.step();
-  return serialize_checkpoint(trainer.checkpoint("test"));
-}
-
 BOOST_AUTO_TEST_CASE(the_loss_falls_and_every_step_is_recorded) {
-  LanguageModelTrainer trainer(small_run(), text(), 1, cpu());
+  LanguageModelTrainer trainer(small_run(), training_text(), 1, cpu());
   std::vector<StepRecord> steps(40);
   for (StepRecord& s : steps) s = trainer.step();
   BOOST_TEST_MESSAGE("loss " << steps.front().loss << " -> " << steps.back().loss);
@@ -65,16 +55,16 @@ BOOST_AUTO_TEST_CASE(the_loss_falls_and_every_step_is_recorded) {
 }
 
 BOOST_AUTO_TEST_CASE(a_resumed_run_gives_the_uninterrupted_runs_bytes_at_any_thread_count) {
-  LanguageModelTrainer whole(small_run(), text(), 1, cpu());
-  const std::string uninterrupted = file_after(whole, 12);
+  LanguageModelTrainer whole(small_run(), training_text(), 1, cpu());
+  const std::string uninterrupted = checkpoint_file_after(whole, 12);
 
-  LanguageModelTrainer first(small_run(), text(), 3, cpu());
-  const std::string at_five = file_after(first, 5);
+  LanguageModelTrainer first(small_run(), training_text(), 3, cpu());
+  const std::string at_five = checkpoint_file_after(first, 5);
   LanguageModelTrainer resumed =
-      LanguageModelTrainer::resume(parse_checkpoint(at_five), text(), 2, cpu());
+      LanguageModelTrainer::resume(parse_checkpoint(at_five), training_text(), 2, cpu());
   BOOST_TEST(resumed.steps_taken() == 5);
   BOOST_TEST((resumed.run().optimizer.schedule.base_lr == small_run().optimizer.schedule.base_lr));
-  const std::string continued = file_after(resumed, 12);
+  const std::string continued = checkpoint_file_after(resumed, 12);
   BOOST_TEST((continued == uninterrupted),
              "resumed at 5 on 3 then 2 threads differs from 12 "
              "uninterrupted steps on 1 thread");
@@ -104,37 +94,37 @@ std::string diagnostic_of(const LoadedCheckpoint& c, const std::vector<uint8_t>&
 }
 
 BOOST_AUTO_TEST_CASE(checkpoints_that_do_not_fit_the_run_are_refused_with_their_code) {
-  LanguageModelTrainer trainer(small_run(), text(), 1, cpu());
+  LanguageModelTrainer trainer(small_run(), training_text(), 1, cpu());
   trainer.step();
   const LoadedCheckpoint good = parse_checkpoint(serialize_checkpoint(trainer.checkpoint("t")));
-  BOOST_TEST(diagnostic_of(good, text()) == "accepted");
+  BOOST_TEST(diagnostic_of(good, training_text()) == "accepted");
 
-  std::vector<uint8_t> other = text();
+  std::vector<uint8_t> other = training_text();
   other[3] = 'x';
   BOOST_TEST(diagnostic_of(good, other) == "CK-DATA-MISMATCH");
 
   LoadedCheckpoint no_moment = good;
   std::erase_if(no_moment.checkpoint.tensors,
                 [](const CheckpointTensor& t) { return t.name.starts_with("optimizer/"); });
-  BOOST_TEST(diagnostic_of(no_moment, text()) == "CK-SHAPE-MISMATCH");
+  BOOST_TEST(diagnostic_of(no_moment, training_text()) == "CK-SHAPE-MISMATCH");
 
   LoadedCheckpoint misshaped = good;
   for (CheckpointTensor& t : misshaped.checkpoint.tensors) {
     if (t.name == "head.weight") t.shape = {t.shape[1], t.shape[0]};
   }
-  BOOST_TEST(diagnostic_of(misshaped, text()) == "CK-SHAPE-MISMATCH");
+  BOOST_TEST(diagnostic_of(misshaped, training_text()) == "CK-SHAPE-MISMATCH");
 
   LoadedCheckpoint extra = good;
   extra.checkpoint.tensors.push_back(checkpoint_tensor("stray.weight", Tensor(DType::F32, {2})));
-  BOOST_TEST(diagnostic_of(extra, text()) == "CK-SHAPE-MISMATCH");
+  BOOST_TEST(diagnostic_of(extra, training_text()) == "CK-SHAPE-MISMATCH");
 
   LoadedCheckpoint no_config = good;
   no_config.checkpoint.metadata.erase("config");
-  BOOST_TEST(diagnostic_of(no_config, text()) == "CK-BAD-METADATA");
+  BOOST_TEST(diagnostic_of(no_config, training_text()) == "CK-BAD-METADATA");
 
   LoadedCheckpoint bad_cursor = good;
   bad_cursor.checkpoint.metadata["data_cursor"] = R"({"order":"zigzag"})";
-  BOOST_TEST(diagnostic_of(bad_cursor, text()) == "CK-BAD-METADATA");
+  BOOST_TEST(diagnostic_of(bad_cursor, training_text()) == "CK-BAD-METADATA");
 }
 
 }  // namespace
