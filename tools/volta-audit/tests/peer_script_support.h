@@ -1,12 +1,10 @@
 #pragma once
-// What the tests of perf/peers' scripts share: running a shell command, reading back the
-// volta-perf sample lines (perf/perf_main.cpp's format) a script wrote, and a scratch directory.
+// What the tests of perf/peers' scripts share: running a shell command (shell_testing.h),
+// reading back the volta-perf sample lines (perf/perf_main.cpp's format) a script wrote, and a
+// scratch directory.
 
 #include <stdlib.h>
-#include <sys/wait.h>
 
-#include <boost/test/unit_test.hpp>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
@@ -14,33 +12,9 @@
 #include <string_view>
 #include <vector>
 
+#include "shell_testing.h"
+
 namespace volta::testing {
-
-struct ProcessResult {
-  int status = -1;
-  std::string output;  // stdout and stderr together
-};
-
-inline std::string quoted(const std::string& text) {
-  std::string out = "'";
-  for (const char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
-inline ProcessResult shell(const std::string& command) {
-  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
-  BOOST_REQUIRE(pipe != nullptr);
-  ProcessResult r;
-  char buf[4096];
-  while (const size_t n = fread(buf, 1, sizeof buf, pipe)) r.output.append(buf, n);
-  const int status = pclose(pipe);
-  r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
-
-inline bool contains(const std::string& text, std::string_view part) {
-  return text.find(part) != std::string::npos;
-}
 
 inline std::vector<std::string> lines_of(const std::filesystem::path& path) {
   std::ifstream in(path);
