@@ -27,12 +27,6 @@ constexpr std::string_view kAxisColor = "#999";
 constexpr std::string_view kLossColor = "#1f6fb4";
 constexpr std::string_view kRateColor = "#d9480f";
 
-std::string coordinate(double value) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.1f", value);
-  return buffer;
-}
-
 std::string label(double value) {
   char buffer[32];
   std::snprintf(buffer, sizeof buffer, "%.4g", value);
@@ -98,7 +92,7 @@ std::string polyline(std::string_view class_name, std::string_view color, const 
 
 std::string text(double x, double y, std::string_view anchor, std::string_view content,
                  std::string_view color = "#222") {
-  return "<text x=\"" + coordinate(x) + "\" y=\"" + coordinate(y) + "\" text-anchor=\"" +
+  return "<text x=\"" + svg_number(x) + "\" y=\"" + svg_number(y) + "\" text-anchor=\"" +
          std::string(anchor) + "\" fill=\"" + std::string(color) + "\">" + html_text(content) +
          "</text>";
 }
@@ -108,12 +102,12 @@ std::string text(double x, double y, std::string_view anchor, std::string_view c
 size_t loss_chart_points(size_t steps) { return std::min(steps, kLossChartMaxPoints); }
 
 std::string loss_chart_svg(std::string_view title, std::span<const TrainingStepRow> steps) {
-  std::string svg = "<svg class=\"loss-chart\" width=\"" + coordinate(kWidth) + "\" height=\"" +
-                    coordinate(kHeight) + "\" viewBox=\"0 0 " + coordinate(kWidth) + " " +
-                    coordinate(kHeight) + "\" role=\"img\" font-size=\"10\"><title>" +
+  std::string svg = "<svg class=\"loss-chart\" width=\"" + svg_number(kWidth) + "\" height=\"" +
+                    svg_number(kHeight) + "\" viewBox=\"0 0 " + svg_number(kWidth) + " " +
+                    svg_number(kHeight) + "\" role=\"img\" font-size=\"10\"><title>" +
                     html_text(title) + "</title>";
-  svg += "<path d=\"M" + coordinate(kLeft) + " " + coordinate(kTop) + "V" + coordinate(kBottom) +
-         "H" + coordinate(kRight) + "\" fill=\"none\" stroke=\"" + std::string(kAxisColor) + "\"/>";
+  svg += "<path d=\"M" + svg_number(kLeft) + " " + svg_number(kTop) + "V" + svg_number(kBottom) +
+         "H" + svg_number(kRight) + "\" fill=\"none\" stroke=\"" + std::string(kAxisColor) + "\"/>";
   if (steps.empty()) return svg + text(kWidth / 2, kHeight / 2, "middle", "no steps") + "</svg>";
 
   const std::vector<size_t> drawn = drawn_steps(steps);
@@ -128,10 +122,10 @@ std::string loss_chart_svg(std::string_view title, std::span<const TrainingStepR
   std::string points;
   std::string rate_points;
   for (const size_t i : drawn) {
-    const std::string at = coordinate(x(static_cast<double>(steps[i].step))) + ",";
-    rate_points += (rate_points.empty() ? "" : " ") + at + coordinate(rate(steps[i].lr));
+    const std::string at = svg_number(x(static_cast<double>(steps[i].step))) + ",";
+    rate_points += (rate_points.empty() ? "" : " ") + at + svg_number(rate(steps[i].lr));
     if (std::isfinite(steps[i].loss)) {
-      points += (points.empty() ? "" : " ") + at + coordinate(loss(steps[i].loss));
+      points += (points.empty() ? "" : " ") + at + svg_number(loss(steps[i].loss));
     } else if (!points.empty()) {
       svg += polyline("loss", kLossColor, std::exchange(points, {}));
     }

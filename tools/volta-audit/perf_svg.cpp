@@ -22,12 +22,6 @@ constexpr std::string_view kBandColor = "#fde6c4";
 constexpr std::string_view kBaselineColor = "#777";
 constexpr std::string_view kPassColors[] = {"#777", "#1f6fb4", "#d9480f"};
 
-std::string number(double value) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.1f", value);
-  return buffer;
-}
-
 // The value range every row shares: samples, medians, intervals and the threshold band.
 struct Axis {
   double low = 0;
@@ -76,32 +70,34 @@ std::string strip_plot_svg(const StripPlot& plot) {
   const Axis axis = shared_axis(plot);
   const double rows_bottom = kTop + kRowHeight * static_cast<double>(plot.rows.size());
   const double height = rows_bottom + kAxisHeight;
-  std::string svg = "<svg class=\"strip\" width=\"" + number(kWidth) + "\" height=\"" +
-                    number(height) + "\" viewBox=\"0 0 " + number(kWidth) + " " + number(height) +
-                    "\" role=\"img\" font-size=\"9\"><title>" + html_text(plot.title) + "</title>";
+  std::string svg = "<svg class=\"strip\" width=\"" + svg_number(kWidth) + "\" height=\"" +
+                    svg_number(height) + "\" viewBox=\"0 0 " + svg_number(kWidth) + " " +
+                    svg_number(height) + "\" role=\"img\" font-size=\"9\"><title>" +
+                    html_text(plot.title) + "</title>";
   // The threshold band and the baseline median, behind every row.
   const double band_left = axis.x(plot.baseline_median * (1 - plot.threshold));
   const double band_right = axis.x(plot.baseline_median * (1 + plot.threshold));
-  svg += "<rect x=\"" + number(band_left) + "\" y=\"" + number(kTop) + "\" width=\"" +
-         number(band_right - band_left) + "\" height=\"" + number(rows_bottom - kTop) +
+  svg += "<rect x=\"" + svg_number(band_left) + "\" y=\"" + svg_number(kTop) + "\" width=\"" +
+         svg_number(band_right - band_left) + "\" height=\"" + svg_number(rows_bottom - kTop) +
          "\" fill=\"" + std::string(kBandColor) + "\"/>";
-  svg += "<path d=\"M" + number(axis.x(plot.baseline_median)) + " " + number(kTop) + "V" +
-         number(rows_bottom) + "\" stroke=\"" + std::string(kBaselineColor) +
+  svg += "<path d=\"M" + svg_number(axis.x(plot.baseline_median)) + " " + svg_number(kTop) + "V" +
+         svg_number(rows_bottom) + "\" stroke=\"" + std::string(kBaselineColor) +
          "\" stroke-dasharray=\"2 2\"/>";
   for (size_t r = 0; r < plot.rows.size(); ++r) {
     const StripRow& row = plot.rows[r];
     const std::string color(kPassColors[std::min<size_t>(r, std::size(kPassColors) - 1)]);
     const double mid = kTop + kRowHeight * (static_cast<double>(r) + 0.5);
-    svg += "<text x=\"2\" y=\"" + number(mid + 3) + "\">" + html_text(row.label) + "</text>";
+    svg += "<text x=\"2\" y=\"" + svg_number(mid + 3) + "\">" + html_text(row.label) + "</text>";
     if (row.ci_low && row.ci_high) {
-      svg += "<rect x=\"" + number(axis.x(*row.ci_low)) + "\" y=\"" + number(mid - 1.5) +
-             "\" width=\"" + number(std::max(axis.x(*row.ci_high) - axis.x(*row.ci_low), 1.0)) +
+      svg += "<rect x=\"" + svg_number(axis.x(*row.ci_low)) + "\" y=\"" + svg_number(mid - 1.5) +
+             "\" width=\"" + svg_number(std::max(axis.x(*row.ci_high) - axis.x(*row.ci_low), 1.0)) +
              "\" height=\"3\" fill=\"" + color + "\" opacity=\"0.35\"/>";
     }
     if (!row.samples.empty()) {
       // A dot per sample: zero-length segments with round caps keep each dot a few bytes.
       std::string dots;
-      for (double s : row.samples) dots += "M" + number(axis.x(s)) + " " + number(mid) + "h0";
+      for (double s : row.samples)
+        dots += "M" + svg_number(axis.x(s)) + " " + svg_number(mid) + "h0";
       svg.append("<path d=\"")
           .append(dots)
           .append("\" stroke=\"")
@@ -109,15 +105,15 @@ std::string strip_plot_svg(const StripPlot& plot) {
           .append("\" stroke-width=\"4\" stroke-linecap=\"round\" opacity=\"0.6\"/>");
     }
     if (row.median) {
-      svg += "<path d=\"M" + number(axis.x(*row.median)) + " " + number(mid - 5) +
+      svg += "<path d=\"M" + svg_number(axis.x(*row.median)) + " " + svg_number(mid - 5) +
              "v10\" stroke=\"#000\" stroke-width=\"1.5\"/>";
     }
   }
   const double text_y = rows_bottom + kAxisHeight - 2;
   const TimeScale scale = time_scale(axis.high);
-  svg += "<text x=\"" + number(kPlotLeft) + "\" y=\"" + number(text_y) + "\">" +
+  svg += "<text x=\"" + svg_number(kPlotLeft) + "\" y=\"" + svg_number(text_y) + "\">" +
          html_text(format_seconds(axis.low, scale)) + "</text>";
-  svg += "<text x=\"" + number(kPlotRight) + "\" y=\"" + number(text_y) +
+  svg += "<text x=\"" + svg_number(kPlotRight) + "\" y=\"" + svg_number(text_y) +
          "\" text-anchor=\"end\">" + html_text(format_seconds(axis.high, scale)) + "</text>";
   return svg + "</svg>";
 }

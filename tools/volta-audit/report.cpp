@@ -1,6 +1,7 @@
 #include "report.h"
 
 #include <cstdint>
+#include <cstdio>
 #include <optional>
 #include <vector>
 
@@ -82,6 +83,12 @@ std::string html_row(const std::vector<std::string>& cells, std::string_view tag
     row += "<" + std::string(tag) + ">" + html_text(cell) + "</" + std::string(tag) + ">";
   }
   return row + "</tr>\n";
+}
+
+std::string svg_number(double value) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.1f", value);
+  return buffer;
 }
 
 namespace {

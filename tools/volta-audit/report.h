@@ -27,6 +27,8 @@ std::string markdown_row(const std::vector<std::string>& cells);
 std::string html_text(std::string_view text);
 // "<tr><TAG>a</TAG>...</tr>\n" with every cell escaped.
 std::string html_row(const std::vector<std::string>& cells, std::string_view tag);
+// A number as the inline SVG charts write coordinates and sizes: one decimal ("%.1f").
+std::string svg_number(double value);
 
 // The reports' inline stylesheet: HTML reports are self-contained pages.
 inline constexpr std::string_view kReportHtmlStyle = R"css(
