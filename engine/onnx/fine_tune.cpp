@@ -193,16 +193,8 @@ FineTuner FineTuner::resume(const FineTuneModel& model, const LoadedCheckpoint& 
 }
 
 train::StepRecord FineTuner::step() {
-  const int64_t s = session_->steps_taken();
-  train::TokenBatch batch =
-      train::make_batch(data_, run_.order, shape_.batch, shape_.seq, shape_.vocab, s);
-  const Tensor inputs[] = {std::move(batch.tokens), std::move(batch.targets)};
-  train::StepRecord record;
-  record.step = s + 1;
-  record.learning_rate = run_.optimizer.schedule.learning_rate(s + 1);
-  record.loss = session_->step(inputs);
-  record.gradient_norm = session_->last_gradient_norm();
-  return record;
+  return train::step_on_next_batch(*session_, data_, run_.order, run_.optimizer.schedule,
+                                   shape_.batch, shape_.seq, shape_.vocab);
 }
 
 int64_t FineTuner::steps_taken() const { return session_->steps_taken(); }

@@ -361,17 +361,24 @@ LanguageModelTrainer LanguageModelTrainer::resume(const LoadedCheckpoint& checkp
   return trainer;
 }
 
-StepRecord LanguageModelTrainer::step() {
-  const int64_t s = session_->steps_taken();
-  const model::TransformerConfig& m = run_.model;
-  TokenBatch batch = make_batch(data_, run_.order, m.batch, m.seq, m.vocab, s);
-  const Tensor inputs[] = {std::move(batch.tokens), std::move(batch.targets)};
+StepRecord step_on_next_batch(TrainingSession& session, const std::vector<uint8_t>& data,
+                              const BatchOrder& order, const Schedule& schedule, int64_t batch,
+                              int64_t seq, int64_t vocab) {
+  const int64_t s = session.steps_taken();
+  TokenBatch windows = make_batch(data, order, batch, seq, vocab, s);
+  const Tensor inputs[] = {std::move(windows.tokens), std::move(windows.targets)};
   StepRecord record;
   record.step = s + 1;
-  record.learning_rate = run_.optimizer.schedule.learning_rate(s + 1);
-  record.loss = session_->step(inputs);
-  record.gradient_norm = session_->last_gradient_norm();
+  record.learning_rate = schedule.learning_rate(s + 1);
+  record.loss = session.step(inputs);
+  record.gradient_norm = session.last_gradient_norm();
   return record;
+}
+
+StepRecord LanguageModelTrainer::step() {
+  const model::TransformerConfig& m = run_.model;
+  return step_on_next_batch(*session_, data_, run_.order, run_.optimizer.schedule, m.batch, m.seq,
+                            m.vocab);
 }
 
 int64_t LanguageModelTrainer::steps_taken() const { return session_->steps_taken(); }

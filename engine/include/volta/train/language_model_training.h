@@ -92,6 +92,13 @@ struct StepRecord {
   double learning_rate = 0;  // the schedule's at this step
 };
 
+// One step of a byte-level causal LM's `session` (inputs: tokens, then targets) on
+// make_batch(data, order, batch, seq, vocab, s) after its s steps, recorded with `schedule`'s
+// rate: the step of LanguageModelTrainer and of onnx::FineTuner.
+StepRecord step_on_next_batch(TrainingSession& session, const std::vector<uint8_t>& data,
+                              const BatchOrder& order, const Schedule& schedule, int64_t batch,
+                              int64_t seq, int64_t vocab);
+
 class LanguageModelTrainer {
  public:
   // A fresh run from initial_parameters(run.model). `data` must hold at least seq + 1 bytes,
