@@ -203,6 +203,16 @@ struct TrainLoop {
   std::optional<int64_t> save_every;
   std::optional<std::string> save_path;
 
+  // After --resume CKPT: the run goes on from the checkpoint's step to the end of the schedule it
+  // was started with, unless --steps says otherwise.
+  template <typename Trainer>
+  void resumed(const Trainer& trainer, const std::string& checkpoint_path) {
+    resumed_from = trainer.steps_taken();
+    if (steps == 0) steps = trainer.run().optimizer.schedule.total_steps;
+    std::fprintf(stderr, "resumed %s at step %lld\n", checkpoint_path.c_str(),
+                 static_cast<long long>(*resumed_from));
+  }
+
   template <typename Trainer>
   int run(Trainer& trainer, const std::string& what, int64_t tokens_per_step) const {
     // --stop-at: end early, as if interrupted, to go on later with --resume.
@@ -277,10 +287,7 @@ int fine_tune_command(const Options& o, TrainLoop loop, const std::string& model
     refuse_fixed_flags(o);
     tuner.emplace(onnx::FineTuner::resume(model, load_checkpoint(*resume), std::move(data),
                                           loop.threads, cpu()));
-    loop.resumed_from = tuner->steps_taken();
-    if (loop.steps == 0) loop.steps = tuner->run().optimizer.schedule.total_steps;
-    std::fprintf(stderr, "resumed %s at step %lld\n", resume->c_str(),
-                 static_cast<long long>(*loop.resumed_from));
+    loop.resumed(*tuner, *resume);
   } else {
     if (loop.steps == 0) loop.steps = 1000;
     const onnx::CausalLmShape declared = onnx::declared_causal_lm(model.model);
@@ -336,11 +343,7 @@ int train_command(std::span<const std::string_view> args) {
         "resume it with the model: `volta train MODEL --data FILE --resume " + *resume + "`");
     trainer.emplace(
         train::LanguageModelTrainer::resume(checkpoint, std::move(data), loop.threads, cpu()));
-    loop.resumed_from = trainer->steps_taken();
-    // The run goes on to the end of the schedule it was started with unless told otherwise.
-    if (loop.steps == 0) loop.steps = trainer->run().optimizer.schedule.total_steps;
-    std::fprintf(stderr, "resumed %s at step %lld\n", resume->c_str(),
-                 static_cast<long long>(*loop.resumed_from));
+    loop.resumed(*trainer, *resume);
   } else {
     if (loop.steps == 0) loop.steps = 1000;
     train::LanguageModelRun run;
