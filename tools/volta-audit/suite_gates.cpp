@@ -15,9 +15,12 @@ namespace volta::audit {
 namespace {
 
 // Suites `volta-audit run` records (run_command.cpp checks the same names).
-constexpr std::string_view kRunnableSuites[] = {
-    "parity", conformance::kOnnxSuite, conformance::kNumericsSuite, conformance::kDeterminismSuite,
-    conformance::kGradientsSuite, conformance::kTrainingSuite};
+constexpr std::string_view kRunnableSuites[] = {"parity",
+                                                conformance::kOnnxSuite,
+                                                conformance::kNumericsSuite,
+                                                conformance::kDeterminismSuite,
+                                                conformance::kGradientsSuite,
+                                                conformance::kTrainingSuite};
 
 std::string joined(const std::vector<std::string_view>& words, std::string_view separator) {
   std::string out;
