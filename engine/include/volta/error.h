@@ -40,7 +40,9 @@ namespace volta {
   X(KernelFailure, "R-KERNEL-FAILURE")     /* a kernel rejected its data at run time */       \
   X(ImportInvalidModel, "I-INVALID-MODEL") /* not a valid ONNX model (parse, checker) */      \
   X(ImportUnsupported, "I-UNSUPPORTED")    /* op, attribute, dtype or domain not supported */ \
-  X(ImportNotStatic, "I-NOT-STATIC")       /* a shape or attribute value unknown at import */
+  X(ImportNotStatic, "I-NOT-STATIC")       /* a shape or attribute value unknown at import */ \
+  X(DeviceUnavailable, "R-NO-DEVICE")      /* no driver, no device or an unsupported one */   \
+  X(DeviceFailure, "R-DEVICE-FAILURE")     /* a device call failed (copy, launch, memory) */
 
 enum class ErrorCode {
 #define VOLTA_ERROR_ENUM(name, text) name,
