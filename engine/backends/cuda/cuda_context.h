@@ -1,0 +1,79 @@
+#pragma once
+// Internal to the CUDA backend: the context's device memory and stream.
+//
+// Memory is allocated only when a run needs more than the last one: the arena grows by one
+// cudaMalloc, and each input and state of a run has a staging slot (the i-th import of a run
+// reuses the i-th slot, grown when too small), so a context that runs the same plan again
+// allocates nothing. A run ends at synchronize(): its slots are then free for the next run's
+// copies (the backend contract keeps imported views valid until the next run only).
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "volta/backends/cuda.h"
+
+namespace volta::cuda {
+
+// One cudaMalloc'd region (never managed memory), freed with the object.
+class DeviceBuffer {
+ public:
+  DeviceBuffer() = default;
+  explicit DeviceBuffer(int64_t bytes);  // throws VoltaError(DeviceFailure) when out of memory
+  ~DeviceBuffer();
+  DeviceBuffer(DeviceBuffer&& other) noexcept;
+  DeviceBuffer& operator=(DeviceBuffer&& other) noexcept;
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+
+  std::byte* data() const { return data_; }
+  int64_t bytes() const { return bytes_; }
+
+ private:
+  std::byte* data_ = nullptr;
+  int64_t bytes_ = 0;
+};
+
+class CudaContextImpl final : public CudaContext {
+ public:
+  // Uses device `device.ordinal`, which discovery found usable.
+  CudaContextImpl(const ContextOptions& options, CudaDeviceInfo device);
+  ~CudaContextImpl() override;
+
+  const CudaDeviceInfo& device() const override { return device_; }
+  const CudaTransferCounters& transfers() const override { return transfers_; }
+  int64_t device_bytes() const override;
+
+  cudaStream_t stream() const { return stream_; }
+  // The arena, at least `bytes` long (grown by one cudaMalloc when shorter).
+  MemoryRegion arena(int64_t bytes);
+  // Device storage for the next input (state) copy of the current run, at least `bytes` long.
+  std::byte* next_input_slot(int64_t bytes);
+  std::byte* next_state_slot(int64_t bytes);
+  // Counted copies on the context's stream; copy_to_host returns when the bytes are there.
+  void copy_to_device(void* device, const void* host, int64_t bytes);
+  void copy_to_host(void* host, const void* device, int64_t bytes);
+  // Waits for everything enqueued; a kernel's failure is reported here. Ends the run.
+  void synchronize();
+
+ private:
+  std::byte* next_slot(std::vector<DeviceBuffer>& slots, size_t& used, int64_t bytes);
+  void start_run_if_ended();
+
+  CudaDeviceInfo device_;
+  cudaStream_t stream_ = nullptr;
+  DeviceBuffer arena_;
+  std::vector<DeviceBuffer> input_slots_;
+  std::vector<DeviceBuffer> state_slots_;
+  size_t inputs_used_ = 0;
+  size_t states_used_ = 0;
+  bool run_ended_ = true;
+  CudaTransferCounters transfers_;
+};
+
+// The context's implementation; VoltaError(BackendMismatch) when another backend made it.
+CudaContextImpl& cuda_context_impl(ExecutionContext& ctx);
+
+}  // namespace volta::cuda

@@ -1,0 +1,68 @@
+#pragma once
+// Internal to the CUDA backend: how its kernels are declared and chosen. Each op family has a
+// .cu file (kernels/<family>.cu: the device code) and a host file (kernels/<family>_ops.cpp:
+// per op, the selector, the launch and the claim of exactness against the CPU backend); the
+// backend's table is indexed by OpKind and built from the families' lists.
+
+#include <cuda_runtime_api.h>
+
+#include <optional>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "volta/backends/cuda.h"
+#include "volta/ir/graph.h"
+#include "volta/runtime/backend.h"
+
+namespace volta::cuda {
+
+struct CudaKernelArgs {
+  const Node& node;
+  std::span<const ConstTensorView> inputs;  // device memory
+  std::span<const TensorView> outputs;      // device memory
+  cudaStream_t stream;
+};
+
+// Enqueues the kernel on args.stream; throws VoltaError(DeviceFailure) when the launch fails.
+using CudaKernelFn = void (*)(const CudaKernelArgs& args);
+
+// A concrete kernel: launch function and name (dtype, op, variant: "f32_add_cuda_broadcast").
+struct CudaKernel {
+  CudaKernelFn fn = nullptr;
+  std::string_view variant;
+};
+
+struct CudaKernelQuery {
+  const Node& node;
+  std::span<const std::optional<TypeInfo>> inputs;  // nullopt: an absent optional input
+  std::span<const TypeInfo> outputs;
+};
+
+// Picks the kernel for an exact node, or says why there is none. Kernels have static storage.
+using CudaKernelSelector = KernelSelection (*)(const CudaKernelQuery& query);
+
+// One op with CUDA kernels: what it claims against the CPU backend, and its selector.
+struct CudaOpKernels {
+  CudaOpClaim claim;
+  CudaKernelSelector select = nullptr;
+};
+
+// The ops of each family that has kernels, one list per kernels/<family>_ops.cpp.
+std::span<const CudaOpKernels> elementwise_op_kernels();
+std::span<const CudaOpKernels> activation_op_kernels();
+
+// Every CUDA kernel is deterministic by construction: no atomics, no reduction whose order
+// depends on the launch.
+inline KernelChoice choice_of(const CudaKernel& k) {
+  return KernelChoice{std::string(k.variant), KernelDeterminism::BitExact, &k, 0, 0};
+}
+
+// The refusal of a node whose data dtype (input 0's) is outside `supported`, in the CPU
+// backend's words: "no f64 kernel for Exp (supported: {f32})".
+std::optional<KernelUnsupported> refuse_dtype(const CudaKernelQuery& query, DTypeSet supported);
+
+// Throws VoltaError(DeviceFailure) naming the node when a launch failed.
+void check_launch(cudaError_t status, const Node& node);
+
+}  // namespace volta::cuda

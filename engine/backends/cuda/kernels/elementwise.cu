@@ -1,0 +1,116 @@
+// Elementwise-family kernels, f32: Add Sub Mul Div with numpy broadcasting, and Neg Abs Sqrt
+// Exp Log. Each op computes what the CPU backend's kernel computes (kernels/elementwise.cpp
+// there), operation for operation; the per-op exactness claims are in elementwise_ops.cpp.
+
+#include "device_math.cuh"
+#include "map.cuh"
+
+namespace volta::cuda {
+namespace {
+
+struct AddOp {
+  __device__ float operator()(float a, float b) const { return dmath::add(a, b); }
+};
+struct SubOp {
+  __device__ float operator()(float a, float b) const { return dmath::sub(a, b); }
+};
+struct MulOp {
+  __device__ float operator()(float a, float b) const { return dmath::mul(a, b); }
+};
+struct DivOp {
+  __device__ float operator()(float a, float b) const { return dmath::div(a, b); }
+};
+
+struct NegOp {
+  __device__ float operator()(float x) const { return dmath::neg_bits(x); }
+};
+struct AbsOp {
+  __device__ float operator()(float x) const { return dmath::abs_bits(x); }
+};
+struct SqrtOp {
+  __device__ float operator()(float x) const { return __fsqrt_rn(x); }
+};
+struct ExpOp {
+  __device__ float operator()(float x) const { return dmath::exp_f32(x); }
+};
+struct LogOp {
+  __device__ float operator()(float x) const { return dmath::log_f32(x); }
+};
+
+// Both operands walk the output element by element (BroadcastGeometry::contiguous).
+template <class Op>
+__global__ void f32_binary_contiguous(Op op, const float* a, const float* b, float* y, int64_t n) {
+  for (int64_t i = first_index(); i < n; i += grid_stride()) y[i] = op(a[i], b[i]);
+}
+
+// Any broadcast: the output index is split into the merged dims, innermost first, and each
+// operand's offset summed from its strides (0 along the dims it broadcasts).
+template <class Op>
+__global__ void f32_binary_broadcast(Op op, BroadcastGeometry g, const float* a, const float* b,
+                                     float* y) {
+  for (int64_t i = first_index(); i < g.numel; i += grid_stride()) {
+    int64_t rest = i;
+    int64_t at_a = 0;
+    int64_t at_b = 0;
+    for (int d = g.rank - 1; d >= 0; --d) {
+      const int64_t index = rest % g.dims[d];
+      rest /= g.dims[d];
+      at_a += index * g.a_strides[d];
+      at_b += index * g.b_strides[d];
+    }
+    y[i] = op(a[at_a], b[at_b]);
+  }
+}
+
+template <class Op>
+cudaError_t launch_binary(const BroadcastGeometry& g, const float* a, const float* b, float* y,
+                          cudaStream_t stream) {
+  if (g.contiguous()) {
+    f32_binary_contiguous<<<blocks_for(g.numel), kThreadsPerBlock, 0, stream>>>(Op{}, a, b, y,
+                                                                                g.numel);
+  } else {
+    f32_binary_broadcast<<<blocks_for(g.numel), kThreadsPerBlock, 0, stream>>>(Op{}, g, a, b, y);
+  }
+  return cudaGetLastError();
+}
+
+}  // namespace
+
+cudaError_t launch_f32_binary(BinaryOp op, const BroadcastGeometry& geometry, const float* a,
+                              const float* b, float* y, cudaStream_t stream) {
+  switch (op) {
+    case BinaryOp::Add:
+      return launch_binary<AddOp>(geometry, a, b, y, stream);
+    case BinaryOp::Sub:
+      return launch_binary<SubOp>(geometry, a, b, y, stream);
+    case BinaryOp::Mul:
+      return launch_binary<MulOp>(geometry, a, b, y, stream);
+    case BinaryOp::Div:
+      return launch_binary<DivOp>(geometry, a, b, y, stream);
+  }
+  return cudaErrorInvalidValue;
+}
+
+cudaError_t launch_f32_unary(UnaryOp op, const float* x, float* y, int64_t n, cudaStream_t stream) {
+  switch (op) {
+    case UnaryOp::Neg:
+      return launch_f32_map(NegOp{}, x, y, n, stream);
+    case UnaryOp::Abs:
+      return launch_f32_map(AbsOp{}, x, y, n, stream);
+    case UnaryOp::Sqrt:
+      return launch_f32_map(SqrtOp{}, x, y, n, stream);
+    case UnaryOp::Exp:
+      return launch_f32_map(ExpOp{}, x, y, n, stream);
+    case UnaryOp::Log:
+      return launch_f32_map(LogOp{}, x, y, n, stream);
+  }
+  return cudaErrorInvalidValue;
+}
+
+// One of this file's kernels stands for all: they are built for the same architectures.
+cudaError_t kernel_image_status() {
+  cudaFuncAttributes attributes{};
+  return cudaFuncGetAttributes(&attributes, f32_map_kernel<NegOp>);
+}
+
+}  // namespace volta::cuda

@@ -1,0 +1,379 @@
+// The CUDA backend on the host, without a device: its registration, its kernel table against
+// its capabilities and per-op claims, refusals of what it has no kernel for (as the planner
+// reports them), the broadcast geometry its binary kernels walk, and discovery's verdict for
+// every way a machine can lack what it needs, including this machine's.
+
+#define BOOST_TEST_MODULE cuda_backend_test
+#include <algorithm>
+#include <boost/test/unit_test.hpp>
+#include <cctype>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "broadcast_geometry.h"
+#include "cuda_discovery.h"
+#include "expect_error.h"
+#include "test_util.h"
+#include "volta/backends/cuda.h"
+#include "volta/runtime/registry.h"
+#include "volta/runtime/runtime.h"
+
+namespace volta {
+namespace {
+
+using test::expect_error;
+using test::single_op_graph;
+
+const Backend& cuda_backend() {
+  static const std::unique_ptr<Backend> backend = make_backend("cuda");
+  return *backend;
+}
+
+constexpr std::string_view kCudaOps =
+    "Add, Sub, Mul, Div, Neg, Abs, Sqrt, Exp, Log, Tanh, Sigmoid, Relu";
+
+bool is_binary(OpKind op) {
+  return op == OpKind::Add || op == OpKind::Sub || op == OpKind::Mul || op == OpKind::Div;
+}
+
+Graph f_graph(OpKind op, DType dtype, const Shape& a, const Shape& b = {}) {
+  if (is_binary(op)) return single_op_graph(op, {TypeInfo{dtype, a}, TypeInfo{dtype, b}});
+  return single_op_graph(op, {TypeInfo{dtype, a}});
+}
+
+const Node& only_node(const Graph& g) { return g.node(0); }
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return std::tolower(c); });
+  return out;
+}
+
+BOOST_AUTO_TEST_SUITE(registration)
+
+BOOST_AUTO_TEST_CASE(registers_as_cuda) {
+  BOOST_TEST(has_backend("cuda"));
+  const std::vector<BackendInfo> all = available_backends();
+  const auto it = std::ranges::find(all, std::string("cuda"), &BackendInfo::name);
+  BOOST_REQUIRE(it != all.end());
+  BOOST_TEST(it->description ==
+             "the CUDA engine: one stream, a device arena, deterministic kernels");
+  BOOST_TEST(cuda_backend().name() == "cuda");
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(kernel_table)
+
+BOOST_AUTO_TEST_CASE(the_claims_name_the_ops_with_kernels_in_op_order) {
+  std::string names;
+  for (const CudaOpClaim& c : cuda_op_claims()) {
+    names += (names.empty() ? "" : ", ") + std::string(op_name(c.op));
+    BOOST_TEST(c.dtypes.str() == "{f32}");
+    BOOST_TEST(!c.how.empty());
+  }
+  BOOST_TEST(names == kCudaOps);
+  // What each claims against the CPU backend; the device tests hold each to it.
+  std::string bitwise;
+  for (const CudaOpClaim& c : cuda_op_claims()) {
+    if (c.exactness == CrossBackendExactness::Bitwise) {
+      bitwise += (bitwise.empty() ? "" : ", ") + std::string(op_name(c.op));
+    } else {
+      BOOST_TEST(cross_backend_exactness_name(c.exactness) == "bitwise-except-nan-payload");
+    }
+  }
+  BOOST_TEST(bitwise == "Neg, Abs, Log, Sigmoid, Relu");
+}
+
+BOOST_AUTO_TEST_CASE(capabilities_are_the_claimed_ops) {
+  const Capabilities caps = cuda_backend().capabilities();
+  const std::span<const CudaOpClaim> claims = cuda_op_claims();
+  for (int i = 0; i < kOpCount; ++i) {
+    const auto op = static_cast<OpKind>(i);
+    const bool claimed =
+        std::ranges::any_of(claims, [&](const CudaOpClaim& c) { return c.op == op; });
+    const OpCapability& cap = caps[static_cast<size_t>(i)];
+    BOOST_TEST(cap.supported == claimed, op_name(op));
+    if (cap.supported) {
+      BOOST_TEST(cap.dtypes.str() == "{f32}");
+      BOOST_TEST(kernel_determinism_name(cap.determinism) == "bit-exact");
+    }
+  }
+}
+
+// Every op the capabilities list has an f32 kernel for an exact node and refuses f64 in the
+// CPU backend's words; every other op is refused naming it and what the backend has.
+BOOST_AUTO_TEST_CASE(select_kernel_agrees_with_capabilities) {
+  const Capabilities caps = cuda_backend().capabilities();
+  for (int i = 0; i < kOpCount; ++i) {
+    const auto op = static_cast<OpKind>(i);
+    if (!caps[static_cast<size_t>(i)].supported) {
+      Node node;
+      node.op = op;
+      node.name = "n";
+      const KernelSelection s = cuda_backend().select_kernel(Graph{}, node);
+      const auto* refused = std::get_if<KernelUnsupported>(&s);
+      BOOST_REQUIRE_MESSAGE(refused != nullptr, op_name(op));
+      BOOST_TEST(refused->reason == "the CUDA backend has no " + std::string(op_name(op)) +
+                                        " kernel (it has kernels for " + std::string(kCudaOps) +
+                                        ")");
+      continue;
+    }
+    const Graph f32 = f_graph(op, DType::F32, Shape{4}, Shape{4});
+    const KernelSelection s = cuda_backend().select_kernel(f32, only_node(f32));
+    const auto* choice = std::get_if<KernelChoice>(&s);
+    BOOST_REQUIRE_MESSAGE(choice != nullptr, op_name(op));
+    const std::string base = "f32_" + lower(op_name(op)) + "_cuda";
+    BOOST_TEST(choice->variant == (is_binary(op) ? base + "_contiguous" : base));
+    BOOST_TEST(kernel_determinism_name(choice->determinism) == "bit-exact");
+    BOOST_TEST(choice->workspace_bytes == 0);
+    BOOST_TEST(choice->worker_scratch_bytes == 0);
+    BOOST_TEST(choice->impl != nullptr);
+
+    const Graph f64 = f_graph(op, DType::F64, Shape{4}, Shape{4});
+    const KernelSelection r = cuda_backend().select_kernel(f64, only_node(f64));
+    const auto* refused = std::get_if<KernelUnsupported>(&r);
+    BOOST_REQUIRE_MESSAGE(refused != nullptr, op_name(op));
+    BOOST_TEST(refused->reason ==
+               "no f64 kernel for " + std::string(op_name(op)) + " (supported: {f32})");
+  }
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(planning)
+
+// The planner's R-MISSING-KERNEL, exactly as a user reads it.
+BOOST_AUTO_TEST_CASE(an_op_without_a_kernel_is_refused_at_compile_time) {
+  const Graph matmul = single_op_graph(
+      OpKind::MatMul, {TypeInfo{DType::F32, Shape{2, 3}}, TypeInfo{DType::F32, Shape{3, 4}}});
+  expect_error([&] { compile(matmul, cuda_backend(), DeterminismMode::Strict); },
+               ErrorCode::MissingKernel,
+               "node 'op' (MatMul) on backend 'cuda' has no kernel: the CUDA backend has no "
+               "MatMul kernel (it has kernels for " +
+                   std::string(kCudaOps) + "). Volta never falls back to another backend.");
+  const Graph f64 = f_graph(OpKind::Exp, DType::F64, Shape{3});
+  expect_error([&] { compile(f64, cuda_backend(), DeterminismMode::Strict); },
+               ErrorCode::MissingKernel,
+               "node 'op' (Exp) on backend 'cuda' has no kernel: no f64 kernel for Exp "
+               "(supported: {f32}). Volta never falls back to another backend.");
+}
+
+// Planning needs no device: a strict plan records the variant of every step.
+BOOST_AUTO_TEST_CASE(a_supported_graph_compiles_strict_without_a_device) {
+  Graph g;
+  const ValueId x = g.add_input("x", DType::F32, Shape{3, 1});
+  const ValueId b = g.add_input("b", DType::F32, Shape{4});
+  const ValueId same = g.add_input("same", DType::F32, Shape{3, 4});
+  const ValueId e = g.add(OpKind::Exp, {x}, {}, "exp");
+  const ValueId s = g.add(OpKind::Add, {e, b}, {}, "add");
+  const ValueId m = g.add(OpKind::Mul, {s, same}, {}, "mul");
+  g.set_outputs({g.add(OpKind::Sigmoid, {m}, {}, "sigmoid")});
+  const ExecutionPlan plan = compile(g, cuda_backend(), DeterminismMode::Strict);
+  std::string variants;
+  for (const PlannedStep& step : plan.steps) {
+    variants += (variants.empty() ? "" : " ") + step.kernel.variant;
+  }
+  BOOST_TEST(variants ==
+             "f32_exp_cuda f32_add_cuda_broadcast f32_mul_cuda_contiguous f32_sigmoid_cuda");
+  BOOST_TEST(plan.backend == "cuda");
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(broadcast)
+
+using cuda::broadcast_geometry;
+using cuda::merge_broadcast;
+using cuda::MergedBroadcast;
+
+std::string str(const std::vector<int64_t>& v) { return Shape(v).str(); }
+
+std::string describe(const MergedBroadcast& m) {
+  return "dims " + str(m.dims) + " a " + str(m.a_strides) + " b " + str(m.b_strides);
+}
+
+std::string merged(const Shape& a, const Shape& b) {
+  return describe(merge_broadcast(*broadcast_shapes(a, b), a, b));
+}
+
+BOOST_AUTO_TEST_CASE(dims_merge_where_both_operands_walk_them_as_one) {
+  BOOST_TEST(merged({2, 3}, {2, 3}) == "dims [6] a [1] b [1]");
+  BOOST_TEST(merged({1, 6}, {1, 1, 6}) == "dims [6] a [1] b [1]");  // leading 1s
+  BOOST_TEST(merged({2, 3}, {}) == "dims [6] a [1] b [0]");         // a scalar
+  BOOST_TEST(merged({}, {}) == "dims [1] a [1] b [1]");             // one element
+  BOOST_TEST(merged({2, 3, 4}, {4}) == "dims [6,4] a [4,1] b [0,1]");
+  BOOST_TEST(merged({2, 3, 4}, {3, 4}) == "dims [2,12] a [12,1] b [0,1]");
+  BOOST_TEST(merged({4, 1, 3}, {5, 1}) == "dims [4,5,3] a [3,0,1] b [0,1,0]");
+  BOOST_TEST(merged({3, 1}, {1, 4}) == "dims [3,4] a [1,0] b [0,1]");
+}
+
+BOOST_AUTO_TEST_CASE(the_kernel_geometry_counts_elements_and_spots_the_contiguous_case) {
+  const auto same = broadcast_geometry(merge_broadcast({5, 7}, {5, 7}, {5, 7}));
+  BOOST_REQUIRE(same.has_value());
+  BOOST_TEST(same->contiguous());
+  BOOST_TEST(same->numel == 35);
+  const auto row = broadcast_geometry(merge_broadcast({5, 7}, {5, 7}, {7}));
+  BOOST_REQUIRE(row.has_value());
+  BOOST_TEST(!row->contiguous());
+  BOOST_TEST(row->rank == 2);
+  BOOST_TEST(row->numel == 35);
+  const auto empty = broadcast_geometry(merge_broadcast({2, 0, 3}, {2, 0, 3}, {3}));
+  BOOST_REQUIRE(empty.has_value());
+  BOOST_TEST(empty->numel == 0);
+}
+
+// Seven alternating broadcast dims cannot merge: more than the kernels take.
+BOOST_AUTO_TEST_CASE(too_many_unmergeable_dims_are_refused_naming_the_shapes) {
+  const Shape a{2, 1, 2, 1, 2, 1, 2};
+  const Shape b{1, 2, 1, 2, 1, 2, 1};
+  BOOST_TEST(!broadcast_geometry(merge_broadcast(*broadcast_shapes(a, b), a, b)).has_value());
+  const Graph g = f_graph(OpKind::Add, DType::F32, a, b);
+  const KernelSelection s = cuda_backend().select_kernel(g, only_node(g));
+  const auto* refused = std::get_if<KernelUnsupported>(&s);
+  BOOST_REQUIRE(refused != nullptr);
+  BOOST_TEST(refused->reason ==
+             "Add of [2,1,2,1,2,1,2] and [1,2,1,2,1,2,1] broadcasts over 7 dims that cannot be "
+             "merged; the CUDA kernels take at most 6");
+  // Six are fine.
+  const Graph six = f_graph(OpKind::Add, DType::F32, {2, 1, 2, 1, 2, 1}, {1, 2, 1, 2, 1, 2});
+  const KernelSelection ok = cuda_backend().select_kernel(six, only_node(six));
+  BOOST_TEST(std::get<KernelChoice>(ok).variant == "f32_add_cuda_broadcast");
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(discovery)
+
+using cuda::CudaProbe;
+using cuda::unavailable_reason;
+
+CudaProbe probe_with_device(int major, int minor) {
+  CudaProbe p;
+  p.runtime_version = 13000;
+  p.driver_version = 13000;
+  p.architectures = "sm_80, sm_90 machine code; compute_90 PTX";
+  p.devices.push_back({0, "NVIDIA Test GPU", major, minor, 100, int64_t{80} << 30});
+  return p;
+}
+
+BOOST_AUTO_TEST_CASE(architectures_are_named_as_nvcc_builds_them) {
+  BOOST_TEST(cuda::architectures_text("80-real;90-real;90-virtual") ==
+             "sm_80, sm_90 machine code; compute_90 PTX");
+  BOOST_TEST(cuda::architectures_text("80-real,90-real,90-virtual") ==
+             "sm_80, sm_90 machine code; compute_90 PTX");
+  BOOST_TEST(cuda::architectures_text("86") == "sm_86 machine code; compute_86 PTX");
+  BOOST_TEST(cuda::architectures_text("native") == "native");
+  BOOST_TEST(cuda::architectures_text("") == "none");
+}
+
+BOOST_AUTO_TEST_CASE(each_missing_piece_is_named) {
+  CudaProbe none = probe_with_device(9, 0);
+  none.devices.clear();
+  none.driver_version = 0;
+  none.count = CudaProbe::Count::InsufficientDriver;
+  BOOST_TEST(unavailable_reason(none) ==
+             "no NVIDIA driver: libcuda.so.1 is not installed or cannot be loaded (this binary's "
+             "CUDA 13.0 runtime is linked in and needs only the driver)");
+
+  CudaProbe old_driver = none;
+  old_driver.driver_version = 12040;
+  BOOST_TEST(unavailable_reason(old_driver) ==
+             "the NVIDIA driver (CUDA 12.4) is older than this binary's CUDA 13.0 runtime: "
+             "install a driver for CUDA 13.0 or newer, or build Volta with the nvcc that "
+             "matches this driver");
+
+  CudaProbe no_device = none;
+  no_device.driver_version = 13000;
+  no_device.count = CudaProbe::Count::NoDevice;
+  BOOST_TEST(unavailable_reason(no_device) ==
+             "no CUDA device: the NVIDIA driver (CUDA 13.0) reports none");
+  no_device.visible_devices = "7";
+  BOOST_TEST(unavailable_reason(no_device) ==
+             "no CUDA device: the NVIDIA driver (CUDA 13.0) reports none "
+             "(CUDA_VISIBLE_DEVICES=7)");
+
+  CudaProbe failed = no_device;
+  failed.count = CudaProbe::Count::Failed;
+  failed.count_error = "cudaErrorInitializationError (initialization error)";
+  BOOST_TEST(unavailable_reason(failed) ==
+             "CUDA could not be initialised: cudaErrorInitializationError (initialization error)");
+
+  BOOST_TEST(unavailable_reason(probe_with_device(7, 5)) ==
+             "CUDA device 0 (NVIDIA Test GPU) has compute capability 7.5; the CUDA backend "
+             "needs 8.0 or newer (this build: sm_80, sm_90 machine code; compute_90 PTX)");
+
+  CudaProbe no_image = probe_with_device(8, 6);
+  no_image.architectures = "sm_90 machine code";
+  no_image.kernel_image = false;
+  no_image.kernel_image_error =
+      "cudaErrorNoKernelImageForDevice (no kernel image is available for execution on the "
+      "device)";
+  BOOST_TEST(unavailable_reason(no_image) ==
+             "CUDA device 0 (NVIDIA Test GPU) has compute capability 8.6, for which this build "
+             "has no kernel code (this build: sm_90 machine code; "
+             "cudaErrorNoKernelImageForDevice (no kernel image is available for execution on "
+             "the device)): configure with -DVOLTA_CUDA_ARCHITECTURES=86-real added");
+
+  BOOST_TEST(unavailable_reason(probe_with_device(8, 0)).empty());
+  BOOST_TEST(unavailable_reason(probe_with_device(9, 0)).empty());
+  BOOST_TEST(unavailable_reason(probe_with_device(12, 0)).empty());
+}
+
+// What a user of this machine sees: a context where the driver and a device are usable, the
+// reason otherwise (on a machine without the driver, the exact text).
+BOOST_AUTO_TEST_CASE(this_machine) {
+  const CudaReport report = cuda_report();
+  BOOST_TEST(report.runtime_version >= 12000);
+  BOOST_TEST(report.architectures == cuda::architectures_text(VOLTA_TEST_CUDA_ARCHITECTURES));
+  if (report.unavailable.empty()) {
+    BOOST_TEST_MESSAGE("CUDA device 0: " << report.devices.at(0).name);
+    const std::unique_ptr<ExecutionContext> ctx = cuda_backend().make_context({});
+    const CudaContext& cuda = cuda_context(*ctx);
+    BOOST_TEST(cuda.device().compute_major >= 8);
+    BOOST_TEST(cuda.transfers().host_to_device_bytes == 0);
+    return;
+  }
+  BOOST_TEST_MESSAGE("no usable CUDA device: " << report.unavailable);
+  expect_error([] { cuda_backend().make_context({}); }, ErrorCode::DeviceUnavailable,
+               "the CUDA backend cannot run on this machine: " + report.unavailable);
+  if (report.driver_version == 0) {
+    BOOST_TEST(report.devices.empty());
+    BOOST_TEST(report.unavailable ==
+               "no NVIDIA driver: libcuda.so.1 is not installed or cannot be loaded (this "
+               "binary's CUDA " +
+                   cuda_version_text(report.runtime_version) +
+                   " runtime is linked in and needs only the driver)");
+  }
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(contexts)
+
+BOOST_AUTO_TEST_CASE(options_are_checked_before_the_device) {
+  expect_error([] { cuda_backend().make_context({.threads = 0}); }, ErrorCode::InvalidArgument,
+               "threads must be in [1, 1024], got 0");
+  ContextOptions bad_scale;
+  bad_scale.schedule.chunk_scale = 0.0;
+  expect_error([&] { cuda_backend().make_context(bad_scale); }, ErrorCode::InvalidArgument,
+               "chunk_scale must be positive and finite, got 0.000000");
+}
+
+BOOST_AUTO_TEST_CASE(a_context_of_another_backend_is_refused) {
+  const std::unique_ptr<Backend> cpu = make_backend("cpu");
+  const std::unique_ptr<ExecutionContext> ctx = cpu->make_context({});
+  const std::string message =
+      "an execution context made by backend 'cpu' given to the CUDA backend: make one with its "
+      "make_context()";
+  expect_error([&] { cuda_backend().arena(*ctx, 64); }, ErrorCode::BackendMismatch, message);
+  expect_error([&] { cuda_backend().synchronize(*ctx); }, ErrorCode::BackendMismatch, message);
+  expect_error([&] { cuda_context(*ctx); }, ErrorCode::BackendMismatch, message);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+}  // namespace
+}  // namespace volta
