@@ -12,6 +12,10 @@
 #include "volta/runtime/registry.h"
 #include "volta/runtime/runtime.h"
 
+#ifdef VOLTA_CUDA_BACKEND
+#include "volta/backends/cuda.h"
+#endif
+
 namespace volta::cli {
 namespace {
 
@@ -26,6 +30,26 @@ std::string cpu_features() {
   return out.empty() ? "baseline x86-64" : out;
 }
 
+#ifdef VOLTA_CUDA_BACKEND
+// The CUDA backend built into this binary, the driver, each device, and whether the backend
+// can run here (else the reason make_context() would give).
+void print_cuda() {
+  const CudaReport r = cuda_report();
+  std::printf("cuda backend:    built in (CUDA runtime %s, linked statically; kernels: %s)\n",
+              cuda_version_text(r.runtime_version).c_str(), r.architectures.c_str());
+  std::printf("cuda driver:     %s\n",
+              r.driver_version == 0
+                  ? "none (libcuda.so.1 not found)"
+                  : ("supports CUDA " + cuda_version_text(r.driver_version)).c_str());
+  for (const CudaDeviceInfo& d : r.devices) {
+    std::printf("cuda device %d:   %s, compute capability %s, %d SMs, %.1f GiB\n", d.ordinal,
+                d.name.c_str(), d.compute_capability().c_str(), d.sm_count,
+                static_cast<double>(d.memory_bytes) / (1024.0 * 1024.0 * 1024.0));
+  }
+  std::printf("cuda usable:     %s\n",
+              r.unavailable.empty() ? "yes (device 0)" : ("no: " + r.unavailable).c_str());
+}
+#else
 std::string cuda_toolkit() {
   namespace fs = std::filesystem;
   if (fs::exists("/usr/local/cuda/bin/nvcc")) return "found at /usr/local/cuda";
@@ -52,6 +76,15 @@ std::string cuda_devices() {
   }
   return n == 0 ? "none" : std::to_string(n) + " NVIDIA device(s)";
 }
+
+void print_cuda() {
+  std::printf("cuda toolkit:    %s\n", cuda_toolkit().c_str());
+  std::printf("cuda devices:    %s\n", cuda_devices().c_str());
+  std::printf(
+      "cuda backend:    not built into this binary (no nvcc at build time, or "
+      "VOLTA_CUDA=OFF)\n");
+}
+#endif
 
 // Strict compilation of the example block and bit-identical outputs at 1 and N threads.
 bool determinism_ready(int threads, std::string& why) {
@@ -90,18 +123,12 @@ int doctor(std::span<const std::string_view> args) {
   std::printf("cpu:             %s\n", host_cpu_model().c_str());
   std::printf("cpu features:    %s\n", cpu_features().c_str());
   std::printf("threads:         %d hardware threads\n", hw);
-  std::printf("cuda toolkit:    %s\n", cuda_toolkit().c_str());
-  std::printf("cuda devices:    %s\n", cuda_devices().c_str());
   std::string built;
   for (const BackendInfo& b : available_backends()) {
     built += (built.empty() ? "" : "; ") + b.name + " (" + b.description + ")";
   }
   std::printf("backends:        %s\n", built.c_str());
-  std::printf("cuda backend:    %s\n",
-              std::ranges::any_of(available_backends(),
-                                  [](const BackendInfo& b) { return b.name == "cuda"; })
-                  ? "built"
-                  : "not built into this binary");
+  print_cuda();
   const Capabilities caps = make_backend("cpu")->capabilities();
   int supported = 0;
   for (const OpCapability& c : caps) supported += c.supported ? 1 : 0;
