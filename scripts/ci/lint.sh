@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# Lint lane: clang-format must leave every C++ file unchanged, and clang-tidy (the checks in
-# .clang-tidy) must be quiet over the compile database of the given preset (default relassert).
+# Lint lane: clang-format must leave every C++ and CUDA file unchanged, and clang-tidy (the
+# checks in .clang-tidy) must be quiet over the compile database of the given preset (default
+# relassert) for the C++ files.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 preset="${1:-relassert}"
 
-files=$(git ls-files '*.cpp' '*.h')
+files=$(git ls-files '*.cpp' '*.h' '*.cu' '*.cuh')
 unformatted=$(clang-format --dry-run $files 2>&1 | grep -c "warning:" || true)
 if [ "$unformatted" -ne 0 ]; then
   clang-format --dry-run $files 2>&1 | grep "warning:" | cut -d: -f1 | sort -u >&2
