@@ -181,6 +181,27 @@ BOOST_AUTO_TEST_CASE(a_supported_graph_compiles_strict_without_a_device) {
   BOOST_TEST(plan.backend == "cuda");
 }
 
+// Constant folding runs the folded node on the plan's own backend: without a device a graph
+// with a constant subexpression cannot be planned for CUDA (R-NO-DEVICE), and it is never
+// folded on the CPU instead.
+BOOST_AUTO_TEST_CASE(constant_folding_needs_the_device) {
+  Graph g;
+  const ValueId x = g.add_input("x", DType::F32, Shape{4});
+  const ValueId c = g.add_parameter("c", test::filled(DType::F32, {4}, {0, 1, 2, 3}));
+  const ValueId e = g.add(OpKind::Exp, {c}, {}, "exp");
+  g.set_outputs({g.add(OpKind::Add, {x, e}, {}, "add")});
+  const std::string unavailable = cuda_report().unavailable;
+  if (unavailable.empty()) {
+    BOOST_TEST(compile(g, cuda_backend(), DeterminismMode::Strict).steps.size() == 1u);
+    return;
+  }
+  expect_error([&] { compile(g, cuda_backend(), DeterminismMode::Strict); },
+               ErrorCode::DeviceUnavailable,
+               "the CUDA backend cannot run on this machine: " + unavailable);
+  BOOST_TEST(
+      compile(g, cuda_backend(), DeterminismMode::Strict, {.optimize = false}).steps.size() == 2u);
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 BOOST_AUTO_TEST_SUITE(broadcast)

@@ -2,9 +2,9 @@
 // The CUDA backend (library volta_backend_cuda, built where nvcc is found and registered as
 // "cuda": make it with make_backend("cuda")). Planning needs no device: capabilities() and
 // select_kernel() answer on any machine, so a graph compiles for CUDA (or is refused with
-// R-MISSING-KERNEL) anywhere. Running needs one: make_context() finds the driver and device 0
-// (CUDA_VISIBLE_DEVICES chooses it) and throws VoltaError(DeviceUnavailable) naming what is
-// missing. Never a silent fallback to the CPU.
+// R-MISSING-KERNEL) anywhere, unless constant folding has to run a kernel. Running needs one:
+// make_context() finds the driver and device 0 (CUDA_VISIBLE_DEVICES chooses it) and throws
+// VoltaError(DeviceUnavailable) naming what is missing. Never a silent fallback to the CPU.
 //
 // A context holds one stream, a device arena (one cudaMalloc per growth, no managed memory)
 // and device copies of the run's inputs and states; every host<->device copy is counted.
