@@ -5,6 +5,8 @@
 
 #include "volta/conformance/progress.h"
 #include "volta/conformance/trace_store.h"
+#include "volta/error.h"
+#include "volta/runtime/registry.h"
 
 namespace volta::conformance {
 namespace {
@@ -29,6 +31,19 @@ int64_t trace_bytes(const std::vector<NodeTraceRow>& traces) {
 }
 
 }  // namespace
+
+std::optional<std::string> backend_unavailable(std::string_view backend) {
+  if (!has_backend(backend)) {
+    return "no " + std::string(backend) + " backend in this build";
+  }
+  try {
+    make_backend(backend)->make_context({});
+  } catch (const VoltaError& e) {
+    if (e.code() == ErrorCode::DeviceUnavailable) return e.message();
+    throw;
+  }
+  return std::nullopt;
+}
 
 ResultRow result_row(const std::string& suite, const SuiteCase& c, const CaseOutcome& o,
                      const Expectation* expectation, std::string_view today) {

@@ -565,8 +565,10 @@ std::vector<SuiteCase> matrix_suite(const Policy& policy, std::string_view backe
     fail(ErrorCode::InvalidArgument, "the numerics suite has no backend '" + std::string(backend) +
                                          "' (supported: " + std::string(kMatrixBackends) + ")");
   }
-  // A backend this binary was not built with is a precondition the cells declare.
-  const bool built = backend == "reference" || has_backend(backend);
+  // A backend this binary was not built with, or one with no device here, is a precondition
+  // the cells declare.
+  const std::optional<std::string> unavailable =
+      backend == "reference" ? std::nullopt : backend_unavailable(backend);
   std::vector<SuiteCase> out;
   for (MatrixCell& cell : matrix_cells(policy)) {
     SuiteCase s;
@@ -576,12 +578,11 @@ std::vector<SuiteCase> matrix_suite(const Policy& policy, std::string_view backe
     s.case_id = cell.id;
     auto shared = std::make_shared<MatrixCell>(std::move(cell));
     if (backend == "cuda") s.precondition = std::string(kCudaPrecondition);
-    if (!built) {
-      s.body = [name = std::string(backend)] {
-        std::string why = "no " + name + " backend in this build: the matrix's ";
-        why += name + " cells need that backend";
-        if (name == "cuda") why += " and a CUDA device";
-        return failed(Outcome::Skipped, why);
+    if (unavailable) {
+      s.body = [why = *unavailable, name = std::string(backend)] {
+        std::string message = why + ": the matrix's " + name + " cells need that backend";
+        if (name == "cuda") message += " and a CUDA device";
+        return failed(Outcome::Skipped, message);
       };
     } else if (backend == "reference") {
       s.body = [shared] { return run_matrix_cell(*shared, reference_evaluator()); };

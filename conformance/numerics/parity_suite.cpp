@@ -109,8 +109,9 @@ std::vector<SuiteCase> parity_suite(std::string_view backend, int threads) {
     fail(ErrorCode::InvalidArgument, "the parity suite has no backend '" + std::string(backend) +
                                          "' (supported: " + std::string(kParityBackends) + ")");
   }
-  // A backend this binary was not built with is a precondition the cases declare, not an error.
-  const bool built = has_backend(backend);
+  // A backend this binary was not built with, or one with no device here, is a precondition
+  // the cases declare, not an error.
+  const std::optional<std::string> unavailable = backend_unavailable(backend);
   std::vector<SuiteCase> out;
   for (ParityCase& c : parity_cases()) {
     SuiteCase s;
@@ -119,11 +120,11 @@ std::vector<SuiteCase> parity_suite(std::string_view backend, int threads) {
     s.backend = std::string(backend);
     s.case_id = c.id;
     if (backend == "cuda") s.precondition = std::string(kCudaPrecondition);
-    if (!built) {
-      s.body = [name = std::string(backend)] {
+    if (unavailable) {
+      s.body = [why = *unavailable, name = std::string(backend)] {
         CaseOutcome o;
         o.outcome = Outcome::Skipped;
-        o.message = "no " + name + " backend in this build: parity on it needs that backend" +
+        o.message = why + ": parity on " + name + " needs that backend" +
                     (name == "cuda" ? " and a CUDA device" : "");
         return o;
       };

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "volta/conformance/parity_cases.h"
+#include "volta/conformance/parity_suite.h"
 #include "volta/conformance/tolerance.h"
 #include "volta/reference/reference.h"
 #include "volta/runtime/registry.h"
@@ -88,6 +89,23 @@ void check_op(OpKind op) {
                         op_name(op) << " has no reference kernel");
   check_dtype_coverage(op, cases);
   for (const ParityCase& c : cases) check_case(c);
+}
+
+// A backend that cannot run here (not built in, or built with no device: R-NO-DEVICE) makes
+// every parity case SKIPPED with the reason under the declared precondition, never an error.
+BOOST_AUTO_TEST_CASE(cases_of_a_backend_that_cannot_run_here_are_skipped_with_the_reason) {
+  BOOST_TEST(!backend_unavailable("cpu").has_value());
+  BOOST_TEST(backend_unavailable("tpu").value_or("") == "no tpu backend in this build");
+  const std::optional<std::string> cuda = backend_unavailable("cuda");
+  if (!cuda) return;  // a usable CUDA device: its cases run (the cuda lane covers them)
+  const std::vector<SuiteCase> cases = parity_suite("cuda", 1);
+  BOOST_REQUIRE(!cases.empty());
+  for (const size_t i : {size_t{0}, cases.size() / 2, cases.size() - 1}) {
+    const CaseOutcome o = cases[i].body();
+    BOOST_TEST((o.outcome == Outcome::Skipped), cases[i].case_id);
+    BOOST_TEST(o.message.starts_with(*cuda), o.message);
+    BOOST_TEST(cases[i].precondition == std::string(kCudaPrecondition));
+  }
 }
 
 BOOST_AUTO_TEST_CASE(case_ids_are_unique) {

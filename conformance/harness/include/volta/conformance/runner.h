@@ -3,6 +3,7 @@
 // against the suite's expectations, record rows in batches, and report progress.
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -16,6 +17,12 @@ namespace volta::conformance {
 // The precondition of every case that runs on CUDA.
 inline constexpr std::string_view kCudaPrecondition =
     "the CUDA backend in this build and a CUDA device";
+
+// Why this binary cannot run cases on `backend` here, or nullopt when it can: the backend is
+// not built in ("no cuda backend in this build"), or it is and has no device to run on
+// (its make_context refuses with R-NO-DEVICE, whose message names what is missing). Suites
+// record such cases SKIPPED with this reason under their declared precondition.
+std::optional<std::string> backend_unavailable(std::string_view backend);
 
 struct SuiteCase {
   std::string family, op, backend, case_id, params;
