@@ -580,8 +580,11 @@ std::vector<SuiteCase> matrix_suite(const Policy& policy, std::string_view backe
     if (backend == "cuda") s.precondition = std::string(kCudaPrecondition);
     if (unavailable) {
       s.body = [why = *unavailable, name = std::string(backend)] {
-        std::string message = why + ": the matrix's " + name + " cells need that backend";
-        if (name == "cuda") message += " and a CUDA device";
+        std::string message = why;
+        message += ": the matrix's ";
+        message += name;
+        message += name == "cuda" ? " cells need that backend and a CUDA device"
+                                  : " cells need that backend";
         return failed(Outcome::Skipped, message);
       };
     } else if (backend == "reference") {

@@ -124,8 +124,11 @@ std::vector<SuiteCase> parity_suite(std::string_view backend, int threads) {
       s.body = [why = *unavailable, name = std::string(backend)] {
         CaseOutcome o;
         o.outcome = Outcome::Skipped;
-        o.message = why + ": parity on " + name + " needs that backend" +
-                    (name == "cuda" ? " and a CUDA device" : "");
+        o.message = why;
+        o.message += ": parity on ";
+        o.message += name;
+        o.message +=
+            name == "cuda" ? " needs that backend and a CUDA device" : " needs that backend";
         return o;
       };
     } else {
