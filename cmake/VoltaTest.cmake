@@ -5,6 +5,8 @@ function(volta_add_test)
   add_executable(${T_NAME} ${T_SOURCES})
   target_link_libraries(${T_NAME} PRIVATE ${T_LIBS} Boost::unit_test_framework volta_warnings)
   target_compile_definitions(${T_NAME} PRIVATE BOOST_TEST_DYN_LINK)
+  # Test-only helpers shared across folders (volta/testing/*.h).
+  target_include_directories(${T_NAME} PRIVATE ${PROJECT_SOURCE_DIR}/cmake/test_support)
   add_test(NAME ${T_NAME} COMMAND ${T_NAME} --log_level=message --report_level=short)
   if(NOT T_TIMEOUT)
     set(T_TIMEOUT 300)

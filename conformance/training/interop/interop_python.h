@@ -8,7 +8,6 @@
 // The venv is $VOLTA_INTEROP_VENV (CTest sets it from the CMake cache variable of that name),
 // else the VOLTA_INTEROP_VENV the test was compiled with.
 
-#include <stdlib.h>
 #include <sys/wait.h>
 
 #include <boost/test/unit_test.hpp>
@@ -22,6 +21,8 @@
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "volta/testing/scratch_dir.h"
 
 namespace volta::interop {
 
@@ -94,27 +95,5 @@ inline ScriptResult run_script(const std::filesystem::path& python, std::string_
   result.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return result;
 }
-
-// A fresh directory for one test's files, removed with them.
-class ScratchDirectory {
- public:
-  explicit ScratchDirectory(std::string_view prefix) {
-    std::string pattern =
-        (std::filesystem::temp_directory_path() / (std::string(prefix) + "-XXXXXX")).string();
-    if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed: " + pattern);
-    path_ = pattern;
-  }
-  ~ScratchDirectory() {
-    std::error_code ignored;
-    std::filesystem::remove_all(path_, ignored);
-  }
-  ScratchDirectory(const ScratchDirectory&) = delete;
-  ScratchDirectory& operator=(const ScratchDirectory&) = delete;
-
-  std::filesystem::path operator/(std::string_view name) const { return path_ / name; }
-
- private:
-  std::filesystem::path path_;
-};
 
 }  // namespace volta::interop

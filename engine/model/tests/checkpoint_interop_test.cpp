@@ -19,7 +19,7 @@ namespace {
 namespace fs = std::filesystem;
 using interop::python_or_skip;
 using interop::run_script;
-using interop::ScratchDirectory;
+using testing::ScratchDir;
 
 using testing::bytes_of;
 using testing::read_file;
@@ -129,7 +129,7 @@ bool contains(const std::string& text, std::string_view part) {
 BOOST_AUTO_TEST_CASE(python_reads_every_tensor_and_metadata_entry_as_written) {
   const auto python = python_or_skip();
   if (!python) return;
-  const ScratchDirectory dir("checkpoint-interop");
+  const ScratchDir dir("checkpoint-interop");
   const Checkpoint state = interop_state();
   save_checkpoint(state, dir / "state.safetensors");
   write_file(dir / "expected.json", expected_json(state));
@@ -145,7 +145,7 @@ BOOST_AUTO_TEST_CASE(python_reads_every_tensor_and_metadata_entry_as_written) {
 BOOST_AUTO_TEST_CASE(python_dumps_what_it_read_in_the_expectation_format) {
   const auto python = python_or_skip();
   if (!python) return;
-  const ScratchDirectory dir("checkpoint-interop");
+  const ScratchDir dir("checkpoint-interop");
   const Checkpoint state = interop_state();
   save_checkpoint(state, dir / "state.safetensors");
 
@@ -159,7 +159,7 @@ BOOST_AUTO_TEST_CASE(python_dumps_what_it_read_in_the_expectation_format) {
 BOOST_AUTO_TEST_CASE(python_reports_every_difference_from_the_expectation) {
   const auto python = python_or_skip();
   if (!python) return;
-  const ScratchDirectory dir("checkpoint-interop");
+  const ScratchDir dir("checkpoint-interop");
   const Checkpoint state = interop_state();
   save_checkpoint(state, dir / "state.safetensors");
   // Expect a changed step, a mask of another dtype and a tensor the file does not have.
@@ -185,7 +185,7 @@ BOOST_AUTO_TEST_CASE(python_reports_every_difference_from_the_expectation) {
 BOOST_AUTO_TEST_CASE(python_refuses_bytes_that_disagree_with_their_digest) {
   const auto python = python_or_skip();
   if (!python) return;
-  const ScratchDirectory dir("checkpoint-interop");
+  const ScratchDir dir("checkpoint-interop");
   std::string file = serialize_checkpoint(interop_state());
   file.back() = static_cast<char>(file.back() ^ 0x01);  // the last tensor, "step_counts"
   write_file(dir / "tampered.safetensors", file);
@@ -201,7 +201,7 @@ BOOST_AUTO_TEST_CASE(python_refuses_bytes_that_disagree_with_their_digest) {
 BOOST_AUTO_TEST_CASE(a_python_file_without_volta_metadata_is_refused_as_foreign) {
   const auto python = python_or_skip();
   if (!python) return;
-  const ScratchDirectory dir("checkpoint-interop");
+  const ScratchDir dir("checkpoint-interop");
   save_checkpoint(interop_state(), dir / "state.safetensors");
   const auto r = run_script(*python, "rewrite_safetensors.py",
                             {(dir / "state.safetensors").string(),
@@ -224,7 +224,7 @@ BOOST_AUTO_TEST_CASE(a_python_file_without_volta_metadata_is_refused_as_foreign)
 BOOST_AUTO_TEST_CASE(a_python_file_with_volta_metadata_loads_and_saves_back_canonically) {
   const auto python = python_or_skip();
   if (!python) return;
-  const ScratchDirectory dir("checkpoint-interop");
+  const ScratchDir dir("checkpoint-interop");
   const Checkpoint state = interop_state();
   save_checkpoint(state, dir / "state.safetensors");
   const auto r =

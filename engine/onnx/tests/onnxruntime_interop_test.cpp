@@ -25,7 +25,7 @@ namespace fs = std::filesystem;
 namespace pb = ::onnx;
 using interop::python_or_skip;
 using interop::run_script;
-using interop::ScratchDirectory;
+using testing::ScratchDir;
 
 constexpr int64_t kBatch = 2, kTime = 4, kWidth = 8, kVocab = 16;
 
@@ -113,7 +113,7 @@ void write_tensors(const fs::path& path, const std::vector<std::pair<std::string
 }
 
 struct Case {
-  ScratchDirectory dir{"onnxruntime-interop"};
+  ScratchDir dir{"onnxruntime-interop"};
   fs::path model = dir / "tiny_lm_head.onnx";
   fs::path inputs = dir / "inputs.safetensors";
   fs::path expected = dir / "expected.safetensors";

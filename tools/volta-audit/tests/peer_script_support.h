@@ -1,9 +1,7 @@
 #pragma once
 // What the tests of perf/peers' scripts share: running a shell command (shell_testing.h),
 // reading back the volta-perf sample lines (perf/perf_main.cpp's format) a script wrote, and a
-// scratch directory.
-
-#include <stdlib.h>
+// scratch directory (volta/testing/scratch_dir.h).
 
 #include <filesystem>
 #include <fstream>
@@ -13,6 +11,7 @@
 #include <vector>
 
 #include "shell_testing.h"
+#include "volta/testing/scratch_dir.h"
 
 namespace volta::testing {
 
@@ -33,27 +32,5 @@ inline std::vector<std::string> fields_of(const std::string& line) {
   fields.push_back(line.substr(start));
   return fields;
 }
-
-// A fresh directory, removed with its files.
-class ScratchDir {
- public:
-  explicit ScratchDir(std::string_view prefix) {
-    std::string pattern =
-        (std::filesystem::temp_directory_path() / (std::string(prefix) + "-XXXXXX")).string();
-    if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    dir_ = pattern;
-  }
-  ~ScratchDir() {
-    std::error_code ignored;
-    std::filesystem::remove_all(dir_, ignored);
-  }
-  ScratchDir(const ScratchDir&) = delete;
-  ScratchDir& operator=(const ScratchDir&) = delete;
-  const std::filesystem::path& path() const { return dir_; }
-  std::filesystem::path operator/(std::string_view name) const { return dir_ / name; }
-
- private:
-  std::filesystem::path dir_;
-};
 
 }  // namespace volta::testing
