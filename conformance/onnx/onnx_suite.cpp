@@ -112,10 +112,13 @@ CaseOutcome run_onnx_test(const OnnxTest& test, std::string_view backend, int th
 
 std::vector<SuiteCase> onnx_suite_cases(std::span<const OnnxTest> corpus, std::string_view backend,
                                         int threads, const OnnxTolerances& tolerances) {
-  if (std::find(kOnnxBackends.begin(), kOnnxBackends.end(), backend) == kOnnxBackends.end()) {
+  if (std::find(kOnnxBackends.begin(), kOnnxBackends.end(), backend) == kOnnxBackends.end() &&
+      backend != kOnnxCudaBackend) {
     fail(ErrorCode::InvalidArgument, "the onnx suite has no backend '" + std::string(backend) +
-                                         "' (supported: cpu, reference)");
+                                         "' (supported: cpu, reference, cuda)");
   }
+  const std::optional<std::string> unavailable =
+      backend == "reference" ? std::nullopt : backend_unavailable(backend);
   std::vector<SuiteCase> out;
   out.reserve(corpus.size());
   for (const OnnxTest& test : corpus) {
@@ -125,10 +128,21 @@ std::vector<SuiteCase> onnx_suite_cases(std::span<const OnnxTest> corpus, std::s
     c.backend = std::string(backend);
     c.case_id = test.id;
     c.params = params_of(test);
-    c.body = [test = std::make_shared<OnnxTest>(test), backend = c.backend, threads,
-              tolerance = tolerances.lookup(test.id, backend)] {
-      return run_onnx_test(*test, backend, threads, tolerance);
-    };
+    if (backend == kOnnxCudaBackend) c.precondition = std::string(kCudaPrecondition);
+    if (unavailable) {
+      c.body = [why = *unavailable, backend = c.backend] {
+        CaseOutcome o;
+        o.outcome = Outcome::Skipped;
+        o.message = why;
+        o.message += ": the onnx suite on " + backend + " needs that backend and a device";
+        return o;
+      };
+    } else {
+      c.body = [test = std::make_shared<OnnxTest>(test), backend = c.backend, threads,
+                tolerance = tolerances.lookup(test.id, backend)] {
+        return run_onnx_test(*test, backend, threads, tolerance);
+      };
+    }
     out.push_back(std::move(c));
   }
   return out;

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "build_info.h"
+#include "tool_paths.h"
 #include "volta/sha256.h"
 
 namespace volta::audit {
@@ -82,7 +83,7 @@ RunInput planted_option(std::string option, std::string value) {
 }
 
 std::string source_file_problem(std::string_view name) {
-  const RunInput input = file_input(std::string(name), fs::path(build::kSourceDir) / name);
+  const RunInput input = file_input(std::string(name), source_dir() / name);
   if (input.sha256 == input.committed_sha256) return "";
   if (input.committed_sha256 == kUnknown) {
     return "this volta-audit knows no committed " + std::string(name) +

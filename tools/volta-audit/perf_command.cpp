@@ -21,6 +21,7 @@
 #include "perf_run.h"
 #include "perf_store.h"
 #include "queries.h"
+#include "tool_paths.h"
 #include "volta/conformance/store.h"
 #include "volta/runtime/host.h"
 
@@ -385,7 +386,7 @@ int perf_command(Args& args) {
   const std::optional<std::string> policy_arg = args.option("--policy");
   RunSettings settings;
   settings.policy_file =
-      policy_arg.value_or(std::string(build::kSourceDir) + "/" + std::string(kPerfPolicyFile));
+      policy_arg.value_or(source_dir().string() + "/" + std::string(kPerfPolicyFile));
   settings.pass2_processes = integer_option(args, "--pass2-processes", 3, 1);
   settings.min_time = seconds_option(args, "--min-time", 0.05);
   settings.filter = filter.value_or("");

@@ -10,7 +10,6 @@
 #include <iterator>
 #include <sstream>
 
-#include "build_info.h"
 #include "tool_paths.h"
 #include "volta/error.h"
 
@@ -131,7 +130,7 @@ PassOutcome PerfBinary::run(const PassOptions& options) const {
 }
 
 PeerEnvironment peer_environment() {
-  return {.peers_dir = std::filesystem::path(build::kSourceDir) / "perf/peers",
+  return {.peers_dir = source_dir() / "perf/peers",
           .interop_venv = interop_venv_path(),
           .volta_cli = volta_cli_path(),
           .lm_data = "/usr/share/common-licenses/GPL-3"};

@@ -76,9 +76,9 @@ OnnxInputs load_onnx_inputs(const std::filesystem::path& data_root,
                             const std::optional<std::string>& expectations_dir) {
   OnnxInputs in;
   in.corpus = conformance::discover_onnx_corpus(data_root, onnx::onnx_op_family);
-  const std::string file =
-      expectations_dir ? *expectations_dir + "/onnx.tsv"
-                       : std::string(build::kSourceDir) + "/conformance/onnx/expectations.tsv";
+  const std::string file = expectations_dir
+                               ? *expectations_dir + "/onnx.tsv"
+                               : source_dir().string() + "/conformance/onnx/expectations.tsv";
   in.expectations = conformance::load_onnx_expectations(file);
   return in;
 }
@@ -146,7 +146,7 @@ conformance::TrainingSuiteOptions training_options() {
     throw UsageError("the training suite runs the `volta` CLI, which is not at " +
                      o.volta_cli.string() + " (build it, or set VOLTA_CLI)");
   }
-  const fs::path source = build::kSourceDir;
+  const fs::path source = source_dir();
   o.interop_scripts = source / "conformance/training/interop";
   o.interop_venv = interop_venv_path();
   o.memory_budget = source / "governance/memory-budget.tsv";
@@ -161,7 +161,7 @@ std::vector<conformance::RunInput> run_inputs(const std::vector<std::string>& su
                                               const std::optional<std::string>& plant,
                                               const std::optional<std::string>& wrong_vjp) {
   namespace fs = std::filesystem;
-  const fs::path source = build::kSourceDir;
+  const fs::path source = source_dir();
   std::vector<conformance::RunInput> inputs;
   bool onnx_read = false;
   for (const std::string& suite : suites) {
@@ -212,7 +212,7 @@ int run_command(Args& args) {
   options.isolation.isolate = !args.flag("--no-isolate");
   const std::optional<std::string> expectations_arg = args.option("--expectations");
   options.expectations_dir =
-      expectations_arg.value_or(std::string(build::kSourceDir) + "/conformance/expectations");
+      expectations_arg.value_or(source_dir().string() + "/conformance/expectations");
   const std::optional<std::string> data_arg = args.option("--data");
   const std::optional<std::string> replay_arg = args.option("--replay");
   const std::optional<std::string> runs_arg = args.option("--runs");
@@ -275,9 +275,9 @@ int run_command(Args& args) {
   }
   const std::string onnx_expectations =
       expectations_arg ? *expectations_arg + "/onnx.tsv"
-                       : std::string(build::kSourceDir) + "/conformance/onnx/expectations.tsv";
+                       : source_dir().string() + "/conformance/onnx/expectations.tsv";
   std::optional<conformance::Policy> policy;
-  if (numerics) policy = conformance::load_policy(build::kSourceDir);
+  if (numerics) policy = conformance::load_policy(source_dir().string());
   conformance::DeterminismOptions determinism_options;
   if (determinism) {
     if (backend_arg && *backend_arg != "cpu") {
@@ -290,8 +290,7 @@ int run_command(Args& args) {
     determinism_options.threads = threads;
     determinism_options.onnx_data = data_arg.value_or(std::string(conformance::kOnnxDataRoot));
     determinism_options.onnx_expectations = onnx_expectations;
-    determinism_options.configs =
-        std::string(build::kSourceDir) + "/conformance/determinism/configs";
+    determinism_options.configs = source_dir().string() + "/conformance/determinism/configs";
     determinism_options.worker_command = {self_executable(), "__determinism-worker"};
     determinism_options.family = options.family;
     determinism_options.filter = options.filter;

@@ -267,6 +267,15 @@ BOOST_AUTO_TEST_CASE(each_suite_gate_reads_only_its_suite_backend_and_family) {
   BOOST_TEST(evaluate(t, "onnx-conformance").reason.starts_with("no usable onnx results"));
 }
 
+BOOST_AUTO_TEST_CASE(onnx_rows_of_the_cuda_backend_are_not_judged_by_onnx_conformance) {
+  TempStore t;
+  const Where cuda_onnx{.suite = "onnx", .backend = "cuda", .family = "movement"};
+  t.add_run({result("node/test_identity", Outcome::Unsupported, Verdict::Unexpected,
+                    "the CUDA backend has no Identity kernel", cuda_onnx)});
+  BOOST_TEST(evaluate(t, "onnx-conformance").reason.starts_with("no usable onnx results"),
+             evaluate(t, "onnx-conformance").reason);
+}
+
 // --- the suite gate: which runs are evidence ---
 
 BOOST_AUTO_TEST_CASE(the_newest_usable_run_with_a_result_wins_per_case) {

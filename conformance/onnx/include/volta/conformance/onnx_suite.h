@@ -1,8 +1,8 @@
 #pragma once
 // The `onnx` suite: every test of the ONNX backend test data, run on the engine's CPU backend
-// and on the reference engine, each judged against the data set's expected outputs (not
-// against each other). One row per test x backend, reported under the family of the test's
-// principal op.
+// and on the reference engine (and on the CUDA backend on request), each judged against the
+// data set's expected outputs (not against each other). One row per test x backend, reported
+// under the family of the test's principal op.
 
 #include <span>
 #include <string_view>
@@ -16,7 +16,9 @@
 namespace volta::conformance {
 
 inline constexpr std::string_view kOnnxSuite = "onnx";
+// The backends the suite runs on by default; kOnnxCudaBackend only when asked for.
 inline constexpr std::array<std::string_view, 2> kOnnxBackends = {"cpu", "reference"};
+inline constexpr std::string_view kOnnxCudaBackend = "cuda";
 
 // Runs one test on one backend: load the model, read every data set, run it (CPU: a Session
 // in Strict mode on `threads` threads with a poisoned arena; reference: import with the
@@ -27,7 +29,8 @@ CaseOutcome run_onnx_test(const OnnxTest& test, std::string_view backend, int th
                           const OnnxTolerance& tolerance);
 
 // One case per test for `backend`. Throws VoltaError(InvalidArgument) for a backend outside
-// kOnnxBackends.
+// kOnnxBackends and kOnnxCudaBackend. On a backend this binary lacks or this machine cannot
+// run (no CUDA device), every case is SKIPPED with the reason under the declared precondition.
 std::vector<SuiteCase> onnx_suite_cases(
     std::span<const OnnxTest> corpus, std::string_view backend, int threads,
     const OnnxTolerances& tolerances = OnnxTolerances::builtin());

@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# Verifies the CUDA backend on a GPU machine that has the NVIDIA driver and nothing else of
+# Volta's: unpacks the bundle scripts/ci/cuda_bundle.sh wrote, runs the cuda-labelled test
+# binaries, every suite on the cuda backend into one SQLite file, and the CUDA benchmarks, then
+# prints the gate table and a summary. Needs bash, tar and xz; no compiler, no network.
+# Usage: scripts/ci/cuda_verify.sh [BUNDLE_DIR] [--out DIR] [--quick]
+#   BUNDLE_DIR  where volta-cuda.tar.xz is (default build/cuda-bundle)
+#   --out DIR   where the results go (default $OUT when set, else ./cuda-verify-out):
+#               volta-cuda-results.db, tests.log, suites.log, benchmarks.json, summary.txt
+#   --quick     the device tests and the parity suite only
+# Exit status: 0 when every test passed or was skipped with its reason and every suite ran.
+set -uo pipefail
+
+bundle=build/cuda-bundle
+out="${OUT:-$PWD/cuda-verify-out}"
+quick=0
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --out) out="$2"; shift ;;
+    --quick) quick=1 ;;
+    -*) echo "cuda_verify.sh: unknown option '$1' (supported: --out DIR, --quick)" >&2; exit 2 ;;
+    *) bundle="$1" ;;
+  esac
+  shift
+done
+archive="$bundle/volta-cuda.tar.xz"
+if [ ! -f "$archive" ]; then
+  echo "cuda_verify.sh: no bundle at $archive (build it with scripts/ci/cuda_bundle.sh)" >&2
+  exit 2
+fi
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+work=$(mktemp -d "${TMPDIR:-/tmp}/volta-cuda.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+started=$(date +%s)
+elapsed() { echo "$(($(date +%s) - started)) s"; }
+
+tar -C "$work" -xJf "$archive" || { echo "cuda_verify.sh: cannot unpack $archive" >&2; exit 2; }
+export LD_LIBRARY_PATH="$work/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export VOLTA_SOURCE_DIR="$work/src"
+export VOLTA_CLI="$work/bin/volta"
+db="$out/volta-cuda-results.db"
+rm -f "$db"
+failures=()
+summary="$out/summary.txt"
+: >"$summary"
+note() { echo "$*" | tee -a "$summary"; }
+
+note "== bundle"
+cat "$work/MANIFEST.txt" | tee -a "$summary"
+note "== machine"
+{ nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader \
+    2>&1 || echo "nvidia-smi: not available"; } | tee -a "$summary"
+"$work/bin/volta" doctor 2>&1 | tee "$out/doctor.txt" | sed -n '/CUDA/,$p' | tee -a "$summary"
+
+# ---- the cuda-labelled test binaries, judged as CTest would (skip and pass expressions)
+note "== tests ($(elapsed))"
+: >"$out/tests.log"
+while IFS=$'\x1f' read -r name skip pass exe args; do
+  read -r -a argv <<<"$args"
+  log=$( (cd "$work" && timeout 300 "$work/$exe" "${argv[@]}") 2>&1)
+  rc=$?
+  { echo "---- $name (exit $rc)"; echo "$log"; } >>"$out/tests.log"
+  if [ -n "$skip" ] && grep -Pq -- "$skip" <<<"$log"; then
+    verdict="SKIPPED: $(grep -Po -- "(?:$skip).*" <<<"$log" | head -1)"
+  elif [ -n "$pass" ]; then
+    if grep -Pzq -- "$pass" <<<"$log"; then verdict=PASS; else verdict="FAIL (output unmatched)"; fi
+  elif [ "$rc" -eq 0 ]; then
+    verdict=PASS
+  else
+    verdict="FAIL (exit $rc)"
+  fi
+  [[ "$verdict" == FAIL* ]] && failures+=("test $name")
+  note "$(printf '%-28s %s' "$name" "$verdict")"
+  [[ "$verdict" == FAIL* ]] && grep -E "error|fail" <<<"$log" | head -8 | tee -a "$summary"
+done <"$work/tests.tsv"
+
+# ---- the suites on the cuda backend, one results database
+audit() { (cd "$work" && "$work/bin/volta-audit" "$@"); }
+run_suite() {
+  local what="$*"
+  note "== suite: $what ($(elapsed))"
+  if audit run "$@" --db "$db" >>"$out/suites.log" 2>&1; then
+    note "ran"
+  else
+    note "exit $? (the gate below judges the rows; suites.log has the output)"
+    tail -5 "$out/suites.log" | tee -a "$summary"
+  fi
+}
+run_suite parity --backend cuda
+if [ "$quick" -eq 0 ]; then
+  run_suite numerics --backend cuda
+  run_suite onnx --backend cuda --data "$work/onnx-data"
+fi
+
+# ---- the CUDA benchmarks (volta-perf's cuda/ family), as JSON
+if [ "$quick" -eq 0 ]; then
+  note "== benchmarks ($(elapsed))"
+  if "$work/bin/volta-perf" --benchmark_list_tests --benchmark_filter='^cuda/' 2>/dev/null |
+      grep -q .; then
+    (cd "$work" && timeout 240 "$work/bin/volta-perf" --benchmark_filter='^cuda/' \
+      --benchmark_min_time=0.2s --benchmark_out="$out/benchmarks.json" \
+      --benchmark_out_format=json) 2>&1 | tee "$out/benchmarks.txt" | grep -E "^cuda/|ERROR" |
+      tee -a "$summary"
+  else
+    note "volta-perf has no cuda/ benchmarks in this bundle"
+  fi
+fi
+
+note "== gate ($(elapsed))"
+audit gate --db "$db" 2>&1 | tee "$out/gate.txt" | tee -a "$summary"
+note "== done in $(elapsed); results in $out"
+if [ "${#failures[@]}" -gt 0 ]; then
+  note "FAILED: ${failures[*]}"
+  exit 1
+fi
