@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <iterator>
 
+#include "volta/conformance/isolation.h"
 #include "volta/conformance/progress.h"
 #include "volta/conformance/trace_store.h"
 #include "volta/error.h"
@@ -36,13 +37,27 @@ std::optional<std::string> backend_unavailable(std::string_view backend) {
   if (!has_backend(backend)) {
     return "no " + std::string(backend) + " backend in this build";
   }
-  try {
-    make_backend(backend)->make_context({});
-  } catch (const VoltaError& e) {
-    if (e.code() == ErrorCode::DeviceUnavailable) return e.message();
-    throw;
-  }
-  return std::nullopt;
+  // The context is made in a child process: a device runtime initialised here would not
+  // survive the fork of each isolated case (CUDA's does not: the child's first call fails
+  // with an initialisation error), so this process never touches the device.
+  const CaseOutcome probe = run_case(
+      [name = std::string(backend)] {
+        CaseOutcome o;
+        try {
+          make_backend(name)->make_context({});
+          o.outcome = Outcome::Pass;
+        } catch (const VoltaError& e) {
+          if (e.code() != ErrorCode::DeviceUnavailable) throw;
+          o.outcome = Outcome::Skipped;
+          o.message = e.message();
+        }
+        return o;
+      },
+      IsolationOptions{});
+  if (probe.outcome == Outcome::Pass) return std::nullopt;
+  if (probe.outcome == Outcome::Skipped) return probe.message;
+  fail(ErrorCode::DeviceFailure, "making a context of backend '" + std::string(backend) +
+                                     "' failed: " + probe.message);
 }
 
 ResultRow result_row(const std::string& suite, const SuiteCase& c, const CaseOutcome& o,

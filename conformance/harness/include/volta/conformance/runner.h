@@ -21,7 +21,9 @@ inline constexpr std::string_view kCudaPrecondition =
 // Why this binary cannot run cases on `backend` here, or nullopt when it can: the backend is
 // not built in ("no cuda backend in this build"), or it is and has no device to run on
 // (its make_context refuses with R-NO-DEVICE, whose message names what is missing). Suites
-// record such cases SKIPPED with this reason under their declared precondition.
+// record such cases SKIPPED with this reason under their declared precondition. The context is
+// made in a child process, so the caller's process never initialises a device runtime before
+// forking its cases; any other failure throws VoltaError(DeviceFailure) with its message.
 std::optional<std::string> backend_unavailable(std::string_view backend);
 
 struct SuiteCase {
