@@ -105,6 +105,17 @@ if [ "$quick" -eq 0 ]; then
   else
     note "volta-perf has no cuda/ benchmarks in this bundle"
   fi
+  # The peers (PyTorch on this device, where python3 has it) and the ratios.
+  if python3 -c 'import sys, torch; sys.exit(0 if torch.cuda.is_available() else 3)' \
+      2>/dev/null; then
+    note "== peers and ratios ($(elapsed))"
+    volta_json=()
+    [ -s "$out/benchmarks.json" ] && volta_json=(--volta-json "$out/benchmarks.json")
+    (cd "$work/src/perf/peers" && timeout 180 python3 cuda_peer.py "${volta_json[@]}") 2>&1 |
+      tee "$out/peers.txt" | tee -a "$summary"
+  else
+    note "== peers: python3 with PyTorch and CUDA is not here; no ratios to peers"
+  fi
 fi
 
 note "== gate ($(elapsed))"
