@@ -23,6 +23,7 @@ struct FamilyOps {
 constexpr FamilyOps kFamilies[] = {
     {OpFamily::Elementwise, elementwise_op_kernels},
     {OpFamily::Activation, activation_op_kernels},
+    {OpFamily::Linalg, linalg_op_kernels},
 };
 
 using KernelTable = std::array<const CudaOpKernels*, kOpCount>;
@@ -237,6 +238,8 @@ std::string_view cross_backend_exactness_name(CrossBackendExactness e) {
       return "bitwise";
     case CrossBackendExactness::BitwiseExceptNanPayload:
       return "bitwise-except-nan-payload";
+    case CrossBackendExactness::CpuAvx512BitwiseExceptNanPayload:
+      return "cpu-avx512-bitwise-except-nan-payload";
   }
   return "?";
 }

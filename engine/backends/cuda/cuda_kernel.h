@@ -51,6 +51,7 @@ struct CudaOpKernels {
 // The ops of each family that has kernels, one list per kernels/<family>_ops.cpp.
 std::span<const CudaOpKernels> elementwise_op_kernels();
 std::span<const CudaOpKernels> activation_op_kernels();
+std::span<const CudaOpKernels> linalg_op_kernels();
 
 // Every CUDA kernel is deterministic by construction: no atomics, no reduction whose order
 // depends on the launch.

@@ -42,4 +42,50 @@ cudaError_t launch_f32_activation(ActivationOp op, const float* x, float* y, int
 // (cudaErrorNoKernelImageForDevice when the build has no code for its architecture).
 cudaError_t kernel_image_status();
 
+// ---- Linalg (kernels/linalg.cu) ----
+
+// Y = alpha * op(A) @ op(B) + beta * C over a batch of problems, each output element computed
+// as the CPU backend's FMA micro-kernels compute it (engine/backends/cpu/kernels/
+// linalg_gemm_micro_kernels.h): K cut into slices of kGemmSlice<T> from 0; within a slice one
+// running FMA sum from +0 over k in order; the first slice stores alpha * sum (then
+// fma(beta, C, that) when there is a C), each later one fma(1, Y, alpha * sum). The f32 slice
+// is the AVX-512 kernel's kc (the AVX2 one's is 256), f64's is both ISAs' kc.
+template <class T>
+inline constexpr int64_t kGemmSlice = sizeof(T) == 4 ? 512 : 256;
+
+// What FusedMatMul adds after the full sum: the bias (bias + y when bias_first, else y + bias,
+// one IEEE add), then the activation.
+enum class GemmEpilogueOp : int { None, Bias, BiasRelu };
+
+template <class T>
+struct GemmLaunch {
+  int64_t m = 0;  // rows of each problem's op(A) and Y
+  int64_t n = 0;  // columns of op(B) and Y
+  int64_t k = 0;
+  // Element (i, p) of op(A) is a[i * a_row_stride + p * a_col_stride]; (p, j) of op(B) is
+  // b[p * b_row_stride + j * b_col_stride] (transposes swap the strides).
+  const T* a = nullptr;
+  int64_t a_row_stride = 0;
+  int64_t a_col_stride = 0;
+  const T* b = nullptr;
+  int64_t b_row_stride = 0;
+  int64_t b_col_stride = 0;
+  const T* c = nullptr;  // nullptr: no beta * C term; strides 0 where C broadcasts
+  int64_t c_row_stride = 0;
+  int64_t c_col_stride = 0;
+  T* y = nullptr;  // each problem's Y is m x n, row-major, problem after problem
+  T alpha = 1;
+  T beta = 0;
+  // The problems: the batch dims merged as for a broadcast (the strides count matrices of A,
+  // of m x k, and of B, of k x n); one problem is one dim of 1.
+  BroadcastGeometry batch;
+  GemmEpilogueOp epilogue = GemmEpilogueOp::None;
+  const T* bias = nullptr;  // [n], for the Bias epilogues
+  bool bias_first = false;
+};
+
+// Enqueues the GEMM (m, n >= 1; k >= 0; batch.numel >= 1).
+cudaError_t launch_f32_gemm(const GemmLaunch<float>& g, cudaStream_t stream);
+cudaError_t launch_f64_gemm(const GemmLaunch<double>& g, cudaStream_t stream);
+
 }  // namespace volta::cuda

@@ -14,8 +14,11 @@
 #include "broadcast_geometry.h"
 #include "cuda_discovery.h"
 #include "expect_error.h"
+#include "gemm_reference.h"
+#include "kernels/launch.h"
 #include "test_util.h"
 #include "volta/backends/cuda.h"
+#include "volta/ir/op_schema.h"
 #include "volta/runtime/registry.h"
 #include "volta/runtime/runtime.h"
 
@@ -31,7 +34,14 @@ const Backend& cuda_backend() {
 }
 
 constexpr std::string_view kCudaOps =
-    "Add, Sub, Mul, Div, Neg, Abs, Sqrt, Exp, Log, Tanh, Sigmoid, Relu";
+    "Add, Sub, Mul, Div, Neg, Abs, Sqrt, Exp, Log, Tanh, Sigmoid, Relu, MatMul, Gemm, FusedMatMul";
+
+// The ops of the families that map elements (one f32 kernel each); the linalg family's are
+// tested on their own below.
+bool maps_elements(OpKind op) {
+  const OpFamily family = op_schema(op).family;
+  return family == OpFamily::Elementwise || family == OpFamily::Activation;
+}
 
 bool is_binary(OpKind op) {
   return op == OpKind::Add || op == OpKind::Sub || op == OpKind::Mul || op == OpKind::Div;
@@ -71,7 +81,7 @@ BOOST_AUTO_TEST_CASE(the_claims_name_the_ops_with_kernels_in_op_order) {
   std::string names;
   for (const CudaOpClaim& c : cuda_op_claims()) {
     names += (names.empty() ? "" : ", ") + std::string(op_name(c.op));
-    BOOST_TEST(c.dtypes.str() == "{f32}");
+    BOOST_TEST(c.dtypes.str() == (maps_elements(c.op) ? "{f32}" : "{f32,f64}"));
     BOOST_TEST(!c.how.empty());
   }
   BOOST_TEST(names == kCudaOps);
@@ -80,8 +90,11 @@ BOOST_AUTO_TEST_CASE(the_claims_name_the_ops_with_kernels_in_op_order) {
   for (const CudaOpClaim& c : cuda_op_claims()) {
     if (c.exactness == CrossBackendExactness::Bitwise) {
       bitwise += (bitwise.empty() ? "" : ", ") + std::string(op_name(c.op));
-    } else {
+    } else if (maps_elements(c.op)) {
       BOOST_TEST(cross_backend_exactness_name(c.exactness) == "bitwise-except-nan-payload");
+    } else {
+      BOOST_TEST(cross_backend_exactness_name(c.exactness) ==
+                 "cpu-avx512-bitwise-except-nan-payload");
     }
   }
   BOOST_TEST(bitwise == "Neg, Abs, Log, Sigmoid, Relu");
@@ -97,7 +110,7 @@ BOOST_AUTO_TEST_CASE(capabilities_are_the_claimed_ops) {
     const OpCapability& cap = caps[static_cast<size_t>(i)];
     BOOST_TEST(cap.supported == claimed, op_name(op));
     if (cap.supported) {
-      BOOST_TEST(cap.dtypes.str() == "{f32}");
+      BOOST_TEST(cap.dtypes.str() == (maps_elements(op) ? "{f32}" : "{f32,f64}"));
       BOOST_TEST(kernel_determinism_name(cap.determinism) == "bit-exact");
     }
   }
@@ -121,6 +134,7 @@ BOOST_AUTO_TEST_CASE(select_kernel_agrees_with_capabilities) {
                                         ")");
       continue;
     }
+    if (!maps_elements(op)) continue;  // the linalg suite below
     const Graph f32 = f_graph(op, DType::F32, Shape{4}, Shape{4});
     const KernelSelection s = cuda_backend().select_kernel(f32, only_node(f32));
     const auto* choice = std::get_if<KernelChoice>(&s);
@@ -147,12 +161,11 @@ BOOST_AUTO_TEST_SUITE(planning)
 
 // The planner's R-MISSING-KERNEL, exactly as a user reads it.
 BOOST_AUTO_TEST_CASE(an_op_without_a_kernel_is_refused_at_compile_time) {
-  const Graph matmul = single_op_graph(
-      OpKind::MatMul, {TypeInfo{DType::F32, Shape{2, 3}}, TypeInfo{DType::F32, Shape{3, 4}}});
-  expect_error([&] { compile(matmul, cuda_backend(), DeterminismMode::Strict); },
+  const Graph det = single_op_graph(OpKind::Det, {TypeInfo{DType::F32, Shape{3, 3}}});
+  expect_error([&] { compile(det, cuda_backend(), DeterminismMode::Strict); },
                ErrorCode::MissingKernel,
-               "node 'op' (MatMul) on backend 'cuda' has no kernel: the CUDA backend has no "
-               "MatMul kernel (it has kernels for " +
+               "node 'op' (Det) on backend 'cuda' has no kernel: the CUDA backend has no "
+               "Det kernel (it has kernels for " +
                    std::string(kCudaOps) + "). Volta never falls back to another backend.");
   const Graph f64 = f_graph(OpKind::Exp, DType::F64, Shape{3});
   expect_error([&] { compile(f64, cuda_backend(), DeterminismMode::Strict); },
@@ -392,6 +405,121 @@ BOOST_AUTO_TEST_CASE(a_context_of_another_backend_is_refused) {
   expect_error([&] { cuda_backend().arena(*ctx, 64); }, ErrorCode::BackendMismatch, message);
   expect_error([&] { cuda_backend().synchronize(*ctx); }, ErrorCode::BackendMismatch, message);
   expect_error([&] { cuda_context(*ctx); }, ErrorCode::BackendMismatch, message);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(linalg)
+
+KernelSelection select_only(const Graph& g) {
+  return cuda_backend().select_kernel(g, only_node(g));
+}
+
+std::string variant_of(const KernelSelection& s) {
+  const auto* choice = std::get_if<KernelChoice>(&s);
+  if (choice == nullptr) return "refused: " + std::get<KernelUnsupported>(s).reason;
+  BOOST_TEST(choice->workspace_bytes == 0);
+  BOOST_TEST(choice->worker_scratch_bytes == 0);
+  BOOST_TEST(kernel_determinism_name(choice->determinism) == "bit-exact");
+  return choice->variant;
+}
+
+Graph fused(DType dtype, const std::string& activation) {
+  return single_op_graph(
+      OpKind::FusedMatMul,
+      {TypeInfo{dtype, Shape{2, 3, 4}}, TypeInfo{dtype, Shape{4, 5}}, TypeInfo{dtype, Shape{5}}},
+      {{"activation", activation}});
+}
+
+BOOST_AUTO_TEST_CASE(each_op_has_a_kernel_per_float_dtype) {
+  for (DType dtype : {DType::F32, DType::F64}) {
+    const std::string prefix(dtype_name(dtype));
+    const Graph matmul = single_op_graph(
+        OpKind::MatMul, {TypeInfo{dtype, Shape{2, 1, 3, 4}}, TypeInfo{dtype, Shape{5, 4, 6}}});
+    BOOST_TEST(variant_of(select_only(matmul)) == prefix + "_matmul_cuda");
+    const Graph gemm = single_op_graph(
+        OpKind::Gemm,
+        {TypeInfo{dtype, Shape{4, 3}}, TypeInfo{dtype, Shape{6, 4}}, TypeInfo{dtype, Shape{6}}},
+        {{"transA", int64_t{1}}, {"transB", int64_t{1}}});
+    BOOST_TEST(variant_of(select_only(gemm)) == prefix + "_gemm_cuda");
+    BOOST_TEST(variant_of(select_only(fused(dtype, "none"))) == prefix + "_fused_matmul_cuda+bias");
+    BOOST_TEST(variant_of(select_only(fused(dtype, "relu"))) ==
+               prefix + "_fused_matmul_cuda+bias_relu");
+    for (const std::string activation : {"gelu", "gelu_tanh"}) {
+      BOOST_TEST(variant_of(select_only(fused(dtype, activation))) ==
+                 "refused: no CUDA kernel for FusedMatMul with activation '" + activation +
+                     "' (supported: none, relu)");
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(batch_dims_that_cannot_merge_into_six_are_refused) {
+  const Graph g =
+      single_op_graph(OpKind::MatMul, {TypeInfo{DType::F32, Shape{2, 1, 2, 1, 2, 1, 2, 3, 4}},
+                                       TypeInfo{DType::F32, Shape{1, 2, 1, 2, 1, 2, 1, 4, 5}}});
+  BOOST_TEST(variant_of(select_only(g)) ==
+             "refused: MatMul of [2,1,2,1,2,1,2,3,4] and [1,2,1,2,1,2,1,4,5] broadcasts over 7 "
+             "batch dims that cannot be merged; the CUDA kernel takes at most 6");
+  // Six merge: accepted.
+  const Graph six =
+      single_op_graph(OpKind::MatMul, {TypeInfo{DType::F32, Shape{2, 1, 2, 1, 2, 1, 3, 4}},
+                                       TypeInfo{DType::F32, Shape{1, 2, 1, 2, 1, 2, 4, 5}}});
+  BOOST_TEST(variant_of(select_only(six)) == "f32_matmul_cuda");
+}
+
+// The pass fuses MatMul -> Add(bias) -> Relu for a CUDA plan, since the backend runs the result.
+BOOST_AUTO_TEST_CASE(a_cuda_plan_fuses_the_gemm_epilogue) {
+  Graph g;
+  const ValueId x = g.add_input("x", DType::F32, Shape{8, 16});
+  const ValueId w = g.add_input("w", DType::F32, Shape{16, 32});
+  const ValueId b = g.add_input("b", DType::F32, Shape{32});
+  const ValueId mm = g.add(OpKind::MatMul, {x, w}, {}, "mm");
+  const ValueId add = g.add(OpKind::Add, {mm, b}, {}, "add");
+  g.set_outputs({g.add(OpKind::Relu, {add}, {}, "relu")});
+  const ExecutionPlan plan = compile(g, cuda_backend(), DeterminismMode::Strict);
+  BOOST_REQUIRE_EQUAL(plan.steps.size(), 1u);
+  BOOST_TEST(plan.steps[0].kernel.variant == "f32_fused_matmul_cuda+bias_relu");
+}
+
+// The order the CUDA claims name (gemm_reference.h) is the CPU backend's on this machine: its
+// AVX-512 micro-kernels fold K in slices of kGemmSlice (f32 512, f64 256), its AVX2 ones in
+// slices of 256. Checked here, without a device, on whichever the CPU runs.
+template <class T>
+void check_cpu_order(DType dtype) {
+  constexpr int64_t m = 19, k = 1100, n = 37;
+  const Tensor a = random_tensor(dtype, Shape{3, m, k}, 1, -1.0, 1.0);
+  const Tensor b = random_tensor(dtype, Shape{k, n}, 2, -1.0, 1.0);
+  const Tensor bt = random_tensor(dtype, Shape{n, k}, 3, -1.0, 1.0);
+  const Tensor c = random_tensor(dtype, Shape{m, 1}, 4, -1.0, 1.0);
+  const Graph matmul =
+      single_op_graph(OpKind::MatMul, {TypeInfo{dtype, a.shape()}, TypeInfo{dtype, b.shape()}});
+  static const std::unique_ptr<Backend> cpu = make_backend("cpu");
+  const std::string variant = compile(matmul, *cpu, DeterminismMode::Strict, {.optimize = false})
+                                  .steps.at(0)
+                                  .kernel.variant;
+  int64_t slice = 0;
+  if (variant.find("avx512") != std::string::npos) slice = cuda::kGemmSlice<T>;
+  if (variant.find("avx2fma") != std::string::npos) slice = 256;
+  if (slice == 0) {
+    BOOST_TEST_MESSAGE("the CPU runs " << variant << ", which rounds in another order");
+    return;
+  }
+  const Tensor y = test::run_cpu(matmul, {a, b}, 3)[0];
+  BOOST_TEST(y.bit_equal(test::reference_matmul<T>(a, b, slice)), variant);
+
+  const Tensor a0 = random_tensor(dtype, Shape{m, k}, 5, -1.0, 1.0);
+  const Graph gemm = single_op_graph(
+      OpKind::Gemm,
+      {TypeInfo{dtype, a0.shape()}, TypeInfo{dtype, bt.shape()}, TypeInfo{dtype, c.shape()}},
+      {{"alpha", 0.75}, {"beta", -1.5}, {"transB", int64_t{1}}});
+  const Tensor gy = test::run_cpu(gemm, {a0, bt, c}, 3)[0];
+  BOOST_TEST(gy.bit_equal(test::reference_gemm_op<T>(a0, bt, c, 0.75, -1.5, false, true, slice)),
+             variant);
+}
+
+BOOST_AUTO_TEST_CASE(the_claimed_order_is_the_cpu_backends) {
+  check_cpu_order<float>(DType::F32);
+  check_cpu_order<double>(DType::F64);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
