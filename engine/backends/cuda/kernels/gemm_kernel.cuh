@@ -89,19 +89,27 @@ struct Operand {
   int64_t depth;
 };
 
-// A K step's kBlock x kStepK piece of one operand, staged in registers: each thread fetches
-// kLoads elements, consecutive along k when the operand is contiguous along k (one vector
-// load), else consecutive along r. Elements outside the operand are 0; they only ever meet
-// elements of Y outside the matrix, since the K loop stops at the operand's depth.
+// A thread's share of one operand's kBlock x kStepK piece at each K step: kLoads elements,
+// consecutive along k when the operand is contiguous along k (one vector load), else along r.
+// Elements outside the operand are 0; they only ever meet elements of Y outside the matrix,
+// since the K loop stops at the operand's depth. Set up once per tile, so that a step's fetch
+// is a pointer bump and a few compares.
 template <class T>
-struct Staged {
+struct Fetcher {
   static constexpr int kLoads = kBlock<T> * kStepK / kThreads;
   static_assert(kLoads * static_cast<int>(sizeof(T)) == 16);
   struct alignas(16) Vector {
     T v[kLoads];
   };
-  T v[kLoads];
 
+  const T* at;      // this thread's first element at the next step
+  int64_t advance;  // from one step to the next: kStepK * k_stride
+  int64_t step;     // between this thread's elements
+  int64_t k_left;   // depth minus the k of this thread's first element at the next step
+  int rows_left;    // rows minus the r of this thread's first element, at most kBlock
+  bool along_k;
+
+  // Where this thread's first element lies in the piece.
   __device__ static void place(bool along_k, int& r, int& p) {
     const int first = static_cast<int>(threadIdx.x) * kLoads;
     if (along_k) {
@@ -113,35 +121,38 @@ struct Staged {
     }
   }
 
-  __device__ void fetch(const Operand<T>& op, int64_t k0) {
-    const bool along_k = op.k_stride == 1;
+  __device__ explicit Fetcher(const Operand<T>& op) {
+    along_k = op.k_stride == 1;
     int r = 0, p = 0;
     place(along_k, r, p);
-    const int64_t k = k0 + p;
-    const int64_t step = along_k ? op.k_stride : op.r_stride;
-    const bool whole =
-        along_k ? (r < op.rows && k + kLoads <= op.depth) : (k < op.depth && r + kLoads <= op.rows);
-    if (whole) {
-      const T* src = op.base + r * op.r_stride + k * op.k_stride;
-      if (step == 1 && reinterpret_cast<uintptr_t>(src) % sizeof(Vector) == 0) {
-        const Vector loaded = *reinterpret_cast<const Vector*>(src);
-        VOLTA_UNROLL
-        for (int l = 0; l < kLoads; ++l) v[l] = loaded.v[l];
-      } else {
-        VOLTA_UNROLL
-        for (int l = 0; l < kLoads; ++l) v[l] = src[l * step];
-      }
-      return;
-    }
-    VOLTA_UNROLL
-    for (int l = 0; l < kLoads; ++l) {
-      const int64_t rl = along_k ? r : r + l;
-      const int64_t kl = along_k ? k + l : k;
-      v[l] = rl < op.rows && kl < op.depth ? op.base[rl * op.r_stride + kl * op.k_stride] : T(0);
-    }
+    at = op.base + r * op.r_stride + p * op.k_stride;
+    advance = kStepK * op.k_stride;
+    step = along_k ? op.k_stride : op.r_stride;
+    k_left = op.depth - p;
+    const int64_t rows = op.rows - r;
+    rows_left = static_cast<int>(rows < kBlock<T> ? rows : kBlock<T>);
   }
 
-  __device__ void store(T (*tile)[kBlock<T>], bool along_k) const {
+  // This step's elements into v, and on to the next step.
+  __device__ void fetch(T (&v)[kLoads]) {
+    const bool whole =
+        along_k ? (rows_left > 0 && k_left >= kLoads) : (k_left > 0 && rows_left >= kLoads);
+    if (whole && step == 1 && reinterpret_cast<uintptr_t>(at) % sizeof(Vector) == 0) {
+      const Vector loaded = *reinterpret_cast<const Vector*>(at);
+      VOLTA_UNROLL
+      for (int l = 0; l < kLoads; ++l) v[l] = loaded.v[l];
+    } else {
+      VOLTA_UNROLL
+      for (int l = 0; l < kLoads; ++l) {
+        const bool exists = along_k ? (rows_left > 0 && l < k_left) : (k_left > 0 && l < rows_left);
+        v[l] = exists ? at[l * step] : T(0);
+      }
+    }
+    at += advance;
+    k_left -= kStepK;
+  }
+
+  __device__ void store(const T (&v)[kLoads], T (*tile)[kBlock<T>]) const {
     int r = 0, p = 0;
     place(along_k, r, p);
     VOLTA_UNROLL
@@ -168,8 +179,7 @@ __device__ __forceinline__ void read_owned(const T (*tile)[kBlock<T>], int p, in
   }
 }
 
-// A thread's running sums, one per owned element (a struct, so that a slice's sums can be handed
-// to fold_slice by value and stay in registers meanwhile).
+// A thread's running sums, one per owned element.
 template <class T>
 struct Accumulators {
   T v[kPerThread<T>][kPerThread<T>];
@@ -190,32 +200,73 @@ __device__ __forceinline__ void multiply_step(Accumulators<T>& acc, const T (*a_
   }
 }
 
-// Where a block tile's results go.
-template <class T>
-struct TileOutput {
-  T* y;  // this problem's Y
+// Hides x's value from the optimiser, so that what is computed from it where it is used stays
+// there: the output addresses of fold_slice, which would otherwise be hoisted out of the K loop
+// into registers the multiply needs.
+template <class V>
+__device__ __forceinline__ V opaque(V x) {
+#ifdef __CUDACC__
+  asm volatile("" : "+l"(x));
+#endif
+  return x;
+}
+
+// Which problem, and where in its Y, block tile `tile` is: tiles run across a problem's columns
+// first, then down its rows, then through the problems (the batch).
+struct TilePlace {
+  int64_t problem;
   int64_t row0;
   int64_t col0;
 };
 
+template <class T>
+__device__ __forceinline__ int64_t tiles_across(const GemmLaunch<T>& g) {
+  return (g.n + kBlock<T> - 1) / kBlock<T>;
+}
+template <class T>
+__device__ __forceinline__ int64_t tiles_down(const GemmLaunch<T>& g) {
+  return (g.m + kBlock<T> - 1) / kBlock<T>;
+}
+
+template <class T>
+__device__ __forceinline__ TilePlace place_of(const GemmLaunch<T>& g, int64_t tile) {
+  const int64_t across = tiles_across(g);
+  const int64_t per_problem = across * tiles_down(g);
+  const int64_t in_problem = tile % per_problem;
+  return {tile / per_problem, in_problem / across * kBlock<T>, in_problem % across * kBlock<T>};
+}
+
+template <class T>
+__device__ __forceinline__ void clear(Accumulators<T>& acc) {
+  VOLTA_UNROLL
+  for (int i = 0; i < kPerThread<T>; ++i) {
+    VOLTA_UNROLL
+    for (int j = 0; j < kPerThread<T>; ++j) acc.v[i][j] = T(0);
+  }
+}
+
 // Folds a K slice's sums into Y as the CPU's micro-kernel epilogue does: r = alpha * sum; the
 // first slice then takes fma(beta, C, r) (C present) or r, a later one fma(1, Y, r). After the
-// last slice FusedMatMul's bias and activation follow, as its post-tile epilogue does. Not
-// inlined: it runs once per slice, and inlined its addresses would be hoisted out of the K loop
-// into registers the multiply needs.
+// last slice FusedMatMul's bias and activation follow, as its post-tile epilogue does. Clears
+// the sums for the next slice.
 template <class T>
-__device__ __noinline__ void fold_slice(const GemmLaunch<T>& g, TileOutput<T> out,
-                                        Accumulators<T> sums, bool first, bool last) {
+__device__ __forceinline__ void fold_slice(const GemmLaunch<T>& g, int64_t tile,
+                                           Accumulators<T>& acc, bool first, bool last) {
+  const TilePlace at_tile = place_of(g, opaque(tile));
+  T* const y = g.y + at_tile.problem * g.m * g.n;
   const int tx = static_cast<int>(threadIdx.x) % kThreadsAcross<T>;
   const int ty = static_cast<int>(threadIdx.x) / kThreadsAcross<T>;
+  VOLTA_UNROLL
   for (int i = 0; i < kPerThread<T>; ++i) {
-    const int64_t row = out.row0 + owned<T>(ty, i);
-    if (row >= g.m) continue;
+    const int64_t row = at_tile.row0 + owned<T>(ty, i);
+    VOLTA_UNROLL
     for (int j = 0; j < kPerThread<T>; ++j) {
-      const int64_t col = out.col0 + owned<T>(tx, j);
-      if (col >= g.n) continue;
-      T* const at = out.y + row * g.n + col;
-      T r = mul_rn(g.alpha, sums.v[i][j]);
+      const int64_t col = at_tile.col0 + owned<T>(tx, j);
+      const T sum = acc.v[i][j];
+      acc.v[i][j] = T(0);
+      if (row >= g.m || col >= g.n) continue;
+      T* const at = y + row * g.n + col;
+      T r = mul_rn(g.alpha, sum);
       if (!first) {
         r = fma_rn(T(1), *at, r);
       } else if (g.c != nullptr) {
@@ -230,79 +281,6 @@ __device__ __noinline__ void fold_slice(const GemmLaunch<T>& g, TileOutput<T> ou
   }
 }
 
-template <class T>
-__device__ __forceinline__ void clear(Accumulators<T>& acc) {
-  VOLTA_UNROLL
-  for (int i = 0; i < kPerThread<T>; ++i) {
-    VOLTA_UNROLL
-    for (int j = 0; j < kPerThread<T>; ++j) acc.v[i][j] = T(0);
-  }
-}
-
-// One kBlock x kBlock tile of one problem's Y: the K steps double-buffered through shared
-// memory (the next step's operands are fetched into registers while this one multiplies).
-template <class T>
-__device__ __forceinline__ void block_tile(const GemmLaunch<T>& g, const TileOutput<T>& out,
-                                           const T* a, const T* b, T (*a_tiles)[kStepK][kBlock<T>],
-                                           T (*b_tiles)[kStepK][kBlock<T>]) {
-  const int tx = static_cast<int>(threadIdx.x) % kThreadsAcross<T>;
-  const int ty = static_cast<int>(threadIdx.x) / kThreadsAcross<T>;
-  const Operand<T> op_a{a + out.row0 * g.a_row_stride, g.a_row_stride, g.a_col_stride,
-                        g.m - out.row0, g.k};
-  const Operand<T> op_b{b + out.col0 * g.b_col_stride, g.b_col_stride, g.b_row_stride,
-                        g.n - out.col0, g.k};
-  const bool a_along_k = op_a.k_stride == 1;
-  const bool b_along_k = op_b.k_stride == 1;
-  Accumulators<T> acc;
-  clear(acc);
-  if (g.k == 0) {  // one empty slice: Y = alpha * 0 (+ beta * C)
-    fold_slice(g, out, acc, true, true);
-    return;
-  }
-  Staged<T> staged_a;
-  Staged<T> staged_b;
-  // The previous tile's last step may still be reading the buffers.
-  __syncthreads();
-  staged_a.fetch(op_a, 0);
-  staged_b.fetch(op_b, 0);
-  staged_a.store(a_tiles[0], a_along_k);
-  staged_b.store(b_tiles[0], b_along_k);
-  __syncthreads();
-  const int64_t steps = (g.k + kStepK - 1) / kStepK;
-  bool first = true;
-  for (int64_t s = 0; s < steps; ++s) {
-    const int buffer = static_cast<int>(s & 1);
-    const bool more = s + 1 < steps;
-    if (more) {
-      staged_a.fetch(op_a, (s + 1) * kStepK);
-      staged_b.fetch(op_b, (s + 1) * kStepK);
-    }
-    const int64_t k0 = s * kStepK;
-    if (k0 + kStepK <= g.k) {
-      VOLTA_UNROLL
-      for (int p = 0; p < kStepK; ++p) {
-        multiply_step<T>(acc, a_tiles[buffer], b_tiles[buffer], p, ty, tx);
-      }
-    } else {
-      const auto depth = static_cast<int>(g.k - k0);
-      for (int p = 0; p < depth; ++p) {
-        multiply_step<T>(acc, a_tiles[buffer], b_tiles[buffer], p, ty, tx);
-      }
-    }
-    const int64_t k_end = k0 + kStepK < g.k ? k0 + kStepK : g.k;
-    if (k_end == g.k || k_end % kGemmSlice<T> == 0) {
-      fold_slice(g, out, acc, first, k_end == g.k);
-      clear(acc);
-      first = false;
-    }
-    if (more) {
-      staged_a.store(a_tiles[buffer ^ 1], a_along_k);
-      staged_b.store(b_tiles[buffer ^ 1], b_along_k);
-    }
-    __syncthreads();
-  }
-}
-
 // The double-buffered K steps of both operands in shared memory.
 template <class T>
 struct alignas(16) SharedTiles {
@@ -310,33 +288,79 @@ struct alignas(16) SharedTiles {
   T b[2][kStepK][kBlock<T>];
 };
 
-// Blocks walk problems (z), row tiles (y) and column tiles (x), striding by the grid where
-// there are more than it has: the grid never changes an element's value.
+// One kBlock x kBlock block tile of Y: the K steps double-buffered through shared memory (the
+// next step's operands are fetched into registers while this one multiplies).
 template <class T>
-__global__ void __launch_bounds__(kThreads, 2)
-    gemm_kernel(GemmLaunch<T> g, int64_t row_tiles, int64_t col_tiles) {
-  __shared__ SharedTiles<T> tiles;
-  const BroadcastGeometry& batch = g.batch;
-  for (int64_t problem = blockIdx.z; problem < batch.numel; problem += gridDim.z) {
-    int64_t rest = problem;
-    int64_t a_matrix = 0;
-    int64_t b_matrix = 0;
-    for (int d = batch.rank - 1; d >= 0; --d) {
-      const int64_t index = rest % batch.dims[d];
-      rest /= batch.dims[d];
-      a_matrix += index * batch.a_strides[d];
-      b_matrix += index * batch.b_strides[d];
+__device__ __forceinline__ void block_tile(const GemmLaunch<T>& g, int64_t tile,
+                                           SharedTiles<T>& shared) {
+  Accumulators<T> acc;
+  clear(acc);
+  if (g.k == 0) {  // one empty slice: Y = alpha * 0 (+ beta * C)
+    fold_slice(g, tile, acc, true, true);
+    return;
+  }
+  const TilePlace at_tile = place_of(g, tile);
+  // The problem's matrices: its batch index split by the merged batch dims.
+  int64_t rest = at_tile.problem;
+  int64_t a_matrix = 0;
+  int64_t b_matrix = 0;
+  for (int d = g.batch.rank - 1; d >= 0; --d) {
+    const int64_t index = rest % g.batch.dims[d];
+    rest /= g.batch.dims[d];
+    a_matrix += index * g.batch.a_strides[d];
+    b_matrix += index * g.batch.b_strides[d];
+  }
+  const T* a = g.a + a_matrix * g.m * g.k + at_tile.row0 * g.a_row_stride;
+  const T* b = g.b + b_matrix * g.k * g.n + at_tile.col0 * g.b_col_stride;
+  Fetcher<T> fetch_a(Operand<T>{a, g.a_row_stride, g.a_col_stride, g.m - at_tile.row0, g.k});
+  Fetcher<T> fetch_b(Operand<T>{b, g.b_col_stride, g.b_row_stride, g.n - at_tile.col0, g.k});
+  const int tx = static_cast<int>(threadIdx.x) % kThreadsAcross<T>;
+  const int ty = static_cast<int>(threadIdx.x) / kThreadsAcross<T>;
+  T staged_a[Fetcher<T>::kLoads];
+  T staged_b[Fetcher<T>::kLoads];
+  // The previous tile's last step may still be reading the buffers.
+  __syncthreads();
+  fetch_a.fetch(staged_a);
+  fetch_b.fetch(staged_b);
+  fetch_a.store(staged_a, shared.a[0]);
+  fetch_b.store(staged_b, shared.b[0]);
+  __syncthreads();
+  bool first = true;
+  for (int64_t k0 = 0; k0 < g.k; k0 += kStepK) {
+    const int buffer = static_cast<int>((k0 / kStepK) & 1);
+    const bool more = k0 + kStepK < g.k;
+    if (more) {
+      fetch_a.fetch(staged_a);
+      fetch_b.fetch(staged_b);
     }
-    const T* a = g.a + a_matrix * g.m * g.k;
-    const T* b = g.b + b_matrix * g.k * g.n;
-    T* y = g.y + problem * g.m * g.n;
-    for (int64_t rt = blockIdx.y; rt < row_tiles; rt += gridDim.y) {
-      for (int64_t ct = blockIdx.x; ct < col_tiles; ct += gridDim.x) {
-        const TileOutput<T> out{y, rt * kBlock<T>, ct * kBlock<T>};
-        block_tile<T>(g, out, a, b, tiles.a, tiles.b);
+    if (more) {
+      VOLTA_UNROLL
+      for (int p = 0; p < kStepK; ++p) {
+        multiply_step<T>(acc, shared.a[buffer], shared.b[buffer], p, ty, tx);
+      }
+    } else {  // the last step: up to kStepK values of k
+      const auto depth = static_cast<int>(g.k - k0);
+      for (int p = 0; p < depth; ++p) {
+        multiply_step<T>(acc, shared.a[buffer], shared.b[buffer], p, ty, tx);
       }
     }
+    if (!more || (k0 + kStepK) % kGemmSlice<T> == 0) {
+      fold_slice(g, tile, acc, first, !more);
+      first = false;
+    }
+    if (more) {
+      fetch_a.store(staged_a, shared.a[buffer ^ 1]);
+      fetch_b.store(staged_b, shared.b[buffer ^ 1]);
+    }
+    __syncthreads();
   }
+}
+
+// Block b computes tiles b, b + gridDim.x, ...: the grid never changes an element's value.
+template <class T>
+__global__ void __launch_bounds__(kThreads, 2) gemm_kernel(GemmLaunch<T> g, int64_t tiles) {
+  __shared__ SharedTiles<T> shared;
+  for (int64_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) block_tile<T>(g, tile, shared);
 }
 
 }  // namespace volta::cuda::gemm_detail

@@ -47,41 +47,34 @@ inline double __dadd_rn(double a, double b) { return a + b; }
 
 namespace volta::cuda {
 
-// The kernel over `grid` (x: column tiles, y: row tiles, z: problems; smaller than the tiles
-// makes blocks stride), block after block, each block's kThreads threads at once.
+// The block tiles of the launch: linalg.cu launches a block for each.
 template <class T>
-void emulate_gemm(const GemmLaunch<T>& g, dim3 grid) {
+unsigned tile_count(const GemmLaunch<T>& g) {
   using gemm_detail::kBlock;
-  const int64_t row_tiles = (g.m + kBlock<T> - 1) / kBlock<T>;
-  const int64_t col_tiles = (g.n + kBlock<T> - 1) / kBlock<T>;
-  gridDim = grid;
-  for (unsigned z = 0; z < grid.z; ++z) {
-    for (unsigned y = 0; y < grid.y; ++y) {
-      for (unsigned x = 0; x < grid.x; ++x) {
-        blockIdx = {x, y, z};
-        std::barrier<> block(gemm_detail::kThreads);
-        volta_emulated_block = &block;
-        std::vector<std::jthread> threads;
-        threads.reserve(gemm_detail::kThreads);
-        for (unsigned t = 0; t < static_cast<unsigned>(gemm_detail::kThreads); ++t) {
-          threads.emplace_back([&g, t, row_tiles, col_tiles] {
-            threadIdx = {t, 0, 0};
-            gemm_detail::gemm_kernel<T>(g, row_tiles, col_tiles);
-          });
-        }
-      }
+  return static_cast<unsigned>((g.m + kBlock<T> - 1) / kBlock<T> *
+                               ((g.n + kBlock<T> - 1) / kBlock<T>)*g.batch.numel);
+}
+
+// The kernel on `blocks` blocks (fewer than the tiles makes blocks stride), block after block,
+// each block's kThreads threads at once.
+template <class T>
+void emulate_gemm(const GemmLaunch<T>& g, unsigned blocks) {
+  const int64_t tiles = tile_count(g);
+  gridDim = dim3(blocks, 1, 1);
+  for (unsigned x = 0; x < blocks; ++x) {
+    blockIdx = {x, 0, 0};
+    std::barrier<> block(gemm_detail::kThreads);
+    volta_emulated_block = &block;
+    std::vector<std::jthread> threads;
+    threads.reserve(gemm_detail::kThreads);
+    for (unsigned t = 0; t < static_cast<unsigned>(gemm_detail::kThreads); ++t) {
+      threads.emplace_back([&g, t, tiles] {
+        threadIdx = {t, 0, 0};
+        gemm_detail::gemm_kernel<T>(g, tiles);
+      });
     }
   }
   volta_emulated_block = nullptr;
-}
-
-// The grid linalg.cu launches: every tile its block.
-template <class T>
-dim3 full_grid(const GemmLaunch<T>& g) {
-  using gemm_detail::kBlock;
-  return dim3(static_cast<unsigned>((g.n + kBlock<T> - 1) / kBlock<T>),
-              static_cast<unsigned>((g.m + kBlock<T> - 1) / kBlock<T>),
-              static_cast<unsigned>(g.batch.numel));
 }
 
 }  // namespace volta::cuda
