@@ -110,9 +110,9 @@ struct Fetcher {
   bool along_k;
 
   // Where this thread's first element lies in the piece.
-  __device__ static void place(bool along_k, int& r, int& p) {
+  __device__ static void place(bool k_contiguous, int& r, int& p) {
     const int first = static_cast<int>(threadIdx.x) * kLoads;
-    if (along_k) {
+    if (k_contiguous) {
       r = first / kStepK;
       p = first % kStepK;
     } else {
