@@ -8,7 +8,7 @@
 //   compiled for the CUDA backend and launched through run_kernel on device buffers made
 //   once, kKernelLaunches launches per iteration and one synchronisation, so the time is the
 //   kernels' and not execute()'s host copies;
-// - cuda/gemm/f32/4096: MatMul 4096^3 the same way (GFLOP/s; cuBLAS is the peer);
+// - cuda/gemm/...: the GEMM at its launch (cuda_gemm_benchmark.cpp; cuBLAS is the peer);
 // - cuda/lm/infer: the tiny transformer's inference (batch 16) as `volta generate` runs it,
 //   tokens in and logits out through host memory.
 // A node without a CUDA kernel is skipped with the compiler's R-MISSING-KERNEL message, never
@@ -73,7 +73,6 @@ struct NodeCase {
   OpKind op = OpKind::Add;
   std::vector<Shape> inputs;
   Attributes attrs;
-  double flops = 0;  // per launch; 0: a memory-bound case, judged by GB/s
 };
 
 // One node compiled for the CUDA backend, its inputs uploaded and its outputs and workspace
@@ -143,11 +142,7 @@ void run_node(benchmark::State& state, const NodeCase& c) {
     return;
   }
   for (auto _ : state) node->run();
-  if (c.flops > 0) {
-    record_flops(state, c.flops * kKernelLaunches);
-  } else {
-    record_bytes(state, node->bytes() * kKernelLaunches);
-  }
+  record_bytes(state, node->bytes() * kKernelLaunches);
   record_variant(state, node->variant(), 1);
 }
 
@@ -170,8 +165,6 @@ std::vector<NodeCase> cases() {
        {matrix},
        {{"axes", std::vector<int64_t>{1}}, {"keepdims", int64_t{0}}}},
   };
-  constexpr int64_t n = 4096;
-  all.push_back({"gemm/f32/4096", OpKind::MatMul, {Shape{n, n}, Shape{n, n}}, {}, 2.0 * n * n * n});
   return all;
 }
 
@@ -207,8 +200,8 @@ const bool kRegistered = add_registrar([](const Options& /*options*/) {
       ->Unit(benchmark::kMicrosecond);
   for (NodeCase& c : cases()) {
     const std::string name = "cuda/" + c.name;
-    benchmark::RegisterBenchmark(name.c_str(),
-                                 [c = std::move(c)](benchmark::State& state) { run_node(state, c); })
+    benchmark::RegisterBenchmark(
+        name.c_str(), [c = std::move(c)](benchmark::State& state) { run_node(state, c); })
         ->UseRealTime()
         ->Unit(benchmark::kMicrosecond);
   }

@@ -4,7 +4,7 @@
 //
 // cuda_f32_gemm/size:S        square row-major S x S x S (4096: the cuBLAS comparison)
 // cuda_f64_gemm/size:S
-// cuda_f32_gemm_tiny/NAME     the tiny transformer's products (batch 16 x seq 32 = 512 tokens,
+// cuda/gemm/f32_tiny/NAME     the tiny transformer's products (batch 16 x seq 32 = 512 tokens,
 //                             d_model 64, FFN 256, 4 heads of 16): qkv, out, up, down, logits,
 //                             and the attention scores, 64 problems [32,16]x[16,32]
 //
@@ -12,24 +12,18 @@
 // elsewhere they are absent from the list, like the CPU benchmarks of an ISA the CPU lacks.
 
 #include <benchmark/benchmark.h>
+#include <cuda_runtime_api.h>
 
 #include <cstdint>
 #include <stdexcept>
 #include <string>
 
-#include "perf_support.h"
-
-#ifdef VOLTA_CUDA_BACKEND
-#include <cuda_runtime_api.h>
-
 #include "kernels/launch.h"
+#include "perf_support.h"
 #include "volta/backends/cuda.h"
-#endif
 
 namespace volta::perf {
 namespace {
-
-#ifdef VOLTA_CUDA_BACKEND
 
 void check(cudaError_t status, const char* what) {
   if (status != cudaSuccess) {
@@ -108,25 +102,23 @@ void add(const std::string& name, int64_t count, int64_t m, int64_t n, int64_t k
 
 void register_cuda_gemm() {
   for (int64_t size : {256, 1024, 2048, 4096}) {
-    add<float>("cuda_f32_gemm/size:" + std::to_string(size), 1, size, size, size);
+    add<float>("cuda/gemm/f32/size:" + std::to_string(size), 1, size, size, size);
   }
   for (int64_t size : {1024, 2048}) {
-    add<double>("cuda_f64_gemm/size:" + std::to_string(size), 1, size, size, size);
+    add<double>("cuda/gemm/f64/size:" + std::to_string(size), 1, size, size, size);
   }
   constexpr int64_t kTokens = 16 * 32, kModel = 64, kFfn = 256, kVocab = 256;
-  add<float>("cuda_f32_gemm_tiny/qkv", 1, kTokens, 3 * kModel, kModel);
-  add<float>("cuda_f32_gemm_tiny/out", 1, kTokens, kModel, kModel);
-  add<float>("cuda_f32_gemm_tiny/up", 1, kTokens, kFfn, kModel);
-  add<float>("cuda_f32_gemm_tiny/down", 1, kTokens, kModel, kFfn);
-  add<float>("cuda_f32_gemm_tiny/logits", 1, kTokens, kVocab, kModel);
-  add<float>("cuda_f32_gemm_tiny/scores", 16 * 4, 32, 32, 16);
+  add<float>("cuda/gemm/f32_tiny/qkv", 1, kTokens, 3 * kModel, kModel);
+  add<float>("cuda/gemm/f32_tiny/out", 1, kTokens, kModel, kModel);
+  add<float>("cuda/gemm/f32_tiny/up", 1, kTokens, kFfn, kModel);
+  add<float>("cuda/gemm/f32_tiny/down", 1, kTokens, kModel, kFfn);
+  add<float>("cuda/gemm/f32_tiny/logits", 1, kTokens, kVocab, kModel);
+  add<float>("cuda/gemm/f32_tiny/scores", 16 * 4, 32, 32, 16);
 }
 
 const bool kRegistered = add_registrar([](const Options&) {
   if (cuda_report().unavailable.empty()) register_cuda_gemm();
 });
-
-#endif  // VOLTA_CUDA_BACKEND
 
 }  // namespace
 }  // namespace volta::perf

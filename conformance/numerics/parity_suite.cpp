@@ -1,6 +1,11 @@
 #include "volta/conformance/parity_suite.h"
 
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
 #include <memory>
+#include <optional>
 #include <set>
 
 #include "volta/conformance/tolerance.h"
@@ -56,6 +61,57 @@ std::string first_difference(const std::vector<Tensor>& a, const std::vector<Ten
   return "no element";
 }
 
+bool is_nan_at(const Tensor& t, int64_t e) {
+  if (t.dtype() == DType::F32) return std::isnan(t.data_as<float>()[e]);
+  if (t.dtype() == DType::F64) return std::isnan(t.data_as<double>()[e]);
+  return false;
+}
+
+// The first element where `got` breaks a claim of bit equality with the CPU backend's `want`
+// ("output 0 element 3: 0x3f800001, the CPU 0x3f800000"), or "" when it holds.
+std::string cpu_bits_breach(CrossBackendExactness claim, const std::vector<Tensor>& got,
+                            const std::vector<Tensor>& want) {
+  char text[96];
+  for (size_t i = 0; i < want.size(); ++i) {
+    const size_t width = dtype_size(want[i].dtype());
+    const auto* g = static_cast<const unsigned char*>(got[i].data());
+    const auto* w = static_cast<const unsigned char*>(want[i].data());
+    for (int64_t e = 0; e < want[i].numel(); ++e) {
+      const size_t at = static_cast<size_t>(e) * width;
+      if (std::memcmp(g + at, w + at, width) == 0) continue;
+      const bool nan_payload_only = claim == CrossBackendExactness::BitwiseExceptNanPayload &&
+                                    want[i].dtype() == got[i].dtype() && is_nan_at(got[i], e) &&
+                                    is_nan_at(want[i], e);
+      if (nan_payload_only) continue;
+      uint64_t gbits = 0, wbits = 0;
+      std::memcpy(&gbits, g + at, std::min(width, sizeof gbits));
+      std::memcpy(&wbits, w + at, std::min(width, sizeof wbits));
+      std::snprintf(text, sizeof text, "output %zu element %lld: 0x%llx, the CPU 0x%llx", i,
+                    static_cast<long long>(e), static_cast<unsigned long long>(gbits),
+                    static_cast<unsigned long long>(wbits));
+      return text;
+    }
+  }
+  return "";
+}
+
+// Where the backend claims the CPU backend's bits for the op, runs the case on the CPU backend
+// and holds the outputs to that claim; nullopt when there is no claim or it holds.
+std::optional<std::string> breaks_cpu_claim(const ParityCase& c, const Backend& backend,
+                                            const std::vector<Tensor>& got) {
+  if (backend.name() == "cpu") return std::nullopt;
+  const CrossBackendExactness claim =
+      backend.capabilities()[static_cast<size_t>(op_index(c.op))].cpu_exactness;
+  if (claim == CrossBackendExactness::NotClaimed) return std::nullopt;
+  const std::unique_ptr<Backend> cpu = make_backend("cpu");
+  const ExecutionPlan cpu_plan = compile(c.graph, *cpu, DeterminismMode::Strict);
+  const std::vector<Tensor> want = run_poisoned(cpu_plan, *cpu, c.inputs, 1, std::byte{0x00});
+  const std::string breach = cpu_bits_breach(claim, got, want);
+  if (breach.empty()) return std::nullopt;
+  return "claimed " + std::string(cross_backend_exactness_name(claim)) +
+         " equal to the CPU backend, but " + breach;
+}
+
 }  // namespace
 
 CaseOutcome run_parity_case(const ParityCase& c, const Backend& backend, int threads) {
@@ -99,6 +155,12 @@ CaseOutcome run_parity_case(const ParityCase& c, const Backend& backend, int thr
     if (first_failure) {
       out.outcome = outcome_of(cmp.mismatch);
       out.message = "output " + std::to_string(i) + ": " + cmp.detail;
+    }
+  }
+  if (out.outcome == Outcome::Pass) {
+    if (std::optional<std::string> breach = breaks_cpu_claim(c, backend, got)) {
+      out.outcome = Outcome::FailNumeric;
+      out.message = std::move(*breach);
     }
   }
   return out;

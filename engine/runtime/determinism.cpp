@@ -30,4 +30,16 @@ std::string_view kernel_determinism_name(KernelDeterminism d) {
   return "?";
 }
 
+std::string_view cross_backend_exactness_name(CrossBackendExactness e) {
+  switch (e) {
+    case CrossBackendExactness::NotClaimed:
+      return "not-claimed";
+    case CrossBackendExactness::Bitwise:
+      return "bitwise";
+    case CrossBackendExactness::BitwiseExceptNanPayload:
+      return "bitwise-except-nan-payload";
+  }
+  return "?";
+}
+
 }  // namespace volta

@@ -330,6 +330,31 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(bits_do_not_depend_on_threads_or_task_order, T, Fl
   }
 }
 
+// Every ISA's micro-kernel rounds the same way (running FMA sums, the same K slices, the same
+// epilogue), so a product has the same bits on every CPU, and the CUDA backend can match them.
+BOOST_AUTO_TEST_CASE_TEMPLATE(bits_do_not_depend_on_the_isa, T, FloatTypes) {
+  const std::vector<const GemmMicroKernel<T>*> kernels = supported_kernels<T>();
+  BOOST_REQUIRE(!kernels.empty());
+  BOOST_TEST(std::string(isa_name(kernels.front()->isa)) == "generic");
+  for (const GemmMicroKernel<T>* kernel : kernels) {
+    BOOST_TEST(kernel->kc == kernels.front()->kc, kernel->name);
+  }
+  const int64_t kc = kernels.front()->kc;
+  const std::vector<Case> cases = {
+      {.m = 37, .n = 45, .k = 2 * kc + 19, .alpha = 0.75, .beta = -1.5, .c = Case::C::Column},
+      {.m = 20, .n = 33, .k = kc + 1, .trans_b = true, .c = Case::C::InPlace},
+      {.m = 9, .n = 70, .k = 5, .trans_a = true},
+  };
+  for (const Case& g : cases) {
+    const std::vector<T> generic = run_bits(*kernels.front(), g, 2);
+    for (size_t i = 1; i < kernels.size(); ++i) {
+      BOOST_CHECK_MESSAGE(
+          bit_equal(run_bits(*kernels[i], g, 2), generic),
+          kernels[i]->name << " " << g.str() << " differs from " << kernels.front()->name);
+    }
+  }
+}
+
 // An element's bits must not depend on the tile it falls in, which the problem's shape and the
 // number of problems in the call decide: rows computed alone, or as one of many problems,
 // equal the same rows of one big problem.

@@ -4,7 +4,7 @@ the same device, for the ratios of issue #18's targets. scripts/ci/cuda_verify.s
 python3 has PyTorch with CUDA (the lent GPU machines do; Volta itself depends on no Python):
 
   peer:torch:cuda/copy_peak       a 256 MiB device-to-device copy (GB/s: bytes read + written)
-  peer:torch:cuda/gemm/f32/4096   torch.mm fp32 4096^3 with TF32 off: cuBLAS (GFLOP/s)
+  peer:torch:cuda/gemm/f32/size:4096   torch.mm fp32 4096^3 with TF32 off: cuBLAS (GFLOP/s)
   peer:torch:cuda/lm/infer        the tiny transformer (perf/peers/lm_peer.py's model, batch 16)
                                   eager under torch.inference_mode(), tokens in and logits out
                                   through host memory as Volta's benchmark does
@@ -74,7 +74,7 @@ def main(argv=None):
     a = torch.rand(n, n, device=device) * 2 - 1
     b = torch.rand(n, n, device=device) * 2 - 1
     seconds = timed(torch, lambda: torch.mm(a, b), args.iterations, args.repetitions)
-    rows.append(("cuda/gemm/f32/4096", seconds, 2 * n ** 3 / seconds / 1e9, "GFLOP/s"))
+    rows.append(("cuda/gemm/f32/size:4096", seconds, 2 * n ** 3 / seconds / 1e9, "GFLOP/s"))
 
     torch.manual_seed(1)
     model = make_torch_model(torch).to(device).eval()
@@ -124,12 +124,12 @@ def print_ratios(path, peers):
         elif peak and gbps:
             print(f"{name}\t{gbps:.0f} GB/s = {100 * gbps / peak:.0f} % of the copy peak "
                   f"({peak:.0f} GB/s; target >= 70 %)")
-    gemm = volta.get("cuda/gemm/f32/4096")
+    gemm = volta.get("cuda/gemm/f32/size:4096")
     if gemm and gemm[3]:
-        print(f"cuda/gemm/f32/4096\tnot run: {gemm[3]}")
+        print(f"cuda/gemm/f32/size:4096\tnot run: {gemm[3]}")
     elif gemm:
-        cublas = peers["cuda/gemm/f32/4096"][1]
-        print(f"cuda/gemm/f32/4096\t{gemm[2]:.0f} GFLOP/s = {100 * gemm[2] / cublas:.0f} % of "
+        cublas = peers["cuda/gemm/f32/size:4096"][1]
+        print(f"cuda/gemm/f32/size:4096\t{gemm[2]:.0f} GFLOP/s = {100 * gemm[2] / cublas:.0f} % of "
               f"cuBLAS fp32 ({cublas:.0f} GFLOP/s; target >= 60 %)")
     lm = volta.get("cuda/lm/infer")
     if lm and lm[3]:

@@ -33,9 +33,9 @@ class RatioTest(unittest.TestCase):
         text = self.ratios(
             [benchmark("cuda/copy_peak", 200.0, **{"GB/s": 3000.0}),
              benchmark("cuda/kernel/add", 300.0, **{"GB/s": 2400.0}),
-             benchmark("cuda/gemm/f32/4096", 5000.0, **{"GFLOP/s": 30000.0}),
+             benchmark("cuda/gemm/f32/size:4096", 5000.0, **{"GFLOP/s": 30000.0}),
              benchmark("cuda/lm/infer", 400.0)],
-            {"cuda/gemm/f32/4096": (0.003, 50000.0), "cuda/lm/infer": (0.002, 1.0)})
+            {"cuda/gemm/f32/size:4096": (0.003, 50000.0), "cuda/lm/infer": (0.002, 1.0)})
         self.assertIn("cuda/kernel/add\t2400 GB/s = 80 % of the copy peak (3000 GB/s", text)
         self.assertIn("30000 GFLOP/s = 60 % of cuBLAS fp32 (50000 GFLOP/s", text)
         self.assertIn("0.400 ms (target <= 0.5 ms); PyTorch eager 2.000 ms: "
@@ -43,9 +43,9 @@ class RatioTest(unittest.TestCase):
 
     def test_a_benchmark_that_could_not_run_says_why(self):
         text = self.ratios(
-            [dict(name="cuda/gemm/f32/4096/real_time", error_occurred=True,
+            [dict(name="cuda/gemm/f32/size:4096/real_time", error_occurred=True,
                   error_message="[R-MISSING-KERNEL] no MatMul kernel")], {})
-        self.assertIn("cuda/gemm/f32/4096\tnot run: [R-MISSING-KERNEL] no MatMul kernel", text)
+        self.assertIn("cuda/gemm/f32/size:4096\tnot run: [R-MISSING-KERNEL] no MatMul kernel", text)
 
 
 if __name__ == "__main__":

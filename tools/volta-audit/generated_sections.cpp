@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -90,6 +91,19 @@ std::string capability_cell(const OpCapability& capability) {
   if (!capability.supported) return "—";
   return dtype_list(capability.dtypes) + " (" +
          std::string(kernel_determinism_name(capability.determinism)) + ")";
+}
+
+// A CUDA cell: the dtypes, and how the kernels compare with the CPU backend's ("bitwise",
+// "bitwise except NaN payload", or "tolerance" where nothing is claimed). Every CUDA kernel is
+// bit-exact run to run, so the determinism class is not repeated.
+std::string cuda_capability_cell(const OpCapability& capability) {
+  if (!capability.supported) return "—";
+  std::string_view cpu = "tolerance";
+  if (capability.cpu_exactness == CrossBackendExactness::Bitwise) cpu = "= cpu bitwise";
+  if (capability.cpu_exactness == CrossBackendExactness::BitwiseExceptNanPayload) {
+    cpu = "= cpu bitwise but NaN payload";
+  }
+  return dtype_list(capability.dtypes) + " (" + std::string(cpu) + ")";
 }
 
 // How one op, family or backend's tests ended, per backend in kOnnxBackends order.
@@ -414,14 +428,20 @@ std::span<const GeneratedSection> generated_sections() { return kGeneratedSectio
 
 std::string render_op_backend_matrix() {
   const Capabilities cpu = make_backend("cpu")->capabilities();
+  // The CUDA column comes from the backend's capabilities, which answer without a device; a
+  // build without the backend (VOLTA_CUDA=OFF) says so in every cell rather than "no kernel".
+  const std::optional<Capabilities> cuda =
+      has_backend("cuda") ? std::optional(make_backend("cuda")->capabilities()) : std::nullopt;
   std::vector<std::vector<std::string>> rows;
   for (const OpSchema& schema : all_op_schemas()) {
+    const auto at = static_cast<size_t>(op_index(schema.kind));
     rows.push_back({std::string(schema.name), std::string(op_family_name(schema.family)),
                     type_params_cell(schema), std::string(nan_mode_name(schema.nan_mode)),
-                    capability_cell(cpu[static_cast<size_t>(op_index(schema.kind))]),
+                    capability_cell(cpu[at]),
+                    cuda ? cuda_capability_cell((*cuda)[at]) : "not built",
                     reference::reference_kernel(schema.kind) != nullptr ? "yes" : "no"});
   }
-  return markdown_table({"op", "family", "dtypes", "NaN policy", "cpu", "reference"}, rows);
+  return markdown_table({"op", "family", "dtypes", "NaN policy", "cpu", "cuda", "reference"}, rows);
 }
 
 std::string render_onnx_coverage(const conformance::Database& db, std::string_view commit) {

@@ -3,13 +3,17 @@
 // and every failing case is reported by its canonical id.
 #define BOOST_TEST_MODULE parity
 #include <boost/test/unit_test.hpp>
+#include <cmath>
+#include <limits>
 #include <map>
 #include <set>
+#include <stdexcept>
 
 #include "volta/conformance/parity_cases.h"
 #include "volta/conformance/parity_suite.h"
 #include "volta/conformance/tolerance.h"
 #include "volta/reference/reference.h"
+#include "volta/runtime/forwarding_backend.h"
 #include "volta/runtime/registry.h"
 #include "volta/runtime/runtime.h"
 
@@ -106,6 +110,59 @@ BOOST_AUTO_TEST_CASE(cases_of_a_backend_that_cannot_run_here_are_skipped_with_th
     BOOST_TEST(o.message.starts_with(*cuda), o.message);
     BOOST_TEST(cases[i].precondition == std::string(kCudaPrecondition));
   }
+}
+
+// The CPU backend standing in for the CUDA one (named "cuda", so the cuda:reference tolerance
+// rows judge it), claiming the CPU's bits for Add and Sqrt, with one element of every f32 Add
+// result off by one ULP: within the tolerance against the reference, but a broken claim.
+class OffByOneUlpAdd final : public ForwardingBackend {
+ public:
+  explicit OffByOneUlpAdd(CrossBackendExactness claim)
+      : ForwardingBackend(make_backend("cpu"), "cuda"), claim_(claim) {}
+  Capabilities capabilities() const override {
+    Capabilities caps = inner().capabilities();
+    for (OpKind op : {OpKind::Add, OpKind::Sqrt}) {
+      caps[static_cast<size_t>(op_index(op))].cpu_exactness = claim_;
+    }
+    return caps;
+  }
+  void run_kernel(const KernelChoice& kernel, const Node& node,
+                  std::span<const ConstTensorView> inputs, std::span<const TensorView> outputs,
+                  MemoryRegion workspace, ExecutionContext& ctx) const override {
+    inner().run_kernel(kernel, node, inputs, outputs, workspace, ctx);
+    if (node.op == OpKind::Add && outputs[0].dtype == DType::F32 && outputs[0].numel() > 1) {
+      float& y = outputs[0].as<float>()[1];
+      y = std::nextafter(y, std::numeric_limits<float>::infinity());
+    }
+  }
+
+ private:
+  CrossBackendExactness claim_;
+};
+
+const ParityCase& first_case_of(OpKind op, DType dtype) {
+  for (const ParityCase& c : all_cases()) {
+    if (c.op == op && c.inputs.at(0).dtype() == dtype && c.inputs.at(0).numel() > 1) return c;
+  }
+  throw std::logic_error("no parity case");
+}
+
+BOOST_AUTO_TEST_CASE(a_claim_of_the_cpus_bits_is_checked_bit_for_bit) {
+  const ParityCase& add = first_case_of(OpKind::Add, DType::F32);
+  const CaseOutcome broken =
+      run_parity_case(add, OffByOneUlpAdd(CrossBackendExactness::Bitwise), 1);
+  BOOST_TEST((broken.outcome == Outcome::FailNumeric), broken.message);
+  BOOST_TEST(broken.message.starts_with("claimed bitwise equal to the CPU backend, but output 0 "
+                                        "element 1: 0x"),
+             broken.message);
+  // Without the claim the same result is judged by the tolerance table alone, and passes.
+  const CaseOutcome unclaimed =
+      run_parity_case(add, OffByOneUlpAdd(CrossBackendExactness::NotClaimed), 1);
+  BOOST_TEST((unclaimed.outcome == Outcome::Pass), unclaimed.message);
+  // A claim the kernel keeps passes.
+  const CaseOutcome kept = run_parity_case(first_case_of(OpKind::Sqrt, DType::F32),
+                                           OffByOneUlpAdd(CrossBackendExactness::Bitwise), 1);
+  BOOST_TEST((kept.outcome == Outcome::Pass), kept.message);
 }
 
 BOOST_AUTO_TEST_CASE(case_ids_are_unique) {

@@ -59,7 +59,9 @@ class CpuBackend final : public Backend {
     Capabilities caps{};
     for (int i = 0; i < kOpCount; ++i) {
       const OpKernels& k = kernel_table()[static_cast<size_t>(i)];
-      caps[static_cast<size_t>(i)] = {k.select != nullptr, k.dtypes, k.determinism};
+      caps[static_cast<size_t>(i)] = {
+          k.select != nullptr, k.dtypes, k.determinism,
+          k.select != nullptr ? CrossBackendExactness::Bitwise : CrossBackendExactness::NotClaimed};
     }
     return caps;
   }

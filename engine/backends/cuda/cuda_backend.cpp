@@ -104,7 +104,7 @@ class CudaBackend final : public Backend {
     Capabilities caps{};
     for (size_t i = 0; i < caps.size(); ++i) {
       if (const CudaOpKernels* k = kernel_table()[i]) {
-        caps[i] = {true, k->claim.dtypes, KernelDeterminism::BitExact};
+        caps[i] = {true, k->claim.dtypes, KernelDeterminism::BitExact, k->claim.exactness};
       }
     }
     return caps;
@@ -231,18 +231,6 @@ void check_launch(cudaError_t status, const Node& node) {
 }
 
 }  // namespace cuda
-
-std::string_view cross_backend_exactness_name(CrossBackendExactness e) {
-  switch (e) {
-    case CrossBackendExactness::Bitwise:
-      return "bitwise";
-    case CrossBackendExactness::BitwiseExceptNanPayload:
-      return "bitwise-except-nan-payload";
-    case CrossBackendExactness::CpuAvx512BitwiseExceptNanPayload:
-      return "cpu-avx512-bitwise-except-nan-payload";
-  }
-  return "?";
-}
 
 std::span<const CudaOpClaim> cuda_op_claims() {
   static const std::vector<CudaOpClaim> kClaims = [] {

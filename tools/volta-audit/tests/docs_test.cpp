@@ -10,6 +10,7 @@
 #include "docs_contract.h"
 #include "volta/conformance/store.h"
 #include "volta/ir/op_kind.h"
+#include "volta/runtime/registry.h"
 
 namespace fs = std::filesystem;
 using volta::audit::DocFinding;
@@ -103,12 +104,12 @@ BOOST_AUTO_TEST_CASE(one_row_per_op_in_op_table_order) {
   const std::vector<std::string> lines = split(volta::audit::render_op_backend_matrix(), '\n');
   BOOST_REQUIRE_EQUAL(lines.size(), static_cast<size_t>(volta::kOpCount) + 2);
   BOOST_TEST(cells(lines[0]) == (std::vector<std::string>{"op", "family", "dtypes", "NaN policy",
-                                                          "cpu", "reference"}),
+                                                          "cpu", "cuda", "reference"}),
              boost::test_tools::per_element());
   BOOST_TEST(lines[1].find_first_not_of("|-") == std::string::npos);
   for (int i = 0; i < volta::kOpCount; ++i) {
     const std::vector<std::string> row = cells(lines[static_cast<size_t>(i) + 2]);
-    BOOST_REQUIRE_EQUAL(row.size(), 6u);
+    BOOST_REQUIRE_EQUAL(row.size(), 7u);
     BOOST_TEST(row[0] == volta::op_name(static_cast<volta::OpKind>(i)));
   }
 }
@@ -116,15 +117,36 @@ BOOST_AUTO_TEST_CASE(one_row_per_op_in_op_table_order) {
 BOOST_AUTO_TEST_CASE(rows_come_from_op_table_capabilities_and_reference) {
   const std::vector<std::string> lines = split(volta::audit::render_op_backend_matrix(), '\n');
   auto row_of = [&](volta::OpKind op) { return cells(lines[volta::op_index(op) + 2]); };
-  BOOST_TEST(row_of(volta::OpKind::Add) ==
+  const auto without_cuda = [](std::vector<std::string> row) {
+    row.erase(row.begin() + 5);
+    return row;
+  };
+  BOOST_TEST(without_cuda(row_of(volta::OpKind::Add)) ==
                  (std::vector<std::string>{"Add", "elementwise", "f32, f64, i64, i32", "propagate",
                                            "f32, f64, i64, i32 (bit-exact)", "yes"}),
              boost::test_tools::per_element());
   BOOST_TEST(
-      row_of(volta::OpKind::ArgMax) ==
+      without_cuda(row_of(volta::OpKind::ArgMax)) ==
           (std::vector<std::string>{"ArgMax", "reduction", "T: f32, f64, i64, i32; I: i64",
                                     "first-nan-wins", "f32, f64, i64, i32 (bit-exact)", "yes"}),
       boost::test_tools::per_element());
+  // The cuda column: the backend's dtypes and its claim against the CPU, or why there is none.
+  if (!volta::has_backend("cuda")) {
+    BOOST_TEST(row_of(volta::OpKind::Add)[5] == "not built");
+    return;
+  }
+  const volta::Capabilities cuda = volta::make_backend("cuda")->capabilities();
+  for (int i = 0; i < volta::kOpCount; ++i) {
+    const volta::OpCapability& c = cuda[static_cast<size_t>(i)];
+    const std::string cell = row_of(static_cast<volta::OpKind>(i))[5];
+    const std::string claim =
+        c.cpu_exactness == volta::CrossBackendExactness::Bitwise ? "(= cpu bitwise)"
+        : c.cpu_exactness == volta::CrossBackendExactness::BitwiseExceptNanPayload
+            ? "(= cpu bitwise but NaN payload)"
+            : "(tolerance)";
+    BOOST_TEST((c.supported ? cell.ends_with(claim) : cell == "—"), cell);
+  }
+  BOOST_TEST(row_of(volta::OpKind::Add)[5].starts_with("f32"));
   BOOST_TEST(row_of(volta::OpKind::Gather)[2] == "T: f32, f64, i64, i32, bool; I: i64, i32");
   BOOST_TEST(row_of(volta::OpKind::Gather)[3] == "pass-through");
   // Reshape declares the movement family's index parameter but binds nothing to it.

@@ -3,6 +3,7 @@
 // and element type, each element one running FMA sum over K in order. Internal to the GEMM
 // core: linalg_gemm.cpp drives them, linalg_gemm_pack.cpp packs their panels.
 
+#include <cmath>
 #include <cstdint>
 
 #include "linalg_gemm.h"
@@ -24,22 +25,24 @@ constexpr int64_t kCacheLine = 64;
 
 // ---- Micro-kernels ---------------------------------------------------------------------------
 
-// Portable C++ for CPUs without a SIMD kernel; the compiler may vectorize the j loop for its
-// baseline ISA. Like the SIMD kernels, each element is one running sum over p in order.
+// Portable C++ for CPUs without a SIMD kernel. It rounds exactly as the SIMD kernels do, so a
+// product has the same bits on every ISA (and on the CUDA backend): each element is one
+// running fused multiply-add over p in order, scaled by alpha, then fma(beta, c, scaled). On a
+// CPU without FMA hardware std::fma is slow, but correctly rounded.
 template <class T, int MR, int NR>
 void generic_micro_kernel(int64_t kc, const T* a, const T* b, T* c, int64_t ldc,
                           GemmEpilogue<T> epilogue, const T* /*prefetch*/) {
   T acc[MR][NR] = {};
   for (int64_t p = 0; p < kc; ++p, a += MR, b += NR) {
     for (int i = 0; i < MR; ++i) {
-      for (int j = 0; j < NR; ++j) acc[i][j] += a[i] * b[j];
+      for (int j = 0; j < NR; ++j) acc[i][j] = std::fma(a[i], b[j], acc[i][j]);
     }
   }
   for (int i = 0; i < MR; ++i) {
     T* row = c + i * ldc;
     for (int j = 0; j < NR; ++j) {
       const T scaled = epilogue.alpha * acc[i][j];
-      row[j] = epilogue.load_c ? scaled + epilogue.beta * row[j] : scaled;
+      row[j] = epilogue.load_c ? std::fma(epilogue.beta, row[j], scaled) : scaled;
     }
   }
 }
@@ -238,7 +241,10 @@ inline bool cpu_runs_avx512() {
 // in L2, as does the block of Y being summed. Tiles are at most mc rows by nc columns; op(B)
 // is packed once for all the tiles below one another. The f32 AVX-512 kc (512) was measured
 // against 256, 384, 768 and 1024 at 512..2048 cubed on Zen 5; 896..1024 hit a cache-aliasing
-// cliff in a kernel-only test, 256 pays for more passes over Y.
+// cliff in a kernel-only test, 256 pays for more passes over Y. The slice depth is part of
+// the result (slices are folded into Y one rounding at a time), so every variant of one
+// element type uses the same kc: 512 for f32, 256 for f64. That gives the same bits on every
+// ISA, and lets the CUDA backend's GEMM (engine/backends/cuda/kernels/gemm_kernel.cuh) match them.
 template <class T>
 struct MicroKernels;
 
@@ -249,7 +255,7 @@ struct MicroKernels<float> {
       .isa = GemmIsa::Generic,
       .mr = kGenericRows,
       .nr = kGenericCols,
-      .kc = 256,
+      .kc = 512,
       .mc = 128,
       .nc = 512,
       .fn = &generic_micro_kernel<float, kGenericRows, kGenericCols>};
@@ -258,7 +264,7 @@ struct MicroKernels<float> {
                                                    .isa = GemmIsa::Avx2Fma,
                                                    .mr = kAvx2Rows,
                                                    .nr = kAvx2VectorsPerRow * Avx2F32::kLanes,
-                                                   .kc = 256,
+                                                   .kc = 512,
                                                    .mc = 168,
                                                    .nc = 1024,
                                                    .fn = &avx2_fma_micro_kernel<Avx2F32>};

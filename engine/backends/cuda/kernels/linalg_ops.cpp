@@ -192,13 +192,14 @@ KernelSelection select_fused_matmul(const CudaKernelQuery& query) {
 
 using E = CrossBackendExactness;
 constexpr std::string_view kGemmOrder =
-    "the CPU's FMA micro-kernels' order: per element a running FMA sum over k in order within "
+    "the CPU's micro-kernels' order (the same on every ISA): per element a running FMA sum over "
+    "k in order within "
     "each K slice (f32 512 deep, f64 256), alpha * sum, then fma(beta, C, .) on the first slice "
     "and fma(1, Y, .) on each later one";
 const CudaOpKernels kOps[] = {
-    {{OpKind::MatMul, kFloats, E::CpuAvx512BitwiseExceptNanPayload, kGemmOrder}, select_matmul},
-    {{OpKind::Gemm, kFloats, E::CpuAvx512BitwiseExceptNanPayload, kGemmOrder}, select_gemm},
-    {{OpKind::FusedMatMul, kFloats, E::CpuAvx512BitwiseExceptNanPayload,
+    {{OpKind::MatMul, kFloats, E::BitwiseExceptNanPayload, kGemmOrder}, select_matmul},
+    {{OpKind::Gemm, kFloats, E::BitwiseExceptNanPayload, kGemmOrder}, select_gemm},
+    {{OpKind::FusedMatMul, kFloats, E::BitwiseExceptNanPayload,
       "MatMul's sums, then one IEEE add of the bias in the Add's operand order, then Relu's "
       "select; activations none and relu"},
      select_fused_matmul},

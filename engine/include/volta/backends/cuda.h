@@ -71,20 +71,6 @@ class CudaContext : public ExecutionContext {
 // The CUDA context of `ctx`; throws VoltaError(BackendMismatch) when another backend made it.
 CudaContext& cuda_context(ExecutionContext& ctx);
 
-// How close a CUDA kernel's results are to the CPU backend's for the same node.
-enum class CrossBackendExactness : uint8_t {
-  Bitwise,                  // every bit, NaN payloads included
-  BitwiseExceptNanPayload,  // every non-NaN bit; NaN exactly where the CPU gives NaN (GPU
-                            // arithmetic returns the canonical NaN, x86 passes payloads on)
-  // BitwiseExceptNanPayload against the CPU backend running its AVX-512 GEMM micro-kernels (the
-  // x86-64 hosts of current NVIDIA data-centre GPUs have AVX-512). The CPU's result depends on
-  // its ISA: its AVX2 kernels give the same bits except f32 with K > 256 (they fold K in 256-deep
-  // slices, AVX-512 in 512-deep ones), its generic kernels (no FMA) round differently. The CUDA
-  // result itself is the same on every GPU.
-  CpuAvx512BitwiseExceptNanPayload,
-};
-std::string_view cross_backend_exactness_name(CrossBackendExactness e);
-
 // The per-op claim of each op the CUDA backend has kernels for, in OpKind order: the
 // device tests (engine/backends/cuda/tests) check each against the CPU backend.
 struct CudaOpClaim {

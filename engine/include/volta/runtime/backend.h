@@ -46,6 +46,8 @@ struct OpCapability {
   bool supported = false;
   DTypeSet dtypes;
   KernelDeterminism determinism = KernelDeterminism::BitExact;
+  // Against the CPU backend's kernels; the parity suite checks every claim (bit for bit).
+  CrossBackendExactness cpu_exactness = CrossBackendExactness::NotClaimed;
 };
 using Capabilities = std::array<OpCapability, kOpCount>;
 

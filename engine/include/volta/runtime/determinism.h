@@ -19,8 +19,20 @@ enum class KernelDeterminism : uint8_t {
   NonDeterministic,  // may differ between runs (e.g. float atomics)
 };
 
+// How a backend's kernel for an op compares with the CPU backend's kernel on the same node:
+// the cross-backend contract (DESIGN.md, "Determinism contract": a named core set is
+// bit-identical on CPU and CUDA). The CPU backend is the baseline and matches itself bitwise.
+enum class CrossBackendExactness : uint8_t {
+  NotClaimed,               // agrees within the tolerance table only
+  Bitwise,                  // every bit, NaN payloads included
+  BitwiseExceptNanPayload,  // every non-NaN bit; NaN exactly where the CPU gives NaN (GPU
+                            // arithmetic returns the canonical NaN, x86 passes payloads on)
+};
+
 std::string_view determinism_mode_name(DeterminismMode mode);
 std::optional<DeterminismMode> parse_determinism_mode(std::string_view name);
 std::string_view kernel_determinism_name(KernelDeterminism d);
+// "not-claimed", "bitwise", "bitwise-except-nan-payload".
+std::string_view cross_backend_exactness_name(CrossBackendExactness e);
 
 }  // namespace volta
