@@ -22,6 +22,7 @@ struct CudaKernelArgs {
   std::span<const ConstTensorView> inputs;  // device memory
   std::span<const TensorView> outputs;      // device memory
   cudaStream_t stream;
+  void* workspace = nullptr;  // device memory: the KernelChoice's workspace_bytes, planned
 };
 
 // Enqueues the kernel on args.stream; throws VoltaError(DeviceFailure) when the launch fails.
@@ -52,11 +53,13 @@ struct CudaOpKernels {
 std::span<const CudaOpKernels> elementwise_op_kernels();
 std::span<const CudaOpKernels> activation_op_kernels();
 std::span<const CudaOpKernels> linalg_op_kernels();
+std::span<const CudaOpKernels> normalization_op_kernels();
+std::span<const CudaOpKernels> reduction_op_kernels();
 
 // Every CUDA kernel is deterministic by construction: no atomics, no reduction whose order
 // depends on the launch.
-inline KernelChoice choice_of(const CudaKernel& k) {
-  return KernelChoice{std::string(k.variant), KernelDeterminism::BitExact, &k, 0, 0};
+inline KernelChoice choice_of(const CudaKernel& k, int64_t workspace_bytes = 0) {
+  return KernelChoice{std::string(k.variant), KernelDeterminism::BitExact, &k, workspace_bytes, 0};
 }
 
 // The refusal of a node whose data dtype (input 0's) is outside `supported`, in the CPU

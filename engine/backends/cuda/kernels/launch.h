@@ -48,8 +48,8 @@ cudaError_t kernel_image_status();
 // as the CPU backend's FMA micro-kernels compute it (engine/backends/cpu/kernels/
 // linalg_gemm_micro_kernels.h): K cut into slices of kGemmSlice<T> from 0; within a slice one
 // running FMA sum from +0 over k in order; the first slice stores alpha * sum (then
-// fma(beta, C, that) when there is a C), each later one fma(1, Y, alpha * sum). The f32 slice
-// is the AVX-512 kernel's kc (the AVX2 one's is 256), f64's is both ISAs' kc.
+// fma(beta, C, that) when there is a C), each later one fma(1, Y, alpha * sum). The slice is
+// every CPU micro-kernel's kc for the type (the same on every ISA).
 template <class T>
 inline constexpr int64_t kGemmSlice = sizeof(T) == 4 ? 512 : 256;
 
@@ -87,5 +87,99 @@ struct GemmLaunch {
 // Enqueues the GEMM (m, n >= 1; k >= 0; batch.numel >= 1).
 cudaError_t launch_f32_gemm(const GemmLaunch<float>& g, cudaStream_t stream);
 cudaError_t launch_f64_gemm(const GemmLaunch<double>& g, cudaStream_t stream);
+// ---- Reduction and normalization (kernels/reduction.cu, kernels/normalization.cu) ----
+// Both follow the CPU backend's fixed tree (cpu/kernels/reduce_tree.h): a row is cut into
+// leaves of kTreeLeaf elements, element i of a leaf goes to lane i % kTreeLanes in index order,
+// the lanes combine pairwise, then the leaves pairwise level by level. The tree is the row's
+// length alone; which threads compute which leaf never changes a bit.
+
+inline constexpr int64_t kTreeLeaf = 4096;  // the CPU's kReductionChunk
+inline constexpr int kTreeLanes = 8;        // the CPU's kReductionLanes
+
+// A Reduce*'s input as the CPU's ReduceLayout sees it: size-1 axes dropped, neighbouring axes
+// of the same kind merged, kept and reduced extents outermost first. Output o's row starts at
+// offset(kept, o); its element i sits offset(reduced, i) further (row-major in both).
+inline constexpr int kMaxReduceExtents = 8;
+struct ReduceExtents {
+  int rank = 0;
+  int64_t sizes[kMaxReduceExtents] = {};
+  int64_t strides[kMaxReduceExtents] = {};  // in elements of the input
+};
+struct ReduceGeometry {
+  ReduceExtents kept;
+  ReduceExtents reduced;
+  int64_t outputs = 1;
+  int64_t row_length = 1;
+  // Leaves per row; an empty row counts one (empty) leaf, which finishes from the identity.
+  int64_t leaves() const {
+    return row_length <= kTreeLeaf ? 1 : (row_length + kTreeLeaf - 1) / kTreeLeaf;
+  }
+};
+
+enum class ReduceOp : int { Sum, Mean, Max, Min, Prod, SumSquare, L1, L2 };
+enum class ReduceType : int { F32, F64 };
+
+// Bytes of one leaf's partial result (the op's accumulator: f32, double, or a scaled product).
+int64_t reduce_partial_bytes(ReduceOp op, ReduceType type);
+// Scratch the launch needs: a partial per (leaf, output) when rows span several leaves.
+inline int64_t reduce_workspace_bytes(ReduceOp op, ReduceType type, const ReduceGeometry& g) {
+  return g.leaves() > 1 ? g.leaves() * g.outputs * reduce_partial_bytes(op, type) : 0;
+}
+// y[o] = the op over output o's row, for every o (outputs > 0); workspace as sized above.
+cudaError_t launch_reduce(ReduceOp op, ReduceType type, const ReduceGeometry& geometry,
+                          const void* x, void* y, void* workspace, cudaStream_t stream);
+
+// Rows of `length` elements: row r = outer * inner + i holds x[(outer * length + a) * inner + i]
+// for a in [0, length).
+struct RowGeometry {
+  int64_t rows = 0;
+  int64_t length = 0;
+  int64_t inner = 1;
+};
+
+// Softmax of every row, f32 (y may be x).
+cudaError_t launch_f32_softmax(const RowGeometry& rows, const float* x, float* y,
+                               cudaStream_t stream);
+
+// (x - mean) * inv_std * scale + bias over each row (inner 1), mean and biased variance by the
+// tree, inv_std = 1 / sqrt(variance + epsilon). Scale and bias (bias may be null) hold one
+// value per row element, or with `channels` > 0 one per channel r % channels for row r
+// (InstanceNormalization). mean / inv_std (may be null) get one value per row.
+template <class T>
+struct RowNormalization {
+  const T* x = nullptr;
+  const T* scale = nullptr;
+  const T* bias = nullptr;
+  T* y = nullptr;
+  T* mean = nullptr;
+  T* inv_std = nullptr;
+  T epsilon = 0;
+  int64_t channels = 0;
+};
+cudaError_t launch_normalize_rows(const RowGeometry& rows, const RowNormalization<float>& args,
+                                  cudaStream_t stream);
+cudaError_t launch_normalize_rows(const RowGeometry& rows, const RowNormalization<double>& args,
+                                  cudaStream_t stream);
+// Writes the quiet NaN (the CPU's quiet_NaN()) to y[0, n).
+cudaError_t launch_fill_quiet_nan(float* y, int64_t n, cudaStream_t stream);
+cudaError_t launch_fill_quiet_nan(double* y, int64_t n, cudaStream_t stream);
+
+// BatchNormalization (inference) over planes of `plane` elements, channel p % channels:
+// y = (x - mean[c]) * (1 / sqrt(var[c] + epsilon)) * scale[c] + bias[c].
+template <class T>
+struct BatchNormArgs {
+  const T* x = nullptr;
+  const T* scale = nullptr;
+  const T* bias = nullptr;
+  const T* mean = nullptr;
+  const T* var = nullptr;
+  T* y = nullptr;
+  T epsilon = 0;
+  int64_t channels = 1;
+  int64_t plane = 0;
+  int64_t numel = 0;
+};
+cudaError_t launch_batch_norm(const BatchNormArgs<float>& args, cudaStream_t stream);
+cudaError_t launch_batch_norm(const BatchNormArgs<double>& args, cudaStream_t stream);
 
 }  // namespace volta::cuda

@@ -16,6 +16,7 @@
 #include "expect_error.h"
 #include "gemm_reference.h"
 #include "kernels/launch.h"
+#include "reduce_geometry.h"
 #include "test_util.h"
 #include "volta/backends/cuda.h"
 #include "volta/ir/op_schema.h"
@@ -34,11 +35,13 @@ const Backend& cuda_backend() {
 }
 
 constexpr std::string_view kCudaOps =
-    "Add, Sub, Mul, Div, Neg, Abs, Sqrt, Exp, Log, Tanh, Sigmoid, Relu, MatMul, Gemm, FusedMatMul";
+    "Add, Sub, Mul, Div, Neg, Abs, Sqrt, Exp, Log, Tanh, Sigmoid, Relu, Softmax, "
+    "LayerNormalization, ReduceSum, ReduceMean, ReduceMax, ReduceMin, ReduceProd, "
+    "ReduceSumSquare, ReduceL1, ReduceL2, BatchNormalization, InstanceNormalization";
 
-// The ops of the families that map elements (one f32 kernel each); the linalg family's are
-// tested on their own below.
-bool maps_elements(OpKind op) {
+// The elementwise and activation ops: f32 only, one input (two for the binary ones), no
+// attributes. The other families' selection is tested in their own suites below.
+bool is_map_op(OpKind op) {
   const OpFamily family = op_schema(op).family;
   return family == OpFamily::Elementwise || family == OpFamily::Activation;
 }
@@ -81,7 +84,7 @@ BOOST_AUTO_TEST_CASE(the_claims_name_the_ops_with_kernels_in_op_order) {
   std::string names;
   for (const CudaOpClaim& c : cuda_op_claims()) {
     names += (names.empty() ? "" : ", ") + std::string(op_name(c.op));
-    BOOST_TEST(c.dtypes.str() == (maps_elements(c.op) ? "{f32}" : "{f32,f64}"));
+    if (is_map_op(c.op)) BOOST_TEST(c.dtypes.str() == "{f32}");
     BOOST_TEST(!c.how.empty());
   }
   BOOST_TEST(names == kCudaOps);
@@ -94,7 +97,7 @@ BOOST_AUTO_TEST_CASE(the_claims_name_the_ops_with_kernels_in_op_order) {
       BOOST_TEST(cross_backend_exactness_name(c.exactness) == "bitwise-except-nan-payload");
     }
   }
-  BOOST_TEST(bitwise == "Neg, Abs, Log, Sigmoid, Relu");
+  BOOST_TEST(bitwise == "Neg, Abs, Log, Sigmoid, Relu, Softmax, ReduceMax, ReduceMin");
 }
 
 BOOST_AUTO_TEST_CASE(capabilities_are_the_claimed_ops) {
@@ -107,7 +110,8 @@ BOOST_AUTO_TEST_CASE(capabilities_are_the_claimed_ops) {
     const OpCapability& cap = caps[static_cast<size_t>(i)];
     BOOST_TEST(cap.supported == claimed, op_name(op));
     if (cap.supported) {
-      BOOST_TEST(cap.dtypes.str() == (maps_elements(op) ? "{f32}" : "{f32,f64}"));
+      const auto claim = std::ranges::find(claims, op, &CudaOpClaim::op);
+      BOOST_TEST(cap.dtypes.str() == claim->dtypes.str());
       BOOST_TEST(kernel_determinism_name(cap.determinism) == "bit-exact");
     }
   }
@@ -131,7 +135,7 @@ BOOST_AUTO_TEST_CASE(select_kernel_agrees_with_capabilities) {
                                         ")");
       continue;
     }
-    if (!maps_elements(op)) continue;  // the linalg suite below
+    if (!is_map_op(op)) continue;
     const Graph f32 = f_graph(op, DType::F32, Shape{4}, Shape{4});
     const KernelSelection s = cuda_backend().select_kernel(f32, only_node(f32));
     const auto* choice = std::get_if<KernelChoice>(&s);
@@ -512,6 +516,194 @@ void check_cpu_order(DType dtype) {
 BOOST_AUTO_TEST_CASE(the_claimed_order_is_the_cpu_backends) {
   check_cpu_order<float>(DType::F32);
   check_cpu_order<double>(DType::F64);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+}  // namespace
+}  // namespace volta
+
+// ---- Reductions and normalizations: geometry and selection, on the host ----
+namespace volta {
+namespace {
+
+using cuda::ReduceExtents;
+using cuda::ReduceGeometry;
+using Ints = std::vector<int64_t>;
+
+Attributes reduce_attrs(const Ints& axes, int64_t keepdims = 0) {
+  return {{"axes", axes}, {"keepdims", keepdims}};
+}
+
+ReduceAxes axes_of(const Ints& axes, int rank) {
+  Node node;
+  node.op = OpKind::ReduceSum;
+  node.attrs = reduce_attrs(axes);
+  return resolve_reduce_axes(AttrReader(node), rank);
+}
+
+// "size:stride size:stride" of one side of a geometry.
+std::string extents(const ReduceExtents& e) {
+  std::string out;
+  for (int d = 0; d < e.rank; ++d) {
+    out += (d == 0 ? "" : " ") + std::to_string(e.sizes[d]) + ":" + std::to_string(e.strides[d]);
+  }
+  return out;
+}
+
+KernelSelection select_single(OpKind op, const std::vector<std::optional<TypeInfo>>& inputs,
+                              Attributes attrs = {}, int outputs = 1) {
+  const Graph g = single_op_graph(op, inputs, std::move(attrs), outputs);
+  return cuda_backend().select_kernel(g, only_node(g));
+}
+
+KernelChoice chosen(const KernelSelection& s) {
+  const auto* choice = std::get_if<KernelChoice>(&s);
+  if (choice == nullptr) BOOST_FAIL(std::get<KernelUnsupported>(s).reason);
+  return *choice;
+}
+
+std::string refusal(const KernelSelection& s) {
+  const auto* refused = std::get_if<KernelUnsupported>(&s);
+  BOOST_REQUIRE(refused != nullptr);
+  return refused->reason;
+}
+
+BOOST_AUTO_TEST_SUITE(reduction_geometry)
+
+// Rows as the CPU's ReduceLayout visits them: kept and reduced extents outermost first, size-1
+// axes dropped, neighbours of the same kind merged.
+BOOST_AUTO_TEST_CASE(rows_follow_the_cpu_layout) {
+  const auto g = [](const Shape& s, const Ints& axes) {
+    const std::optional<ReduceGeometry> r = cuda::reduce_geometry(s, axes_of(axes, s.rank()));
+    BOOST_REQUIRE(r.has_value());
+    return *r;
+  };
+  ReduceGeometry r = g({2, 3, 4}, {1});
+  BOOST_TEST(extents(r.kept) == "2:12 4:1");
+  BOOST_TEST(extents(r.reduced) == "3:4");
+  BOOST_TEST(r.outputs == 8);
+  BOOST_TEST(r.row_length == 3);
+  r = g({2, 3, 4}, {0, 2});  // non-contiguous reduced axes: row-major over both
+  BOOST_TEST(extents(r.kept) == "3:4");
+  BOOST_TEST(extents(r.reduced) == "2:12 4:1");
+  BOOST_TEST(r.row_length == 8);
+  r = g({2, 3, 4}, {});  // everything: one contiguous row
+  BOOST_TEST(extents(r.kept).empty());
+  BOOST_TEST(extents(r.reduced) == "24:1");
+  BOOST_TEST(r.outputs == 1);
+  r = g({2, 1, 3}, {0, 2});  // the size-1 axis between them drops, so they merge
+  BOOST_TEST(extents(r.reduced) == "6:1");
+  BOOST_TEST(r.outputs == 1);
+  r = g({5, 1}, {1});  // only a size-1 axis reduced: rows of one element
+  BOOST_TEST(extents(r.kept) == "5:1");
+  BOOST_TEST(r.reduced.rank == 0);
+  BOOST_TEST(r.row_length == 1);
+  r = g({3, 0, 2}, {1});  // empty rows
+  BOOST_TEST(r.outputs == 6);
+  BOOST_TEST(r.row_length == 0);
+  BOOST_TEST(r.leaves() == 1);
+  BOOST_TEST(g({2, 8193}, {1}).leaves() == 3);
+  BOOST_TEST(g({2, 8192}, {1}).leaves() == 2);
+}
+
+BOOST_AUTO_TEST_CASE(too_many_alternations_are_refused_naming_the_shape) {
+  const Shape alternating{2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2};
+  const Ints odd = {1, 3, 5, 7, 9, 11, 13, 15, 17};
+  BOOST_TEST(!cuda::reduce_geometry(alternating, axes_of(odd, alternating.rank())).has_value());
+  const Shape sixteen{2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2};
+  const Ints eight = {1, 3, 5, 7, 9, 11, 13, 15};  // and eight kept runs
+  BOOST_TEST(cuda::reduce_geometry(sixteen, axes_of(eight, sixteen.rank())).has_value());
+  BOOST_TEST(refusal(select_single(OpKind::ReduceSum, {TypeInfo{DType::F32, alternating}},
+                                   reduce_attrs(odd))) ==
+             "ReduceSum of " + alternating.str() +
+                 " alternates kept and reduced axes more than 8 times; the CUDA kernels take at "
+                 "most 8 runs of each");
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(reduction_and_normalization_selection)
+
+// Rows of more than one leaf keep a partial per (leaf, output) in the planned workspace, in
+// the op's accumulator: f32, double for ReduceL2 (Wide) and f64, 16 bytes for ReduceProd.
+BOOST_AUTO_TEST_CASE(reductions_declare_the_leaf_partials_as_workspace) {
+  const TypeInfo long_rows{DType::F32, Shape{3, 2 * 4096 + 1}};
+  const std::vector<std::pair<OpKind, int64_t>> bytes = {
+      {OpKind::ReduceSum, 4}, {OpKind::ReduceMean, 4},      {OpKind::ReduceMax, 4},
+      {OpKind::ReduceMin, 4}, {OpKind::ReduceSumSquare, 4}, {OpKind::ReduceL1, 4},
+      {OpKind::ReduceL2, 8},  {OpKind::ReduceProd, 16}};
+  for (const auto& [op, partial] : bytes) {
+    const KernelChoice c = chosen(select_single(op, {long_rows}, reduce_attrs({1})));
+    BOOST_TEST(c.variant == "f32_" +
+                                std::string(op == OpKind::ReduceSum         ? "reduce_sum"
+                                            : op == OpKind::ReduceMean      ? "reduce_mean"
+                                            : op == OpKind::ReduceMax       ? "reduce_max"
+                                            : op == OpKind::ReduceMin       ? "reduce_min"
+                                            : op == OpKind::ReduceSumSquare ? "reduce_sum_square"
+                                            : op == OpKind::ReduceL1        ? "reduce_l1"
+                                            : op == OpKind::ReduceL2        ? "reduce_l2"
+                                                                            : "reduce_prod") +
+                                "_cuda_tree4096x8");
+    BOOST_TEST(c.workspace_bytes == 3 * 3 * partial, op_name(op));
+    BOOST_TEST(kernel_determinism_name(c.determinism) == "bit-exact");
+    // One leaf per row (4096 elements): finished in place, no workspace.
+    const TypeInfo one_leaf{DType::F32, Shape{3, 4096}};
+    BOOST_TEST(chosen(select_single(op, {one_leaf}, reduce_attrs({1}))).workspace_bytes == 0);
+  }
+  const KernelChoice f64 = chosen(
+      select_single(OpKind::ReduceSum, {TypeInfo{DType::F64, Shape{10000}}}, reduce_attrs({})));
+  BOOST_TEST(f64.variant == "f64_reduce_sum_cuda_tree4096x8");
+  BOOST_TEST(f64.workspace_bytes == 3 * 8);
+}
+
+BOOST_AUTO_TEST_CASE(unsupported_dtypes_and_operands_are_refused_in_the_cpu_words) {
+  BOOST_TEST(refusal(select_single(OpKind::ReduceSum, {TypeInfo{DType::I32, Shape{4}}},
+                                   reduce_attrs({}))) ==
+             "no i32 kernel for ReduceSum (supported: {f32,f64})");
+  BOOST_TEST(refusal(select_single(OpKind::Softmax, {TypeInfo{DType::F64, Shape{2, 3}}},
+                                   {{"axis", int64_t{-1}}})) ==
+             "no f64 kernel for Softmax (supported: {f32})");
+  const TypeInfo x{DType::F32, Shape{4, 6, 8}};
+  BOOST_TEST(refusal(select_single(OpKind::LayerNormalization,
+                                   {x, TypeInfo{DType::F32, Shape{8}}, std::nullopt},
+                                   {{"axis", int64_t{1}}})) ==
+             "Scale [8] broadcasts within the normalized block of 48 elements; the CUDA "
+             "LayerNormalization takes Scale and B with one value per element");
+  const KernelChoice ln =
+      chosen(select_single(OpKind::LayerNormalization,
+                           {TypeInfo{DType::F64, Shape{4, 6, 8}}, TypeInfo{DType::F64, Shape{6, 8}},
+                            TypeInfo{DType::F64, Shape{6, 8}}},
+                           {{"axis", int64_t{1}}}, 3));
+  BOOST_TEST(ln.variant == "f64_layernorm_cuda_tree4096x8");
+  BOOST_TEST(ln.workspace_bytes == 0);
+  BOOST_TEST(chosen(select_single(OpKind::Softmax, {x}, {{"axis", int64_t{1}}})).variant ==
+             "f32_softmax_cuda_tree4096x8");
+}
+
+// A transformer block's reductions and normalizations plan for CUDA without a device, the
+// reductions' workspace placed by the planner.
+BOOST_AUTO_TEST_CASE(a_graph_of_them_compiles_strict_without_a_device) {
+  Graph g;
+  const ValueId x = g.add_input("x", DType::F32, Shape{16, 32, 64});
+  const ValueId scale = g.add_input("scale", DType::F32, Shape{64});
+  const ValueId ln =
+      g.add_node(OpKind::LayerNormalization, {x, scale}, {{"axis", int64_t{-1}}}, "ln")[0];
+  const ValueId sm = g.add(OpKind::Softmax, {ln}, {{"axis", int64_t{-1}}}, "softmax");
+  const ValueId big = g.add_input("big", DType::F32, Shape{3, 10000});
+  g.set_outputs({g.add(OpKind::ReduceMean, {sm}, reduce_attrs({0, 2}, 1), "mean"),
+                 g.add(OpKind::ReduceSum, {big}, reduce_attrs({1}), "sum")});
+  const ExecutionPlan plan = compile(g, cuda_backend(), DeterminismMode::Strict);
+  std::string variants;
+  int64_t workspace = 0;
+  for (const PlannedStep& step : plan.steps) {
+    variants += (variants.empty() ? "" : " ") + step.kernel.variant;
+    workspace += step.kernel.workspace_bytes;
+  }
+  BOOST_TEST(variants ==
+             "f32_layernorm_cuda_tree4096x8 f32_softmax_cuda_tree4096x8 "
+             "f32_reduce_mean_cuda_tree4096x8 f32_reduce_sum_cuda_tree4096x8");
+  BOOST_TEST(workspace == 3 * 3 * 4);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -1,0 +1,218 @@
+// Normalization-family kernels: Softmax (f32), LayerNormalization and InstanceNormalization
+// (f32, f64), BatchNormalization inference (f32, f64), each computing what the CPU backend's
+// kernel computes (cpu/kernels/normalization.cpp and softmax_rows.h), operation for operation;
+// every sum within a row goes over the CPU's tree (tree.cuh). The per-op exactness claims are in
+// normalization_ops.cpp.
+//
+// A row belongs to a group of 8 neighbouring threads, one per tree lane: for each leaf in turn,
+// thread `lane` accumulates the leaf's elements lane, lane + 8, ... in index order, the lanes
+// combine pairwise through shuffles and the leaf result joins the leaves' pairwise combination
+// (tree::LeafStack). All rows of a launch have the same length, so the threads of a warp run the
+// same loops; a group past the last row runs them on no elements.
+
+#include "device_math.cuh"
+#include "map.cuh"
+#include "tree.cuh"
+
+namespace volta::cuda {
+namespace {
+
+constexpr int kRowsPerBlock = kThreadsPerBlock / kTreeLanes;  // 32
+constexpr int64_t kMaxRowBlocks = 65536;
+
+__device__ __forceinline__ float add_rn(float a, float b) { return __fadd_rn(a, b); }
+__device__ __forceinline__ double add_rn(double a, double b) { return __dadd_rn(a, b); }
+__device__ __forceinline__ float sub_rn(float a, float b) { return __fsub_rn(a, b); }
+__device__ __forceinline__ double sub_rn(double a, double b) { return __dsub_rn(a, b); }
+__device__ __forceinline__ float mul_rn(float a, float b) { return __fmul_rn(a, b); }
+__device__ __forceinline__ double mul_rn(double a, double b) { return __dmul_rn(a, b); }
+__device__ __forceinline__ float div_rn(float a, float b) { return __fdiv_rn(a, b); }
+__device__ __forceinline__ double div_rn(double a, double b) { return __ddiv_rn(a, b); }
+__device__ __forceinline__ float sqrt_rn(float a) { return __fsqrt_rn(a); }
+__device__ __forceinline__ double sqrt_rn(double a) { return __dsqrt_rn(a); }
+__device__ __forceinline__ float to(float, int64_t n) { return __ll2float_rn(n); }
+__device__ __forceinline__ double to(double, int64_t n) { return __ll2double_rn(n); }
+// std::numeric_limits<T>::quiet_NaN(), the NaN the CPU writes.
+__device__ __forceinline__ float quiet_nan(float) { return __uint_as_float(0x7fc00000u); }
+__device__ __forceinline__ double quiet_nan(double) {
+  return __longlong_as_double(0x7ff8000000000000ll);
+}
+
+struct Plus {
+  template <class T>
+  __device__ T operator()(T a, T b) const {
+    return add_rn(a, b);
+  }
+};
+// The CPU's max_of_numbers (softmax_rows.h): NaN-blind, the left operand kept unless the right
+// is greater.
+struct MaxOfNumbers {
+  __device__ float operator()(float a, float b) const { return b > a ? b : a; }
+};
+
+// reduce_row of the CPU over a row of n elements, load(i) giving element i. Every thread of the
+// warp calls it with the same n; `active` false: a group with no row, which loads nothing.
+template <class A, class Load, class Combine>
+__device__ A reduce_row(int64_t n, bool active, A identity, const Load& load,
+                        const Combine& combine) {
+  const int lane = static_cast<int>(threadIdx.x % kTreeLanes);
+  const int64_t leaves = n <= kTreeLeaf ? 1 : (n + kTreeLeaf - 1) / kTreeLeaf;
+  tree::LeafStack<A> stack;
+  for (int64_t leaf = 0; leaf < leaves; ++leaf) {
+    const int64_t first = leaf * kTreeLeaf;
+    const int64_t count = active ? tree::leaf_length(n, leaf) : 0;
+    A acc = identity;
+    for (int64_t i = lane; i < count; i += kTreeLanes) acc = combine(acc, load(first + i));
+    stack.push(tree::combine_group_lanes(acc, combine), combine);
+  }
+  return stack.result(combine);
+}
+
+// The row of thread group `threadIdx.x / 8` in the block's current run of rows.
+struct RowSlot {
+  int64_t row;
+  bool active;
+  int lane;
+};
+__device__ __forceinline__ RowSlot row_slot(int64_t first_row, int64_t rows) {
+  const int64_t row = first_row + threadIdx.x / kTreeLanes;
+  return {row, row < rows, static_cast<int>(threadIdx.x % kTreeLanes)};
+}
+
+// softmax_row_loop (kLog false) of the CPU: y = e^(x - max) * (1 / sum), or the quiet NaN over
+// the whole row when the sum is NaN. The exponentials are recomputed for y, with the same bits.
+__global__ void __launch_bounds__(kThreadsPerBlock)
+    f32_softmax_rows(RowGeometry g, const float* x, float* y) {
+  const int64_t n = g.length;
+  for (int64_t first_row = static_cast<int64_t>(blockIdx.x) * kRowsPerBlock; first_row < g.rows;
+       first_row += static_cast<int64_t>(gridDim.x) * kRowsPerBlock) {
+    const RowSlot s = row_slot(first_row, g.rows);
+    const int64_t start = (s.row / g.inner) * n * g.inner + s.row % g.inner;
+    const float* xr = x + start;
+    float* yr = y + start;
+    const int64_t step = g.inner;
+    const float max = reduce_row(
+        n, s.active, -dmath::kInf(), [=](int64_t i) { return xr[i * step]; }, MaxOfNumbers{});
+    const float sum = reduce_row(
+        n, s.active, 0.0f, [=](int64_t i) { return dmath::exp_f32(sub_rn(xr[i * step], max)); },
+        Plus{});
+    if (!s.active) continue;
+    if (sum != sum) {
+      for (int64_t i = s.lane; i < n; i += kTreeLanes) yr[i * step] = quiet_nan(0.0f);
+      continue;
+    }
+    const float inverse = div_rn(1.0f, sum);
+    for (int64_t i = s.lane; i < n; i += kTreeLanes) {
+      yr[i * step] = mul_rn(dmath::exp_f32(sub_rn(xr[i * step], max)), inverse);
+    }
+  }
+}
+
+// LayerNormKernel and InstanceNormKernel of the CPU: mean = sum / n, variance = (sum of
+// squared deviations) / n, inv_std = 1 / sqrt(variance + epsilon), y = (x - mean) * inv_std *
+// scale + bias, left to right, no FMA.
+template <class T>
+__global__ void __launch_bounds__(kThreadsPerBlock)
+    normalize_rows(RowGeometry g, RowNormalization<T> a) {
+  const int64_t n = g.length;
+  for (int64_t first_row = static_cast<int64_t>(blockIdx.x) * kRowsPerBlock; first_row < g.rows;
+       first_row += static_cast<int64_t>(gridDim.x) * kRowsPerBlock) {
+    const RowSlot s = row_slot(first_row, g.rows);
+    const T* xr = a.x + s.row * n;
+    const T sum = reduce_row(
+        n, s.active, T{0}, [=](int64_t i) { return xr[i]; }, Plus{});
+    const T mean = div_rn(sum, to(T{}, n));
+    const T squares = reduce_row(
+        n, s.active, T{0},
+        [=](int64_t i) {
+          const T d = sub_rn(xr[i], mean);
+          return mul_rn(d, d);
+        },
+        Plus{});
+    if (!s.active) continue;
+    const T variance = div_rn(squares, to(T{}, n));
+    const T inv_std = div_rn(T{1}, sqrt_rn(add_rn(variance, a.epsilon)));
+    T* yr = a.y + s.row * n;
+    const int64_t channel = a.channels > 0 ? s.row % a.channels : 0;
+    for (int64_t i = s.lane; i < n; i += kTreeLanes) {
+      const int64_t at = a.channels > 0 ? channel : i;
+      const T scaled = mul_rn(mul_rn(sub_rn(xr[i], mean), inv_std), a.scale[at]);
+      yr[i] = a.bias != nullptr ? add_rn(scaled, a.bias[at]) : scaled;
+    }
+    if (s.lane == 0 && a.mean != nullptr) a.mean[s.row] = mean;
+    if (s.lane == 0 && a.inv_std != nullptr) a.inv_std[s.row] = inv_std;
+  }
+}
+
+template <class T>
+__global__ void fill_quiet_nan(T* y, int64_t n) {
+  for (int64_t i = first_index(); i < n; i += grid_stride()) y[i] = quiet_nan(T{});
+}
+
+// BatchNormKernel of the CPU: per channel inv_std = 1 / sqrt(var + epsilon), then
+// y = (x - mean) * inv_std * scale + bias, left to right, no FMA.
+template <class T>
+__global__ void batch_norm(BatchNormArgs<T> a) {
+  for (int64_t i = first_index(); i < a.numel; i += grid_stride()) {
+    const int64_t c = (i / a.plane) % a.channels;
+    const T inv_std = div_rn(T{1}, sqrt_rn(add_rn(a.var[c], a.epsilon)));
+    a.y[i] = add_rn(mul_rn(mul_rn(sub_rn(a.x[i], a.mean[c]), inv_std), a.scale[c]), a.bias[c]);
+  }
+}
+
+unsigned row_blocks(int64_t rows) {
+  const int64_t blocks = (rows + kRowsPerBlock - 1) / kRowsPerBlock;
+  return static_cast<unsigned>(blocks < kMaxRowBlocks ? blocks : kMaxRowBlocks);
+}
+
+template <class T>
+cudaError_t launch_rows(const RowGeometry& rows, const RowNormalization<T>& args,
+                        cudaStream_t stream) {
+  normalize_rows<T><<<row_blocks(rows.rows), kThreadsPerBlock, 0, stream>>>(rows, args);
+  return cudaGetLastError();
+}
+
+template <class T>
+cudaError_t launch_fill(T* y, int64_t n, cudaStream_t stream) {
+  fill_quiet_nan<T><<<blocks_for(n), kThreadsPerBlock, 0, stream>>>(y, n);
+  return cudaGetLastError();
+}
+
+template <class T>
+cudaError_t launch_batch(const BatchNormArgs<T>& args, cudaStream_t stream) {
+  batch_norm<T><<<blocks_for(args.numel), kThreadsPerBlock, 0, stream>>>(args);
+  return cudaGetLastError();
+}
+
+}  // namespace
+
+cudaError_t launch_f32_softmax(const RowGeometry& rows, const float* x, float* y,
+                               cudaStream_t stream) {
+  f32_softmax_rows<<<row_blocks(rows.rows), kThreadsPerBlock, 0, stream>>>(rows, x, y);
+  return cudaGetLastError();
+}
+
+cudaError_t launch_normalize_rows(const RowGeometry& rows, const RowNormalization<float>& args,
+                                  cudaStream_t stream) {
+  return launch_rows(rows, args, stream);
+}
+cudaError_t launch_normalize_rows(const RowGeometry& rows, const RowNormalization<double>& args,
+                                  cudaStream_t stream) {
+  return launch_rows(rows, args, stream);
+}
+
+cudaError_t launch_fill_quiet_nan(float* y, int64_t n, cudaStream_t stream) {
+  return launch_fill(y, n, stream);
+}
+cudaError_t launch_fill_quiet_nan(double* y, int64_t n, cudaStream_t stream) {
+  return launch_fill(y, n, stream);
+}
+
+cudaError_t launch_batch_norm(const BatchNormArgs<float>& args, cudaStream_t stream) {
+  return launch_batch(args, stream);
+}
+cudaError_t launch_batch_norm(const BatchNormArgs<double>& args, cudaStream_t stream) {
+  return launch_batch(args, stream);
+}
+
+}  // namespace volta::cuda

@@ -1,0 +1,183 @@
+// The normalization family on the CUDA backend: Softmax (f32) along any axis,
+// LayerNormalization with its optional Mean and InvStdDev outputs, BatchNormalization
+// (inference) and InstanceNormalization (f32, f64). Selection, launch and each op's claim
+// against the CPU backend; the device code is kernels/normalization.cu.
+
+#include <optional>
+#include <string>
+
+#include "../cuda_kernel.h"
+#include "launch.h"
+
+namespace volta::cuda {
+namespace {
+
+inline constexpr DTypeSet kF32{DType::F32};
+inline constexpr DTypeSet kFloats{DType::F32, DType::F64};
+
+int axis_of(const Node& node, int rank) {
+  return *normalize_axis(AttrReader(node).get_int("axis"), rank);
+}
+
+void run_softmax(const CudaKernelArgs& args) {
+  const ConstTensorView& x = args.inputs[0];
+  if (x.numel() == 0) return;
+  const int axis = axis_of(args.node, x.shape.rank());
+  RowGeometry rows;
+  rows.length = x.shape[axis];
+  for (int d = axis + 1; d < x.shape.rank(); ++d) rows.inner *= x.shape[d];
+  rows.rows = x.numel() / rows.length;
+  check_launch(launch_f32_softmax(rows, x.as<float>(), args.outputs[0].as<float>(), args.stream),
+               args.node);
+}
+
+// An optional output the node declares, or null.
+template <class T>
+T* optional_output(const CudaKernelArgs& args, size_t index) {
+  return args.outputs.size() > index ? args.outputs[index].as<T>() : nullptr;
+}
+
+template <class T>
+void run_layer_norm(const CudaKernelArgs& args) {
+  const ConstTensorView& x = args.inputs[0];
+  const int axis = axis_of(args.node, x.shape.rank());
+  int64_t rows = 1;
+  int64_t n = 1;
+  for (int d = 0; d < x.shape.rank(); ++d) (d < axis ? rows : n) *= x.shape[d];
+  RowNormalization<T> a;
+  a.mean = optional_output<T>(args, 1);
+  a.inv_std = optional_output<T>(args, 2);
+  if (n == 0) {
+    // The statistics of nothing: mean 0 / 0 = NaN and so InvStdDev NaN, as the CPU writes them.
+    for (T* stats : {a.mean, a.inv_std}) {
+      if (stats != nullptr && rows > 0) {
+        check_launch(launch_fill_quiet_nan(stats, rows, args.stream), args.node);
+      }
+    }
+    return;
+  }
+  if (rows == 0) return;
+  a.x = x.as<T>();
+  a.scale = args.inputs[1].as<T>();
+  a.bias = args.inputs.size() > 2 && args.inputs[2].present() ? args.inputs[2].as<T>() : nullptr;
+  a.y = args.outputs[0].as<T>();
+  a.epsilon = static_cast<T>(AttrReader(args.node).get_float("epsilon"));
+  check_launch(launch_normalize_rows(RowGeometry{rows, n, 1}, a, args.stream), args.node);
+}
+
+// [N, C, ...] as N * C planes of the remaining dims' element count.
+struct Planes {
+  int64_t count = 1;
+  int64_t length = 1;
+  int64_t channels = 1;
+};
+Planes planes_of(const Shape& shape) {
+  Planes p;
+  p.channels = shape[1];
+  for (int d = 0; d < shape.rank(); ++d) (d < 2 ? p.count : p.length) *= shape[d];
+  return p;
+}
+
+template <class T>
+void run_instance_norm(const CudaKernelArgs& args) {
+  const ConstTensorView& x = args.inputs[0];
+  const Planes p = planes_of(x.shape);
+  if (p.count == 0 || p.length == 0) return;
+  RowNormalization<T> a;
+  a.x = x.as<T>();
+  a.scale = args.inputs[1].as<T>();
+  a.bias = args.inputs[2].as<T>();
+  a.y = args.outputs[0].as<T>();
+  a.epsilon = static_cast<T>(AttrReader(args.node).get_float("epsilon"));
+  a.channels = p.channels;
+  check_launch(launch_normalize_rows(RowGeometry{p.count, p.length, 1}, a, args.stream), args.node);
+}
+
+template <class T>
+void run_batch_norm(const CudaKernelArgs& args) {
+  const ConstTensorView& x = args.inputs[0];
+  if (x.numel() == 0) return;
+  const Planes p = planes_of(x.shape);
+  BatchNormArgs<T> a;
+  a.x = x.as<T>();
+  a.scale = args.inputs[1].as<T>();
+  a.bias = args.inputs[2].as<T>();
+  a.mean = args.inputs[3].as<T>();
+  a.var = args.inputs[4].as<T>();
+  a.y = args.outputs[0].as<T>();
+  a.epsilon = static_cast<T>(AttrReader(args.node).get_float("epsilon"));
+  a.channels = p.channels;
+  a.plane = p.length;
+  a.numel = x.numel();
+  check_launch(launch_batch_norm(a, args.stream), args.node);
+}
+
+constexpr CudaKernel kSoftmax{run_softmax, "f32_softmax_cuda_tree4096x8"};
+constexpr CudaKernel kLayerNorm[] = {{run_layer_norm<float>, "f32_layernorm_cuda_tree4096x8"},
+                                     {run_layer_norm<double>, "f64_layernorm_cuda_tree4096x8"}};
+constexpr CudaKernel kBatchNorm[] = {{run_batch_norm<float>, "f32_batchnorm_inference_cuda"},
+                                     {run_batch_norm<double>, "f64_batchnorm_inference_cuda"}};
+constexpr CudaKernel kInstanceNorm[] = {
+    {run_instance_norm<float>, "f32_instancenorm_cuda_tree4096x8"},
+    {run_instance_norm<double>, "f64_instancenorm_cuda_tree4096x8"}};
+
+const CudaKernel& by_dtype(const CudaKernel* kernels, const CudaKernelQuery& query) {
+  return kernels[query.inputs[0]->dtype == DType::F64 ? 1 : 0];
+}
+
+KernelSelection select_softmax(const CudaKernelQuery& query) {
+  if (std::optional<KernelUnsupported> refused = refuse_dtype(query, kF32)) return *refused;
+  return choice_of(kSoftmax);
+}
+
+// Scale and B are read as one value per element of the normalized block: an operand with fewer
+// elements (broadcast within the block) is refused.
+KernelSelection select_layer_norm(const CudaKernelQuery& query) {
+  if (std::optional<KernelUnsupported> refused = refuse_dtype(query, kFloats)) return *refused;
+  const Shape& x = query.inputs[0]->shape;
+  const int axis = axis_of(query.node, x.rank());
+  int64_t n = 1;
+  for (int d = axis; d < x.rank(); ++d) n *= x[d];
+  for (size_t i = 1; i < query.inputs.size() && i < 3; ++i) {
+    const std::optional<TypeInfo>& operand = query.inputs[i];
+    if (operand && operand->shape.numel() != n) {
+      return KernelUnsupported{
+          std::string(i == 1 ? "Scale" : "B") + " " + operand->shape.str() +
+          " broadcasts within the normalized block of " + std::to_string(n) +
+          " elements; the CUDA LayerNormalization takes Scale and B with one value per element"};
+    }
+  }
+  return choice_of(by_dtype(kLayerNorm, query));
+}
+
+template <const CudaKernel* kKernels>
+KernelSelection select_float(const CudaKernelQuery& query) {
+  if (std::optional<KernelUnsupported> refused = refuse_dtype(query, kFloats)) return *refused;
+  return choice_of(by_dtype(kKernels, query));
+}
+
+using E = CrossBackendExactness;
+const CudaOpKernels kOps[] = {
+    {{OpKind::Softmax, kF32, E::Bitwise,
+      "the CPU's softmax_rows: row max by NaN-blind selects and the sum of its exp_f32 on the "
+      "CPU's tree, y = e * (1 / sum), no FMA; a NaN sum gives the same quiet NaN row"},
+     select_softmax},
+    {{OpKind::LayerNormalization, kFloats, E::BitwiseExceptNanPayload,
+      "the CPU's two passes on its tree (sum, then squared deviations), IEEE divisions and "
+      "square root, (x - mean) * inv_std * scale + bias left to right, no FMA"},
+     select_layer_norm},
+    {{OpKind::BatchNormalization, kFloats, E::BitwiseExceptNanPayload,
+      "1 / sqrt(var + epsilon) per channel, then (x - mean) * inv_std * scale + bias left to "
+      "right, IEEE operations, no FMA, as on the CPU"},
+     select_float<kBatchNorm>},
+    {{OpKind::InstanceNormalization, kFloats, E::BitwiseExceptNanPayload,
+      "the CPU's mean and variance of each plane on its tree, IEEE divisions and square root, "
+      "(x - mean) * inv_std * scale + bias left to right, no FMA"},
+     select_float<kInstanceNorm>},
+};
+
+}  // namespace
+
+std::span<const CudaOpKernels> normalization_op_kernels() { return kOps; }
+
+}  // namespace volta::cuda

@@ -1,0 +1,292 @@
+// Reduce* kernels, f32 and f64: Sum Mean Max Min Prod SumSquare L1 L2, each computing what the
+// CPU backend's kernel computes (cpu/kernels/reduction.cpp), operation for operation, over the
+// same tree (tree.cuh). The per-op exactness claims are in reduction_ops.cpp.
+//
+// Pass 1: a block takes 32 (leaf, output) items, 8 threads each, one per lane; thread `lane`
+// accumulates the leaf's elements lane, lane + 8, ... in index order, and the lanes combine
+// pairwise. A row of one leaf is finished there; otherwise the leaf's partial goes to the
+// workspace at [leaf][output], and pass 2 combines each output's partials pairwise, level by
+// level, in leaf order.
+
+#include "device_math.cuh"
+#include "map.cuh"
+#include "tree.cuh"
+
+namespace volta::cuda {
+namespace {
+
+__device__ __forceinline__ float add_rn(float a, float b) { return __fadd_rn(a, b); }
+__device__ __forceinline__ double add_rn(double a, double b) { return __dadd_rn(a, b); }
+__device__ __forceinline__ float mul_rn(float a, float b) { return __fmul_rn(a, b); }
+__device__ __forceinline__ double mul_rn(double a, double b) { return __dmul_rn(a, b); }
+__device__ __forceinline__ float div_rn(float a, float b) { return __fdiv_rn(a, b); }
+__device__ __forceinline__ double div_rn(double a, double b) { return __ddiv_rn(a, b); }
+__device__ __forceinline__ float to(float, int64_t n) { return __ll2float_rn(n); }
+__device__ __forceinline__ double to(double, int64_t n) { return __ll2double_rn(n); }
+__device__ __forceinline__ float abs_of(float x) { return dmath::abs_bits(x); }
+__device__ __forceinline__ double abs_of(double x) {
+  return __longlong_as_double(__double_as_longlong(x) & 0x7fffffffffffffffll);
+}
+
+template <class T>
+__device__ __forceinline__ T infinity_of();
+template <>
+__device__ __forceinline__ float infinity_of<float>() {
+  return __uint_as_float(0x7f800000u);
+}
+template <>
+__device__ __forceinline__ double infinity_of<double>() {
+  return __longlong_as_double(0x7ff0000000000000ll);
+}
+
+// The CPU's ops (reduction.cpp there): map an element to a term, combine terms, finish a row of
+// `count` elements. Accumulators are the CPU's: the input type, double for ReduceL2 (Wide), a
+// scaled product for ReduceProd.
+template <class T, class A>
+struct SumOf {
+  using Acc = A;
+  __device__ A identity() const { return A{0}; }
+  __device__ A map(T x) const { return static_cast<A>(x); }
+  __device__ A combine(A a, A b) const { return add_rn(a, b); }
+  __device__ T finish(A total, int64_t /*count*/) const { return static_cast<T>(total); }
+};
+template <class T>
+struct SumOp : SumOf<T, T> {};
+template <class T>
+struct MeanOp : SumOf<T, T> {
+  // An empty row gives 0 / 0 = NaN, the mean of nothing.
+  __device__ T finish(T total, int64_t count) const { return div_rn(total, to(T{}, count)); }
+};
+template <class T>
+struct SumSquareOp : SumOf<T, T> {
+  __device__ T map(T x) const { return mul_rn(x, x); }
+};
+template <class T>
+struct L1Op : SumOf<T, T> {
+  __device__ T map(T x) const { return abs_of(x); }
+};
+// Squares in double (exact for f32), summed in double, one square root rounded to nearest,
+// then rounded to T: std::sqrt(double) and static_cast<T> on the CPU.
+template <class T>
+struct L2Op : SumOf<T, double> {
+  __device__ double map(T x) const {
+    const auto d = static_cast<double>(x);
+    return __dmul_rn(d, d);
+  }
+  __device__ T finish(double total, int64_t /*count*/) const {
+    return static_cast<T>(__dsqrt_rn(total));
+  }
+};
+// The CPU's max_propagating_nan / min_propagating_nan: a NaN operand on the left stays, one on
+// the right replaces; otherwise the left operand is kept on ties.
+template <class T>
+struct MaxOp : SumOf<T, T> {
+  __device__ T identity() const { return -infinity_of<T>(); }
+  __device__ T combine(T a, T b) const { return (a == a && !(b <= a)) ? b : a; }
+};
+template <class T>
+struct MinOp : SumOf<T, T> {
+  __device__ T identity() const { return infinity_of<T>(); }
+  __device__ T combine(T a, T b) const { return (a == a && !(b >= a)) ? b : a; }
+};
+
+// The CPU's ScaledProduct: mantissa in [0.5, 1) (or 0, NaN, infinite) times 2^exponent,
+// renormalized by frexp at every step, rounded once at the end by ldexp. frexp and ldexp are
+// exact; the mantissa product is one IEEE double multiply.
+struct ScaledProduct {
+  double mantissa;
+  int64_t exponent;
+};
+__device__ __forceinline__ ScaledProduct normalized(double mantissa, int64_t exponent) {
+  int e = 0;
+  const double m = frexp(mantissa, &e);
+  return {m, isfinite(m) ? exponent + e : 0};
+}
+template <class T>
+struct ProdOp {
+  using Acc = ScaledProduct;
+  __device__ Acc identity() const { return {1.0, 0}; }
+  __device__ Acc map(T x) const { return normalized(static_cast<double>(x), 0); }
+  __device__ Acc combine(Acc a, Acc b) const {
+    return normalized(__dmul_rn(a.mantissa, b.mantissa), a.exponent + b.exponent);
+  }
+  __device__ T finish(Acc total, int64_t /*count*/) const {
+    constexpr int64_t kBeyondAnyRange = 4096;  // past f64's exponents either way
+    const int64_t e = total.exponent < -kBeyondAnyRange  ? -kBeyondAnyRange
+                      : total.exponent > kBeyondAnyRange ? kBeyondAnyRange
+                                                         : total.exponent;
+    return static_cast<T>(ldexp(total.mantissa, static_cast<int>(e)));
+  }
+};
+
+// Offset of flat index `flat` over extents (row-major, innermost last).
+__device__ int64_t offset_of(const ReduceExtents& e, int64_t flat) {
+  int64_t offset = 0;
+  for (int d = e.rank - 1; d >= 0; --d) {
+    offset += (flat % e.sizes[d]) * e.strides[d];
+    flat /= e.sizes[d];
+  }
+  return offset;
+}
+
+// Walks a row's elements `step` apart: an odometer over the reduced extents.
+struct RowWalker {
+  int64_t index[kMaxReduceExtents];
+  int64_t offset;
+
+  __device__ RowWalker(const ReduceExtents& e, int64_t flat) : offset(0) {
+    for (int d = e.rank - 1; d >= 0; --d) {
+      index[d] = flat % e.sizes[d];
+      flat /= e.sizes[d];
+      offset += index[d] * e.strides[d];
+    }
+  }
+  __device__ void advance(const ReduceExtents& e, int64_t step) {
+    int64_t carry = step;
+    for (int d = e.rank - 1; d >= 0 && carry != 0; --d) {
+      const int64_t sum = index[d] + carry;
+      carry = sum / e.sizes[d];
+      const int64_t now = sum - carry * e.sizes[d];
+      offset += (now - index[d]) * e.strides[d];
+      index[d] = now;
+    }
+  }
+};
+
+constexpr int kItemsPerBlock = 32;
+constexpr int kLeafThreads = kItemsPerBlock * kTreeLanes;  // 256
+constexpr int64_t kMaxLeafBlocks = 65536;
+
+// Lanes run fastest along the threads (neighbouring threads read neighbouring elements) when
+// the innermost reduced extent is contiguous; otherwise the items do (neighbouring outputs of
+// a kept innermost axis). Either way each lane computes the same thing.
+template <class T, class Op>
+__global__ void __launch_bounds__(kLeafThreads)
+    reduce_leaves(Op op, ReduceGeometry g, int64_t leaves, const T* x, T* y,
+                  typename Op::Acc* partials, bool lanes_fastest) {
+  using A = typename Op::Acc;
+  __shared__ A lanes[kTreeLanes][kItemsPerBlock];
+  const int64_t items = leaves * g.outputs;  // item = leaf * outputs + output
+  const int lane = lanes_fastest ? threadIdx.x % kTreeLanes : threadIdx.x / kItemsPerBlock;
+  const int slot = lanes_fastest ? threadIdx.x / kTreeLanes : threadIdx.x % kItemsPerBlock;
+  const bool single_extent = g.reduced.rank <= 1;
+  const int64_t unit_stride = g.reduced.rank == 1 ? g.reduced.strides[0] : 0;
+  for (int64_t first_item = static_cast<int64_t>(blockIdx.x) * kItemsPerBlock; first_item < items;
+       first_item += static_cast<int64_t>(gridDim.x) * kItemsPerBlock) {
+    const int64_t item = first_item + slot;
+    A acc = op.identity();
+    if (item < items) {
+      const int64_t leaf = item / g.outputs;
+      const int64_t o = item % g.outputs;
+      const T* row = x + offset_of(g.kept, o);
+      const int64_t first = leaf * kTreeLeaf;
+      const int64_t count = tree::leaf_length(g.row_length, leaf);
+      if (single_extent) {
+        for (int64_t i = lane; i < count; i += kTreeLanes) {
+          acc = op.combine(acc, op.map(row[(first + i) * unit_stride]));
+        }
+      } else if (lane < count) {
+        RowWalker walk(g.reduced, first + lane);
+        for (int64_t i = lane; i < count; i += kTreeLanes) {
+          acc = op.combine(acc, op.map(row[walk.offset]));
+          walk.advance(g.reduced, kTreeLanes);
+        }
+      }
+    }
+    lanes[lane][slot] = acc;
+    __syncthreads();
+    if (threadIdx.x < kItemsPerBlock && first_item + threadIdx.x < items) {
+      const int64_t mine = first_item + threadIdx.x;
+      A values[kTreeLanes];
+      for (int l = 0; l < kTreeLanes; ++l) values[l] = lanes[l][threadIdx.x];
+      const A leaf_result = tree::combine_pairwise(values, kTreeLanes, 1,
+                                                   [&op](A a, A b) { return op.combine(a, b); });
+      if (leaves == 1) {
+        y[mine] = op.finish(leaf_result, g.row_length);
+      } else {
+        partials[mine] = leaf_result;
+      }
+    }
+    __syncthreads();
+  }
+}
+
+// Each output's leaf partials ([leaf][output] in the workspace) combined pairwise in leaf order.
+template <class T, class Op>
+__global__ void combine_leaves(Op op, int64_t outputs, int64_t leaves, int64_t row_length,
+                               typename Op::Acc* partials, T* y) {
+  using A = typename Op::Acc;
+  for (int64_t o = first_index(); o < outputs; o += grid_stride()) {
+    const A total = tree::combine_pairwise(partials + o, leaves, outputs,
+                                           [&op](A a, A b) { return op.combine(a, b); });
+    y[o] = op.finish(total, row_length);
+  }
+}
+
+template <class T, class Op>
+cudaError_t launch_op(const ReduceGeometry& g, const void* x, void* y, void* workspace,
+                      cudaStream_t stream) {
+  using A = typename Op::Acc;
+  const int64_t items = g.leaves() * g.outputs;
+  const int64_t blocks = (items + kItemsPerBlock - 1) / kItemsPerBlock;
+  const bool lanes_fastest = g.reduced.rank == 0 || g.reduced.strides[g.reduced.rank - 1] == 1;
+  auto* partials = static_cast<A*>(workspace);
+  reduce_leaves<T, Op><<<static_cast<unsigned>(blocks < kMaxLeafBlocks ? blocks : kMaxLeafBlocks),
+                         kLeafThreads, 0, stream>>>(Op{}, g, g.leaves(), static_cast<const T*>(x),
+                                                    static_cast<T*>(y), partials, lanes_fastest);
+  if (g.leaves() > 1) {
+    combine_leaves<T, Op><<<blocks_for(g.outputs), kThreadsPerBlock, 0, stream>>>(
+        Op{}, g.outputs, g.leaves(), g.row_length, partials, static_cast<T*>(y));
+  }
+  return cudaGetLastError();
+}
+
+template <class T>
+cudaError_t launch_typed(ReduceOp op, const ReduceGeometry& g, const void* x, void* y,
+                         void* workspace, cudaStream_t stream) {
+  switch (op) {
+    case ReduceOp::Sum:
+      return launch_op<T, SumOp<T>>(g, x, y, workspace, stream);
+    case ReduceOp::Mean:
+      return launch_op<T, MeanOp<T>>(g, x, y, workspace, stream);
+    case ReduceOp::Max:
+      return launch_op<T, MaxOp<T>>(g, x, y, workspace, stream);
+    case ReduceOp::Min:
+      return launch_op<T, MinOp<T>>(g, x, y, workspace, stream);
+    case ReduceOp::Prod:
+      return launch_op<T, ProdOp<T>>(g, x, y, workspace, stream);
+    case ReduceOp::SumSquare:
+      return launch_op<T, SumSquareOp<T>>(g, x, y, workspace, stream);
+    case ReduceOp::L1:
+      return launch_op<T, L1Op<T>>(g, x, y, workspace, stream);
+    case ReduceOp::L2:
+      return launch_op<T, L2Op<T>>(g, x, y, workspace, stream);
+  }
+  return cudaErrorInvalidValue;
+}
+
+template <class T>
+int64_t partial_bytes(ReduceOp op) {
+  switch (op) {
+    case ReduceOp::Prod:
+      return sizeof(ScaledProduct);
+    case ReduceOp::L2:
+      return sizeof(double);
+    default:
+      return sizeof(T);
+  }
+}
+
+}  // namespace
+
+int64_t reduce_partial_bytes(ReduceOp op, ReduceType type) {
+  return type == ReduceType::F32 ? partial_bytes<float>(op) : partial_bytes<double>(op);
+}
+
+cudaError_t launch_reduce(ReduceOp op, ReduceType type, const ReduceGeometry& geometry,
+                          const void* x, void* y, void* workspace, cudaStream_t stream) {
+  if (type == ReduceType::F32) return launch_typed<float>(op, geometry, x, y, workspace, stream);
+  return launch_typed<double>(op, geometry, x, y, workspace, stream);
+}
+
+}  // namespace volta::cuda

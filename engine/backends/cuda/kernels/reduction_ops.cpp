@@ -1,0 +1,125 @@
+// The reduction family on the CUDA backend (f32, f64): ReduceSum ReduceMean ReduceMax ReduceMin
+// ReduceProd ReduceSumSquare ReduceL1 ReduceL2 over any set of axes, keepdims either way (the
+// output's layout is the same). Selection, launch and each op's claim against the CPU backend;
+// the device code is kernels/reduction.cu.
+
+#include <cuda_runtime_api.h>
+
+#include <optional>
+#include <string>
+
+#include "../cuda_kernel.h"
+#include "../reduce_geometry.h"
+#include "launch.h"
+
+namespace volta::cuda {
+namespace {
+
+inline constexpr DTypeSet kFloats{DType::F32, DType::F64};
+
+ReduceType reduce_type(DType dtype) {
+  return dtype == DType::F64 ? ReduceType::F64 : ReduceType::F32;
+}
+
+// The geometry of a selected node (selection refused the ones without).
+ReduceGeometry geometry_of(const Node& node, const Shape& input) {
+  const std::optional<ReduceGeometry> g =
+      reduce_geometry(input, resolve_reduce_axes(AttrReader(node), input.rank()));
+  if (!g)
+    fail(ErrorCode::KernelFailure, "the reduction has more extents than its selection allowed");
+  return *g;
+}
+
+template <ReduceOp kOp>
+void run_reduce(const CudaKernelArgs& args) {
+  const ConstTensorView& x = args.inputs[0];
+  const TensorView& y = args.outputs[0];
+  if (resolve_reduce_axes(AttrReader(args.node), x.shape.rank()).noop) {
+    // noop_with_empty_axes and no axes: the identity, as the CPU copies it.
+    if (x.numel() == 0) return;
+    check_launch(
+        cudaMemcpyAsync(y.data, x.data, static_cast<size_t>(x.numel()) * dtype_size(x.dtype),
+                        cudaMemcpyDeviceToDevice, args.stream),
+        args.node);
+    return;
+  }
+  const ReduceGeometry g = geometry_of(args.node, x.shape);
+  if (g.outputs == 0) return;
+  check_launch(
+      launch_reduce(kOp, reduce_type(x.dtype), g, x.data, y.data, args.workspace, args.stream),
+      args.node);
+}
+
+template <ReduceOp kOp>
+KernelSelection select_reduce(const CudaKernelQuery& query, const CudaKernel* kernels) {
+  if (std::optional<KernelUnsupported> refused = refuse_dtype(query, kFloats)) return *refused;
+  const TypeInfo& input = *query.inputs[0];
+  const ReduceAxes axes = resolve_reduce_axes(AttrReader(query.node), input.shape.rank());
+  const CudaKernel& kernel = kernels[input.dtype == DType::F64 ? 1 : 0];
+  if (axes.noop) return choice_of(kernel);
+  const std::optional<ReduceGeometry> g = reduce_geometry(input.shape, axes);
+  if (!g) {
+    return KernelUnsupported{std::string(op_name(query.node.op)) + " of " + input.shape.str() +
+                             " alternates kept and reduced axes more than " +
+                             std::to_string(kMaxReduceExtents) +
+                             " times; the CUDA kernels take at most " +
+                             std::to_string(kMaxReduceExtents) + " runs of each"};
+  }
+  return choice_of(kernel, reduce_workspace_bytes(kOp, reduce_type(input.dtype), *g));
+}
+
+#define VOLTA_CUDA_REDUCE(Name, snake)                                \
+  constexpr CudaKernel k##Name[] = {                                  \
+      {run_reduce<ReduceOp::Name>, "f32_" snake "_cuda_tree4096x8"},  \
+      {run_reduce<ReduceOp::Name>, "f64_" snake "_cuda_tree4096x8"}}; \
+  KernelSelection select_##Name(const CudaKernelQuery& query) {       \
+    return select_reduce<ReduceOp::Name>(query, k##Name);             \
+  }
+VOLTA_CUDA_REDUCE(Sum, "reduce_sum")
+VOLTA_CUDA_REDUCE(Mean, "reduce_mean")
+VOLTA_CUDA_REDUCE(Max, "reduce_max")
+VOLTA_CUDA_REDUCE(Min, "reduce_min")
+VOLTA_CUDA_REDUCE(Prod, "reduce_prod")
+VOLTA_CUDA_REDUCE(SumSquare, "reduce_sum_square")
+VOLTA_CUDA_REDUCE(L1, "reduce_l1")
+VOLTA_CUDA_REDUCE(L2, "reduce_l2")
+#undef VOLTA_CUDA_REDUCE
+
+using E = CrossBackendExactness;
+const CudaOpKernels kOps[] = {
+    {{OpKind::ReduceSum, kFloats, E::BitwiseExceptNanPayload,
+      "the CPU's tree (leaves of 4096, 8 lanes in index order, pairwise) over the CPU's row "
+      "order, one IEEE add per step in the input type on both"},
+     select_Sum},
+    {{OpKind::ReduceMean, kFloats, E::BitwiseExceptNanPayload,
+      "ReduceSum's tree and adds, then one IEEE division by the count rounded to the type"},
+     select_Mean},
+    {{OpKind::ReduceMax, kFloats, E::Bitwise,
+      "the CPU's tree of selects (max_propagating_nan): the left operand kept on ties and NaN, "
+      "so the same zero and the same NaN survive"},
+     select_Max},
+    {{OpKind::ReduceMin, kFloats, E::Bitwise,
+      "the CPU's tree of selects (min_propagating_nan): the left operand kept on ties and NaN, "
+      "so the same zero and the same NaN survive"},
+     select_Min},
+    {{OpKind::ReduceProd, kFloats, E::BitwiseExceptNanPayload,
+      "the CPU's scaled product: exact frexp renormalization after each double multiply on the "
+      "tree, one ldexp and one rounding at the end"},
+     select_Prod},
+    {{OpKind::ReduceSumSquare, kFloats, E::BitwiseExceptNanPayload,
+      "one IEEE multiply per element, then ReduceSum's tree and adds in the input type"},
+     select_SumSquare},
+    {{OpKind::ReduceL1, kFloats, E::BitwiseExceptNanPayload,
+      "a sign-bit clear per element, then ReduceSum's tree and adds in the input type"},
+     select_L1},
+    {{OpKind::ReduceL2, kFloats, E::BitwiseExceptNanPayload,
+      "exact squares in double summed in double on the CPU's tree (Wide), one correctly "
+      "rounded double square root, one rounding to the type"},
+     select_L2},
+};
+
+}  // namespace
+
+std::span<const CudaOpKernels> reduction_op_kernels() { return kOps; }
+
+}  // namespace volta::cuda
