@@ -117,7 +117,7 @@ struct ReduceGeometry {
 };
 
 enum class ReduceOp : int { Sum, Mean, Max, Min, Prod, SumSquare, L1, L2 };
-enum class ReduceType : int { F32, F64 };
+enum class ReduceType : int { F32, F64, I32, I64 };
 
 // Bytes of one leaf's partial result (the op's accumulator: f32, double, or a scaled product).
 int64_t reduce_partial_bytes(ReduceOp op, ReduceType type);

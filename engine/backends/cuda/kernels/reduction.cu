@@ -1,4 +1,5 @@
-// Reduce* kernels, f32 and f64: Sum Mean Max Min Prod SumSquare L1 L2, each computing what the
+// Reduce* kernels, f32 and f64 (and i32, i64 where the op has them): Sum Mean Max Min Prod
+// SumSquare L1 L2, each computing what the
 // CPU backend's kernel computes (cpu/kernels/reduction.cpp), operation for operation, over the
 // same tree (tree.cuh). The per-op exactness claims are in reduction_ops.cpp.
 //
@@ -7,6 +8,9 @@
 // pairwise. A row of one leaf is finished there; otherwise the leaf's partial goes to the
 // workspace at [leaf][output], and pass 2 combines each output's partials pairwise, level by
 // level, in leaf order.
+
+#include <cstdint>
+#include <type_traits>
 
 #include "device_math.cuh"
 #include "map.cuh"
@@ -28,15 +32,71 @@ __device__ __forceinline__ double abs_of(double x) {
   return __longlong_as_double(__double_as_longlong(x) & 0x7fffffffffffffffll);
 }
 
+// Integers wrap around (two's complement) as on the CPU: the arithmetic runs unsigned.
+template <class T, class U>
+__device__ __forceinline__ T wrap_add(T a, T b) {
+  return static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
+}
+template <class T, class U>
+__device__ __forceinline__ T wrap_mul(T a, T b) {
+  return static_cast<T>(static_cast<U>(a) * static_cast<U>(b));
+}
+__device__ __forceinline__ int32_t add_rn(int32_t a, int32_t b) {
+  return wrap_add<int32_t, uint32_t>(a, b);
+}
+__device__ __forceinline__ int64_t add_rn(int64_t a, int64_t b) {
+  return wrap_add<int64_t, uint64_t>(a, b);
+}
+__device__ __forceinline__ int32_t mul_rn(int32_t a, int32_t b) {
+  return wrap_mul<int32_t, uint32_t>(a, b);
+}
+__device__ __forceinline__ int64_t mul_rn(int64_t a, int64_t b) {
+  return wrap_mul<int64_t, uint64_t>(a, b);
+}
+// |lowest| does not fit: it wraps to lowest.
+__device__ __forceinline__ int32_t abs_of(int32_t a) {
+  return a < 0 ? static_cast<int32_t>(0u - static_cast<uint32_t>(a)) : a;
+}
+__device__ __forceinline__ int64_t abs_of(int64_t a) {
+  return a < 0 ? static_cast<int64_t>(uint64_t{0} - static_cast<uint64_t>(a)) : a;
+}
+
+// The identities of max and min: -inf / +inf for floats, the type's limits for integers.
 template <class T>
-__device__ __forceinline__ T infinity_of();
+__device__ __forceinline__ T highest();
 template <>
-__device__ __forceinline__ float infinity_of<float>() {
+__device__ __forceinline__ float highest<float>() {
   return __uint_as_float(0x7f800000u);
 }
 template <>
-__device__ __forceinline__ double infinity_of<double>() {
+__device__ __forceinline__ double highest<double>() {
   return __longlong_as_double(0x7ff0000000000000ll);
+}
+template <>
+__device__ __forceinline__ int32_t highest<int32_t>() {
+  return INT32_MAX;
+}
+template <>
+__device__ __forceinline__ int64_t highest<int64_t>() {
+  return INT64_MAX;
+}
+template <class T>
+__device__ __forceinline__ T lowest();
+template <>
+__device__ __forceinline__ float lowest<float>() {
+  return __uint_as_float(0xff800000u);
+}
+template <>
+__device__ __forceinline__ double lowest<double>() {
+  return __longlong_as_double(static_cast<long long>(0xfff0000000000000ull));
+}
+template <>
+__device__ __forceinline__ int32_t lowest<int32_t>() {
+  return INT32_MIN;
+}
+template <>
+__device__ __forceinline__ int64_t lowest<int64_t>() {
+  return INT64_MIN;
 }
 
 // The CPU's ops (reduction.cpp there): map an element to a term, combine terms, finish a row of
@@ -81,12 +141,12 @@ struct L2Op : SumOf<T, double> {
 // the right replaces; otherwise the left operand is kept on ties.
 template <class T>
 struct MaxOp : SumOf<T, T> {
-  __device__ T identity() const { return -infinity_of<T>(); }
+  __device__ T identity() const { return lowest<T>(); }
   __device__ T combine(T a, T b) const { return (a == a && !(b <= a)) ? b : a; }
 };
 template <class T>
 struct MinOp : SumOf<T, T> {
-  __device__ T identity() const { return infinity_of<T>(); }
+  __device__ T identity() const { return highest<T>(); }
   __device__ T combine(T a, T b) const { return (a == a && !(b >= a)) ? b : a; }
 };
 
@@ -103,7 +163,7 @@ __device__ __forceinline__ ScaledProduct normalized(double mantissa, int64_t exp
   return {m, isfinite(m) ? exponent + e : 0};
 }
 template <class T>
-struct ProdOp {
+struct ScaledProdOp {
   using Acc = ScaledProduct;
   __device__ Acc identity() const { return {1.0, 0}; }
   __device__ Acc map(T x) const { return normalized(static_cast<double>(x), 0); }
@@ -118,6 +178,15 @@ struct ProdOp {
     return static_cast<T>(ldexp(total.mantissa, static_cast<int>(e)));
   }
 };
+
+// Integer products wrap around in their own type.
+template <class T>
+struct WrappingProdOp : SumOf<T, T> {
+  __device__ T identity() const { return T{1}; }
+  __device__ T combine(T a, T b) const { return mul_rn(a, b); }
+};
+template <class T>
+using ProdOp = std::conditional_t<std::is_floating_point_v<T>, ScaledProdOp<T>, WrappingProdOp<T>>;
 
 // Offset of flat index `flat` over extents (row-major, innermost last).
 __device__ int64_t offset_of(const ReduceExtents& e, int64_t flat) {
@@ -241,14 +310,17 @@ cudaError_t launch_op(const ReduceGeometry& g, const void* x, void* y, void* wor
   return cudaGetLastError();
 }
 
+// Mean and L2 are float ops (the op table's types); selection never asks for them on integers.
 template <class T>
 cudaError_t launch_typed(ReduceOp op, const ReduceGeometry& g, const void* x, void* y,
                          void* workspace, cudaStream_t stream) {
+  constexpr bool kFloat = std::is_floating_point_v<T>;
   switch (op) {
     case ReduceOp::Sum:
       return launch_op<T, SumOp<T>>(g, x, y, workspace, stream);
     case ReduceOp::Mean:
-      return launch_op<T, MeanOp<T>>(g, x, y, workspace, stream);
+      if constexpr (kFloat) return launch_op<T, MeanOp<T>>(g, x, y, workspace, stream);
+      break;
     case ReduceOp::Max:
       return launch_op<T, MaxOp<T>>(g, x, y, workspace, stream);
     case ReduceOp::Min:
@@ -260,7 +332,8 @@ cudaError_t launch_typed(ReduceOp op, const ReduceGeometry& g, const void* x, vo
     case ReduceOp::L1:
       return launch_op<T, L1Op<T>>(g, x, y, workspace, stream);
     case ReduceOp::L2:
-      return launch_op<T, L2Op<T>>(g, x, y, workspace, stream);
+      if constexpr (kFloat) return launch_op<T, L2Op<T>>(g, x, y, workspace, stream);
+      break;
   }
   return cudaErrorInvalidValue;
 }
@@ -269,7 +342,7 @@ template <class T>
 int64_t partial_bytes(ReduceOp op) {
   switch (op) {
     case ReduceOp::Prod:
-      return sizeof(ScaledProduct);
+      return std::is_floating_point_v<T> ? sizeof(ScaledProduct) : sizeof(T);
     case ReduceOp::L2:
       return sizeof(double);
     default:
@@ -280,13 +353,32 @@ int64_t partial_bytes(ReduceOp op) {
 }  // namespace
 
 int64_t reduce_partial_bytes(ReduceOp op, ReduceType type) {
-  return type == ReduceType::F32 ? partial_bytes<float>(op) : partial_bytes<double>(op);
+  switch (type) {
+    case ReduceType::F32:
+      return partial_bytes<float>(op);
+    case ReduceType::F64:
+      return partial_bytes<double>(op);
+    case ReduceType::I32:
+      return partial_bytes<int32_t>(op);
+    case ReduceType::I64:
+      return partial_bytes<int64_t>(op);
+  }
+  return 0;
 }
 
 cudaError_t launch_reduce(ReduceOp op, ReduceType type, const ReduceGeometry& geometry,
                           const void* x, void* y, void* workspace, cudaStream_t stream) {
-  if (type == ReduceType::F32) return launch_typed<float>(op, geometry, x, y, workspace, stream);
-  return launch_typed<double>(op, geometry, x, y, workspace, stream);
+  switch (type) {
+    case ReduceType::F32:
+      return launch_typed<float>(op, geometry, x, y, workspace, stream);
+    case ReduceType::F64:
+      return launch_typed<double>(op, geometry, x, y, workspace, stream);
+    case ReduceType::I32:
+      return launch_typed<int32_t>(op, geometry, x, y, workspace, stream);
+    case ReduceType::I64:
+      return launch_typed<int64_t>(op, geometry, x, y, workspace, stream);
+  }
+  return cudaErrorInvalidValue;
 }
 
 }  // namespace volta::cuda

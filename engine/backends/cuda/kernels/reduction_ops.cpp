@@ -1,7 +1,7 @@
-// The reduction family on the CUDA backend (f32, f64): ReduceSum ReduceMean ReduceMax ReduceMin
-// ReduceProd ReduceSumSquare ReduceL1 ReduceL2 over any set of axes, keepdims either way (the
-// output's layout is the same). Selection, launch and each op's claim against the CPU backend;
-// the device code is kernels/reduction.cu.
+// The reduction family on the CUDA backend (f32, f64; i32, i64 but for Mean and L2): ReduceSum
+// ReduceMean ReduceMax ReduceMin ReduceProd ReduceSumSquare ReduceL1 ReduceL2 over any set of axes,
+// keepdims either way (the output's layout is the same). Selection, launch and each op's claim
+// against the CPU backend; the device code is kernels/reduction.cu.
 
 #include <cuda_runtime_api.h>
 
@@ -15,10 +15,26 @@
 namespace volta::cuda {
 namespace {
 
+// The CPU's types: every numeric type, Mean and L2 the float ones.
 inline constexpr DTypeSet kFloats{DType::F32, DType::F64};
+inline constexpr DTypeSet kNumeric{DType::F32, DType::F64, DType::I32, DType::I64};
 
+constexpr DTypeSet types_of(ReduceOp op) {
+  return op == ReduceOp::Mean || op == ReduceOp::L2 ? kFloats : kNumeric;
+}
+
+// Also the index of a dtype's kernel in an op's list.
 ReduceType reduce_type(DType dtype) {
-  return dtype == DType::F64 ? ReduceType::F64 : ReduceType::F32;
+  switch (dtype) {
+    case DType::F64:
+      return ReduceType::F64;
+    case DType::I32:
+      return ReduceType::I32;
+    case DType::I64:
+      return ReduceType::I64;
+    default:
+      return ReduceType::F32;
+  }
 }
 
 // The geometry of a selected node (selection refused the ones without).
@@ -52,10 +68,12 @@ void run_reduce(const CudaKernelArgs& args) {
 
 template <ReduceOp kOp>
 KernelSelection select_reduce(const CudaKernelQuery& query, const CudaKernel* kernels) {
-  if (std::optional<KernelUnsupported> refused = refuse_dtype(query, kFloats)) return *refused;
+  if (std::optional<KernelUnsupported> refused = refuse_dtype(query, types_of(kOp))) {
+    return *refused;
+  }
   const TypeInfo& input = *query.inputs[0];
   const ReduceAxes axes = resolve_reduce_axes(AttrReader(query.node), input.shape.rank());
-  const CudaKernel& kernel = kernels[input.dtype == DType::F64 ? 1 : 0];
+  const CudaKernel& kernel = kernels[static_cast<int>(reduce_type(input.dtype))];
   if (axes.noop) return choice_of(kernel);
   const std::optional<ReduceGeometry> g = reduce_geometry(input.shape, axes);
   if (!g) {
@@ -68,10 +86,13 @@ KernelSelection select_reduce(const CudaKernelQuery& query, const CudaKernel* ke
   return choice_of(kernel, reduce_workspace_bytes(kOp, reduce_type(input.dtype), *g));
 }
 
+// Kernels in ReduceType order; Mean and L2 never select their integer entries.
 #define VOLTA_CUDA_REDUCE(Name, snake)                                \
   constexpr CudaKernel k##Name[] = {                                  \
       {run_reduce<ReduceOp::Name>, "f32_" snake "_cuda_tree4096x8"},  \
-      {run_reduce<ReduceOp::Name>, "f64_" snake "_cuda_tree4096x8"}}; \
+      {run_reduce<ReduceOp::Name>, "f64_" snake "_cuda_tree4096x8"},  \
+      {run_reduce<ReduceOp::Name>, "i32_" snake "_cuda_tree4096x8"},  \
+      {run_reduce<ReduceOp::Name>, "i64_" snake "_cuda_tree4096x8"}}; \
   KernelSelection select_##Name(const CudaKernelQuery& query) {       \
     return select_reduce<ReduceOp::Name>(query, k##Name);             \
   }
@@ -87,29 +108,29 @@ VOLTA_CUDA_REDUCE(L2, "reduce_l2")
 
 using E = CrossBackendExactness;
 const CudaOpKernels kOps[] = {
-    {{OpKind::ReduceSum, kFloats, E::BitwiseExceptNanPayload,
+    {{OpKind::ReduceSum, kNumeric, E::BitwiseExceptNanPayload,
       "the CPU's tree (leaves of 4096, 8 lanes in index order, pairwise) over the CPU's row "
-      "order, one IEEE add per step in the input type on both"},
+      "order, one IEEE add per step in the input type on both; integers wrap on both"},
      select_Sum},
     {{OpKind::ReduceMean, kFloats, E::BitwiseExceptNanPayload,
       "ReduceSum's tree and adds, then one IEEE division by the count rounded to the type"},
      select_Mean},
-    {{OpKind::ReduceMax, kFloats, E::Bitwise,
+    {{OpKind::ReduceMax, kNumeric, E::Bitwise,
       "the CPU's tree of selects (max_propagating_nan): the left operand kept on ties and NaN, "
       "so the same zero and the same NaN survive"},
      select_Max},
-    {{OpKind::ReduceMin, kFloats, E::Bitwise,
+    {{OpKind::ReduceMin, kNumeric, E::Bitwise,
       "the CPU's tree of selects (min_propagating_nan): the left operand kept on ties and NaN, "
       "so the same zero and the same NaN survive"},
      select_Min},
-    {{OpKind::ReduceProd, kFloats, E::BitwiseExceptNanPayload,
+    {{OpKind::ReduceProd, kNumeric, E::BitwiseExceptNanPayload,
       "the CPU's scaled product: exact frexp renormalization after each double multiply on the "
-      "tree, one ldexp and one rounding at the end"},
+      "tree, one ldexp and one rounding at the end; integers wrap on both"},
      select_Prod},
-    {{OpKind::ReduceSumSquare, kFloats, E::BitwiseExceptNanPayload,
+    {{OpKind::ReduceSumSquare, kNumeric, E::BitwiseExceptNanPayload,
       "one IEEE multiply per element, then ReduceSum's tree and adds in the input type"},
      select_SumSquare},
-    {{OpKind::ReduceL1, kFloats, E::BitwiseExceptNanPayload,
+    {{OpKind::ReduceL1, kNumeric, E::BitwiseExceptNanPayload,
       "a sign-bit clear per element, then ReduceSum's tree and adds in the input type"},
      select_L1},
     {{OpKind::ReduceL2, kFloats, E::BitwiseExceptNanPayload,

@@ -657,10 +657,14 @@ BOOST_AUTO_TEST_CASE(reductions_declare_the_leaf_partials_as_workspace) {
   BOOST_TEST(f64.workspace_bytes == 3 * 8);
 }
 
-BOOST_AUTO_TEST_CASE(unsupported_dtypes_and_operands_are_refused_in_the_cpu_words) {
-  BOOST_TEST(refusal(select_single(OpKind::ReduceSum, {TypeInfo{DType::I32, Shape{4}}},
-                                   reduce_attrs({}))) ==
-             "no i32 kernel for ReduceSum (supported: {f32,f64})");
+BOOST_AUTO_TEST_CASE(dtypes_pick_their_kernel_and_the_rest_are_refused_in_the_cpu_words) {
+  const KernelChoice i64 = chosen(
+      select_single(OpKind::ReduceProd, {TypeInfo{DType::I64, Shape{2, 5000}}}, reduce_attrs({1})));
+  BOOST_TEST(i64.variant == "i64_reduce_prod_cuda_tree4096x8");
+  BOOST_TEST(i64.workspace_bytes == 2 * 2 * 8);  // wrapping products: partials in i64
+  BOOST_TEST(chosen(select_single(OpKind::ReduceSum, {TypeInfo{DType::I32, Shape{5000}}},
+                                  reduce_attrs({})))
+                 .workspace_bytes == 2 * 4);
   BOOST_TEST(refusal(select_single(OpKind::Softmax, {TypeInfo{DType::F64, Shape{2, 3}}},
                                    {{"axis", int64_t{-1}}})) ==
              "no f64 kernel for Softmax (supported: {f32})");

@@ -81,6 +81,14 @@ struct Element {
   double value;
 };
 Element element(const Tensor& t, int64_t i) {
+  if (t.dtype() == DType::I32) {
+    const int32_t v = t.data_as<int32_t>()[i];
+    return {static_cast<uint32_t>(v), false, static_cast<double>(v)};
+  }
+  if (t.dtype() == DType::I64) {
+    const int64_t v = t.data_as<int64_t>()[i];
+    return {static_cast<uint64_t>(v), false, static_cast<double>(v)};
+  }
   if (t.dtype() == DType::F64) {
     const double v = t.data_as<double>()[i];
     return {std::bit_cast<uint64_t>(v), v != v, v};
@@ -164,6 +172,7 @@ Tensor f32_bit_patterns(const Shape& shape, uint64_t seed) {
 void check_reductions(DType dtype, const Shape& shape, const Ints& axes, const Tensor& x,
                       const std::string& what) {
   for (OpKind op : kReduceOps) {
+    if (!claim_of(op).dtypes.contains(dtype)) continue;
     for (int64_t keepdims : {0, 1}) {
       check_against_cpu(op, single_op(op, dtype, {shape}, reduce_attrs(axes, keepdims)), {x},
                         std::string(dtype_name(dtype)) + " " + shape.str() + " axes " +
@@ -244,6 +253,23 @@ BOOST_AUTO_TEST_CASE(reductions_match_the_cpu_on_special_values,
     }
     check_reductions(DType::F32, shape, {1}, x, "special values");
     check_reductions(DType::F32, shape, {0}, x, "special values");
+  }
+}
+
+// Integers wrap around on both: sums and products of values across the whole range.
+BOOST_AUTO_TEST_CASE(integer_reductions_match_the_cpu,
+                     *boost::unit_test::precondition(device_available)) {
+  uint64_t seed = 350;
+  for (DType dtype : {DType::I32, DType::I64}) {
+    const double limit = dtype == DType::I32 ? 2147483648.0 : 9.2e18;
+    for (const Shape& shape : {Shape{3, 9}, Shape{3, 3 * 4096 + 5}, Shape{4097, 3}}) {
+      for (const Ints& axes : {Ints{1}, Ints{0}, Ints{}}) {
+        check_reductions(dtype, shape, axes, random_tensor(dtype, shape, ++seed, -limit, limit),
+                         "full range");
+        check_reductions(dtype, shape, axes, random_tensor(dtype, shape, ++seed, -3.0, 4.0),
+                         "small values");
+      }
+    }
   }
 }
 
