@@ -142,9 +142,10 @@ cudaError_t launch_f32_softmax(const RowGeometry& rows, const float* x, float* y
                                cudaStream_t stream);
 
 // (x - mean) * inv_std * scale + bias over each row (inner 1), mean and biased variance by the
-// tree, inv_std = 1 / sqrt(variance + epsilon). Scale and bias (bias may be null) hold one
-// value per row element, or with `channels` > 0 one per channel r % channels for row r
-// (InstanceNormalization). mean / inv_std (may be null) get one value per row.
+// tree, inv_std = 1 / sqrt(variance + epsilon). Row element i reads scale and bias (bias may be
+// null) where `operands` (the row's dims; a: scale, b: bias) puts it, or with `channels` > 0
+// element r % channels for row r (InstanceNormalization). mean / inv_std (may be null) get one
+// value per row.
 template <class T>
 struct RowNormalization {
   const T* x = nullptr;
@@ -155,6 +156,7 @@ struct RowNormalization {
   T* inv_std = nullptr;
   T epsilon = 0;
   int64_t channels = 0;
+  BroadcastGeometry operands;
 };
 cudaError_t launch_normalize_rows(const RowGeometry& rows, const RowNormalization<float>& args,
                                   cudaStream_t stream);

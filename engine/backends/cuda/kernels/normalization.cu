@@ -108,6 +108,24 @@ __global__ void __launch_bounds__(kThreadsPerBlock)
   }
 }
 
+// Where row element i finds its scale and bias: i itself when both have the row's layout,
+// else its index split into the merged dims, innermost first.
+struct OperandOffsets {
+  int64_t scale;
+  int64_t bias;
+};
+__device__ OperandOffsets operand_offsets(const BroadcastGeometry& g, int64_t i) {
+  if (g.rank == 1 && g.a_strides[0] == 1 && g.b_strides[0] == 1) return {i, i};
+  OperandOffsets at{0, 0};
+  for (int d = g.rank - 1; d >= 0; --d) {
+    const int64_t index = i % g.dims[d];
+    i /= g.dims[d];
+    at.scale += index * g.a_strides[d];
+    at.bias += index * g.b_strides[d];
+  }
+  return at;
+}
+
 // LayerNormKernel and InstanceNormKernel of the CPU: mean = sum / n, variance = (sum of
 // squared deviations) / n, inv_std = 1 / sqrt(variance + epsilon), y = (x - mean) * inv_std *
 // scale + bias, left to right, no FMA.
@@ -135,9 +153,10 @@ __global__ void __launch_bounds__(kThreadsPerBlock)
     T* yr = a.y + s.row * n;
     const int64_t channel = a.channels > 0 ? s.row % a.channels : 0;
     for (int64_t i = s.lane; i < n; i += kTreeLanes) {
-      const int64_t at = a.channels > 0 ? channel : i;
-      const T scaled = mul_rn(mul_rn(sub_rn(xr[i], mean), inv_std), a.scale[at]);
-      yr[i] = a.bias != nullptr ? add_rn(scaled, a.bias[at]) : scaled;
+      const OperandOffsets at =
+          a.channels > 0 ? OperandOffsets{channel, channel} : operand_offsets(a.operands, i);
+      const T scaled = mul_rn(mul_rn(sub_rn(xr[i], mean), inv_std), a.scale[at.scale]);
+      yr[i] = a.bias != nullptr ? add_rn(scaled, a.bias[at.bias]) : scaled;
     }
     if (s.lane == 0 && a.mean != nullptr) a.mean[s.row] = mean;
     if (s.lane == 0 && a.inv_std != nullptr) a.inv_std[s.row] = inv_std;

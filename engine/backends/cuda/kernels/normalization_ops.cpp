@@ -5,7 +5,9 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
+#include "../broadcast_geometry.h"
 #include "../cuda_kernel.h"
 #include "launch.h"
 
@@ -37,6 +39,16 @@ T* optional_output(const CudaKernelArgs& args, size_t index) {
   return args.outputs.size() > index ? args.outputs[index].as<T>() : nullptr;
 }
 
+// Scale and B broadcast within the normalized block (the shape function checked it) walk the
+// block's merged dims; nullopt when they need more than kMaxBroadcastDims.
+std::optional<BroadcastGeometry> layer_norm_operands(const Node& node, const Shape& x,
+                                                     const Shape& scale,
+                                                     const std::optional<Shape>& bias) {
+  const int axis = axis_of(node, x.rank());
+  const Shape row(std::vector<int64_t>(x.dims().begin() + axis, x.dims().end()));
+  return broadcast_geometry(merge_broadcast(row, scale, bias ? *bias : scale));
+}
+
 template <class T>
 void run_layer_norm(const CudaKernelArgs& args) {
   const ConstTensorView& x = args.inputs[0];
@@ -57,9 +69,17 @@ void run_layer_norm(const CudaKernelArgs& args) {
     return;
   }
   if (rows == 0) return;
+  const bool has_bias = args.inputs.size() > 2 && args.inputs[2].present();
+  const std::optional<BroadcastGeometry> operands =
+      layer_norm_operands(args.node, x.shape, args.inputs[1].shape,
+                          has_bias ? std::optional<Shape>(args.inputs[2].shape) : std::nullopt);
+  if (!operands) {
+    fail(ErrorCode::KernelFailure, "the operands broadcast over more dims than selection allowed");
+  }
+  a.operands = *operands;
   a.x = x.as<T>();
   a.scale = args.inputs[1].as<T>();
-  a.bias = args.inputs.size() > 2 && args.inputs[2].present() ? args.inputs[2].as<T>() : nullptr;
+  a.bias = has_bias ? args.inputs[2].as<T>() : nullptr;
   a.y = args.outputs[0].as<T>();
   a.epsilon = static_cast<T>(AttrReader(args.node).get_float("epsilon"));
   check_launch(launch_normalize_rows(RowGeometry{rows, n, 1}, a, args.stream), args.node);
@@ -130,22 +150,18 @@ KernelSelection select_softmax(const CudaKernelQuery& query) {
   return choice_of(kSoftmax);
 }
 
-// Scale and B are read as one value per element of the normalized block: an operand with fewer
-// elements (broadcast within the block) is refused.
 KernelSelection select_layer_norm(const CudaKernelQuery& query) {
   if (std::optional<KernelUnsupported> refused = refuse_dtype(query, kFloats)) return *refused;
   const Shape& x = query.inputs[0]->shape;
-  const int axis = axis_of(query.node, x.rank());
-  int64_t n = 1;
-  for (int d = axis; d < x.rank(); ++d) n *= x[d];
-  for (size_t i = 1; i < query.inputs.size() && i < 3; ++i) {
-    const std::optional<TypeInfo>& operand = query.inputs[i];
-    if (operand && operand->shape.numel() != n) {
-      return KernelUnsupported{
-          std::string(i == 1 ? "Scale" : "B") + " " + operand->shape.str() +
-          " broadcasts within the normalized block of " + std::to_string(n) +
-          " elements; the CUDA LayerNormalization takes Scale and B with one value per element"};
-    }
+  const Shape& scale = query.inputs[1]->shape;
+  const bool has_bias = query.inputs.size() > 2 && query.inputs[2].has_value();
+  const std::optional<Shape> bias =
+      has_bias ? std::optional<Shape>(query.inputs[2]->shape) : std::nullopt;
+  if (!layer_norm_operands(query.node, x, scale, bias)) {
+    return KernelUnsupported{"LayerNormalization of " + x.str() + " with Scale " + scale.str() +
+                             (bias ? " and B " + bias->str() : std::string()) +
+                             " broadcasts over more dims than the CUDA kernel takes (" +
+                             std::to_string(kMaxBroadcastDims) + " once merged)"};
   }
   return choice_of(by_dtype(kLayerNorm, query));
 }

@@ -669,11 +669,19 @@ BOOST_AUTO_TEST_CASE(dtypes_pick_their_kernel_and_the_rest_are_refused_in_the_cp
                                    {{"axis", int64_t{-1}}})) ==
              "no f64 kernel for Softmax (supported: {f32})");
   const TypeInfo x{DType::F32, Shape{4, 6, 8}};
-  BOOST_TEST(refusal(select_single(OpKind::LayerNormalization,
-                                   {x, TypeInfo{DType::F32, Shape{8}}, std::nullopt},
-                                   {{"axis", int64_t{1}}})) ==
-             "Scale [8] broadcasts within the normalized block of 48 elements; the CUDA "
-             "LayerNormalization takes Scale and B with one value per element");
+  BOOST_TEST(
+      chosen(select_single(OpKind::LayerNormalization,
+                           {x, TypeInfo{DType::F32, Shape{8}}, TypeInfo{DType::F32, Shape{6, 1}}},
+                           {{"axis", int64_t{1}}}))
+          .variant == "f32_layernorm_cuda_tree4096x8");
+  const Shape eight{2, 2, 2, 2, 2, 2, 2, 2};
+  const Shape alternating{2, 1, 2, 1, 2, 1, 2, 1};
+  BOOST_TEST(refusal(select_single(
+                 OpKind::LayerNormalization,
+                 {TypeInfo{DType::F32, eight}, TypeInfo{DType::F32, alternating}, std::nullopt},
+                 {{"axis", int64_t{0}}})) ==
+             "LayerNormalization of " + eight.str() + " with Scale " + alternating.str() +
+                 " broadcasts over more dims than the CUDA kernel takes (6 once merged)");
   const KernelChoice ln =
       chosen(select_single(OpKind::LayerNormalization,
                            {TypeInfo{DType::F64, Shape{4, 6, 8}}, TypeInfo{DType::F64, Shape{6, 8}},

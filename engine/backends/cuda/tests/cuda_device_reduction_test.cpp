@@ -9,11 +9,13 @@
 
 #define BOOST_TEST_MODULE cuda_device_reduction_test
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <boost/test/unit_test.hpp>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -335,6 +337,19 @@ BOOST_AUTO_TEST_CASE(layer_normalization_matches_the_cpu_with_every_output,
                         single_op(OpKind::LayerNormalization, dtype, {c.x, row}, attrs, 1),
                         {inputs[0], inputs[1]}, what + " without bias");
     }
+  }
+  // Scale and B broadcast within the normalized block.
+  const std::vector<std::array<Shape, 3>> broadcasts = {{{{16, 32, 64}, {64}, {32, 1}}},
+                                                        {{{16, 4, 32, 32}, {4, 1, 1}, {32}}},
+                                                        {{{8, 4100}, {1}, {4100}}}};
+  for (const auto& [x, scale, bias] : broadcasts) {
+    const Attributes attrs = {{"axis", int64_t{1}}, {"epsilon", 1e-3}};
+    check_against_cpu(OpKind::LayerNormalization,
+                      single_op(OpKind::LayerNormalization, DType::F32, {x, scale, bias}, attrs, 3),
+                      {random_tensor(DType::F32, x, ++seed, -3.0, 5.0),
+                       random_tensor(DType::F32, scale, ++seed, 0.5, 1.5),
+                       random_tensor(DType::F32, bias, ++seed, -1.0, 1.0)},
+                      x.str() + " scale " + scale.str() + " bias " + bias.str());
   }
   // NaN and infinities in rows.
   const Shape x{3, 9};
