@@ -166,6 +166,14 @@ cudaError_t launch_normalize_rows(const RowGeometry& rows, const RowNormalizatio
 cudaError_t launch_fill_quiet_nan(float* y, int64_t n, cudaStream_t stream);
 cudaError_t launch_fill_quiet_nan(double* y, int64_t n, cudaStream_t stream);
 
+// MeanVarianceNormalization: each output of `groups` (the kept extents) is a group, its
+// members the reduced extents in row-major order; mean and biased variance in double by the
+// tree, y = (x - mean) / (sqrt(variance) + epsilon) in double, rounded to T.
+cudaError_t launch_mean_variance_normalization(const ReduceGeometry& groups, const float* x,
+                                               float* y, double epsilon, cudaStream_t stream);
+cudaError_t launch_mean_variance_normalization(const ReduceGeometry& groups, const double* x,
+                                               double* y, double epsilon, cudaStream_t stream);
+
 // BatchNormalization (inference) over planes of `plane` elements, channel p % channels:
 // y = (x - mean[c]) * (1 / sqrt(var[c] + epsilon)) * scale[c] + bias[c].
 template <class T>

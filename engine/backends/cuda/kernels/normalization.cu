@@ -1,8 +1,8 @@
-// Normalization-family kernels: Softmax (f32), LayerNormalization and InstanceNormalization
-// (f32, f64), BatchNormalization inference (f32, f64), each computing what the CPU backend's
-// kernel computes (cpu/kernels/normalization.cpp and softmax_rows.h), operation for operation;
-// every sum within a row goes over the CPU's tree (tree.cuh). The per-op exactness claims are in
-// normalization_ops.cpp.
+// Normalization-family kernels: Softmax (f32), LayerNormalization, InstanceNormalization,
+// MeanVarianceNormalization and BatchNormalization inference (f32, f64), each computing what
+// the CPU backend's kernel computes (cpu/kernels/normalization.cpp and softmax_rows.h),
+// operation for operation; every sum within a row goes over the CPU's tree (tree.cuh). The per-op
+// exactness claims are in normalization_ops.cpp.
 //
 // A row belongs to a group of 8 neighbouring threads, one per tree lane: for each leaf in turn,
 // thread `lane` accumulates the leaf's elements lane, lane + 8, ... in index order, the lanes
@@ -163,6 +163,40 @@ __global__ void __launch_bounds__(kThreadsPerBlock)
   }
 }
 
+// MeanVarianceNormKernel of the CPU: statistics in double (Wide), (x - mean) / (sqrt(variance)
+// + epsilon) in double, one rounding to T.
+template <class T>
+__global__ void __launch_bounds__(kThreadsPerBlock)
+    mean_variance_groups(ReduceGeometry g, const T* x, T* y, double epsilon) {
+  const int64_t n = g.row_length;
+  for (int64_t first_row = static_cast<int64_t>(blockIdx.x) * kRowsPerBlock; first_row < g.outputs;
+       first_row += static_cast<int64_t>(gridDim.x) * kRowsPerBlock) {
+    const RowSlot s = row_slot(first_row, g.outputs);
+    const int64_t base = s.active ? tree::offset_of(g.kept, s.row) : 0;
+    const T* xg = x + base;
+    const ReduceExtents members = g.reduced;
+    const auto load = [=](int64_t i) {
+      return static_cast<double>(xg[tree::offset_of(members, i)]);
+    };
+    const double sum = reduce_row(n, s.active, 0.0, load, Plus{});
+    const double mean = __ddiv_rn(sum, __ll2double_rn(n));
+    const double squares = reduce_row(
+        n, s.active, 0.0,
+        [=](int64_t i) {
+          const double d = __dsub_rn(load(i), mean);
+          return __dmul_rn(d, d);
+        },
+        Plus{});
+    if (!s.active) continue;
+    const double variance = __ddiv_rn(squares, __ll2double_rn(n));
+    const double denominator = __dadd_rn(__dsqrt_rn(variance), epsilon);
+    for (int64_t i = s.lane; i < n; i += kTreeLanes) {
+      const int64_t at = base + tree::offset_of(members, i);
+      y[at] = static_cast<T>(__ddiv_rn(__dsub_rn(static_cast<double>(x[at]), mean), denominator));
+    }
+  }
+}
+
 template <class T>
 __global__ void fill_quiet_nan(T* y, int64_t n) {
   for (int64_t i = first_index(); i < n; i += grid_stride()) y[i] = quiet_nan(T{});
@@ -225,6 +259,19 @@ cudaError_t launch_fill_quiet_nan(float* y, int64_t n, cudaStream_t stream) {
 }
 cudaError_t launch_fill_quiet_nan(double* y, int64_t n, cudaStream_t stream) {
   return launch_fill(y, n, stream);
+}
+
+cudaError_t launch_mean_variance_normalization(const ReduceGeometry& groups, const float* x,
+                                               float* y, double epsilon, cudaStream_t stream) {
+  mean_variance_groups<float>
+      <<<row_blocks(groups.outputs), kThreadsPerBlock, 0, stream>>>(groups, x, y, epsilon);
+  return cudaGetLastError();
+}
+cudaError_t launch_mean_variance_normalization(const ReduceGeometry& groups, const double* x,
+                                               double* y, double epsilon, cudaStream_t stream) {
+  mean_variance_groups<double>
+      <<<row_blocks(groups.outputs), kThreadsPerBlock, 0, stream>>>(groups, x, y, epsilon);
+  return cudaGetLastError();
 }
 
 cudaError_t launch_batch_norm(const BatchNormArgs<float>& args, cudaStream_t stream) {

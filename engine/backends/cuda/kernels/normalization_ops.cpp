@@ -1,14 +1,16 @@
 // The normalization family on the CUDA backend: Softmax (f32) along any axis,
 // LayerNormalization with its optional Mean and InvStdDev outputs, BatchNormalization
-// (inference) and InstanceNormalization (f32, f64). Selection, launch and each op's claim
-// against the CPU backend; the device code is kernels/normalization.cu.
+// (inference), InstanceNormalization and MeanVarianceNormalization (f32, f64). Selection, launch
+// and each op's claim against the CPU backend; the device code is kernels/normalization.cu.
 
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "../broadcast_geometry.h"
 #include "../cuda_kernel.h"
+#include "../reduce_geometry.h"
 #include "launch.h"
 
 namespace volta::cuda {
@@ -132,6 +134,30 @@ void run_batch_norm(const CudaKernelArgs& args) {
   check_launch(launch_batch_norm(a, args.stream), args.node);
 }
 
+// MeanVarianceNormalization's groups: its axes reduced, as a Reduce* over them reads its rows
+// (the CPU's member and group offsets are row-major over the same axes).
+std::optional<ReduceGeometry> mvn_groups(const Node& node, const Shape& x) {
+  ReduceAxes axes;
+  for (int64_t a : AttrReader(node).get_ints("axes")) {
+    axes.axes.push_back(*normalize_axis(a, x.rank()));
+  }
+  std::ranges::sort(axes.axes);
+  axes.axes.erase(std::unique(axes.axes.begin(), axes.axes.end()), axes.axes.end());
+  return reduce_geometry(x, axes);
+}
+
+template <class T>
+void run_mean_variance_norm(const CudaKernelArgs& args) {
+  const ConstTensorView& x = args.inputs[0];
+  if (x.numel() == 0) return;
+  const std::optional<ReduceGeometry> groups = mvn_groups(args.node, x.shape);
+  if (!groups) fail(ErrorCode::KernelFailure, "the axes alternate more than selection allowed");
+  const double epsilon = AttrReader(args.node).get_float("epsilon");
+  check_launch(launch_mean_variance_normalization(*groups, x.as<T>(), args.outputs[0].as<T>(),
+                                                  epsilon, args.stream),
+               args.node);
+}
+
 constexpr CudaKernel kSoftmax{run_softmax, "f32_softmax_cuda_tree4096x8"};
 constexpr CudaKernel kLayerNorm[] = {{run_layer_norm<float>, "f32_layernorm_cuda_tree4096x8"},
                                      {run_layer_norm<double>, "f64_layernorm_cuda_tree4096x8"}};
@@ -140,6 +166,10 @@ constexpr CudaKernel kBatchNorm[] = {{run_batch_norm<float>, "f32_batchnorm_infe
 constexpr CudaKernel kInstanceNorm[] = {
     {run_instance_norm<float>, "f32_instancenorm_cuda_tree4096x8"},
     {run_instance_norm<double>, "f64_instancenorm_cuda_tree4096x8"}};
+
+constexpr CudaKernel kMeanVarianceNorm[] = {
+    {run_mean_variance_norm<float>, "f32_mvn_cuda_tree4096x8"},
+    {run_mean_variance_norm<double>, "f64_mvn_cuda_tree4096x8"}};
 
 const CudaKernel& by_dtype(const CudaKernel* kernels, const CudaKernelQuery& query) {
   return kernels[query.inputs[0]->dtype == DType::F64 ? 1 : 0];
@@ -166,6 +196,19 @@ KernelSelection select_layer_norm(const CudaKernelQuery& query) {
   return choice_of(by_dtype(kLayerNorm, query));
 }
 
+KernelSelection select_mean_variance_norm(const CudaKernelQuery& query) {
+  if (std::optional<KernelUnsupported> refused = refuse_dtype(query, kFloats)) return *refused;
+  const Shape& x = query.inputs[0]->shape;
+  if (!mvn_groups(query.node, x)) {
+    return KernelUnsupported{"MeanVarianceNormalization of " + x.str() +
+                             " alternates normalized and other axes more than " +
+                             std::to_string(kMaxReduceExtents) +
+                             " times; the CUDA kernel takes at most " +
+                             std::to_string(kMaxReduceExtents) + " runs of each"};
+  }
+  return choice_of(by_dtype(kMeanVarianceNorm, query));
+}
+
 template <const CudaKernel* kKernels>
 KernelSelection select_float(const CudaKernelQuery& query) {
   if (std::optional<KernelUnsupported> refused = refuse_dtype(query, kFloats)) return *refused;
@@ -190,6 +233,10 @@ const CudaOpKernels kOps[] = {
       "the CPU's mean and variance of each plane on its tree, IEEE divisions and square root, "
       "(x - mean) * inv_std * scale + bias left to right, no FMA"},
      select_float<kInstanceNorm>},
+    {{OpKind::MeanVarianceNormalization, kFloats, E::BitwiseExceptNanPayload,
+      "the CPU's mean and variance in double (Wide) on its tree over the same member order, "
+      "(x - mean) / (sqrt(variance) + epsilon) in IEEE double, one rounding to the type"},
+     select_mean_variance_norm},
 };
 
 }  // namespace

@@ -188,16 +188,6 @@ struct WrappingProdOp : SumOf<T, T> {
 template <class T>
 using ProdOp = std::conditional_t<std::is_floating_point_v<T>, ScaledProdOp<T>, WrappingProdOp<T>>;
 
-// Offset of flat index `flat` over extents (row-major, innermost last).
-__device__ int64_t offset_of(const ReduceExtents& e, int64_t flat) {
-  int64_t offset = 0;
-  for (int d = e.rank - 1; d >= 0; --d) {
-    offset += (flat % e.sizes[d]) * e.strides[d];
-    flat /= e.sizes[d];
-  }
-  return offset;
-}
-
 // Walks a row's elements `step` apart: an odometer over the reduced extents.
 struct RowWalker {
   int64_t index[kMaxReduceExtents];
@@ -247,7 +237,7 @@ __global__ void __launch_bounds__(kLeafThreads)
     if (item < items) {
       const int64_t leaf = item / g.outputs;
       const int64_t o = item % g.outputs;
-      const T* row = x + offset_of(g.kept, o);
+      const T* row = x + tree::offset_of(g.kept, o);
       const int64_t first = leaf * kTreeLeaf;
       const int64_t count = tree::leaf_length(g.row_length, leaf);
       if (single_extent) {

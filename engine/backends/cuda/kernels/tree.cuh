@@ -19,6 +19,16 @@ __host__ __device__ inline int64_t leaf_length(int64_t n, int64_t leaf) {
   return rest < kTreeLeaf ? rest : kTreeLeaf;
 }
 
+// Offset of flat index `flat` over extents (row-major, innermost last).
+__device__ inline int64_t offset_of(const ReduceExtents& e, int64_t flat) {
+  int64_t offset = 0;
+  for (int d = e.rank - 1; d >= 0; --d) {
+    offset += (flat % e.sizes[d]) * e.strides[d];
+    flat /= e.sizes[d];
+  }
+  return offset;
+}
+
 // The CPU's combine_pairwise: (v0, v1), (v2, v3), ..., an odd last value carried up unchanged,
 // level by level until one remains. values[k * stride] is value k; overwritten. n >= 1.
 template <class A, class Combine>

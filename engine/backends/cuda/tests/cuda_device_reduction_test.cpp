@@ -387,6 +387,27 @@ BOOST_AUTO_TEST_CASE(batch_and_instance_normalization_match_the_cpu,
   }
 }
 
+BOOST_AUTO_TEST_CASE(mean_variance_normalization_matches_the_cpu,
+                     *boost::unit_test::precondition(device_available)) {
+  const std::vector<std::pair<Shape, std::vector<Ints>>> cases = {
+      {{2, 3, 5, 7}, {{0, 2, 3}, {1}, {3}, {0, 1, 2, 3}, {-1, 1}}},
+      {{3, 70, 2, 70}, {{1, 3}, {0, 2}}},  // groups of 4900 over two strided extents
+  };
+  uint64_t seed = 900;
+  for (DType dtype : {DType::F32, DType::F64}) {
+    for (const auto& [shape, axis_sets] : cases) {
+      for (const Ints& axes : axis_sets) {
+        check_against_cpu(
+            OpKind::MeanVarianceNormalization,
+            single_op(OpKind::MeanVarianceNormalization, dtype, {shape},
+                      {{"axes", axes}, {"epsilon", 1e-9}}),
+            {random_tensor(dtype, shape, ++seed, -2.0, 6.0)},
+            std::string(dtype_name(dtype)) + " " + shape.str() + " axes " + Shape(axes).str());
+      }
+    }
+  }
+}
+
 // The same bits on every run whatever the poison of the arena and its workspace.
 BOOST_AUTO_TEST_CASE(runs_repeat_bit_identically,
                      *boost::unit_test::precondition(device_available)) {
