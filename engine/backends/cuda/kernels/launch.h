@@ -137,6 +137,20 @@ struct RowGeometry {
   int64_t inner = 1;
 };
 
+// ArgMax (kMax) / ArgMin along each line of `lines` (length > 0), each line scanned in index
+// order as on the CPU: NaN counts as the extreme and the first NaN wins; select_last: the last
+// of equals (or NaNs). Type F32 ... I64.
+cudaError_t launch_arg_extreme(bool max, bool select_last, ReduceType type,
+                               const RowGeometry& lines, const void* x, int64_t* indices,
+                               cudaStream_t stream);
+// CumSum along each line in index order (reverse: from the end), f32 summed in double, integers
+// wrapping; exclusive: each output is the sum before its element.
+cudaError_t launch_cumsum(ReduceType type, const RowGeometry& lines, bool exclusive, bool reverse,
+                          const void* x, void* y, cudaStream_t stream);
+// Hardmax (F32, F64): 1 at the first maximum of each line (the first NaN if any), 0 elsewhere.
+cudaError_t launch_hardmax(ReduceType type, const RowGeometry& lines, const void* x, void* y,
+                           cudaStream_t stream);
+
 // Softmax of every row, f32 (y may be x).
 cudaError_t launch_f32_softmax(const RowGeometry& rows, const float* x, float* y,
                                cudaStream_t stream);

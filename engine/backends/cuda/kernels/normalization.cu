@@ -1,8 +1,8 @@
 // Normalization-family kernels: Softmax (f32), LayerNormalization, InstanceNormalization,
-// MeanVarianceNormalization and BatchNormalization inference (f32, f64), each computing what
-// the CPU backend's kernel computes (cpu/kernels/normalization.cpp and softmax_rows.h),
-// operation for operation; every sum within a row goes over the CPU's tree (tree.cuh). The per-op
-// exactness claims are in normalization_ops.cpp.
+// MeanVarianceNormalization, BatchNormalization inference and Hardmax (f32, f64), each
+// computing what the CPU backend's kernel computes (cpu/kernels/normalization.cpp and
+// softmax_rows.h), operation for operation; every sum within a row goes over the CPU's tree
+// (tree.cuh). The per-op exactness claims are in normalization_ops.cpp.
 //
 // A row belongs to a group of 8 neighbouring threads, one per tree lane: for each leaf in turn,
 // thread `lane` accumulates the leaf's elements lane, lane + 8, ... in index order, the lanes
@@ -197,6 +197,27 @@ __global__ void __launch_bounds__(kThreadsPerBlock)
   }
 }
 
+// HardmaxKernel of the CPU: the first maximum of each line (the first NaN once one is met),
+// then 1 there and 0 elsewhere; one thread per line.
+template <class T>
+__global__ void hardmax_lines(RowGeometry g, const T* x, T* y) {
+  for (int64_t line = first_index(); line < g.rows; line += grid_stride()) {
+    const int64_t start = (line / g.inner) * g.length * g.inner + line % g.inner;
+    const T* xl = x + start;
+    T* yl = y + start;
+    int64_t best = 0;
+    T b = xl[0];
+    for (int64_t j = 1; j < g.length; ++j) {
+      const T v = xl[j * g.inner];
+      if (b == b && (v != v || v > b)) {
+        b = v;
+        best = j;
+      }
+    }
+    for (int64_t j = 0; j < g.length; ++j) yl[j * g.inner] = best == j ? T{1} : T{0};
+  }
+}
+
 template <class T>
 __global__ void fill_quiet_nan(T* y, int64_t n) {
   for (int64_t i = first_index(); i < n; i += grid_stride()) y[i] = quiet_nan(T{});
@@ -279,6 +300,18 @@ cudaError_t launch_batch_norm(const BatchNormArgs<float>& args, cudaStream_t str
 }
 cudaError_t launch_batch_norm(const BatchNormArgs<double>& args, cudaStream_t stream) {
   return launch_batch(args, stream);
+}
+
+cudaError_t launch_hardmax(ReduceType type, const RowGeometry& lines, const void* x, void* y,
+                           cudaStream_t stream) {
+  if (type == ReduceType::F64) {
+    hardmax_lines<double><<<blocks_for(lines.rows), kThreadsPerBlock, 0, stream>>>(
+        lines, static_cast<const double*>(x), static_cast<double*>(y));
+  } else {
+    hardmax_lines<float><<<blocks_for(lines.rows), kThreadsPerBlock, 0, stream>>>(
+        lines, static_cast<const float*>(x), static_cast<float*>(y));
+  }
+  return cudaGetLastError();
 }
 
 }  // namespace volta::cuda

@@ -1,7 +1,7 @@
 // The normalization family on the CUDA backend: Softmax (f32) along any axis,
 // LayerNormalization with its optional Mean and InvStdDev outputs, BatchNormalization
-// (inference), InstanceNormalization and MeanVarianceNormalization (f32, f64). Selection, launch
-// and each op's claim against the CPU backend; the device code is kernels/normalization.cu.
+// (inference), InstanceNormalization, MeanVarianceNormalization and Hardmax (f32, f64). Selection,
+// launch and each op's claim against the CPU backend; the device code is kernels/normalization.cu.
 
 #include <algorithm>
 #include <optional>
@@ -158,6 +158,20 @@ void run_mean_variance_norm(const CudaKernelArgs& args) {
                args.node);
 }
 
+template <class T>
+void run_hardmax(const CudaKernelArgs& args) {
+  const ConstTensorView& x = args.inputs[0];
+  if (x.numel() == 0) return;
+  const int axis = axis_of(args.node, x.shape.rank());
+  RowGeometry lines;
+  lines.length = x.shape[axis];
+  for (int d = axis + 1; d < x.shape.rank(); ++d) lines.inner *= x.shape[d];
+  lines.rows = x.numel() / lines.length;
+  check_launch(launch_hardmax(x.dtype == DType::F64 ? ReduceType::F64 : ReduceType::F32, lines,
+                              x.data, args.outputs[0].data, args.stream),
+               args.node);
+}
+
 constexpr CudaKernel kSoftmax{run_softmax, "f32_softmax_cuda_tree4096x8"};
 constexpr CudaKernel kLayerNorm[] = {{run_layer_norm<float>, "f32_layernorm_cuda_tree4096x8"},
                                      {run_layer_norm<double>, "f64_layernorm_cuda_tree4096x8"}};
@@ -170,6 +184,9 @@ constexpr CudaKernel kInstanceNorm[] = {
 constexpr CudaKernel kMeanVarianceNorm[] = {
     {run_mean_variance_norm<float>, "f32_mvn_cuda_tree4096x8"},
     {run_mean_variance_norm<double>, "f64_mvn_cuda_tree4096x8"}};
+
+constexpr CudaKernel kHardmax[] = {{run_hardmax<float>, "f32_hardmax_cuda_first_max"},
+                                   {run_hardmax<double>, "f64_hardmax_cuda_first_max"}};
 
 const CudaKernel& by_dtype(const CudaKernel* kernels, const CudaKernelQuery& query) {
   return kernels[query.inputs[0]->dtype == DType::F64 ? 1 : 0];
@@ -237,6 +254,10 @@ const CudaOpKernels kOps[] = {
       "the CPU's mean and variance in double (Wide) on its tree over the same member order, "
       "(x - mean) / (sqrt(variance) + epsilon) in IEEE double, one rounding to the type"},
      select_mean_variance_norm},
+    {{OpKind::Hardmax, kFloats, E::Bitwise,
+      "the CPU's scan of each line for its first maximum (the first NaN once met), then exact "
+      "1 and 0"},
+     select_float<kHardmax>},
 };
 
 }  // namespace

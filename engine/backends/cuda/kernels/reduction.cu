@@ -1,5 +1,5 @@
 // Reduce* kernels, f32 and f64 (and i32, i64 where the op has them): Sum Mean Max Min Prod
-// SumSquare L1 L2, each computing what the
+// SumSquare L1 L2, and the line scans ArgMax ArgMin CumSum, each computing what the
 // CPU backend's kernel computes (cpu/kernels/reduction.cpp), operation for operation, over the
 // same tree (tree.cuh). The per-op exactness claims are in reduction_ops.cpp.
 //
@@ -328,6 +328,75 @@ cudaError_t launch_typed(ReduceOp op, const ReduceGeometry& g, const void* x, vo
   return cudaErrorInvalidValue;
 }
 
+// ---- ArgMax / ArgMin and CumSum: one thread per line, scanning it in index order ----
+
+__device__ __forceinline__ int64_t line_start(const RowGeometry& g, int64_t line) {
+  return (line / g.inner) * g.length * g.inner + line % g.inner;
+}
+
+// The CPU's `replaces`: whether `candidate`, met after `best`, takes its place.
+template <class T, bool kMax>
+__device__ __forceinline__ bool replaces(T candidate, T best, bool select_last) {
+  if (best != best) return select_last && candidate != candidate;
+  if (candidate != candidate) return true;
+  if (candidate == best) return select_last;
+  return kMax ? candidate > best : candidate < best;
+}
+
+template <class T, bool kMax>
+__global__ void arg_extreme(RowGeometry g, bool select_last, const T* x, int64_t* indices) {
+  for (int64_t line = first_index(); line < g.rows; line += grid_stride()) {
+    const T* xl = x + line_start(g, line);
+    T best = xl[0];
+    int64_t at = 0;
+    for (int64_t a = 1; a < g.length; ++a) {
+      const T v = xl[a * g.inner];
+      if (replaces<T, kMax>(v, best, select_last)) {
+        best = v;
+        at = a;
+      }
+    }
+    indices[line] = at;  // the output is [outer, inner] (keepdims only adds a 1)
+  }
+}
+
+template <class T>
+__global__ void cumsum_lines(RowGeometry g, bool exclusive, bool reverse, const T* x, T* y) {
+  using A = std::conditional_t<std::is_same_v<T, float>, double, T>;  // the CPU's Wide<T>
+  for (int64_t line = first_index(); line < g.rows; line += grid_stride()) {
+    const int64_t start = line_start(g, line);
+    A sum{0};
+    for (int64_t step = 0; step < g.length; ++step) {
+      const int64_t at = start + (reverse ? g.length - 1 - step : step) * g.inner;
+      const A value = static_cast<A>(x[at]);
+      if (exclusive) y[at] = static_cast<T>(sum);
+      sum = add_rn(sum, value);
+      if (!exclusive) y[at] = static_cast<T>(sum);
+    }
+  }
+}
+
+template <class T>
+cudaError_t launch_arg_typed(bool max, bool select_last, const RowGeometry& g, const void* x,
+                             int64_t* indices, cudaStream_t stream) {
+  if (max) {
+    arg_extreme<T, true><<<blocks_for(g.rows), kThreadsPerBlock, 0, stream>>>(
+        g, select_last, static_cast<const T*>(x), indices);
+  } else {
+    arg_extreme<T, false><<<blocks_for(g.rows), kThreadsPerBlock, 0, stream>>>(
+        g, select_last, static_cast<const T*>(x), indices);
+  }
+  return cudaGetLastError();
+}
+
+template <class T>
+cudaError_t launch_cumsum_typed(const RowGeometry& g, bool exclusive, bool reverse, const void* x,
+                                void* y, cudaStream_t stream) {
+  cumsum_lines<T><<<blocks_for(g.rows), kThreadsPerBlock, 0, stream>>>(
+      g, exclusive, reverse, static_cast<const T*>(x), static_cast<T*>(y));
+  return cudaGetLastError();
+}
+
 template <class T>
 int64_t partial_bytes(ReduceOp op) {
   switch (op) {
@@ -367,6 +436,37 @@ cudaError_t launch_reduce(ReduceOp op, ReduceType type, const ReduceGeometry& ge
       return launch_typed<int32_t>(op, geometry, x, y, workspace, stream);
     case ReduceType::I64:
       return launch_typed<int64_t>(op, geometry, x, y, workspace, stream);
+  }
+  return cudaErrorInvalidValue;
+}
+
+cudaError_t launch_arg_extreme(bool max, bool select_last, ReduceType type,
+                               const RowGeometry& lines, const void* x, int64_t* indices,
+                               cudaStream_t stream) {
+  switch (type) {
+    case ReduceType::F32:
+      return launch_arg_typed<float>(max, select_last, lines, x, indices, stream);
+    case ReduceType::F64:
+      return launch_arg_typed<double>(max, select_last, lines, x, indices, stream);
+    case ReduceType::I32:
+      return launch_arg_typed<int32_t>(max, select_last, lines, x, indices, stream);
+    case ReduceType::I64:
+      return launch_arg_typed<int64_t>(max, select_last, lines, x, indices, stream);
+  }
+  return cudaErrorInvalidValue;
+}
+
+cudaError_t launch_cumsum(ReduceType type, const RowGeometry& lines, bool exclusive, bool reverse,
+                          const void* x, void* y, cudaStream_t stream) {
+  switch (type) {
+    case ReduceType::F32:
+      return launch_cumsum_typed<float>(lines, exclusive, reverse, x, y, stream);
+    case ReduceType::F64:
+      return launch_cumsum_typed<double>(lines, exclusive, reverse, x, y, stream);
+    case ReduceType::I32:
+      return launch_cumsum_typed<int32_t>(lines, exclusive, reverse, x, y, stream);
+    case ReduceType::I64:
+      return launch_cumsum_typed<int64_t>(lines, exclusive, reverse, x, y, stream);
   }
   return cudaErrorInvalidValue;
 }

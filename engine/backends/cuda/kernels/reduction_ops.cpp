@@ -106,6 +106,58 @@ VOLTA_CUDA_REDUCE(L1, "reduce_l1")
 VOLTA_CUDA_REDUCE(L2, "reduce_l2")
 #undef VOLTA_CUDA_REDUCE
 
+// x as lines along `axis`: [outer, axis, inner], one line per (outer, inner).
+RowGeometry lines_along(const Node& node, const Shape& shape) {
+  const int axis = *normalize_axis(AttrReader(node).get_int("axis"), shape.rank());
+  RowGeometry g;
+  g.length = shape[axis];
+  for (int d = axis + 1; d < shape.rank(); ++d) g.inner *= shape[d];
+  g.rows = 1;
+  for (int d = 0; d < shape.rank(); ++d) g.rows *= d == axis ? 1 : shape[d];
+  return g;
+}
+
+template <bool kMax>
+void run_arg_extreme(const CudaKernelArgs& args) {
+  const ConstTensorView& x = args.inputs[0];
+  if (args.outputs[0].numel() == 0) return;
+  const bool select_last = AttrReader(args.node).get_int("select_last_index") != 0;
+  check_launch(
+      launch_arg_extreme(kMax, select_last, reduce_type(x.dtype), lines_along(args.node, x.shape),
+                         x.data, args.outputs[0].as<int64_t>(), args.stream),
+      args.node);
+}
+
+void run_cumsum(const CudaKernelArgs& args) {
+  const ConstTensorView& x = args.inputs[0];
+  if (x.numel() == 0) return;
+  const AttrReader attrs(args.node);
+  check_launch(launch_cumsum(reduce_type(x.dtype), lines_along(args.node, x.shape),
+                             attrs.get_int("exclusive") != 0, attrs.get_int("reverse") != 0, x.data,
+                             args.outputs[0].data, args.stream),
+               args.node);
+}
+
+// In ReduceType order.
+constexpr CudaKernel kArgMax[] = {{run_arg_extreme<true>, "f32_argmax_cuda_scan"},
+                                  {run_arg_extreme<true>, "f64_argmax_cuda_scan"},
+                                  {run_arg_extreme<true>, "i32_argmax_cuda_scan"},
+                                  {run_arg_extreme<true>, "i64_argmax_cuda_scan"}};
+constexpr CudaKernel kArgMin[] = {{run_arg_extreme<false>, "f32_argmin_cuda_scan"},
+                                  {run_arg_extreme<false>, "f64_argmin_cuda_scan"},
+                                  {run_arg_extreme<false>, "i32_argmin_cuda_scan"},
+                                  {run_arg_extreme<false>, "i64_argmin_cuda_scan"}};
+constexpr CudaKernel kCumSum[] = {{run_cumsum, "f32_cumsum_cuda_sequential"},
+                                  {run_cumsum, "f64_cumsum_cuda_sequential"},
+                                  {run_cumsum, "i32_cumsum_cuda_sequential"},
+                                  {run_cumsum, "i64_cumsum_cuda_sequential"}};
+
+template <const CudaKernel* kKernels>
+KernelSelection select_scan(const CudaKernelQuery& query) {
+  if (std::optional<KernelUnsupported> refused = refuse_dtype(query, kNumeric)) return *refused;
+  return choice_of(kKernels[static_cast<int>(reduce_type(query.inputs[0]->dtype))]);
+}
+
 using E = CrossBackendExactness;
 const CudaOpKernels kOps[] = {
     {{OpKind::ReduceSum, kNumeric, E::BitwiseExceptNanPayload,
@@ -137,6 +189,18 @@ const CudaOpKernels kOps[] = {
       "exact squares in double summed in double on the CPU's tree (Wide), one correctly "
       "rounded double square root, one rounding to the type"},
      select_L2},
+    {{OpKind::ArgMax, kNumeric, E::Bitwise,
+      "the CPU's scan of each line in index order with its compares and tie rules (first NaN "
+      "wins, select_last_index); an index, no arithmetic"},
+     select_scan<kArgMax>},
+    {{OpKind::ArgMin, kNumeric, E::Bitwise,
+      "the CPU's scan of each line in index order with its compares and tie rules (first NaN "
+      "wins, select_last_index); an index, no arithmetic"},
+     select_scan<kArgMin>},
+    {{OpKind::CumSum, kNumeric, E::BitwiseExceptNanPayload,
+      "the CPU's running sum along each line in index order (reverse and exclusive alike), f32 "
+      "in double (Wide) and rounded per output, one IEEE add per step; integers wrap"},
+     select_scan<kCumSum>},
 };
 
 }  // namespace

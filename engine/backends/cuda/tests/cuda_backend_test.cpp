@@ -37,8 +37,8 @@ const Backend& cuda_backend() {
 constexpr std::string_view kCudaOps =
     "Add, Sub, Mul, Div, Neg, Abs, Sqrt, Exp, Log, Tanh, Sigmoid, Relu, Softmax, "
     "LayerNormalization, ReduceSum, ReduceMean, ReduceMax, ReduceMin, ReduceProd, "
-    "ReduceSumSquare, ReduceL1, ReduceL2, BatchNormalization, InstanceNormalization, "
-    "MeanVarianceNormalization";
+    "ReduceSumSquare, ReduceL1, ReduceL2, ArgMax, ArgMin, CumSum, BatchNormalization, "
+    "InstanceNormalization, MeanVarianceNormalization, Hardmax";
 
 // The elementwise and activation ops: f32 only, one input (two for the binary ones), no
 // attributes. The other families' selection is tested in their own suites below.
@@ -98,7 +98,9 @@ BOOST_AUTO_TEST_CASE(the_claims_name_the_ops_with_kernels_in_op_order) {
       BOOST_TEST(cross_backend_exactness_name(c.exactness) == "bitwise-except-nan-payload");
     }
   }
-  BOOST_TEST(bitwise == "Neg, Abs, Log, Sigmoid, Relu, Softmax, ReduceMax, ReduceMin");
+  BOOST_TEST(
+      bitwise ==
+      "Neg, Abs, Log, Sigmoid, Relu, Softmax, ReduceMax, ReduceMin, ArgMax, ArgMin, Hardmax");
 }
 
 BOOST_AUTO_TEST_CASE(capabilities_are_the_claimed_ops) {

@@ -408,6 +408,66 @@ BOOST_AUTO_TEST_CASE(mean_variance_normalization_matches_the_cpu,
   }
 }
 
+// Line scans: ties, NaN and both zeros met in every order, select_last_index both ways.
+BOOST_AUTO_TEST_CASE(arg_extremes_and_hardmax_match_the_cpu,
+                     *boost::unit_test::precondition(device_available)) {
+  // Few distinct values, so ties are everywhere; NaN with payloads and zeros of both signs.
+  const std::vector<uint32_t> palette = {0x00000000u, 0x80000000u, 0x3f800000u, 0xbf800000u,
+                                         0x7f800000u, 0xff800000u, 0x7fc00000u, 0xffc01234u};
+  uint64_t seed = 1000;
+  for (const Shape& shape : {Shape{7, 9, 5}, Shape{3, 5000}, Shape{1}}) {
+    Tensor x = f32_bit_patterns(shape, ++seed);
+    for (int64_t i = 0; i < x.numel(); ++i) {
+      const auto pick = std::bit_cast<uint32_t>(x.data_as<float>()[i]) % palette.size();
+      if (i % 3 != 0) x.data_as<float>()[i] = std::bit_cast<float>(palette[pick]);
+    }
+    Tensor small = random_tensor(DType::I32, shape, ++seed, -3.0, 3.0);
+    for (int64_t axis = 0; axis < shape.rank(); ++axis) {
+      const std::string what = shape.str() + " axis " + std::to_string(axis);
+      for (OpKind op : {OpKind::ArgMax, OpKind::ArgMin}) {
+        for (int64_t last : {0, 1}) {
+          const Attributes attrs = {
+              {"axis", axis}, {"keepdims", int64_t{1} - last}, {"select_last_index", last}};
+          check_against_cpu(op, single_op(op, DType::F32, {shape}, attrs), {x},
+                            what + " select_last " + std::to_string(last));
+          check_against_cpu(op, single_op(op, DType::I32, {shape}, attrs), {small},
+                            what + " i32 select_last " + std::to_string(last));
+        }
+      }
+      check_against_cpu(OpKind::Hardmax,
+                        single_op(OpKind::Hardmax, DType::F32, {shape}, {{"axis", axis}}), {x},
+                        what);
+      check_against_cpu(OpKind::Hardmax,
+                        single_op(OpKind::Hardmax, DType::F64, {shape}, {{"axis", axis}}),
+                        {random_tensor(DType::F64, shape, ++seed, -3.0, 3.0)}, what + " f64");
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(cumsum_matches_the_cpu, *boost::unit_test::precondition(device_available)) {
+  uint64_t seed = 1100;
+  for (DType dtype : {DType::F32, DType::F64, DType::I32, DType::I64}) {
+    const double limit = dtype == DType::I32 ? 2147483648.0 : dtype == DType::I64 ? 9.2e18 : 1e4;
+    for (const Shape& shape : {Shape{4, 6, 5}, Shape{2, 10000}, Shape{10000, 3}}) {
+      const Tensor x = random_tensor(dtype, shape, ++seed, -limit, limit);
+      for (int64_t axis = 0; axis < shape.rank(); ++axis) {
+        for (int64_t exclusive : {0, 1}) {
+          for (int64_t reverse : {0, 1}) {
+            check_against_cpu(
+                OpKind::CumSum,
+                single_op(OpKind::CumSum, dtype, {shape},
+                          {{"axis", axis}, {"exclusive", exclusive}, {"reverse", reverse}}),
+                {x},
+                std::string(dtype_name(dtype)) + " " + shape.str() + " axis " +
+                    std::to_string(axis) + " exclusive " + std::to_string(exclusive) + " reverse " +
+                    std::to_string(reverse));
+          }
+        }
+      }
+    }
+  }
+}
+
 // The same bits on every run whatever the poison of the arena and its workspace.
 BOOST_AUTO_TEST_CASE(runs_repeat_bit_identically,
                      *boost::unit_test::precondition(device_available)) {
