@@ -137,7 +137,7 @@ struct RowGeometry {
   int64_t inner = 1;
 };
 
-// ArgMax (kMax) / ArgMin along each line of `lines` (length > 0), each line scanned in index
+// ArgMax (max) or ArgMin along each line of `lines` (length > 0), each line scanned in index
 // order as on the CPU: NaN counts as the extreme and the first NaN wins; select_last: the last
 // of equals (or NaNs). Type F32 ... I64.
 cudaError_t launch_arg_extreme(bool max, bool select_last, ReduceType type,
