@@ -35,10 +35,10 @@ const Backend& cuda_backend() {
 }
 
 constexpr std::string_view kCudaOps =
-    "Add, Sub, Mul, Div, Neg, Abs, Sqrt, Exp, Log, Tanh, Sigmoid, Relu, Softmax, "
+    "Add, Sub, Mul, Div, Neg, Abs, Sqrt, Exp, Log, Tanh, Sigmoid, Relu, MatMul, Gemm, Softmax, "
     "LayerNormalization, ReduceSum, ReduceMean, ReduceMax, ReduceMin, ReduceProd, "
     "ReduceSumSquare, ReduceL1, ReduceL2, ArgMax, ArgMin, CumSum, BatchNormalization, "
-    "InstanceNormalization, MeanVarianceNormalization, Hardmax";
+    "InstanceNormalization, MeanVarianceNormalization, Hardmax, FusedMatMul";
 
 // The elementwise and activation ops: f32 only, one input (two for the binary ones), no
 // attributes. The other families' selection is tested in their own suites below.
