@@ -22,10 +22,12 @@ struct FamilyOps {
 };
 constexpr FamilyOps kFamilies[] = {
     {OpFamily::Elementwise, elementwise_op_kernels},
+    {OpFamily::Elementwise, conversion_op_kernels},
     {OpFamily::Activation, activation_op_kernels},
     {OpFamily::Linalg, linalg_op_kernels},
     {OpFamily::Normalization, normalization_op_kernels},
     {OpFamily::Reduction, reduction_op_kernels},
+    {OpFamily::Movement, movement_op_kernels},
 };
 
 using KernelTable = std::array<const CudaOpKernels*, kOpCount>;
@@ -205,7 +207,7 @@ class CudaBackend final : public Backend {
     }
     if (workspace.bytes > 0) check_device(node, "workspace", 0, workspace.data, workspace.space);
     const auto* k = static_cast<const CudaKernel*>(kernel.impl);
-    k->fn(CudaKernelArgs{node, inputs, outputs, cuda.stream(), workspace.data});
+    k->fn(CudaKernelArgs{node, inputs, outputs, cuda.stream(), workspace});
   }
 };
 

@@ -22,7 +22,7 @@ struct CudaKernelArgs {
   std::span<const ConstTensorView> inputs;  // device memory
   std::span<const TensorView> outputs;      // device memory
   cudaStream_t stream;
-  void* workspace = nullptr;  // device memory: the KernelChoice's workspace_bytes, planned
+  MemoryRegion workspace = {};  // device memory: the KernelChoice's workspace_bytes
 };
 
 // Enqueues the kernel on args.stream; throws VoltaError(DeviceFailure) when the launch fails.
@@ -55,6 +55,8 @@ std::span<const CudaOpKernels> activation_op_kernels();
 std::span<const CudaOpKernels> linalg_op_kernels();
 std::span<const CudaOpKernels> normalization_op_kernels();
 std::span<const CudaOpKernels> reduction_op_kernels();
+std::span<const CudaOpKernels> conversion_op_kernels();  // Cast, Where, Clip (elementwise)
+std::span<const CudaOpKernels> movement_op_kernels();
 
 // Every CUDA kernel is deterministic by construction: no atomics, no reduction whose order
 // depends on the launch.

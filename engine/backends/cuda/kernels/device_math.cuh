@@ -145,4 +145,135 @@ __device__ __forceinline__ float sigmoid_f32(float x) {
   return x == x ? result : x;
 }
 
+__device__ __forceinline__ float expm1_f32(float x) {
+  const float above_min = x < -104.0f ? -104.0f : x;
+  const float xc = above_min > 89.0f ? 89.0f : above_min;
+  const detail::ExpParts e = detail::exp_parts(xc);
+  const float exp_x = detail::times_pow2(e.m(), e.n.n_int);
+  const float small = x == 0.0f ? x : e.m_minus_1;
+  return e.n.n == 0.0f ? small : sub(exp_x, 1.0f);
+}
+
+__device__ __forceinline__ float log1p_f32(float x) {
+  const float u = add(1.0f, x);
+  const float d = sub(u, 1.0f);
+  const float scaled = mul(log_f32(u), div(x, d));
+  const float general = u == kInf() ? kInf() : scaled;
+  return d == 0.0f ? x : general;
+}
+
+namespace detail {
+
+__device__ __forceinline__ float erf_over_x_minus_1(float s) {
+  float p = 7.87587487e-05f;
+  p = sub(mul(p, s), 0.00080168643f);
+  p = add(mul(p, s), 0.00518908724f);
+  p = sub(mul(p, s), 0.0268542115f);
+  p = add(mul(p, s), 0.112835944f);
+  p = sub(mul(p, s), 0.37612626f);
+  p = add(mul(p, s), 0.128379166f);
+  return p;
+}
+
+__device__ __forceinline__ float scaled_erfc(float z) {
+  const float t = div(2.0f, add(2.0f, z));
+  float w = 0.0948963463f;
+  w = sub(mul(w, t), 0.385767639f);
+  w = add(mul(w, t), 0.43652758f);
+  w = sub(mul(w, t), 0.000143908866f);
+  w = add(mul(w, t), 0.297612697f);
+  w = add(mul(w, t), 0.274151564f);
+  w = add(mul(w, t), 0.282619894f);
+  return mul(t, w);
+}
+
+// The CPU's exp_of_double: double steps rounded one by one (__dadd_rn, __dmul_rn).
+__device__ __forceinline__ double exp_of_double(double v) {
+  const bool deep = v < -80.0;
+  const double shifted = deep ? __dadd_rn(v, 64.0) : v;
+  const float hi = __double2float_rn(shifted);
+  const double e = __dmul_rn(static_cast<double>(exp_f32(hi)),
+                             __dadd_rn(1.0, __dsub_rn(shifted, static_cast<double>(hi))));
+  return deep ? __dmul_rn(e, 1.603810890548638e-28) : e;
+}
+
+}  // namespace detail
+
+__device__ __forceinline__ float erf_f32(float x) {
+  const float ax = abs_bits(x);
+  const float small = add(x, mul(x, detail::erf_over_x_minus_1(mul(x, x))));
+  const float z = ax > 4.0f ? 4.0f : ax;
+  const float large =
+      copysign_bits(sub(1.0f, mul(exp_f32(neg_bits(mul(z, z))), detail::scaled_erfc(z))), x);
+  return ax < 1.0f ? small : large;
+}
+
+__device__ __forceinline__ float gelu_f32(float x) {
+  const float above_min = x < -14.5f ? -14.5f : x;
+  const float a = abs_bits(above_min > 14.5f ? 14.5f : above_min);
+  float h = -0.00213942956f;
+  h = add(mul(h, a), 0.00939806178f);
+  h = sub(mul(h, a), 0.0262675323f);
+  h = add(mul(h, a), 0.0624442175f);
+  h = sub(mul(h, a), 0.132976189f);
+  h = add(mul(h, a), 0.249999866f);
+  h = sub(mul(h, a), 0.398942292f);
+  const float m_small = mul(a, add(0.5f, mul(a, h)));
+  const float u = sub(a, 1.125f);
+  float g = 4.86997997e-05f;
+  g = sub(mul(g, u), 0.000170572763f);
+  g = add(mul(g, u), 0.000519808033f);
+  g = sub(mul(g, u), 0.00161371578f);
+  g = add(mul(g, u), 0.00468621403f);
+  g = sub(mul(g, u), 0.0124843214f);
+  g = add(mul(g, u), 0.02997954f);
+  g = sub(mul(g, u), 0.0627463311f);
+  g = add(mul(g, u), 0.107018866f);
+  g = add(mul(g, u), 0.275997818f);
+  const float w = sub(div(1.0f, add(1.0f, a)), 0.214076251f);
+  float f = -19.2141533f;
+  f = sub(mul(f, w), 7.75412416f);
+  f = add(mul(f, w), 9.14951611f);
+  f = sub(mul(f, w), 1.35265529f);
+  f = sub(mul(f, w), 1.91296792f);
+  f = add(mul(f, w), 1.22495627f);
+  f = add(mul(f, w), 0.244082227f);
+  f = sub(mul(f, w), 0.637326479f);
+  f = sub(mul(f, w), 0.248367846f);
+  f = add(mul(f, w), 0.37427339f);
+  const float m_large = a < 1.75f ? g : f;
+  const float m = a < 0.5f ? m_small : m_large;
+  const float a_hi = __uint_as_float(__float_as_uint(a) & 0xfffff000u);
+  const float a_lo = sub(a, a_hi);
+  const float hi = mul(-0.5f, mul(a_hi, a_hi));
+  const float lo = mul(-0.5f, add(mul(add(a_hi, a_hi), a_lo), mul(a_lo, a_lo)));
+  const detail::Ln2Multiple n = detail::nearest_ln2_multiple(add(hi, lo));
+  float r = sub(hi, mul(n.n, detail::kLn2Hi));
+  r = add(r, lo);
+  r = sub(r, mul(n.n, detail::kLn2Lo));
+  const float scaled = add(m, mul(m, detail::expm1_reduced(r)));
+  const float tail = detail::times_pow2(scaled, n.n_int);
+  return x > 0.0f ? sub(x, tail) : copysign_bits(tail, x);
+}
+
+__device__ __forceinline__ float gelu_tanh_f32(float x) {
+  const double xc = x < -12.0f ? -12.0f : x;
+  const double raw = __dmul_rn(
+      xc, __dadd_rn(1.5957691216057308, __dmul_rn(0.07135481627260025, __dmul_rn(xc, xc))));
+  const double two_u = raw > 100.0 ? 100.0 : raw;
+  // fabs as the CPU's andpd: a sign-bit clear.
+  const double abs_two_u = __longlong_as_double(__double_as_longlong(two_u) & 0x7fffffffffffffffll);
+  const double e = detail::exp_of_double(-abs_two_u);
+  return __double2float_rn(__dmul_rn(xc, __ddiv_rn(two_u >= 0.0 ? 1.0 : e, __dadd_rn(1.0, e))));
+}
+
+// Nearest integer, halves to even, as the CPU's round_half_even: adding and removing 2^23
+// rounds to nearest even; integral values, inf and NaN come back unchanged.
+__device__ __forceinline__ float round_half_even_f32(float x) {
+  constexpr float kIntegral = 8388608.0f;
+  const float ax = abs_bits(x);
+  const float rounded = copysign_bits(sub(add(ax, kIntegral), kIntegral), x);
+  return ax < kIntegral ? rounded : x;
+}
+
 }  // namespace volta::cuda::dmath

@@ -1,6 +1,7 @@
-// Elementwise-family kernels, f32: Add Sub Mul Div with numpy broadcasting, and Neg Abs Sqrt
-// Exp Log. Each op computes what the CPU backend's kernel computes (kernels/elementwise.cpp
-// there), operation for operation; the per-op exactness claims are in elementwise_ops.cpp.
+// Elementwise-family kernels, f32: Add Sub Mul Div Min Max (and the activation family's PRelu)
+// with numpy broadcasting, and Neg Abs Sqrt Reciprocal Exp Log Floor Ceil Round Sign. Each op
+// computes what the CPU backend's kernel computes (kernels/elementwise.cpp there), operation for
+// operation; the per-op exactness claims are in elementwise_ops.cpp.
 
 #include "device_math.cuh"
 #include "map.cuh"
@@ -21,6 +22,21 @@ struct DivOp {
   __device__ float operator()(float a, float b) const { return dmath::div(a, b); }
 };
 
+// The CPU's Minimum / Maximum: NaN if a is NaN, else a on ties; pure selects, so every bit
+// (NaN payloads too) is the operand's.
+struct MinOp {
+  __device__ float operator()(float a, float b) const { return a != a ? a : (a <= b ? a : b); }
+};
+struct MaxOp {
+  __device__ float operator()(float a, float b) const { return a != a ? a : (a >= b ? a : b); }
+};
+// The activation family's PRelu (x, slope): slope * x below 0, as the CPU multiplies.
+struct PReluOp {
+  __device__ float operator()(float x, float slope) const {
+    return x < 0.0f ? dmath::mul(slope, x) : x;
+  }
+};
+
 struct NegOp {
   __device__ float operator()(float x) const { return dmath::neg_bits(x); }
 };
@@ -35,6 +51,32 @@ struct ExpOp {
 };
 struct LogOp {
   __device__ float operator()(float x) const { return dmath::log_f32(x); }
+};
+
+struct ReciprocalOp {
+  __device__ float operator()(float x) const { return dmath::div(1.0f, x); }
+};
+struct RoundOp {
+  __device__ float operator()(float x) const { return dmath::round_half_even_f32(x); }
+};
+struct FloorOp {
+  __device__ float operator()(float x) const {
+    const float r = dmath::round_half_even_f32(x);
+    return r > x ? dmath::sub(r, 1.0f) : r;
+  }
+};
+struct CeilOp {
+  __device__ float operator()(float x) const {
+    const float r = dmath::round_half_even_f32(x);
+    return r < x ? dmath::add(r, 1.0f) : r;
+  }
+};
+// numpy.sign as the CPU writes it: both zeros give +0, NaN passes.
+struct SignOp {
+  __device__ float operator()(float x) const {
+    const float zero_or_nan = x == 0.0f ? 0.0f : x;
+    return x > 0.0f ? 1.0f : (x < 0.0f ? -1.0f : zero_or_nan);
+  }
 };
 
 // Both operands walk the output element by element (BroadcastGeometry::contiguous).
@@ -87,6 +129,12 @@ cudaError_t launch_f32_binary(BinaryOp op, const BroadcastGeometry& geometry, co
       return launch_binary<MulOp>(geometry, a, b, y, stream);
     case BinaryOp::Div:
       return launch_binary<DivOp>(geometry, a, b, y, stream);
+    case BinaryOp::Min:
+      return launch_binary<MinOp>(geometry, a, b, y, stream);
+    case BinaryOp::Max:
+      return launch_binary<MaxOp>(geometry, a, b, y, stream);
+    case BinaryOp::PRelu:
+      return launch_binary<PReluOp>(geometry, a, b, y, stream);
   }
   return cudaErrorInvalidValue;
 }
@@ -103,6 +151,16 @@ cudaError_t launch_f32_unary(UnaryOp op, const float* x, float* y, int64_t n, cu
       return launch_f32_map(ExpOp{}, x, y, n, stream);
     case UnaryOp::Log:
       return launch_f32_map(LogOp{}, x, y, n, stream);
+    case UnaryOp::Reciprocal:
+      return launch_f32_map(ReciprocalOp{}, x, y, n, stream);
+    case UnaryOp::Floor:
+      return launch_f32_map(FloorOp{}, x, y, n, stream);
+    case UnaryOp::Ceil:
+      return launch_f32_map(CeilOp{}, x, y, n, stream);
+    case UnaryOp::Round:
+      return launch_f32_map(RoundOp{}, x, y, n, stream);
+    case UnaryOp::Sign:
+      return launch_f32_map(SignOp{}, x, y, n, stream);
   }
   return cudaErrorInvalidValue;
 }

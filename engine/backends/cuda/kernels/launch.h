@@ -26,17 +26,114 @@ struct BroadcastGeometry {
   bool contiguous() const { return rank == 1 && a_strides[0] == 1 && b_strides[0] == 1; }
 };
 
-enum class BinaryOp : int { Add, Sub, Mul, Div };
-enum class UnaryOp : int { Neg, Abs, Sqrt, Exp, Log };
-enum class ActivationOp : int { Relu, Tanh, Sigmoid };
+enum class BinaryOp : int { Add, Sub, Mul, Div, Min, Max, PRelu };
+enum class UnaryOp : int { Neg, Abs, Sqrt, Exp, Log, Reciprocal, Floor, Ceil, Round, Sign };
+enum class ActivationOp : int {
+  Relu,
+  Tanh,
+  Sigmoid,
+  Erf,
+  Gelu,
+  GeluTanh,
+  LeakyRelu,
+  Elu,
+  Selu,
+  Celu,
+  HardSigmoid,
+  HardSwish,
+  Softplus,
+  Softsign,
+  ThresholdedRelu,
+  Shrink,
+};
+// An activation's attributes as the CPU converts them to f32 (unused ones 0): alpha; Selu's
+// gamma, HardSigmoid's beta or Shrink's bias in `beta`; Shrink's lambd in `lambd`.
+struct ActivationParams {
+  float alpha = 0.0f;
+  float beta = 0.0f;
+  float lambd = 0.0f;
+};
 
 // y = op(a, b) over the geometry's elements (numel > 0).
 cudaError_t launch_f32_binary(BinaryOp op, const BroadcastGeometry& geometry, const float* a,
                               const float* b, float* y, cudaStream_t stream);
 // y[i] = op(x[i]) for i in [0, n), n > 0; y may be x.
 cudaError_t launch_f32_unary(UnaryOp op, const float* x, float* y, int64_t n, cudaStream_t stream);
-cudaError_t launch_f32_activation(ActivationOp op, const float* x, float* y, int64_t n,
-                                  cudaStream_t stream);
+cudaError_t launch_f32_activation(ActivationOp op, const ActivationParams& params, const float* x,
+                                  float* y, int64_t n, cudaStream_t stream);
+
+// ---- Conversion: Cast, Where, Clip (kernels/conversion.cu) ----
+
+// The element types of Cast, one per DType (bool: one byte, 0 or nonzero).
+enum class ElementType : int { F32, F64, I32, I64, Bool };
+
+// y[i] = x[i] converted as the CPU's Cast converts it, for i in [0, n), n > 0. Float to
+// integer conversions (which the CPU checks) are not among them: the caller refuses those.
+cudaError_t launch_cast(ElementType from, ElementType to, const void* x, void* y, int64_t n,
+                        cudaStream_t stream);
+
+// Where's three operands (condition, x, y) broadcast to the output: merged dims, outermost
+// first, and each operand's element stride per dim (0 where it is broadcast).
+inline constexpr int kWhereOperands = 3;
+struct TernaryGeometry {
+  int rank = 0;
+  int64_t dims[kMaxBroadcastDims] = {};
+  int64_t strides[kWhereOperands][kMaxBroadcastDims] = {};
+  int64_t numel = 0;
+};
+// out = condition != 0 ? x : y, elements of `element_bytes` (1, 4 or 8) bytes copied as they are.
+cudaError_t launch_where(int element_bytes, const TernaryGeometry& geometry,
+                         const uint8_t* condition, const void* x, const void* y, void* out,
+                         cudaStream_t stream);
+
+// y = min(max(x, lower), upper) by selects, as the CPU's Clip: NaN passes.
+cudaError_t launch_f32_clip(float lower, float upper, const float* x, float* y, int64_t n,
+                            cudaStream_t stream);
+
+// ---- Movement: reshapes, Transpose, Slice, Expand, Concat, Split, Gather (kernels/movement.cu)
+// ---- Pure data movement: elements of `element_bytes` (1, 4 or 8) bytes copied as they are.
+
+// Output element i (row-major over dims) reads the source at
+// src_offset + sum over axes of index * src_stride (strides in elements, may be 0 or negative).
+inline constexpr int kMaxCopyAxes = 8;
+struct StridedCopyGeometry {
+  int rank = 0;
+  int64_t dims[kMaxCopyAxes] = {};
+  int64_t src_strides[kMaxCopyAxes] = {};
+  int64_t src_offset = 0;
+  int64_t numel = 0;
+};
+cudaError_t launch_strided_copy(int element_bytes, const StridedCopyGeometry& geometry,
+                                const void* src, void* dst, cudaStream_t stream);
+
+// A block of rows x cols elements: dst[dst_start + r * dst_row + c] = src[src_start + r *
+// src_row + c] (Concat and Split move each piece's segment of every row this way).
+struct BlockCopy {
+  int64_t rows = 0;
+  int64_t cols = 0;
+  int64_t src_start = 0;
+  int64_t src_row = 0;
+  int64_t dst_start = 0;
+  int64_t dst_row = 0;
+};
+cudaError_t launch_block_copy(int element_bytes, const BlockCopy& block, const void* src, void* dst,
+                              cudaStream_t stream);
+
+// Gather's index check: lowers *first_bad (which the caller sets to all ones) to the smallest
+// position i < n whose index (4- or 8-byte signed) is outside [-dim, dim). An integer minimum:
+// the result does not depend on the launch.
+cudaError_t launch_find_bad_index(int index_bytes, const void* indices, int64_t n, int64_t dim,
+                                  unsigned long long* first_bad, cudaStream_t stream);
+// out[o, k, c] = data[o, indices[k] (+ dim when negative), c] over [outer, num_indices, inner];
+// the indices are in range (checked first).
+struct GatherGeometry {
+  int64_t outer = 0;
+  int64_t dim = 0;
+  int64_t num_indices = 0;
+  int64_t inner = 0;
+};
+cudaError_t launch_gather(int element_bytes, int index_bytes, const GatherGeometry& geometry,
+                          const void* data, const void* indices, void* out, cudaStream_t stream);
 
 // cudaSuccess when the current device can load this binary's kernels; otherwise why not
 // (cudaErrorNoKernelImageForDevice when the build has no code for its architecture).

@@ -62,7 +62,7 @@ void run_reduce(const CudaKernelArgs& args) {
   const ReduceGeometry g = geometry_of(args.node, x.shape);
   if (g.outputs == 0) return;
   check_launch(
-      launch_reduce(kOp, reduce_type(x.dtype), g, x.data, y.data, args.workspace, args.stream),
+      launch_reduce(kOp, reduce_type(x.dtype), g, x.data, y.data, args.workspace.data, args.stream),
       args.node);
 }
 

@@ -1,0 +1,131 @@
+// Conversion kernels of the elementwise family: Cast, Where and Clip, computing what the CPU
+// backend's kernels compute (kernels/elementwise_cast.cpp and elementwise_where.cpp there).
+// The per-op exactness claims are in conversion_ops.cpp.
+
+#include <type_traits>
+
+#include "map.cuh"
+
+namespace volta::cuda {
+namespace {
+
+// The CPU's Convert: anything to bool is x != 0 (NaN is true), bool to anything 0 or 1, else
+// the language's conversion, which CUDA rounds to nearest as x86 does (int to float, f64 to
+// f32) or wraps (int to int).
+template <class From, class To, bool kToBool, bool kFromBool>
+__global__ void cast_kernel(const From* x, To* y, int64_t n) {
+  for (int64_t i = first_index(); i < n; i += grid_stride()) {
+    if constexpr (kToBool) {
+      y[i] = x[i] != From{0} ? To{1} : To{0};
+    } else if constexpr (kFromBool) {
+      y[i] = x[i] != 0 ? To{1} : To{0};
+    } else {
+      y[i] = static_cast<To>(x[i]);
+    }
+  }
+}
+
+template <ElementType kType, class T>
+struct Tagged {
+  using type = T;
+  static constexpr ElementType kElement = kType;
+};
+using F32 = Tagged<ElementType::F32, float>;
+using F64 = Tagged<ElementType::F64, double>;
+using I32 = Tagged<ElementType::I32, int32_t>;
+using I64 = Tagged<ElementType::I64, int64_t>;
+using Bool = Tagged<ElementType::Bool, uint8_t>;
+
+template <class Fn>
+cudaError_t visit_element(ElementType type, Fn&& fn) {
+  switch (type) {
+    case ElementType::F32:
+      return fn(F32{});
+    case ElementType::F64:
+      return fn(F64{});
+    case ElementType::I32:
+      return fn(I32{});
+    case ElementType::I64:
+      return fn(I64{});
+    case ElementType::Bool:
+      return fn(Bool{});
+  }
+  return cudaErrorInvalidValue;
+}
+
+// out = condition ? x : y over the merged dims, innermost first.
+template <class U>
+__global__ void where_kernel(TernaryGeometry g, const uint8_t* condition, const U* x, const U* y,
+                             U* out) {
+  for (int64_t i = first_index(); i < g.numel; i += grid_stride()) {
+    int64_t rest = i;
+    int64_t at[kWhereOperands] = {0, 0, 0};
+    for (int d = g.rank - 1; d >= 0; --d) {
+      const int64_t index = rest % g.dims[d];
+      rest /= g.dims[d];
+      for (int k = 0; k < kWhereOperands; ++k) at[k] += index * g.strides[k][d];
+    }
+    out[i] = condition[at[0]] != 0 ? x[at[1]] : y[at[2]];
+  }
+}
+
+template <class U>
+cudaError_t launch_where_of(const TernaryGeometry& g, const uint8_t* condition, const void* x,
+                            const void* y, void* out, cudaStream_t stream) {
+  where_kernel<U><<<blocks_for(g.numel), kThreadsPerBlock, 0, stream>>>(
+      g, condition, static_cast<const U*>(x), static_cast<const U*>(y), static_cast<U*>(out));
+  return cudaGetLastError();
+}
+
+struct ClipOp {
+  float lower, upper;
+  __device__ float operator()(float x) const {
+    const float raised = x < lower ? lower : x;
+    return raised > upper ? upper : raised;
+  }
+};
+
+}  // namespace
+
+cudaError_t launch_cast(ElementType from, ElementType to, const void* x, void* y, int64_t n,
+                        cudaStream_t stream) {
+  return visit_element(from, [&](auto from_tag) {
+    return visit_element(to, [&](auto to_tag) {
+      using From = typename decltype(from_tag)::type;
+      using To = typename decltype(to_tag)::type;
+      constexpr bool kToBool = decltype(to_tag)::kElement == ElementType::Bool;
+      constexpr bool kFromBool = decltype(from_tag)::kElement == ElementType::Bool;
+      constexpr bool kUnchecked =
+          kToBool || !std::is_floating_point_v<From> || std::is_floating_point_v<To>;
+      if constexpr (kUnchecked) {
+        cast_kernel<From, To, kToBool, kFromBool><<<blocks_for(n), kThreadsPerBlock, 0, stream>>>(
+            static_cast<const From*>(x), static_cast<To*>(y), n);
+        return cudaGetLastError();
+      } else {
+        return cudaErrorInvalidValue;  // float to integer: refused at selection
+      }
+    });
+  });
+}
+
+cudaError_t launch_where(int element_bytes, const TernaryGeometry& geometry,
+                         const uint8_t* condition, const void* x, const void* y, void* out,
+                         cudaStream_t stream) {
+  switch (element_bytes) {
+    case 1:
+      return launch_where_of<uint8_t>(geometry, condition, x, y, out, stream);
+    case 4:
+      return launch_where_of<uint32_t>(geometry, condition, x, y, out, stream);
+    case 8:
+      return launch_where_of<uint64_t>(geometry, condition, x, y, out, stream);
+    default:
+      return cudaErrorInvalidValue;
+  }
+}
+
+cudaError_t launch_f32_clip(float lower, float upper, const float* x, float* y, int64_t n,
+                            cudaStream_t stream) {
+  return launch_f32_map(ClipOp{lower, upper}, x, y, n, stream);
+}
+
+}  // namespace volta::cuda

@@ -1,0 +1,200 @@
+// Cast, Where and Clip on the CUDA backend (elementwise family). Selection, launch and each op's
+// claim against the CPU backend; the device code is kernels/conversion.cu.
+
+#include <array>
+#include <cmath>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "../cuda_kernel.h"
+#include "launch.h"
+
+namespace volta::cuda {
+namespace {
+
+inline constexpr DTypeSet kAllDTypes{DType::F32, DType::F64, DType::I64, DType::I32, DType::Bool};
+inline constexpr DTypeSet kF32{DType::F32};
+
+ElementType element_type(DType dtype) {
+  switch (dtype) {
+    case DType::F32:
+      return ElementType::F32;
+    case DType::F64:
+      return ElementType::F64;
+    case DType::I32:
+      return ElementType::I32;
+    case DType::I64:
+      return ElementType::I64;
+    case DType::Bool:
+      return ElementType::Bool;
+  }
+  return ElementType::Bool;  // unreachable: the switch is exhaustive
+}
+
+// ---- Cast ----
+
+void run_cast(const CudaKernelArgs& args) {
+  const TensorView& y = args.outputs[0];
+  if (y.numel() == 0) return;
+  const ConstTensorView& x = args.inputs[0];
+  check_launch(launch_cast(element_type(x.dtype), element_type(y.dtype), x.data, y.data, y.numel(),
+                           args.stream),
+               args.node);
+}
+
+// One kernel per (from, to) pair, named as the CPU names its: "f32_cast_f64_cuda".
+struct CastKernels {
+  std::array<std::array<std::string, kDTypeCount>, kDTypeCount> names;
+  std::array<std::array<CudaKernel, kDTypeCount>, kDTypeCount> kernels;
+};
+const CastKernels& cast_kernels() {
+  static const CastKernels kKernels = [] {
+    CastKernels k;
+    for (int from = 0; from < kDTypeCount; ++from) {
+      for (int to = 0; to < kDTypeCount; ++to) {
+        const auto f = static_cast<size_t>(from);
+        const auto t = static_cast<size_t>(to);
+        k.names[f][t] = std::string(dtype_name(static_cast<DType>(from))) + "_cast_" +
+                        std::string(dtype_name(static_cast<DType>(to))) + "_cuda";
+        k.kernels[f][t] = CudaKernel{run_cast, k.names[f][t]};
+      }
+    }
+    return k;
+  }();
+  return kKernels;
+}
+
+// Float to integer casts are checked on the CPU (a NaN, an infinity or a value out of range is
+// an error naming it); the CUDA backend has no such check yet, so it refuses them.
+KernelSelection select_cast(const CudaKernelQuery& query) {
+  const DType from = query.inputs[0]->dtype;
+  const DType to = query.outputs[0].dtype;
+  if (is_floating(from) && is_integer(to)) {
+    return KernelUnsupported{"no CUDA kernel casts " + std::string(dtype_name(from)) + " to " +
+                             std::string(dtype_name(to)) +
+                             " (float to integer casts are checked for NaN, infinities and "
+                             "range on the CPU; CUDA casts every other pair of dtypes)"};
+  }
+  return choice_of(cast_kernels().kernels[static_cast<size_t>(from)][static_cast<size_t>(to)]);
+}
+
+// ---- Where ----
+
+// The output's dims with size-1 dims dropped and adjacent dims merged where every operand
+// steps through both as through one; nullopt past kMaxBroadcastDims merged dims.
+std::optional<TernaryGeometry> where_geometry(const Shape& out,
+                                              const std::array<Shape, kWhereOperands>& in) {
+  std::array<std::vector<int64_t>, kWhereOperands> full;
+  for (size_t k = 0; k < full.size(); ++k) full[k] = broadcast_strides(in[k], out);
+  std::vector<int64_t> dims;
+  std::array<std::vector<int64_t>, kWhereOperands> strides;
+  for (int d = 0; d < out.rank(); ++d) {
+    if (out[d] == 1) continue;
+    const auto axis = static_cast<size_t>(d);
+    bool merges = !dims.empty();
+    for (size_t k = 0; k < full.size() && merges; ++k) {
+      merges = strides[k].back() == full[k][axis] * out[d];
+    }
+    if (merges) {
+      dims.back() *= out[d];
+      for (size_t k = 0; k < full.size(); ++k) strides[k].back() = full[k][axis];
+    } else {
+      dims.push_back(out[d]);
+      for (size_t k = 0; k < full.size(); ++k) strides[k].push_back(full[k][axis]);
+    }
+  }
+  if (dims.empty()) {  // one element
+    dims = {1};
+    for (std::vector<int64_t>& s : strides) s = {1};
+  }
+  if (dims.size() > static_cast<size_t>(kMaxBroadcastDims)) return std::nullopt;
+  TernaryGeometry g;
+  g.rank = static_cast<int>(dims.size());
+  g.numel = 1;
+  for (size_t d = 0; d < dims.size(); ++d) {
+    g.dims[d] = dims[d];
+    g.numel *= dims[d];
+    for (size_t k = 0; k < strides.size(); ++k) g.strides[k][d] = strides[k][d];
+  }
+  return g;
+}
+
+void run_where(const CudaKernelArgs& args) {
+  const TensorView& out = args.outputs[0];
+  if (out.numel() == 0) return;
+  const std::optional<TernaryGeometry> g =
+      where_geometry(out.shape, {args.inputs[0].shape, args.inputs[1].shape, args.inputs[2].shape});
+  if (!g)
+    fail(ErrorCode::KernelFailure, "the broadcast has more merged dims than its selection allowed");
+  check_launch(launch_where(static_cast<int>(dtype_size(out.dtype)), *g,
+                            static_cast<const uint8_t*>(args.inputs[0].data), args.inputs[1].data,
+                            args.inputs[2].data, out.data, args.stream),
+               args.node);
+}
+
+// Kernels by element size: Where copies the chosen element's bytes.
+constexpr CudaKernel kWhere[] = {
+    {run_where, "x8_where_cuda"}, {run_where, "x32_where_cuda"}, {run_where, "x64_where_cuda"}};
+
+KernelSelection select_where(const CudaKernelQuery& query) {
+  const Shape& out = query.outputs[0].shape;
+  if (!where_geometry(out,
+                      {query.inputs[0]->shape, query.inputs[1]->shape, query.inputs[2]->shape})) {
+    return KernelUnsupported{"Where of " + query.inputs[0]->shape.str() + ", " +
+                             query.inputs[1]->shape.str() + " and " + query.inputs[2]->shape.str() +
+                             " broadcasts over dims that cannot be merged into " +
+                             std::to_string(kMaxBroadcastDims) + " (the CUDA kernels' limit)"};
+  }
+  const size_t bytes = dtype_size(query.inputs[1]->dtype);
+  return choice_of(kWhere[bytes == 1 ? 0 : (bytes == 4 ? 1 : 2)]);
+}
+
+// ---- Clip ----
+
+// The CPU's bound check, word for word: a NaN bound fails the run.
+float clip_bound(const Node& node, std::string_view name) {
+  const double bound = AttrReader(node).get_float(name);
+  if (std::isnan(bound)) {
+    fail(ErrorCode::KernelFailure,
+         "Clip: " + std::string(name) + " is NaN; a bound must be a number (-inf / inf for none)");
+  }
+  return static_cast<float>(bound);
+}
+
+void run_clip(const CudaKernelArgs& args) {
+  const float lower = clip_bound(args.node, "min");
+  const float upper = clip_bound(args.node, "max");
+  const TensorView& y = args.outputs[0];
+  if (y.numel() == 0) return;
+  check_launch(launch_f32_clip(lower, upper, args.inputs[0].as<float>(), y.as<float>(), y.numel(),
+                               args.stream),
+               args.node);
+}
+
+constexpr CudaKernel kClip{run_clip, "f32_clip_cuda"};
+
+KernelSelection select_clip(const CudaKernelQuery& query) {
+  if (std::optional<KernelUnsupported> refused = refuse_dtype(query, kF32)) return *refused;
+  return choice_of(kClip);
+}
+
+using E = CrossBackendExactness;
+const CudaOpKernels kOps[] = {
+    {{OpKind::Where, kAllDTypes, E::Bitwise,
+      "the chosen element's bytes, copied; any nonzero condition byte is true on both"},
+     select_where},
+    {{OpKind::Cast, kAllDTypes, E::BitwiseExceptNanPayload,
+      "the C++ conversion rounded to nearest (int to float, f64 to f32) or wrapped (int to "
+      "int), x != 0 to bool, 0 or 1 from bool; float to integer is refused"},
+     select_cast},
+    {{OpKind::Clip, kF32, E::Bitwise,
+      "min(max(x, lower), upper) by selects, the bounds rounded to f32 as on the CPU"},
+     select_clip},
+};
+
+}  // namespace
+
+std::span<const CudaOpKernels> conversion_op_kernels() { return kOps; }
+
+}  // namespace volta::cuda
