@@ -1,0 +1,456 @@
+// The CUDA backend's elementwise, activation and movement kernels on a device, against the CPU
+// backend, as each op's claim says (cuda_op_claims()): activations with non-default attributes
+// (Gelu's tanh form, alphas, Clip's bounds), variadic Min / Max and PRelu's slope broadcast, Cast
+// between every pair it takes, Where for every dtype and broadcast, and the movement ops
+// (Transpose, Slice, Expand, Concat, Split, Gather, the reshape family) for every element size;
+// errors (a NaN Clip bound, an out-of-range Gather index) in the CPU's words. The plain f32
+// unary and binary ops are cuda_device_test's.
+//
+// Without a usable device every case is skipped and the binary prints "SKIPPED: <reason>",
+// which CTest reports as skipped (SKIP_REGULAR_EXPRESSION): never a pass without a device.
+
+#define BOOST_TEST_MODULE cuda_device_elementwise_test
+#include <algorithm>
+#include <bit>
+#include <boost/test/unit_test.hpp>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "volta/backends/cuda.h"
+#include "volta/error.h"
+#include "volta/ir/random.h"
+#include "volta/runtime/registry.h"
+#include "volta/runtime/runtime.h"
+
+namespace volta {
+namespace {
+
+const std::string& unavailable() {
+  static const std::string why = cuda_report().unavailable;
+  return why;
+}
+
+struct DeviceOrSkip {
+  DeviceOrSkip() {
+    if (unavailable().empty()) return;
+    std::printf("SKIPPED: no usable CUDA device: %s\n", unavailable().c_str());
+    std::fflush(stdout);
+  }
+};
+BOOST_TEST_GLOBAL_FIXTURE(DeviceOrSkip);
+
+boost::test_tools::assertion_result device_available(boost::unit_test::test_unit_id) {
+  boost::test_tools::assertion_result result(unavailable().empty());
+  result.message() << "no usable CUDA device: " << unavailable();
+  return result;
+}
+
+const Backend& cpu() {
+  static const std::unique_ptr<Backend> backend = make_backend("cpu");
+  return *backend;
+}
+const Backend& gpu() {
+  static const std::unique_ptr<Backend> backend = make_backend("cuda");
+  return *backend;
+}
+
+std::vector<Tensor> run_on(const Backend& backend, const Graph& graph,
+                           const std::vector<Tensor>& inputs,
+                           std::optional<std::byte> poison = std::nullopt) {
+  const ExecutionPlan plan = compile(graph, backend, DeterminismMode::Strict, {.optimize = false});
+  const std::unique_ptr<ExecutionContext> ctx = backend.make_context({.threads = 4});
+  ctx->set_poison(poison);
+  return execute(plan, backend, *ctx, inputs);
+}
+
+CrossBackendExactness claim_of(OpKind op) {
+  for (const CudaOpClaim& c : cuda_op_claims()) {
+    if (c.op == op) return c.exactness;
+  }
+  BOOST_FAIL("no CUDA claim for " << op_name(op));
+  return CrossBackendExactness::Bitwise;
+}
+
+template <class T>
+bool is_nan_at(const Tensor& t, int64_t i) {
+  T v;
+  std::memcpy(&v, static_cast<const std::byte*>(t.data()) + i * sizeof(T), sizeof(T));
+  return v != v;
+}
+
+// The first element where `got` breaks the claim against `want`, or empty.
+std::string first_breach(CrossBackendExactness claim, const Tensor& got, const Tensor& want) {
+  if (got.dtype() != want.dtype() || got.shape() != want.shape()) {
+    return "type " + std::string(dtype_name(got.dtype())) + got.shape().str() + " vs " +
+           std::string(dtype_name(want.dtype())) + want.shape().str();
+  }
+  const size_t size = dtype_size(got.dtype());
+  const auto* g = static_cast<const std::byte*>(got.data());
+  const auto* w = static_cast<const std::byte*>(want.data());
+  for (int64_t i = 0; i < got.numel(); ++i) {
+    const auto at = static_cast<size_t>(i) * size;
+    if (std::memcmp(g + at, w + at, size) == 0) continue;
+    if (claim == CrossBackendExactness::BitwiseExceptNanPayload) {
+      if (got.dtype() == DType::F32 && is_nan_at<float>(got, i) && is_nan_at<float>(want, i))
+        continue;
+      if (got.dtype() == DType::F64 && is_nan_at<double>(got, i) && is_nan_at<double>(want, i))
+        continue;
+    }
+    return "element " + std::to_string(i) + ": cuda " + std::to_string(got.get_double(i)) +
+           ", cpu " + std::to_string(want.get_double(i));
+  }
+  return {};
+}
+
+// Runs `graph` (one op node) on both backends and checks every output against the op's claim.
+void check_against_cpu(const Graph& graph, const std::vector<Tensor>& inputs,
+                       const std::string& what) {
+  const OpKind op = graph.node(0).op;
+  const CrossBackendExactness claim = claim_of(op);
+  const std::vector<Tensor> want = run_on(cpu(), graph, inputs);
+  const std::vector<Tensor> got = run_on(gpu(), graph, inputs, std::byte{0xff});
+  BOOST_REQUIRE_EQUAL(got.size(), want.size());
+  for (size_t k = 0; k < got.size(); ++k) {
+    const std::string breach = first_breach(claim, got[k], want[k]);
+    BOOST_CHECK_MESSAGE(breach.empty(), std::string(op_name(op))
+                                            << " (" << cross_backend_exactness_name(claim)
+                                            << ") on " << what << ", output " << k << ": "
+                                            << breach);
+  }
+}
+
+Graph op_graph(OpKind op, const std::vector<TypeInfo>& inputs, Attributes attrs = {},
+               int num_outputs = 1) {
+  Graph g;
+  std::vector<ValueId> ids;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    ids.push_back(g.add_input("in" + std::to_string(i), inputs[i].dtype, inputs[i].shape));
+  }
+  g.set_outputs(g.add_node(op, ids, std::move(attrs), "op", num_outputs));
+  return g;
+}
+
+// The VoltaError message a run gives, or empty.
+std::string error_of(const Backend& backend, const Graph& graph,
+                     const std::vector<Tensor>& inputs) {
+  try {
+    run_on(backend, graph, inputs);
+  } catch (const VoltaError& e) {
+    return std::string(error_code_name(e.code())) + ": " + e.message();
+  }
+  return {};
+}
+
+// ---- Values ----
+
+float from_bits(uint32_t bits) { return std::bit_cast<float>(bits); }
+
+// Every class of f32 (zeros, subnormals, extremes, infinities, NaNs with payloads and signs),
+// the branch points of the activations, then counter-based random bit patterns, uniform values
+// in [-30, 30) and a sweep of every 4099th bit pattern.
+std::vector<float> f32_values() {
+  std::vector<float> out;
+  for (uint32_t bits :
+       {0x00000000u, 0x80000000u, 0x00000001u, 0x80000001u, 0x007fffffu, 0x807fffffu, 0x00800000u,
+        0x80800000u, 0x7f7fffffu, 0xff7fffffu, 0x7f800000u, 0xff800000u, 0x7fc00000u, 0xffc00000u,
+        0x7fc01234u, 0xffc04321u, 0x7f800001u, 0xff812345u, 0x4b000000u, 0xcb000000u}) {
+    out.push_back(from_bits(bits));
+  }
+  for (float v : {0.5f,  1.0f,  1.5f,  2.5f,  3.0f,  4.0f,   6.0f,  0.625f, 1.75f, 1.125f, 12.0f,
+                  14.5f, 20.0f, 40.0f, 80.0f, 88.7f, 100.0f, 1e-8f, 1e-30f, 1e30f, 0.6f,   0.3f}) {
+    out.push_back(v);
+    out.push_back(-v);
+    out.push_back(std::nextafter(v, 0.0f));
+    out.push_back(-std::nextafter(v, 100.0f));
+  }
+  for (uint64_t i = 0; i < 50003; ++i) {
+    out.push_back(from_bits(static_cast<uint32_t>(counter_random_u64(7, 0, i))));
+  }
+  const Tensor uniform = random_tensor(DType::F32, Shape{50003}, 8, -30.0, 30.0);
+  const auto* u = static_cast<const float*>(uniform.data());
+  out.insert(out.end(), u, u + uniform.numel());
+  for (uint64_t bits = 0; bits < (uint64_t{1} << 32); bits += 4099) {
+    out.push_back(from_bits(static_cast<uint32_t>(bits)));
+  }
+  return out;
+}
+
+Tensor f32_tensor(const std::vector<float>& values) {
+  Tensor t(DType::F32, Shape{static_cast<int64_t>(values.size())});
+  std::memcpy(t.data(), values.data(), values.size() * sizeof(float));
+  return t;
+}
+
+// Random contents of any dtype, bit patterns for floats (every class), raw bytes for bool
+// (any nonzero byte reads as true).
+Tensor random_of(DType dtype, const Shape& shape, uint64_t seed) {
+  Tensor t(dtype, shape);
+  auto* bytes = static_cast<std::byte*>(t.data());
+  for (size_t i = 0; i < t.nbytes(); ++i) {
+    bytes[i] = static_cast<std::byte>(counter_random_u64(seed, 1, i));
+  }
+  return t;
+}
+
+// ---- Activations with attributes, Clip ----
+
+BOOST_AUTO_TEST_CASE(activations_with_attributes_match_the_cpu,
+                     *boost::unit_test::precondition(device_available)) {
+  const std::vector<float> values = f32_values();
+  const Tensor x = f32_tensor(values);
+  const TypeInfo type{DType::F32, x.shape()};
+  const std::vector<std::pair<OpKind, Attributes>> cases = {
+      {OpKind::Gelu, {{"approximate", std::string("tanh")}}},
+      {OpKind::Gelu, {{"approximate", std::string("none")}}},
+      {OpKind::LeakyRelu, {{"alpha", 0.1}}},
+      {OpKind::Elu, {{"alpha", 0.7}}},
+      {OpKind::Selu, {{"alpha", 1.5}, {"gamma", 1.1}}},
+      {OpKind::Celu, {{"alpha", 0.3}}},
+      {OpKind::HardSigmoid, {{"alpha", 0.3}, {"beta", 0.4}}},
+      {OpKind::ThresholdedRelu, {{"alpha", 0.5}}},
+      {OpKind::Shrink, {{"bias", 0.2}, {"lambd", 0.6}}},
+      {OpKind::Clip, {{"min", -1.5}, {"max", 2.25}}},
+      {OpKind::Clip, {{"min", 0.1}, {"max", -0.1}}},
+  };
+  for (const auto& [op, attrs] : cases) {
+    check_against_cpu(op_graph(op, {type}, attrs), {x},
+                      std::to_string(values.size()) + " values, attrs of case " +
+                          std::to_string(&attrs - &cases.front().second));
+  }
+}
+
+BOOST_AUTO_TEST_CASE(a_nan_clip_bound_fails_like_the_cpu,
+                     *boost::unit_test::precondition(device_available)) {
+  const Graph g = op_graph(OpKind::Clip, {TypeInfo{DType::F32, Shape{3}}},
+                           {{"min", std::numeric_limits<double>::quiet_NaN()}, {"max", 1.0}});
+  const std::vector<Tensor> in = {f32_tensor({1, 2, 3})};
+  const std::string want = error_of(cpu(), g, in);
+  BOOST_TEST(!want.empty());
+  BOOST_TEST(error_of(gpu(), g, in) == want);
+}
+
+// ---- Min, Max, PRelu ----
+
+BOOST_AUTO_TEST_CASE(min_and_max_fold_broadcast_inputs_like_the_cpu,
+                     *boost::unit_test::precondition(device_available)) {
+  const std::vector<std::vector<Shape>> cases = {{{7}},
+                                                 {{4099}, {4099}},
+                                                 {{3, 1, 5}, {4, 1}, {5}},
+                                                 {{}, {2, 3}, {3}, {1, 1}},
+                                                 {{2, 0, 3}, {3}},
+                                                 {{300, 1}, {1, 300}, {300, 300}}};
+  uint64_t seed = 100;
+  for (OpKind op : {OpKind::Min, OpKind::Max}) {
+    for (const std::vector<Shape>& shapes : cases) {
+      std::vector<TypeInfo> types;
+      std::vector<Tensor> inputs;
+      std::string what;
+      for (const Shape& s : shapes) {
+        types.push_back({DType::F32, s});
+        inputs.push_back(random_of(DType::F32, s, ++seed));
+        what += s.str();
+      }
+      check_against_cpu(op_graph(op, types), inputs, what);
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(prelu_broadcasts_its_slope_like_the_cpu,
+                     *boost::unit_test::precondition(device_available)) {
+  const std::vector<std::pair<Shape, Shape>> cases = {
+      {{5000}, {5000}}, {{2, 3, 4}, {3, 1}}, {{2, 3, 4}, {}}, {{7, 9}, {9}}, {{0, 4}, {4}}};
+  uint64_t seed = 200;
+  for (const auto& [xs, ss] : cases) {
+    check_against_cpu(op_graph(OpKind::PRelu, {{DType::F32, xs}, {DType::F32, ss}}),
+                      {random_of(DType::F32, xs, ++seed), random_of(DType::F32, ss, ++seed)},
+                      xs.str() + " slope " + ss.str());
+  }
+}
+
+// ---- Cast, Where ----
+
+constexpr DType kDTypes[] = {DType::F32, DType::F64, DType::I64, DType::I32, DType::Bool};
+
+// Values of `dtype` that exercise conversions: every f32 class (as f32, or widened to f64 with
+// f64-only extremes and subnormals added), integer extremes and random bits, bool bytes
+// 0, 1, 2 and 255.
+Tensor cast_source(DType dtype) {
+  if (dtype == DType::F32) return f32_tensor(f32_values());
+  if (dtype == DType::F64) {
+    std::vector<double> v;
+    for (float f : f32_values()) v.push_back(f);
+    for (uint64_t bits : {0x0000000000000001ull, 0x000fffffffffffffull, 0x7fefffffffffffffull,
+                          0x7ff0000000000001ull, 0xfff8000000001234ull, 0x47efffffe0000000ull,
+                          0x47efffffffffffffull, 0x36a0000000000000ull, 0x3690000000000000ull}) {
+      v.push_back(std::bit_cast<double>(bits));
+    }
+    for (uint64_t i = 0; i < 50003; ++i)
+      v.push_back(std::bit_cast<double>(counter_random_u64(9, 0, i)));
+    Tensor t(DType::F64, Shape{static_cast<int64_t>(v.size())});
+    std::memcpy(t.data(), v.data(), v.size() * sizeof(double));
+    return t;
+  }
+  Tensor t = random_of(dtype, Shape{100003}, 10 + static_cast<uint64_t>(dtype));
+  if (dtype == DType::Bool) {
+    auto* b = static_cast<uint8_t*>(t.data());
+    b[0] = 0;
+    b[1] = 1;
+    b[2] = 2;
+    b[3] = 255;
+  }
+  return t;
+}
+
+BOOST_AUTO_TEST_CASE(cast_matches_the_cpu_for_every_pair_it_takes,
+                     *boost::unit_test::precondition(device_available)) {
+  for (DType from : kDTypes) {
+    const Tensor x = cast_source(from);
+    for (DType to : kDTypes) {
+      if (is_floating(from) && is_integer(to)) continue;  // refused (cuda_backend_test)
+      check_against_cpu(
+          op_graph(OpKind::Cast, {{from, x.shape()}}, {{"to", std::string(dtype_name(to))}}), {x},
+          std::string(dtype_name(from)) + " to " + std::string(dtype_name(to)));
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(where_matches_the_cpu_for_every_dtype_and_broadcast,
+                     *boost::unit_test::precondition(device_available)) {
+  const std::vector<std::array<Shape, 3>> cases = {{Shape{4099}, Shape{4099}, Shape{4099}},
+                                                   {Shape{2, 1}, Shape{3}, Shape{2, 3}},
+                                                   {Shape{}, Shape{5, 6}, Shape{6}},
+                                                   {Shape{3, 1, 4}, Shape{1, 5, 1}, Shape{}},
+                                                   {Shape{2, 0}, Shape{1}, Shape{2, 1}}};
+  uint64_t seed = 300;
+  for (DType dtype : kDTypes) {
+    for (const auto& [c, x, y] : cases) {
+      check_against_cpu(op_graph(OpKind::Where, {{DType::Bool, c}, {dtype, x}, {dtype, y}}),
+                        {random_of(DType::Bool, c, ++seed), random_of(dtype, x, ++seed),
+                         random_of(dtype, y, ++seed)},
+                        std::string(dtype_name(dtype)) + " " + c.str() + x.str() + y.str());
+    }
+  }
+}
+
+// ---- Movement ----
+
+BOOST_AUTO_TEST_CASE(strided_copies_match_the_cpu_for_every_element_size,
+                     *boost::unit_test::precondition(device_available)) {
+  struct Case {
+    OpKind op;
+    Shape in;
+    Attributes attrs;
+  };
+  const std::vector<Case> cases = {
+      {OpKind::Transpose, {37, 41}, {}},
+      {OpKind::Transpose, {2, 3, 4, 5}, {{"perm", std::vector<int64_t>{3, 1, 0, 2}}}},
+      {OpKind::Transpose, {2, 3, 1, 4, 2, 3}, {{"perm", std::vector<int64_t>{5, 0, 4, 1, 3, 2}}}},
+      {OpKind::Transpose, {2, 32, 4, 16}, {{"perm", std::vector<int64_t>{0, 2, 1, 3}}}},
+      {OpKind::Transpose, {0, 3}, {}},
+      {OpKind::Slice,
+       {10, 9, 8},
+       {{"starts", std::vector<int64_t>{1, -1, 0}},
+        {"ends", std::vector<int64_t>{9, -100, 8}},
+        {"axes", std::vector<int64_t>{0, 1, 2}},
+        {"steps", std::vector<int64_t>{2, -3, 1}}}},
+      {OpKind::Slice,
+       {5000},
+       {{"starts", std::vector<int64_t>{7}}, {"ends", std::vector<int64_t>{4990}}}},
+  };
+  uint64_t seed = 400;
+  for (DType dtype : kDTypes) {
+    for (const Case& c : cases) {
+      check_against_cpu(
+          op_graph(c.op, {{dtype, c.in}}, c.attrs), {random_of(dtype, c.in, ++seed)},
+          std::string(dtype_name(dtype)) + " " + std::string(op_name(c.op)) + " of " + c.in.str());
+    }
+    for (const auto& [in, out] : std::vector<std::pair<Shape, Shape>>{
+             {{3, 1}, {2, 3, 4}}, {{}, {5, 7}}, {{1, 4}, {4099, 4}}, {{2, 1, 3}, {2, 5, 3}}}) {
+      const Graph g = op_graph(OpKind::Expand, {{dtype, in}}, {{"shape", out.dims()}});
+      check_against_cpu(
+          g, {random_of(dtype, in, ++seed)},
+          std::string(dtype_name(dtype)) + " Expand " + in.str() + " to " + out.str());
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(concat_split_and_reshapes_match_the_cpu,
+                     *boost::unit_test::precondition(device_available)) {
+  uint64_t seed = 500;
+  for (DType dtype : kDTypes) {
+    const std::string name(dtype_name(dtype));
+    for (int64_t axis : {0, 1, -1}) {
+      const std::vector<Shape> shapes =
+          axis == 0   ? std::vector<Shape>{{2, 3, 4}, {0, 3, 4}, {5, 3, 4}}
+          : axis == 1 ? std::vector<Shape>{{2, 1, 4}, {2, 7, 4}}
+                      : std::vector<Shape>{{2, 3, 4}, {2, 3, 1}, {2, 3, 0}, {2, 3, 9}};
+      std::vector<TypeInfo> types;
+      std::vector<Tensor> inputs;
+      for (const Shape& s : shapes) {
+        types.push_back({dtype, s});
+        inputs.push_back(random_of(dtype, s, ++seed));
+      }
+      check_against_cpu(op_graph(OpKind::Concat, types, {{"axis", axis}}), inputs,
+                        name + " Concat axis " + std::to_string(axis));
+    }
+    check_against_cpu(
+        op_graph(OpKind::Split, {{dtype, Shape{4, 10, 3}}},
+                 {{"axis", int64_t{1}}, {"split", std::vector<int64_t>{2, 0, 5, 3}}}, 4),
+        {random_of(dtype, Shape{4, 10, 3}, ++seed)}, name + " Split");
+    // A reshape chain whose last step is a graph output: copied or aliased, the same bytes.
+    Graph g;
+    const ValueId x = g.add_input("x", dtype, Shape{2, 3, 4});
+    const ValueId f = g.add(OpKind::Flatten, {x}, {{"axis", int64_t{1}}}, "op");
+    const ValueId u =
+        g.add(OpKind::Unsqueeze, {f}, {{"axes", std::vector<int64_t>{0}}}, "unsqueeze");
+    const ValueId q = g.add(OpKind::Squeeze, {u}, {{"axes", std::vector<int64_t>{0}}}, "squeeze");
+    const ValueId r =
+        g.add(OpKind::Reshape, {q}, {{"shape", std::vector<int64_t>{4, -1}}}, "reshape");
+    g.set_outputs({g.add(OpKind::Identity, {r}, {}, "identity"), f});
+    check_against_cpu(g, {random_of(dtype, Shape{2, 3, 4}, ++seed)}, name + " reshape chain");
+  }
+}
+
+BOOST_AUTO_TEST_CASE(gather_matches_the_cpu_and_fails_on_the_same_index,
+                     *boost::unit_test::precondition(device_available)) {
+  uint64_t seed = 600;
+  for (DType dtype : kDTypes) {
+    for (DType index_type : {DType::I64, DType::I32}) {
+      for (int64_t axis : {0, 1, -1}) {
+        const Shape data{6, 5, 4};
+        const int64_t dim = data[static_cast<int>(axis < 0 ? axis + 3 : axis)];
+        Tensor idx(index_type, Shape{2, 3});
+        for (int64_t i = 0; i < 6; ++i) idx.set_double(i, static_cast<double>(i % (2 * dim) - dim));
+        const Graph g =
+            op_graph(OpKind::Gather, {{dtype, data}, {index_type, idx.shape()}}, {{"axis", axis}});
+        const Tensor x = random_of(dtype, data, ++seed);
+        check_against_cpu(g, {x, idx},
+                          std::string(dtype_name(dtype)) + " Gather axis " + std::to_string(axis));
+        Tensor bad = idx;
+        bad.set_double(4, static_cast<double>(dim));
+        bad.set_double(5, static_cast<double>(-dim - 1));
+        const std::string want = error_of(cpu(), g, {x, bad});
+        BOOST_TEST(want.find("index " + std::to_string(dim) + " at indices position [1,1]") !=
+                       std::string::npos,
+                   want);
+        BOOST_TEST(error_of(gpu(), g, {x, bad}) == want);
+      }
+    }
+  }
+  // The embedding lookup: a [vocab, d] table, [batch, seq] i64 tokens.
+  const Tensor table = random_of(DType::F32, Shape{256, 64}, ++seed);
+  const Tensor tokens = random_tensor(DType::I64, Shape{16, 32}, ++seed, 0.0, 256.0);
+  check_against_cpu(
+      op_graph(OpKind::Gather, {{DType::F32, table.shape()}, {DType::I64, tokens.shape()}}),
+      {table, tokens}, "embedding lookup");
+}
+
+}  // namespace
+}  // namespace volta
