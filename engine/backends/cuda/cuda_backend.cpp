@@ -27,6 +27,7 @@ constexpr FamilyOps kFamilies[] = {
     {OpFamily::Linalg, linalg_op_kernels},
     {OpFamily::Normalization, normalization_op_kernels},
     {OpFamily::Reduction, reduction_op_kernels},
+    {OpFamily::Logical, logical_op_kernels},
     {OpFamily::Movement, movement_op_kernels},
 };
 

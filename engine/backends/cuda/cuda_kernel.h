@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "kernels/launch.h"
 #include "volta/backends/cuda.h"
 #include "volta/ir/graph.h"
 #include "volta/runtime/backend.h"
@@ -57,6 +58,7 @@ std::span<const CudaOpKernels> normalization_op_kernels();
 std::span<const CudaOpKernels> reduction_op_kernels();
 std::span<const CudaOpKernels> conversion_op_kernels();  // Cast, Where, Clip (elementwise)
 std::span<const CudaOpKernels> movement_op_kernels();
+std::span<const CudaOpKernels> logical_op_kernels();
 
 // Every CUDA kernel is deterministic by construction: no atomics, no reduction whose order
 // depends on the launch.
@@ -67,6 +69,9 @@ inline KernelChoice choice_of(const CudaKernel& k, int64_t workspace_bytes = 0) 
 // The refusal of a node whose data dtype (input 0's) is outside `supported`, in the CPU
 // backend's words: "no f64 kernel for Exp (supported: {f32})".
 std::optional<KernelUnsupported> refuse_dtype(const CudaKernelQuery& query, DTypeSet supported);
+
+// The kernels' name for a dtype's elements (kernels/conversion_ops.cpp).
+ElementType element_type(DType dtype);
 
 // Throws VoltaError(DeviceFailure) naming the node when a launch failed.
 void check_launch(cudaError_t status, const Node& node);

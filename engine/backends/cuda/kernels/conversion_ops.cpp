@@ -16,22 +16,6 @@ namespace {
 inline constexpr DTypeSet kAllDTypes{DType::F32, DType::F64, DType::I64, DType::I32, DType::Bool};
 inline constexpr DTypeSet kF32{DType::F32};
 
-ElementType element_type(DType dtype) {
-  switch (dtype) {
-    case DType::F32:
-      return ElementType::F32;
-    case DType::F64:
-      return ElementType::F64;
-    case DType::I32:
-      return ElementType::I32;
-    case DType::I64:
-      return ElementType::I64;
-    case DType::Bool:
-      return ElementType::Bool;
-  }
-  return ElementType::Bool;  // unreachable: the switch is exhaustive
-}
-
 // ---- Cast ----
 
 void run_cast(const CudaKernelArgs& args) {
@@ -194,6 +178,22 @@ const CudaOpKernels kOps[] = {
 };
 
 }  // namespace
+
+ElementType element_type(DType dtype) {
+  switch (dtype) {
+    case DType::F32:
+      return ElementType::F32;
+    case DType::F64:
+      return ElementType::F64;
+    case DType::I32:
+      return ElementType::I32;
+    case DType::I64:
+      return ElementType::I64;
+    case DType::Bool:
+      return ElementType::Bool;
+  }
+  return ElementType::Bool;  // unreachable: the switch is exhaustive
+}
 
 std::span<const CudaOpKernels> conversion_op_kernels() { return kOps; }
 

@@ -135,6 +135,26 @@ struct GatherGeometry {
 cudaError_t launch_gather(int element_bytes, int index_bytes, const GatherGeometry& geometry,
                           const void* data, const void* indices, void* out, cudaStream_t stream);
 
+// ---- Logical: comparisons, boolean ops, IsNaN / IsInf (kernels/logical.cu) ----
+// Bool results are one byte, 0 or 1; a bool operand's nonzero byte reads as true.
+
+enum class CompareOp : int { Equal, Less, Greater, LessOrEqual, GreaterOrEqual };
+// y = a op b over the geometry's elements (numel > 0), a and b of `type`.
+cudaError_t launch_compare(CompareOp op, ElementType type, const BroadcastGeometry& geometry,
+                           const void* a, const void* b, uint8_t* y, cudaStream_t stream);
+enum class BoolOp : int { And, Or, Xor };
+cudaError_t launch_bool_binary(BoolOp op, const BroadcastGeometry& geometry, const uint8_t* a,
+                               const uint8_t* b, uint8_t* y, cudaStream_t stream);
+cudaError_t launch_not(const uint8_t* x, uint8_t* y, int64_t n, cudaStream_t stream);
+// IsNaN (is_nan), else IsInf of the infinities it detects; x of type F32 or F64.
+struct ClassifyParams {
+  bool is_nan = false;
+  bool detect_positive = false;
+  bool detect_negative = false;
+};
+cudaError_t launch_classify(const ClassifyParams& params, ElementType type, const void* x,
+                            uint8_t* y, int64_t n, cudaStream_t stream);
+
 // cudaSuccess when the current device can load this binary's kernels; otherwise why not
 // (cudaErrorNoKernelImageForDevice when the build has no code for its architecture).
 cudaError_t kernel_image_status();

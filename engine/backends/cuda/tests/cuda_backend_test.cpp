@@ -45,9 +45,10 @@ std::string lower(std::string_view s) {
 
 constexpr std::string_view kCudaOps =
     "Add, Sub, Mul, Div, Neg, Abs, Sqrt, Reciprocal, Exp, Log, Erf, Tanh, Sigmoid, Relu, "
-    "LeakyRelu, Gelu, Min, Max, Where, Cast, Clip, Reshape, Transpose, Concat, Split, Slice, "
-    "Gather, Expand, Squeeze, Unsqueeze, Flatten, Identity, Floor, Ceil, Round, Sign, Elu, Selu, "
-    "Celu, HardSigmoid, HardSwish, Softplus, Softsign, PRelu, ThresholdedRelu, Shrink";
+    "LeakyRelu, Gelu, Min, Max, Where, Equal, Less, Greater, Not, And, Or, Cast, Clip, Reshape, "
+    "Transpose, Concat, Split, Slice, Gather, Expand, Squeeze, Unsqueeze, Flatten, Identity, "
+    "Floor, Ceil, Round, Sign, Elu, Selu, Celu, HardSigmoid, HardSwish, Softplus, Softsign, "
+    "PRelu, ThresholdedRelu, Shrink, IsNaN, IsInf, Xor, LessOrEqual, GreaterOrEqual";
 
 // The elementwise and activation ops: f32 only, one input (two for the binary ones), no
 // attributes. The other families' selection is tested in their own suites below.
@@ -61,16 +62,26 @@ bool is_binary(OpKind op) {
          op == OpKind::Min || op == OpKind::Max || op == OpKind::PRelu;
 }
 
-// The ops whose kernels take every dtype (they move or select bytes); the rest take f32.
+// The ops whose kernels take every dtype (they move, select or compare bytes).
 bool takes_every_dtype(OpKind op) {
-  return op == OpKind::Where || op == OpKind::Cast || op_schema(op).family == OpFamily::Movement;
+  return op == OpKind::Where || op == OpKind::Cast || op == OpKind::Equal ||
+         op_schema(op).family == OpFamily::Movement;
 }
+bool is_logical(OpKind op) { return op_schema(op).family == OpFamily::Logical; }
+
+// The dtypes each op claims: the CPU's, except f32 alone for arithmetic.
 std::string claimed_dtypes(OpKind op) {
-  return takes_every_dtype(op) ? "{f32,f64,i64,i32,bool}" : "{f32}";
+  if (takes_every_dtype(op)) return "{f32,f64,i64,i32,bool}";
+  if (op == OpKind::Not || op == OpKind::And || op == OpKind::Or || op == OpKind::Xor) {
+    return "{bool}";
+  }
+  if (op == OpKind::IsNaN || op == OpKind::IsInf) return "{f32,f64}";
+  if (is_logical(op)) return "{f32,f64,i64,i32}";
+  return "{f32}";
 }
 
 // The f32 ops a one-node graph of default attributes exercises (unary or binary, f32 only).
-bool is_plain_f32(OpKind op) { return !takes_every_dtype(op); }
+bool is_plain_f32(OpKind op) { return claimed_dtypes(op) == "{f32}"; }
 
 // The variant an exact f32 node of a plain op gets.
 std::string plain_variant(OpKind op) {
@@ -107,7 +118,7 @@ BOOST_AUTO_TEST_CASE(the_claims_name_the_ops_with_kernels_in_op_order) {
   std::string names;
   for (const CudaOpClaim& c : cuda_op_claims()) {
     names += (names.empty() ? "" : ", ") + std::string(op_name(c.op));
-    BOOST_TEST(c.dtypes.str() == claimed_dtypes(c.op), op_name(c.op));
+    BOOST_TEST(c.dtypes.str() == claimed_dtypes(c.op));
     BOOST_TEST(!c.how.empty());
   }
   BOOST_TEST(names == kCudaOps);
@@ -121,9 +132,10 @@ BOOST_AUTO_TEST_CASE(the_claims_name_the_ops_with_kernels_in_op_order) {
     }
   }
   BOOST_TEST(bitwise ==
-             "Neg, Abs, Log, Sigmoid, Relu, Min, Max, Where, Clip, Reshape, Transpose, Concat, "
-             "Split, Slice, Gather, Expand, Squeeze, Unsqueeze, Flatten, Identity, Floor, Ceil, "
-             "Round, Sign, ThresholdedRelu, Shrink");
+             "Neg, Abs, Log, Sigmoid, Relu, Min, Max, Where, Equal, Less, Greater, Not, And, Or, "
+             "Clip, Reshape, Transpose, Concat, Split, Slice, Gather, Expand, Squeeze, Unsqueeze, "
+             "Flatten, Identity, Floor, Ceil, Round, Sign, ThresholdedRelu, Shrink, IsNaN, IsInf, "
+             "Xor, LessOrEqual, GreaterOrEqual");
 }
 
 BOOST_AUTO_TEST_CASE(capabilities_are_the_claimed_ops) {
@@ -799,6 +811,21 @@ BOOST_AUTO_TEST_CASE(gather_checks_its_indices_in_a_word_of_workspace) {
   const Graph i32 = single_op_graph(
       OpKind::Gather, {TypeInfo{DType::Bool, Shape{10}}, TypeInfo{DType::I32, Shape{3}}});
   BOOST_TEST(selection_of(i32) == "x8_gather_i32_indices_cuda");
+}
+
+BOOST_AUTO_TEST_CASE(logical_kernels_take_the_cpus_dtypes) {
+  auto binary = [](OpKind op, DType dtype) {
+    return single_op_graph(op, {TypeInfo{dtype, Shape{2, 3}}, TypeInfo{dtype, Shape{3}}});
+  };
+  BOOST_TEST(selection_of(binary(OpKind::Equal, DType::Bool)) == "bool_equal_cuda");
+  BOOST_TEST(selection_of(binary(OpKind::Less, DType::I64)) == "i64_less_cuda");
+  BOOST_TEST(selection_of(binary(OpKind::GreaterOrEqual, DType::F64)) ==
+             "f64_greater_or_equal_cuda");
+  BOOST_TEST(selection_of(binary(OpKind::Xor, DType::Bool)) == "bool_xor_cuda");
+  BOOST_TEST(selection_of(single_op_graph(OpKind::IsInf, {TypeInfo{DType::F32, Shape{4}}})) ==
+             "f32_isinf_cuda");
+  BOOST_TEST(selection_of(single_op_graph(OpKind::Not, {TypeInfo{DType::Bool, Shape{4}}})) ==
+             "bool_not_cuda");
 }
 
 BOOST_AUTO_TEST_CASE(copies_past_eight_unmergeable_axes_are_refused) {

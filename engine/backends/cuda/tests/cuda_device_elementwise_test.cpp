@@ -1,7 +1,8 @@
 // The CUDA backend's elementwise, activation and movement kernels on a device, against the CPU
 // backend, as each op's claim says (cuda_op_claims()): activations with non-default attributes
 // (Gelu's tanh form, alphas, Clip's bounds), variadic Min / Max and PRelu's slope broadcast, Cast
-// between every pair it takes, Where for every dtype and broadcast, and the movement ops
+// between every pair it takes, Where for every dtype and broadcast, the logical ops for their
+// dtypes, and the movement ops
 // (Transpose, Slice, Expand, Concat, Split, Gather, the reshape family) for every element size;
 // errors (a NaN Clip bound, an out-of-range Gather index) in the CPU's words. The plain f32
 // unary and binary ops are cuda_device_test's.
@@ -335,6 +336,61 @@ BOOST_AUTO_TEST_CASE(where_matches_the_cpu_for_every_dtype_and_broadcast,
                         {random_of(DType::Bool, c, ++seed), random_of(dtype, x, ++seed),
                          random_of(dtype, y, ++seed)},
                         std::string(dtype_name(dtype)) + " " + c.str() + x.str() + y.str());
+    }
+  }
+}
+
+// ---- Logical ----
+
+BOOST_AUTO_TEST_CASE(logical_ops_match_the_cpu_for_their_dtypes_and_broadcasts,
+                     *boost::unit_test::precondition(device_available)) {
+  uint64_t seed = 350;
+  const std::vector<std::pair<Shape, Shape>> shapes = {{Shape{4099}, Shape{4099}},
+                                                       {Shape{3, 1, 5}, Shape{4, 1}},
+                                                       {Shape{}, Shape{2, 3}},
+                                                       {Shape{2, 0}, Shape{1}}};
+  for (DType dtype : kDTypes) {
+    for (OpKind op : {OpKind::Equal, OpKind::Less, OpKind::Greater, OpKind::LessOrEqual,
+                      OpKind::GreaterOrEqual, OpKind::And, OpKind::Or, OpKind::Xor}) {
+      const bool bool_op = op == OpKind::And || op == OpKind::Or || op == OpKind::Xor;
+      if (bool_op != (dtype == DType::Bool) && op != OpKind::Equal) continue;
+      for (const auto& [a, b] : shapes) {
+        check_against_cpu(op_graph(op, {{dtype, a}, {dtype, b}}),
+                          {random_of(dtype, a, ++seed), random_of(dtype, b, ++seed)},
+                          std::string(dtype_name(dtype)) + " " + a.str() + b.str());
+      }
+    }
+  }
+  // Every pair of special f32 values, equal ones included.
+  const std::vector<float> values = f32_values();
+  std::vector<float> a;
+  std::vector<float> b;
+  for (size_t i = 0; i < 108; ++i) {
+    for (size_t j = 0; j < 108; ++j) {
+      a.push_back(values[i]);
+      b.push_back(values[j]);
+    }
+  }
+  for (OpKind op : {OpKind::Equal, OpKind::Less, OpKind::Greater, OpKind::LessOrEqual,
+                    OpKind::GreaterOrEqual}) {
+    const TypeInfo type{DType::F32, Shape{static_cast<int64_t>(a.size())}};
+    check_against_cpu(op_graph(op, {type, type}), {f32_tensor(a), f32_tensor(b)},
+                      "pairs of special values");
+  }
+  const Tensor bytes = cast_source(DType::Bool);
+  check_against_cpu(op_graph(OpKind::Not, {{DType::Bool, bytes.shape()}}), {bytes}, "bool bytes");
+  const Tensor x32 = f32_tensor(values);
+  const Tensor x64 = cast_source(DType::F64);
+  for (const Tensor& x : {x32, x64}) {
+    check_against_cpu(op_graph(OpKind::IsNaN, {{x.dtype(), x.shape()}}), {x}, "special values");
+    for (int64_t positive : {0, 1}) {
+      for (int64_t negative : {0, 1}) {
+        check_against_cpu(
+            op_graph(OpKind::IsInf, {{x.dtype(), x.shape()}},
+                     {{"detect_positive", positive}, {"detect_negative", negative}}),
+            {x},
+            "special values, detecting " + std::to_string(positive) + std::to_string(negative));
+      }
     }
   }
 }
