@@ -6,6 +6,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <functional>
 #include <optional>
 #include <span>
 #include <string_view>
@@ -72,6 +73,18 @@ std::optional<KernelUnsupported> refuse_dtype(const CudaKernelQuery& query, DTyp
 
 // The kernels' name for a dtype's elements (kernels/conversion_ops.cpp).
 ElementType element_type(DType dtype);
+
+// Checks that fail a run the way the CPU's kernels do (Gather's indices, Cast's float to
+// integer values), in kernels/device_checks.cpp: a kernel lowers one device word, the
+// KernelChoice's workspace of kCheckWorkspaceBytes, to the smallest offending position (an
+// integer minimum, whatever the launch), and the host waits for the answer before the op
+// runs. So a node with a check synchronises its stream once per run.
+inline constexpr int64_t kCheckWorkspaceBytes = sizeof(unsigned long long);
+// Sets the word to all ones, enqueues find(word) and returns the position it left, or nullopt.
+std::optional<int64_t> first_flagged(const CudaKernelArgs& args,
+                                     const std::function<cudaError_t(unsigned long long*)>& find);
+// Copies `bytes` from device memory to `host` on args.stream and waits for them.
+void copy_to_host_now(void* host, const void* device, size_t bytes, const CudaKernelArgs& args);
 
 // Throws VoltaError(DeviceFailure) naming the node when a launch failed.
 void check_launch(cudaError_t status, const Node& node);

@@ -77,6 +77,35 @@ cudaError_t launch_where_of(const TernaryGeometry& g, const uint8_t* condition, 
   return cudaGetLastError();
 }
 
+// The CPU's truncation_fits: whether v truncates toward zero into the integer type. NaN fails
+// every comparison. -2^63 - 1 is not a double and none lies between it and -2^63, so the i64
+// lower bound is inclusive.
+template <class To>
+__device__ bool truncation_fits(double v) {
+  if constexpr (std::is_same_v<To, int32_t>) {
+    return v > -2147483649.0 && v < 2147483648.0;
+  } else {
+    return v >= -9223372036854775808.0 && v < 9223372036854775808.0;
+  }
+}
+
+template <class From, class To>
+__global__ void find_unconvertible_kernel(const From* x, int64_t n, unsigned long long* first_bad) {
+  for (int64_t i = first_index(); i < n; i += grid_stride()) {
+    if (!truncation_fits<To>(static_cast<double>(x[i]))) {
+      atomicMin(first_bad, static_cast<unsigned long long>(i));
+    }
+  }
+}
+
+template <class From, class To>
+cudaError_t launch_find_of(const void* x, int64_t n, unsigned long long* first_bad,
+                           cudaStream_t stream) {
+  find_unconvertible_kernel<From, To>
+      <<<blocks_for(n), kThreadsPerBlock, 0, stream>>>(static_cast<const From*>(x), n, first_bad);
+  return cudaGetLastError();
+}
+
 struct ClipOp {
   float lower, upper;
   __device__ float operator()(float x) const {
@@ -95,17 +124,26 @@ cudaError_t launch_cast(ElementType from, ElementType to, const void* x, void* y
       using To = typename decltype(to_tag)::type;
       constexpr bool kToBool = decltype(to_tag)::kElement == ElementType::Bool;
       constexpr bool kFromBool = decltype(from_tag)::kElement == ElementType::Bool;
-      constexpr bool kUnchecked =
-          kToBool || !std::is_floating_point_v<From> || std::is_floating_point_v<To>;
-      if constexpr (kUnchecked) {
-        cast_kernel<From, To, kToBool, kFromBool><<<blocks_for(n), kThreadsPerBlock, 0, stream>>>(
-            static_cast<const From*>(x), static_cast<To*>(y), n);
-        return cudaGetLastError();
-      } else {
-        return cudaErrorInvalidValue;  // float to integer: refused at selection
-      }
+      cast_kernel<From, To, kToBool, kFromBool><<<blocks_for(n), kThreadsPerBlock, 0, stream>>>(
+          static_cast<const From*>(x), static_cast<To*>(y), n);
+      return cudaGetLastError();
     });
   });
+}
+
+cudaError_t launch_find_unconvertible(ElementType from, ElementType to, const void* x, int64_t n,
+                                      unsigned long long* first_bad, cudaStream_t stream) {
+  const bool to_i32 = to == ElementType::I32;
+  if (to != ElementType::I32 && to != ElementType::I64) return cudaErrorInvalidValue;
+  if (from == ElementType::F32) {
+    return to_i32 ? launch_find_of<float, int32_t>(x, n, first_bad, stream)
+                  : launch_find_of<float, int64_t>(x, n, first_bad, stream);
+  }
+  if (from == ElementType::F64) {
+    return to_i32 ? launch_find_of<double, int32_t>(x, n, first_bad, stream)
+                  : launch_find_of<double, int64_t>(x, n, first_bad, stream);
+  }
+  return cudaErrorInvalidValue;
 }
 
 cudaError_t launch_where(int element_bytes, const TernaryGeometry& geometry,

@@ -3,7 +3,10 @@
 
 #include <array>
 #include <cmath>
+#include <iomanip>
+#include <limits>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -18,10 +21,55 @@ inline constexpr DTypeSet kF32{DType::F32};
 
 // ---- Cast ----
 
+// A value as the CPU's Cast error writes it: integral values in full, others to the digits
+// that identify them.
+template <class T>
+std::string format_value(T value) {
+  std::ostringstream out;
+  if (std::isfinite(value) && value == std::trunc(value) && std::abs(value) < T{1e21}) {
+    out << std::fixed << std::setprecision(0);
+  } else {
+    out << std::setprecision(std::numeric_limits<T>::max_digits10);
+  }
+  out << value;
+  return out.str();
+}
+
+template <class From>
+std::string formatted_element(const void* device, int64_t i, const CudaKernelArgs& args) {
+  From value{};
+  copy_to_host_now(&value, static_cast<const From*>(device) + i, sizeof value, args);
+  return format_value(value);
+}
+
+// The CPU's check of a float to integer cast, in its words: the first element (in order) that
+// is NaN, infinite or truncates out of range fails the run before anything is written.
+void check_convertible(const CudaKernelArgs& args) {
+  const ConstTensorView& x = args.inputs[0];
+  const DType to = args.outputs[0].dtype;
+  const std::optional<int64_t> bad = first_flagged(args, [&](unsigned long long* word) {
+    return launch_find_unconvertible(element_type(x.dtype), element_type(to), x.data, x.numel(),
+                                     word, args.stream);
+  });
+  if (!bad) return;
+  const std::string value = x.dtype == DType::F32 ? formatted_element<float>(x.data, *bad, args)
+                                                  : formatted_element<double>(x.data, *bad, args);
+  const bool to_i32 = to == DType::I32;
+  const std::string lowest = to_i32 ? std::to_string(std::numeric_limits<int32_t>::lowest())
+                                    : std::to_string(std::numeric_limits<int64_t>::lowest());
+  const std::string max = to_i32 ? std::to_string(std::numeric_limits<int32_t>::max())
+                                 : std::to_string(std::numeric_limits<int64_t>::max());
+  fail(ErrorCode::KernelFailure, "Cast: value " + value + " at element " + std::to_string(*bad) +
+                                     " cannot be converted to " + std::string(dtype_name(to)) +
+                                     ": it must be finite and truncate toward zero into [" +
+                                     lowest + ", " + max + "]");
+}
+
 void run_cast(const CudaKernelArgs& args) {
   const TensorView& y = args.outputs[0];
   if (y.numel() == 0) return;
   const ConstTensorView& x = args.inputs[0];
+  if (is_floating(x.dtype) && is_integer(y.dtype)) check_convertible(args);
   check_launch(launch_cast(element_type(x.dtype), element_type(y.dtype), x.data, y.data, y.numel(),
                            args.stream),
                args.node);
@@ -49,18 +97,14 @@ const CastKernels& cast_kernels() {
   return kKernels;
 }
 
-// Float to integer casts are checked on the CPU (a NaN, an infinity or a value out of range is
-// an error naming it); the CUDA backend has no such check yet, so it refuses them.
+// Float to integer casts check their values first, in a word of workspace.
 KernelSelection select_cast(const CudaKernelQuery& query) {
   const DType from = query.inputs[0]->dtype;
   const DType to = query.outputs[0].dtype;
-  if (is_floating(from) && is_integer(to)) {
-    return KernelUnsupported{"no CUDA kernel casts " + std::string(dtype_name(from)) + " to " +
-                             std::string(dtype_name(to)) +
-                             " (float to integer casts are checked for NaN, infinities and "
-                             "range on the CPU; CUDA casts every other pair of dtypes)"};
-  }
-  return choice_of(cast_kernels().kernels[static_cast<size_t>(from)][static_cast<size_t>(to)]);
+  KernelChoice choice =
+      choice_of(cast_kernels().kernels[static_cast<size_t>(from)][static_cast<size_t>(to)]);
+  if (is_floating(from) && is_integer(to)) choice.workspace_bytes = kCheckWorkspaceBytes;
+  return choice;
 }
 
 // ---- Where ----
@@ -169,8 +213,9 @@ const CudaOpKernels kOps[] = {
       "the chosen element's bytes, copied; any nonzero condition byte is true on both"},
      select_where},
     {{OpKind::Cast, kAllDTypes, E::BitwiseExceptNanPayload,
-      "the C++ conversion rounded to nearest (int to float, f64 to f32) or wrapped (int to "
-      "int), x != 0 to bool, 0 or 1 from bool; float to integer is refused"},
+      "the C++ conversion: rounded to nearest (int to float, f64 to f32), truncated (float to "
+      "int, whose NaN, infinite or out-of-range values fail the run as on the CPU) or wrapped "
+      "(int to int); x != 0 to bool, 0 or 1 from bool"},
      select_cast},
     {{OpKind::Clip, kF32, E::Bitwise,
       "min(max(x, lower), upper) by selects, the bounds rounded to f32 as on the CPU"},

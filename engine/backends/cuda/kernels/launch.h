@@ -68,9 +68,15 @@ cudaError_t launch_f32_activation(ActivationOp op, const ActivationParams& param
 enum class ElementType : int { F32, F64, I32, I64, Bool };
 
 // y[i] = x[i] converted as the CPU's Cast converts it, for i in [0, n), n > 0. Float to
-// integer conversions (which the CPU checks) are not among them: the caller refuses those.
+// integer conversions truncate toward zero and are only defined for values whose truncation
+// fits: launch_find_unconvertible first.
 cudaError_t launch_cast(ElementType from, ElementType to, const void* x, void* y, int64_t n,
                         cudaStream_t stream);
+// Lowers *first_bad (which the caller sets to all ones) to the smallest i < n whose float
+// x[i] (F32 or F64) does not truncate into the integer type `to` (I32 or I64): NaN, an
+// infinity, or out of range, by the CPU's truncation_fits comparisons in double.
+cudaError_t launch_find_unconvertible(ElementType from, ElementType to, const void* x, int64_t n,
+                                      unsigned long long* first_bad, cudaStream_t stream);
 
 // Where's three operands (condition, x, y) broadcast to the output: merged dims, outermost
 // first, and each operand's element stride per dim (0 where it is broadcast).

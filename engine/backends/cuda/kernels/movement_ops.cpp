@@ -221,15 +221,6 @@ KernelSelection select_split(const CudaKernelQuery&) { return choice_of(kSplit);
 
 // ---- Gather ----
 
-// A word of workspace receives the first bad index position.
-inline constexpr int64_t kGatherWorkspaceBytes = sizeof(unsigned long long);
-
-void copy_back(void* host, const void* device, size_t bytes, const CudaKernelArgs& args) {
-  check_launch(cudaMemcpyAsync(host, device, bytes, cudaMemcpyDeviceToHost, args.stream),
-               args.node);
-  check_launch(cudaStreamSynchronize(args.stream), args.node);
-}
-
 // The CPU's check, with the CPU's words: the first index (in index order) outside
 // [-dim, dim). The device finds its position; the run waits for that answer, so a bad index
 // fails this node, before anything is gathered.
@@ -237,23 +228,19 @@ void check_indices(const CudaKernelArgs& args, int axis, int64_t dim) {
   const ConstTensorView& indices = args.inputs[1];
   const int64_t n = indices.numel();
   if (n == 0) return;
-  auto* first_bad = reinterpret_cast<unsigned long long*>(args.workspace.data);
-  check_launch(cudaMemsetAsync(first_bad, 0xff, sizeof(unsigned long long), args.stream),
-               args.node);
   const auto index_bytes = static_cast<int>(dtype_size(indices.dtype));
-  check_launch(launch_find_bad_index(index_bytes, indices.data, n, dim, first_bad, args.stream),
-               args.node);
-  unsigned long long bad = 0;
-  copy_back(&bad, first_bad, sizeof bad, args);
-  if (bad == ~0ull) return;
-  const auto i = static_cast<int64_t>(bad);
+  const std::optional<int64_t> bad = first_flagged(args, [&](unsigned long long* word) {
+    return launch_find_bad_index(index_bytes, indices.data, n, dim, word, args.stream);
+  });
+  if (!bad) return;
+  const int64_t i = *bad;
   int64_t value = 0;
   if (index_bytes == 4) {
     int32_t v = 0;
-    copy_back(&v, static_cast<const int32_t*>(indices.data) + i, sizeof v, args);
+    copy_to_host_now(&v, static_cast<const int32_t*>(indices.data) + i, sizeof v, args);
     value = v;
   } else {
-    copy_back(&value, static_cast<const int64_t*>(indices.data) + i, sizeof value, args);
+    copy_to_host_now(&value, static_cast<const int64_t*>(indices.data) + i, sizeof value, args);
   }
   std::vector<int64_t> position(static_cast<size_t>(indices.shape.rank()));
   for (int64_t rest = i, a = indices.shape.rank() - 1; a >= 0; --a) {
@@ -296,7 +283,7 @@ KernelSelection select_gather(const CudaKernelQuery& query) {
   }
   KernelChoice choice =
       choice_of(kGather[size_slot(query.outputs[0].dtype)][index_type == DType::I32 ? 0 : 1]);
-  choice.workspace_bytes = kGatherWorkspaceBytes;
+  choice.workspace_bytes = kCheckWorkspaceBytes;
   return choice;
 }
 

@@ -314,10 +314,45 @@ BOOST_AUTO_TEST_CASE(cast_matches_the_cpu_for_every_pair_it_takes,
   for (DType from : kDTypes) {
     const Tensor x = cast_source(from);
     for (DType to : kDTypes) {
-      if (is_floating(from) && is_integer(to)) continue;  // refused (cuda_backend_test)
+      if (is_floating(from) && is_integer(to)) continue;  // checked: the next case
       check_against_cpu(
           op_graph(OpKind::Cast, {{from, x.shape()}}, {{"to", std::string(dtype_name(to))}}), {x},
           std::string(dtype_name(from)) + " to " + std::string(dtype_name(to)));
+    }
+  }
+}
+
+// Float to integer: truncation of values that fit (up to the bounds, fractions either side of
+// them), and the CPU's error naming the first value that does not (NaN, infinity, out of range).
+BOOST_AUTO_TEST_CASE(float_to_integer_casts_truncate_and_fail_like_the_cpu,
+                     *boost::unit_test::precondition(device_available)) {
+  for (DType from : {DType::F32, DType::F64}) {
+    for (DType to : {DType::I32, DType::I64}) {
+      // The largest magnitude of `from` whose truncation fits `to`.
+      const double bound = to == DType::I32     ? 2147483520.0
+                           : from == DType::F32 ? 9223371487098961920.0
+                                                : 9223372036854774784.0;
+      Tensor x = random_tensor(from, Shape{100003}, 20, -0.9 * bound, 0.9 * bound);
+      const std::vector<double> edges = {0.0,  -0.0,  0.5,    -0.5,   0.9999, -0.9999, 1.5,
+                                         -2.5, 1e-45, -1e-45, 123.75, -bound, bound};
+      for (size_t i = 0; i < edges.size(); ++i) x.set_double(static_cast<int64_t>(i), edges[i]);
+      if (from == DType::F64 && to == DType::I32) {
+        x.set_double(20, 2147483647.99);
+        x.set_double(21, -2147483648.99);
+      }
+      const Graph g =
+          op_graph(OpKind::Cast, {{from, x.shape()}}, {{"to", std::string(dtype_name(to))}});
+      const std::string what = std::string(dtype_name(from)) + " to " + std::string(dtype_name(to));
+      check_against_cpu(g, {x}, what);
+      for (double bad : {std::numeric_limits<double>::quiet_NaN(),
+                         -std::numeric_limits<double>::infinity(), 2.5 * bound, -4.0 * bound}) {
+        Tensor y = x;
+        y.set_double(70001, bad);
+        y.set_double(90001, std::numeric_limits<double>::quiet_NaN());
+        const std::string want = error_of(cpu(), g, {y});
+        BOOST_TEST(want.find("at element 70001") != std::string::npos, want);
+        BOOST_TEST(error_of(gpu(), g, {y}) == want, what);
+      }
     }
   }
 }
