@@ -14,6 +14,7 @@ namespace volta::cuda {
 namespace {
 
 inline constexpr DTypeSet kF32{DType::F32};
+inline constexpr DTypeSet kNumeric{DType::F32, DType::F64, DType::I64, DType::I32};
 
 // An f32 attribute as the CPU's activation kernels read it: the double, rounded to float.
 float attr_f32(const Node& node, std::string_view name) {
@@ -60,7 +61,20 @@ void run_prelu(const CudaKernelArgs& args) {
                args.node);
 }
 
-constexpr CudaKernel kRelu{run_activation<ActivationOp::Relu>, "f32_relu_cuda"};
+// Relu in f64, i32 and i64: elementwise_typed.cu's select.
+void run_typed_relu(const CudaKernelArgs& args) {
+  const TensorView& y = args.outputs[0];
+  if (y.numel() == 0) return;
+  check_launch(launch_typed_unary(UnaryOp::Relu, element_type(y.dtype), args.inputs[0].data, y.data,
+                                  y.numel(), args.stream),
+               args.node);
+}
+
+// By dtype, in DType order: f32 f64 i64 i32.
+constexpr CudaKernel kRelu[] = {{run_activation<ActivationOp::Relu>, "f32_relu_cuda"},
+                                {run_typed_relu, "f64_relu_cuda"},
+                                {run_typed_relu, "i64_relu_cuda"},
+                                {run_typed_relu, "i32_relu_cuda"}};
 constexpr CudaKernel kTanh{run_activation<ActivationOp::Tanh>, "f32_tanh_cuda"};
 constexpr CudaKernel kSigmoid{run_activation<ActivationOp::Sigmoid>, "f32_sigmoid_cuda"};
 constexpr CudaKernel kErf{run_activation<ActivationOp::Erf>, "f32_erf_cuda"};
@@ -85,6 +99,11 @@ template <const CudaKernel* kKernel>
 KernelSelection select_activation(const CudaKernelQuery& query) {
   if (std::optional<KernelUnsupported> refused = refuse_dtype(query, kF32)) return *refused;
   return choice_of(*kKernel);
+}
+
+KernelSelection select_relu(const CudaKernelQuery& query) {
+  if (std::optional<KernelUnsupported> refused = refuse_dtype(query, kNumeric)) return *refused;
+  return choice_of(kRelu[static_cast<size_t>(query.inputs[0]->dtype)]);
 }
 
 // Gelu's kernel follows its `approximate` attribute, "none" (erf) or "tanh", as on the CPU.
@@ -123,8 +142,8 @@ const CudaOpKernels kOps[] = {
       "the CPU's sigmoid_f32: same exponential, division and operation order, no FMA; a NaN "
       "comes back as itself on both"},
      select_activation<&kSigmoid>},
-    {{OpKind::Relu, kF32, E::Bitwise, "x < 0 ? 0 : x, a select on both: NaN and -0 pass"},
-     select_activation<&kRelu>},
+    {{OpKind::Relu, kNumeric, E::Bitwise, "x < 0 ? 0 : x, a select on both: NaN and -0 pass"},
+     select_relu},
     {{OpKind::LeakyRelu, kF32, E::BitwiseExceptNanPayload,
       "x >= 0 ? x : alpha * x, alpha rounded to f32 as on the CPU"},
      select_activation<&kLeakyRelu>},

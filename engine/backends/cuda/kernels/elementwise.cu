@@ -161,6 +161,8 @@ cudaError_t launch_f32_unary(UnaryOp op, const float* x, float* y, int64_t n, cu
       return launch_f32_map(RoundOp{}, x, y, n, stream);
     case UnaryOp::Sign:
       return launch_f32_map(SignOp{}, x, y, n, stream);
+    case UnaryOp::Relu:
+      break;  // activation.cu's
   }
   return cudaErrorInvalidValue;
 }

@@ -27,7 +27,8 @@ struct BroadcastGeometry {
 };
 
 enum class BinaryOp : int { Add, Sub, Mul, Div, Min, Max, PRelu };
-enum class UnaryOp : int { Neg, Abs, Sqrt, Exp, Log, Reciprocal, Floor, Ceil, Round, Sign };
+// Relu is the activation family's; its f64 / integer kernels are elementwise_typed.cu's.
+enum class UnaryOp : int { Neg, Abs, Sqrt, Exp, Log, Reciprocal, Floor, Ceil, Round, Sign, Relu };
 enum class ActivationOp : int {
   Relu,
   Tanh,
@@ -160,6 +161,25 @@ struct ClassifyParams {
 };
 cudaError_t launch_classify(const ClassifyParams& params, ElementType type, const void* x,
                             uint8_t* y, int64_t n, cudaStream_t stream);
+
+// ---- Elementwise in f64, i32 and i64 (kernels/elementwise_typed.cu) ----
+// The exact ops of the CPU's f64 and integer kernels: IEEE double arithmetic rounded to
+// nearest, integer arithmetic wrapping (in the unsigned type of the same width), selects.
+
+// y = op(a, b) over the geometry (numel > 0), all of `type` (F64, I32 or I64); Add Sub Mul Div
+// Min Max. Integer Div truncates toward zero (lowest / -1 wraps); its divisors must be nonzero:
+// launch_find_zero_divisor first.
+cudaError_t launch_typed_binary(BinaryOp op, ElementType type, const BroadcastGeometry& geometry,
+                                const void* a, const void* b, void* y, cudaStream_t stream);
+// Lowers *first_zero (set to all ones by the caller) to the first output element whose
+// divisor b (I32 or I64) is 0.
+cudaError_t launch_find_zero_divisor(ElementType type, const BroadcastGeometry& geometry,
+                                     const void* b, unsigned long long* first_zero,
+                                     cudaStream_t stream);
+// y[i] = op(x[i]) for i in [0, n), n > 0; Neg Abs Sign Relu (F64, I32, I64), Sqrt Reciprocal
+// Floor Ceil Round (F64).
+cudaError_t launch_typed_unary(UnaryOp op, ElementType type, const void* x, void* y, int64_t n,
+                               cudaStream_t stream);
 
 // cudaSuccess when the current device can load this binary's kernels; otherwise why not
 // (cudaErrorNoKernelImageForDevice when the build has no code for its architecture).

@@ -69,24 +69,38 @@ bool takes_every_dtype(OpKind op) {
 }
 bool is_logical(OpKind op) { return op_schema(op).family == OpFamily::Logical; }
 
-// The dtypes each op claims: the CPU's, except f32 alone for arithmetic.
+// The dtypes each op claims: the CPU's, except where f64 would need libm (f32 alone).
 std::string claimed_dtypes(OpKind op) {
+  using K = OpKind;
   if (takes_every_dtype(op)) return "{f32,f64,i64,i32,bool}";
-  if (op == OpKind::Not || op == OpKind::And || op == OpKind::Or || op == OpKind::Xor) {
-    return "{bool}";
+  if (op == K::Not || op == K::And || op == K::Or || op == K::Xor) return "{bool}";
+  for (OpKind numeric :
+       {K::Add, K::Sub, K::Mul, K::Div, K::Neg, K::Abs, K::Min, K::Max, K::Sign, K::Relu}) {
+    if (op == numeric) return "{f32,f64,i64,i32}";
   }
-  if (op == OpKind::IsNaN || op == OpKind::IsInf) return "{f32,f64}";
+  for (OpKind floating :
+       {K::Sqrt, K::Reciprocal, K::Floor, K::Ceil, K::Round, K::IsNaN, K::IsInf}) {
+    if (op == floating) return "{f32,f64}";
+  }
   if (is_logical(op)) return "{f32,f64,i64,i32}";
   return "{f32}";
 }
+bool claims(OpKind op, DType dtype) {
+  return claimed_dtypes(op).find(dtype_name(dtype)) != std::string::npos;
+}
 
-// The f32 ops a one-node graph of default attributes exercises (unary or binary, f32 only).
-bool is_plain_f32(OpKind op) { return claimed_dtypes(op) == "{f32}"; }
+// The elementwise and activation ops a one-node graph of default attributes exercises (unary
+// or binary, of one dtype).
+bool is_plain(OpKind op) {
+  const OpFamily family = op_schema(op).family;
+  return (family == OpFamily::Elementwise || family == OpFamily::Activation) &&
+         op != OpKind::Cast && op != OpKind::Where;
+}
 
-// The variant an exact f32 node of a plain op gets.
-std::string plain_variant(OpKind op) {
+// The variant an exact node of a plain op gets.
+std::string plain_variant(OpKind op, DType dtype) {
   if (op == OpKind::Gelu) return "f32_gelu_erf_cuda";
-  const std::string base = "f32_" + lower(op_name(op)) + "_cuda";
+  const std::string base = std::string(dtype_name(dtype)) + "_" + lower(op_name(op)) + "_cuda";
   if (op == OpKind::Min || op == OpKind::Max) return base + "_fold";
   return is_binary(op) ? base + "_contiguous" : base;
 }
@@ -154,9 +168,10 @@ BOOST_AUTO_TEST_CASE(capabilities_are_the_claimed_ops) {
   }
 }
 
-// Every plain f32 op the capabilities list has an f32 kernel for an exact node and refuses f64
-// in the CPU backend's words (the others have their own cases below); every other op is
-// refused naming it and what the backend has.
+// Every elementwise and activation op the capabilities list has a kernel for an exact node of
+// each dtype it claims and refuses f64 in the CPU backend's words where it does not claim it
+// (the other ops have their own cases below); every other op is refused naming it and what the
+// backend has.
 BOOST_AUTO_TEST_CASE(select_kernel_agrees_with_capabilities) {
   const Capabilities caps = cuda_backend().capabilities();
   for (int i = 0; i < kOpCount; ++i) {
@@ -173,23 +188,29 @@ BOOST_AUTO_TEST_CASE(select_kernel_agrees_with_capabilities) {
                                         ")");
       continue;
     }
-    if (!is_plain_f32(op)) continue;
-    const Graph f32 = f_graph(op, DType::F32, Shape{4}, Shape{4});
-    const KernelSelection s = cuda_backend().select_kernel(f32, only_node(f32));
-    const auto* choice = std::get_if<KernelChoice>(&s);
-    BOOST_REQUIRE_MESSAGE(choice != nullptr, op_name(op));
-    BOOST_TEST(choice->variant == plain_variant(op));
-    BOOST_TEST(kernel_determinism_name(choice->determinism) == "bit-exact");
-    BOOST_TEST(choice->workspace_bytes == 0);
-    BOOST_TEST(choice->worker_scratch_bytes == 0);
-    BOOST_TEST(choice->impl != nullptr);
-
-    const Graph f64 = f_graph(op, DType::F64, Shape{4}, Shape{4});
-    const KernelSelection r = cuda_backend().select_kernel(f64, only_node(f64));
-    const auto* refused = std::get_if<KernelUnsupported>(&r);
-    BOOST_REQUIRE_MESSAGE(refused != nullptr, op_name(op));
-    BOOST_TEST(refused->reason ==
-               "no f64 kernel for " + std::string(op_name(op)) + " (supported: {f32})");
+    if (!is_plain(op)) continue;
+    for (DType dtype : {DType::F32, DType::F64, DType::I64}) {
+      if (dtype == DType::I64 && !claims(op, dtype)) continue;  // the op table refuses it
+      const Graph g = f_graph(op, dtype, Shape{4}, Shape{4});
+      const KernelSelection s = cuda_backend().select_kernel(g, only_node(g));
+      if (!claims(op, dtype)) {
+        const auto* refused = std::get_if<KernelUnsupported>(&s);
+        BOOST_REQUIRE_MESSAGE(refused != nullptr, op_name(op));
+        BOOST_TEST(refused->reason == "no " + std::string(dtype_name(dtype)) + " kernel for " +
+                                          std::string(op_name(op)) +
+                                          " (supported: " + claimed_dtypes(op) + ")");
+        continue;
+      }
+      const auto* choice = std::get_if<KernelChoice>(&s);
+      BOOST_REQUIRE_MESSAGE(choice != nullptr, op_name(op));
+      BOOST_TEST(choice->variant == plain_variant(op, dtype));
+      BOOST_TEST(kernel_determinism_name(choice->determinism) == "bit-exact");
+      // An integer Div checks its divisors in a word of workspace.
+      const bool checks = op == OpKind::Div && dtype == DType::I64;
+      BOOST_TEST(choice->workspace_bytes == (checks ? 8 : 0), op_name(op));
+      BOOST_TEST(choice->worker_scratch_bytes == 0);
+      BOOST_TEST(choice->impl != nullptr);
+    }
   }
 }
 

@@ -375,6 +375,106 @@ BOOST_AUTO_TEST_CASE(where_matches_the_cpu_for_every_dtype_and_broadcast,
   }
 }
 
+// ---- f64 and integer arithmetic ----
+
+// f64 specials, values at the rounding ops' edges, random bit patterns; or integers with
+// their extremes, -1 and 0, and random bits.
+Tensor typed_values(DType dtype, uint64_t seed, bool nonzero = false) {
+  if (dtype == DType::F64) {
+    Tensor base = cast_source(DType::F64);
+    std::vector<double> v(static_cast<size_t>(base.numel()));
+    std::memcpy(v.data(), base.data(), v.size() * sizeof(double));
+    for (double e : {4503599627370496.0, 4503599627370495.5, 2251799813685248.5, 2.5, -2.5, 0.5,
+                     -0.5, 1.5, -0.49999999999999994, 9007199254740993.0}) {
+      v.push_back(e);
+      v.push_back(-e);
+    }
+    Tensor t(DType::F64, Shape{static_cast<int64_t>(v.size())});
+    std::memcpy(t.data(), v.data(), v.size() * sizeof(double));
+    return t;
+  }
+  Tensor t = random_of(dtype, Shape{100003}, seed);
+  const bool i32 = dtype == DType::I32;
+  const std::vector<double> edges = {i32 ? -2147483648.0 : -9223372036854775808.0,
+                                     i32 ? 2147483647.0 : 9.2233720368547e18,
+                                     -1.0,
+                                     1.0,
+                                     0.0,
+                                     7.0,
+                                     -7.0};
+  for (size_t i = 0; i < edges.size(); ++i) t.set_double(static_cast<int64_t>(i), edges[i]);
+  if (nonzero) {
+    for (int64_t i = 0; i < t.numel(); ++i) {
+      if (t.get_double(i) == 0.0) t.set_double(i, 3.0);
+    }
+  }
+  return t;
+}
+
+// Random contents with no zero element (integer divisors).
+Tensor nonzero_random(DType dtype, const Shape& shape, uint64_t seed) {
+  Tensor t = random_of(dtype, shape, seed);
+  for (int64_t i = 0; i < t.numel(); ++i) {
+    if (t.get_double(i) == 0.0) t.set_double(i, 3.0);
+  }
+  return t;
+}
+
+BOOST_AUTO_TEST_CASE(f64_and_integer_ops_match_the_cpu,
+                     *boost::unit_test::precondition(device_available)) {
+  uint64_t seed = 700;
+  for (DType dtype : {DType::F64, DType::I64, DType::I32}) {
+    const std::string name(dtype_name(dtype));
+    const Tensor x = typed_values(dtype, ++seed);
+    for (OpKind op : {OpKind::Neg, OpKind::Abs, OpKind::Sign, OpKind::Relu, OpKind::Sqrt,
+                      OpKind::Reciprocal, OpKind::Floor, OpKind::Ceil, OpKind::Round}) {
+      if (dtype != DType::F64 &&
+          !(op == OpKind::Neg || op == OpKind::Abs || op == OpKind::Sign || op == OpKind::Relu)) {
+        continue;
+      }
+      check_against_cpu(op_graph(op, {{dtype, x.shape()}}), {x}, name + " values");
+    }
+    // Same-shape pairs (the values against the other values reversed), then broadcasts.
+    const Tensor y = typed_values(dtype, ++seed, /*nonzero=*/true);
+    const Shape pair_shape{std::min(x.numel(), y.numel())};
+    Tensor a(dtype, pair_shape);
+    Tensor b(dtype, pair_shape);
+    const size_t size = dtype_size(dtype);
+    std::memcpy(a.data(), x.data(), a.nbytes());
+    for (int64_t i = 0; i < pair_shape[0]; ++i) {
+      std::memcpy(
+          static_cast<std::byte*>(b.data()) + static_cast<size_t>(i) * size,
+          static_cast<const std::byte*>(y.data()) + static_cast<size_t>(y.numel() - 1 - i) * size,
+          size);
+    }
+    for (OpKind op :
+         {OpKind::Add, OpKind::Sub, OpKind::Mul, OpKind::Div, OpKind::Min, OpKind::Max}) {
+      check_against_cpu(op_graph(op, {{dtype, pair_shape}, {dtype, pair_shape}}), {a, b},
+                        name + " pairs");
+      for (const auto& [sa, sb] : std::vector<std::pair<Shape, Shape>>{
+               {{3, 1, 5}, {4, 1}}, {{}, {5, 6}}, {{300, 1}, {1, 300}}}) {
+        check_against_cpu(op_graph(op, {{dtype, sa}, {dtype, sb}}),
+                          {random_of(dtype, sa, ++seed), nonzero_random(dtype, sb, ++seed)},
+                          name + " " + sa.str() + sb.str());
+      }
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(an_integer_division_by_zero_fails_like_the_cpu,
+                     *boost::unit_test::precondition(device_available)) {
+  for (DType dtype : {DType::I32, DType::I64}) {
+    const Graph g = op_graph(OpKind::Div, {{dtype, Shape{4, 5}}, {dtype, Shape{5}}});
+    Tensor b = nonzero_random(dtype, Shape{5}, 800);
+    b.set_double(3, 0.0);
+    b.set_double(4, 0.0);
+    const std::vector<Tensor> in = {random_of(dtype, Shape{4, 5}, 801), b};
+    const std::string want = error_of(cpu(), g, in);
+    BOOST_TEST(want.find("divisor B is 0 at output element 3 ") != std::string::npos, want);
+    BOOST_TEST(error_of(gpu(), g, in) == want);
+  }
+}
+
 // ---- Logical ----
 
 BOOST_AUTO_TEST_CASE(logical_ops_match_the_cpu_for_their_dtypes_and_broadcasts,

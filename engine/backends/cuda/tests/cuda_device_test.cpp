@@ -144,12 +144,13 @@ bool is_binary(OpKind op) {
          op == OpKind::Min || op == OpKind::Max || op == OpKind::PRelu;
 }
 
-// The claims this file's unary and binary cases cover: the f32-only elementwise and activation
-// ops, each run with its default attributes (other ops have their own device test files).
+// The claims this file's unary and binary cases cover in f32: the elementwise and activation
+// ops, each run with its default attributes (Cast, Where, other dtypes and other families are
+// in their own device test files).
 bool is_elementwise_f32(const CudaOpClaim& claim) {
   const OpFamily family = op_schema(claim.op).family;
   return (family == OpFamily::Elementwise || family == OpFamily::Activation) &&
-         claim.dtypes.bits() == DTypeSet{DType::F32}.bits();
+         claim.op != OpKind::Cast && claim.op != OpKind::Where && claim.dtypes.contains(DType::F32);
 }
 
 // The one-input f32 maps of the elementwise and activation families (the other families have
