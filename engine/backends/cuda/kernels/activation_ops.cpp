@@ -1,7 +1,8 @@
-// The activation family on the CUDA backend (f32): Relu Tanh Sigmoid Erf Gelu LeakyRelu Elu Selu
-// Celu HardSigmoid HardSwish Softplus Softsign ThresholdedRelu Shrink, and PRelu (broadcasting
-// its slope). Selection, launch and each op's claim against the CPU backend; the device code is
-// kernels/activation.cu (PRelu: kernels/elementwise.cu's binary kernels).
+// The activation family on the CUDA backend (f32): Relu (also f64 i32 i64) Tanh Sigmoid Erf Gelu
+// LeakyRelu Elu Selu Celu HardSigmoid HardSwish Softplus Softsign ThresholdedRelu Shrink, and
+// PRelu (broadcasting its slope). Selection, launch and each op's claim against the CPU backend;
+// the device code is kernels/activation.cu (PRelu: elementwise.cu's binary kernels; Relu in other
+// dtypes: elementwise_typed.cu).
 
 #include <optional>
 #include <string>

@@ -97,8 +97,9 @@ cudaError_t launch_where(int element_bytes, const TernaryGeometry& geometry,
 cudaError_t launch_f32_clip(float lower, float upper, const float* x, float* y, int64_t n,
                             cudaStream_t stream);
 
-// ---- Movement: reshapes, Transpose, Slice, Expand, Concat, Split, Gather (kernels/movement.cu)
-// ---- Pure data movement: elements of `element_bytes` (1, 4 or 8) bytes copied as they are.
+// ---- Movement (kernels/movement.cu) ----
+// Reshapes, Transpose, Slice, Expand, Concat, Split, Gather: pure data movement, elements of
+// `element_bytes` (1, 4 or 8) bytes copied as they are.
 
 // Output element i (row-major over dims) reads the source at
 // src_offset + sum over axes of index * src_stride (strides in elements, may be 0 or negative).

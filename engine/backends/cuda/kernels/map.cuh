@@ -1,6 +1,6 @@
 #pragma once
-// Elementwise maps for the .cu files of the elementwise and activation families: a grid-stride
-// loop over the elements, each output element a pure function of its operands. No element's
+// Grid-stride loops for the kernels' .cu files, and the f32 map of the elementwise and activation
+// families: each output element a pure function of its operands. No element's
 // result depends on the launch geometry, so the grid may be sized freely (it is fixed by the
 // element count alone anyway).
 
