@@ -114,6 +114,22 @@ struct ClipOp {
   }
 };
 
+template <class T>
+__global__ void clip_kernel(T lower, T upper, const T* x, T* y, int64_t n) {
+  for (int64_t i = first_index(); i < n; i += grid_stride()) {
+    const T raised = x[i] < lower ? lower : x[i];
+    y[i] = raised > upper ? upper : raised;
+  }
+}
+
+template <class T>
+cudaError_t launch_clip_of(T lower, T upper, const void* x, void* y, int64_t n,
+                           cudaStream_t stream) {
+  clip_kernel<T><<<blocks_for(n), kThreadsPerBlock, 0, stream>>>(
+      lower, upper, static_cast<const T*>(x), static_cast<T*>(y), n);
+  return cudaGetLastError();
+}
+
 }  // namespace
 
 cudaError_t launch_cast(ElementType from, ElementType to, const void* x, void* y, int64_t n,
@@ -156,6 +172,21 @@ cudaError_t launch_where(int element_bytes, const TernaryGeometry& geometry,
       return launch_where_of<uint32_t>(geometry, condition, x, y, out, stream);
     case 8:
       return launch_where_of<uint64_t>(geometry, condition, x, y, out, stream);
+    default:
+      return cudaErrorInvalidValue;
+  }
+}
+
+cudaError_t launch_typed_clip(ElementType type, const ClipBounds& bounds, const void* x, void* y,
+                              int64_t n, cudaStream_t stream) {
+  switch (type) {
+    case ElementType::F64:
+      return launch_clip_of<double>(bounds.f64[0], bounds.f64[1], x, y, n, stream);
+    case ElementType::I32:
+      return launch_clip_of<int32_t>(static_cast<int32_t>(bounds.integer[0]),
+                                     static_cast<int32_t>(bounds.integer[1]), x, y, n, stream);
+    case ElementType::I64:
+      return launch_clip_of<int64_t>(bounds.integer[0], bounds.integer[1], x, y, n, stream);
     default:
       return cudaErrorInvalidValue;
   }

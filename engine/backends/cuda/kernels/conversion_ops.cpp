@@ -17,7 +17,7 @@ namespace volta::cuda {
 namespace {
 
 inline constexpr DTypeSet kAllDTypes{DType::F32, DType::F64, DType::I64, DType::I32, DType::Bool};
-inline constexpr DTypeSet kF32{DType::F32};
+inline constexpr DTypeSet kNumeric{DType::F32, DType::F64, DType::I64, DType::I32};
 
 // ---- Cast ----
 
@@ -181,30 +181,60 @@ KernelSelection select_where(const CudaKernelQuery& query) {
 // ---- Clip ----
 
 // The CPU's bound check, word for word: a NaN bound fails the run.
-float clip_bound(const Node& node, std::string_view name) {
+double clip_bound(const Node& node, std::string_view name) {
   const double bound = AttrReader(node).get_float(name);
   if (std::isnan(bound)) {
     fail(ErrorCode::KernelFailure,
          "Clip: " + std::string(name) + " is NaN; a bound must be a number (-inf / inf for none)");
   }
-  return static_cast<float>(bound);
+  return bound;
+}
+
+// The CPU's bounds for an integer type: the tightest integer bounds (min rounded up, max
+// rounded down), saturated to the type's range.
+template <class T>
+int64_t integer_bound(double bound, bool lower) {
+  constexpr double kLowest = static_cast<double>(std::numeric_limits<T>::lowest());
+  if (bound <= kLowest) return std::numeric_limits<T>::lowest();
+  if (bound >= -kLowest) return std::numeric_limits<T>::max();
+  return static_cast<int64_t>(static_cast<T>(lower ? std::ceil(bound) : std::floor(bound)));
 }
 
 void run_clip(const CudaKernelArgs& args) {
-  const float lower = clip_bound(args.node, "min");
-  const float upper = clip_bound(args.node, "max");
+  const double min = clip_bound(args.node, "min");
+  const double max = clip_bound(args.node, "max");
   const TensorView& y = args.outputs[0];
   if (y.numel() == 0) return;
-  check_launch(launch_f32_clip(lower, upper, args.inputs[0].as<float>(), y.as<float>(), y.numel(),
-                               args.stream),
-               args.node);
+  const void* x = args.inputs[0].data;
+  cudaError_t status = cudaSuccess;
+  if (y.dtype == DType::F32) {
+    status = launch_f32_clip(static_cast<float>(min), static_cast<float>(max),
+                             args.inputs[0].as<float>(), y.as<float>(), y.numel(), args.stream);
+  } else {
+    ClipBounds bounds;
+    bounds.f64[0] = min;
+    bounds.f64[1] = max;
+    if (y.dtype == DType::I32) {
+      bounds.integer[0] = integer_bound<int32_t>(min, true);
+      bounds.integer[1] = integer_bound<int32_t>(max, false);
+    } else if (y.dtype == DType::I64) {
+      bounds.integer[0] = integer_bound<int64_t>(min, true);
+      bounds.integer[1] = integer_bound<int64_t>(max, false);
+    }
+    status = launch_typed_clip(element_type(y.dtype), bounds, x, y.data, y.numel(), args.stream);
+  }
+  check_launch(status, args.node);
 }
 
-constexpr CudaKernel kClip{run_clip, "f32_clip_cuda"};
+// By dtype, in DType order: f32 f64 i64 i32.
+constexpr CudaKernel kClip[] = {{run_clip, "f32_clip_cuda"},
+                                {run_clip, "f64_clip_cuda"},
+                                {run_clip, "i64_clip_cuda"},
+                                {run_clip, "i32_clip_cuda"}};
 
 KernelSelection select_clip(const CudaKernelQuery& query) {
-  if (std::optional<KernelUnsupported> refused = refuse_dtype(query, kF32)) return *refused;
-  return choice_of(kClip);
+  if (std::optional<KernelUnsupported> refused = refuse_dtype(query, kNumeric)) return *refused;
+  return choice_of(kClip[static_cast<size_t>(query.inputs[0]->dtype)]);
 }
 
 using E = CrossBackendExactness;
@@ -217,8 +247,9 @@ const CudaOpKernels kOps[] = {
       "int, whose NaN, infinite or out-of-range values fail the run as on the CPU) or wrapped "
       "(int to int); x != 0 to bool, 0 or 1 from bool"},
      select_cast},
-    {{OpKind::Clip, kF32, E::Bitwise,
-      "min(max(x, lower), upper) by selects, the bounds rounded to f32 as on the CPU"},
+    {{OpKind::Clip, kNumeric, E::Bitwise,
+      "min(max(x, lower), upper) by selects, the bounds converted to the element type as on "
+      "the CPU (floats rounded, integers tightened and saturated)"},
      select_clip},
 };
 

@@ -96,6 +96,14 @@ cudaError_t launch_where(int element_bytes, const TernaryGeometry& geometry,
 // y = min(max(x, lower), upper) by selects, as the CPU's Clip: NaN passes.
 cudaError_t launch_f32_clip(float lower, float upper, const float* x, float* y, int64_t n,
                             cudaStream_t stream);
+// The same in f64 (the bounds in `f64`) or an integer type (the bounds in `integer`, already
+// in the type's range).
+struct ClipBounds {
+  double f64[2] = {0, 0};
+  int64_t integer[2] = {0, 0};
+};
+cudaError_t launch_typed_clip(ElementType type, const ClipBounds& bounds, const void* x, void* y,
+                              int64_t n, cudaStream_t stream);
 
 // ---- Movement (kernels/movement.cu) ----
 // Reshapes, Transpose, Slice, Expand, Concat, Split, Gather: pure data movement, elements of

@@ -74,8 +74,8 @@ std::string claimed_dtypes(OpKind op) {
   using K = OpKind;
   if (takes_every_dtype(op)) return "{f32,f64,i64,i32,bool}";
   if (op == K::Not || op == K::And || op == K::Or || op == K::Xor) return "{bool}";
-  for (OpKind numeric :
-       {K::Add, K::Sub, K::Mul, K::Div, K::Neg, K::Abs, K::Min, K::Max, K::Sign, K::Relu}) {
+  for (OpKind numeric : {K::Add, K::Sub, K::Mul, K::Div, K::Neg, K::Abs, K::Min, K::Max, K::Sign,
+                         K::Relu, K::Clip}) {
     if (op == numeric) return "{f32,f64,i64,i32}";
   }
   for (OpKind floating :

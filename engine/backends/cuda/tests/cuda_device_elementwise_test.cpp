@@ -434,6 +434,12 @@ BOOST_AUTO_TEST_CASE(f64_and_integer_ops_match_the_cpu,
       }
       check_against_cpu(op_graph(op, {{dtype, x.shape()}}), {x}, name + " values");
     }
+    for (const auto& [lo, hi] : std::vector<std::pair<double, double>>{
+             {-1.5, 2.25}, {-1e30, 1e30}, {3.5, 3.2}, {-2147483648.5, 9.3e18}}) {
+      check_against_cpu(op_graph(OpKind::Clip, {{dtype, x.shape()}}, {{"min", lo}, {"max", hi}}),
+                        {x},
+                        name + " Clip to [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
+    }
     // Same-shape pairs (the values against the other values reversed), then broadcasts.
     const Tensor y = typed_values(dtype, ++seed, /*nonzero=*/true);
     const Shape pair_shape{std::min(x.numel(), y.numel())};
