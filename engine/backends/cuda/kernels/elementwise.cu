@@ -37,6 +37,20 @@ struct PReluOp {
   }
 };
 
+// The CPU's Mod (fmod=0) and Fmod (fmod=1): fmod is exact on both (fmodf, glibc's fmodf);
+// Mod moves a nonzero remainder of the other sign by b (one rounded add) and gives a zero one
+// b's sign. NaN stays NaN: both comparisons are false.
+struct FmodOp {
+  __device__ float operator()(float a, float b) const { return fmodf(a, b); }
+};
+struct ModOp {
+  __device__ float operator()(float a, float b) const {
+    const float r = fmodf(a, b);
+    if (r == 0.0f) return dmath::copysign_bits(0.0f, b);
+    return (r < 0.0f) != (b < 0.0f) ? dmath::add(r, b) : r;
+  }
+};
+
 struct NegOp {
   __device__ float operator()(float x) const { return dmath::neg_bits(x); }
 };
@@ -135,6 +149,10 @@ cudaError_t launch_f32_binary(BinaryOp op, const BroadcastGeometry& geometry, co
       return launch_binary<MaxOp>(geometry, a, b, y, stream);
     case BinaryOp::PRelu:
       return launch_binary<PReluOp>(geometry, a, b, y, stream);
+    case BinaryOp::Mod:
+      return launch_binary<ModOp>(geometry, a, b, y, stream);
+    case BinaryOp::Fmod:
+      return launch_binary<FmodOp>(geometry, a, b, y, stream);
   }
   return cudaErrorInvalidValue;
 }

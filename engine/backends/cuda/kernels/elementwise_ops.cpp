@@ -1,4 +1,4 @@
-// The elementwise family on the CUDA backend: Add Sub Mul Div and the variadic Min Max with
+// The elementwise family on the CUDA backend: Add Sub Mul Div Mod and the variadic Min Max with
 // numpy broadcasting, Neg Abs Sign (f32 f64 i32 i64), Sqrt Reciprocal Floor Ceil Round (f32 f64),
 // Exp Log (f32). Selection, launch and each op's claim against the CPU backend; the device code
 // is kernels/elementwise.cu (f32) and elementwise_typed.cu (f64, i32, i64). Cast, Where and Clip
@@ -36,6 +36,11 @@ cudaError_t launch_binary_any(BinaryOp op, DType dtype, const BroadcastGeometry&
   return launch_typed_binary(op, element_type(dtype), g, a, b, y, stream);
 }
 
+// Integer Div, Mod and Fmod divide: their divisors are checked first.
+constexpr bool divides(BinaryOp op) {
+  return op == BinaryOp::Div || op == BinaryOp::Mod || op == BinaryOp::Fmod;
+}
+
 // The CPU's check of integer divisors, in its words: the first output element whose divisor is
 // 0 fails the run before anything is divided.
 void check_divisors(const CudaKernelArgs& args, const BroadcastGeometry& g) {
@@ -54,7 +59,7 @@ void run_binary(const CudaKernelArgs& args) {
   const TensorView& y = args.outputs[0];
   if (y.numel() == 0) return;
   const BroadcastGeometry g = checked_geometry(y.shape, args.inputs[0].shape, args.inputs[1].shape);
-  if (kOp == BinaryOp::Div && is_integer(y.dtype)) check_divisors(args, g);
+  if (divides(kOp) && is_integer(y.dtype)) check_divisors(args, g);
   check_launch(launch_binary_any(kOp, y.dtype, g, args.inputs[0].data, args.inputs[1].data, y.data,
                                  args.stream),
                args.node);
@@ -143,7 +148,7 @@ KernelSelection select_binary(const CudaKernelQuery& query) {
       broadcast_geometry(merge_broadcast(query.outputs[0].shape, a, b))->contiguous();
   const DType dtype = query.inputs[0]->dtype;
   KernelChoice choice = choice_of(kTable.at(dtype, contiguous ? 0 : 1));
-  if (kOp == BinaryOp::Div && is_integer(dtype)) choice.workspace_bytes = kCheckWorkspaceBytes;
+  if (divides(kOp) && is_integer(dtype)) choice.workspace_bytes = kCheckWorkspaceBytes;
   return choice;
 }
 
@@ -186,6 +191,16 @@ constexpr char kFloor[] = "floor";
 constexpr char kCeil[] = "ceil";
 constexpr char kRound[] = "round";
 constexpr char kSign[] = "sign";
+constexpr char kMod[] = "mod";
+constexpr char kFmod[] = "fmod";
+
+// Mod's kernel follows its fmod attribute, as on the CPU.
+KernelSelection select_mod(const CudaKernelQuery& query) {
+  if (AttrReader(query.node).get_int("fmod") != 0) {
+    return select_binary<BinaryOp::Fmod, kFmod, &kNumeric>(query);
+  }
+  return select_binary<BinaryOp::Mod, kMod, &kNumeric>(query);
+}
 
 using E = CrossBackendExactness;
 const CudaOpKernels kOps[] = {
@@ -238,6 +253,10 @@ const CudaOpKernels kOps[] = {
      select_unary<UnaryOp::Round, kRound, &kFloat>},
     {{OpKind::Sign, kNumeric, E::Bitwise, "selects of -1, 0, 1 or the NaN itself on both"},
      select_unary<UnaryOp::Sign, kSign, &kNumeric>},
+    {{OpKind::Mod, kNumeric, E::BitwiseExceptNanPayload,
+      "fmod, exact on both (CUDA's fmodf / fmod, glibc's), then for fmod=0 the CPU's sign fix "
+      "(one rounded add); integers as C++ %, a zero divisor failing the run as on the CPU"},
+     select_mod},
 };
 
 }  // namespace

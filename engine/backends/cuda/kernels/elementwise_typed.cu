@@ -1,8 +1,9 @@
 // Elementwise kernels in f64, i32 and i64: what the CPU backend's kernels compute for those
 // dtypes (kernels/elementwise.cpp and elementwise_math.cpp there), for the ops whose f64 result
-// is one IEEE operation or a select (no libm): Add Sub Mul Div Min Max Neg Abs Sqrt Reciprocal
-// Floor Ceil Round Sign, and the activation family's Relu. Integer arithmetic wraps as the
-// CPU's does, in the unsigned type of the same width. The claims are in elementwise_ops.cpp.
+// is one IEEE operation, an exact fmod or a select (no other libm): Add Sub Mul Div Min Max Mod
+// Neg Abs Sqrt Reciprocal Floor Ceil Round Sign, and the activation family's Relu. Integer
+// arithmetic wraps as the CPU's does, in the unsigned type of the same width. The claims are in
+// elementwise_ops.cpp.
 
 #include <type_traits>
 
@@ -49,12 +50,23 @@ struct BinaryFn {
       if constexpr (kOp == BinaryOp::Mul)
         return static_cast<T>(static_cast<U>(a) * static_cast<U>(b));
       if constexpr (kOp == BinaryOp::Div) return b == -1 ? wrapping_neg(a) : a / b;
+      if constexpr (kOp == BinaryOp::Fmod) return b == -1 ? T{0} : static_cast<T>(a % b);
+      if constexpr (kOp == BinaryOp::Mod) {
+        const T r = b == -1 ? T{0} : static_cast<T>(a % b);
+        return r != 0 && ((r < 0) != (b < 0)) ? static_cast<T>(r + b) : r;
+      }
       return T{0};
     } else {
       if constexpr (kOp == BinaryOp::Add) return __dadd_rn(a, b);
       if constexpr (kOp == BinaryOp::Sub) return __dsub_rn(a, b);
       if constexpr (kOp == BinaryOp::Mul) return __dmul_rn(a, b);
       if constexpr (kOp == BinaryOp::Div) return __ddiv_rn(a, b);
+      if constexpr (kOp == BinaryOp::Fmod) return fmod(a, b);
+      if constexpr (kOp == BinaryOp::Mod) {
+        const double r = fmod(a, b);
+        if (r == 0.0) return copysign_bits(0.0, b);
+        return (r < 0.0) != (b < 0.0) ? __dadd_rn(r, b) : r;
+      }
       return T{0};
     }
   }
@@ -196,6 +208,10 @@ cudaError_t launch_typed_binary(BinaryOp op, ElementType type, const BroadcastGe
       return launch_binary_of<BinaryOp::Min>(type, geometry, a, b, y, stream);
     case BinaryOp::Max:
       return launch_binary_of<BinaryOp::Max>(type, geometry, a, b, y, stream);
+    case BinaryOp::Mod:
+      return launch_binary_of<BinaryOp::Mod>(type, geometry, a, b, y, stream);
+    case BinaryOp::Fmod:
+      return launch_binary_of<BinaryOp::Fmod>(type, geometry, a, b, y, stream);
     case BinaryOp::PRelu:
       return cudaErrorInvalidValue;
   }

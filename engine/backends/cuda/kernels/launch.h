@@ -26,7 +26,8 @@ struct BroadcastGeometry {
   bool contiguous() const { return rank == 1 && a_strides[0] == 1 && b_strides[0] == 1; }
 };
 
-enum class BinaryOp : int { Add, Sub, Mul, Div, Min, Max, PRelu };
+// Mod: the sign of b (numpy.mod, ONNX fmod=0); Fmod: C fmod, the sign of a (fmod=1).
+enum class BinaryOp : int { Add, Sub, Mul, Div, Min, Max, PRelu, Mod, Fmod };
 // Relu is the activation family's; its f64 / integer kernels are elementwise_typed.cu's.
 enum class UnaryOp : int { Neg, Abs, Sqrt, Exp, Log, Reciprocal, Floor, Ceil, Round, Sign, Relu };
 enum class ActivationOp : int {
@@ -176,8 +177,8 @@ cudaError_t launch_classify(const ClassifyParams& params, ElementType type, cons
 // nearest, integer arithmetic wrapping (in the unsigned type of the same width), selects.
 
 // y = op(a, b) over the geometry (numel > 0), all of `type` (F64, I32 or I64); Add Sub Mul Div
-// Min Max. Integer Div truncates toward zero (lowest / -1 wraps); its divisors must be nonzero:
-// launch_find_zero_divisor first.
+// Min Max Mod Fmod. Integer Div truncates toward zero (lowest / -1 wraps); integer divisors
+// (Div, Mod, Fmod) must be nonzero: launch_find_zero_divisor first.
 cudaError_t launch_typed_binary(BinaryOp op, ElementType type, const BroadcastGeometry& geometry,
                                 const void* a, const void* b, void* y, cudaStream_t stream);
 // Lowers *first_zero (set to all ones by the caller) to the first output element whose

@@ -47,7 +47,7 @@ constexpr std::string_view kCudaOps =
     "Add, Sub, Mul, Div, Neg, Abs, Sqrt, Reciprocal, Exp, Log, Erf, Tanh, Sigmoid, Relu, "
     "LeakyRelu, Gelu, Min, Max, Where, Equal, Less, Greater, Not, And, Or, Cast, Clip, Reshape, "
     "Transpose, Concat, Split, Slice, Gather, Expand, Squeeze, Unsqueeze, Flatten, Identity, "
-    "Floor, Ceil, Round, Sign, Elu, Selu, Celu, HardSigmoid, HardSwish, Softplus, Softsign, "
+    "Floor, Ceil, Round, Sign, Mod, Elu, Selu, Celu, HardSigmoid, HardSwish, Softplus, Softsign, "
     "PRelu, ThresholdedRelu, Shrink, IsNaN, IsInf, Xor, LessOrEqual, GreaterOrEqual";
 
 // The elementwise and activation ops: f32 only, one input (two for the binary ones), no
@@ -59,7 +59,7 @@ bool is_map_op(OpKind op) {
 
 bool is_binary(OpKind op) {
   return op == OpKind::Add || op == OpKind::Sub || op == OpKind::Mul || op == OpKind::Div ||
-         op == OpKind::Min || op == OpKind::Max || op == OpKind::PRelu;
+         op == OpKind::Min || op == OpKind::Max || op == OpKind::PRelu || op == OpKind::Mod;
 }
 
 // The ops whose kernels take every dtype (they move, select or compare bytes).
@@ -75,7 +75,7 @@ std::string claimed_dtypes(OpKind op) {
   if (takes_every_dtype(op)) return "{f32,f64,i64,i32,bool}";
   if (op == K::Not || op == K::And || op == K::Or || op == K::Xor) return "{bool}";
   for (OpKind numeric : {K::Add, K::Sub, K::Mul, K::Div, K::Neg, K::Abs, K::Min, K::Max, K::Sign,
-                         K::Relu, K::Clip}) {
+                         K::Relu, K::Clip, K::Mod}) {
     if (op == numeric) return "{f32,f64,i64,i32}";
   }
   for (OpKind floating :
@@ -205,8 +205,8 @@ BOOST_AUTO_TEST_CASE(select_kernel_agrees_with_capabilities) {
       BOOST_REQUIRE_MESSAGE(choice != nullptr, op_name(op));
       BOOST_TEST(choice->variant == plain_variant(op, dtype));
       BOOST_TEST(kernel_determinism_name(choice->determinism) == "bit-exact");
-      // An integer Div checks its divisors in a word of workspace.
-      const bool checks = op == OpKind::Div && dtype == DType::I64;
+      // An integer Div or Mod checks its divisors in a word of workspace.
+      const bool checks = (op == OpKind::Div || op == OpKind::Mod) && dtype == DType::I64;
       BOOST_TEST(choice->workspace_bytes == (checks ? 8 : 0), op_name(op));
       BOOST_TEST(choice->worker_scratch_bytes == 0);
       BOOST_TEST(choice->impl != nullptr);

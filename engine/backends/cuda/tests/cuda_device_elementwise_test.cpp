@@ -453,10 +453,15 @@ BOOST_AUTO_TEST_CASE(f64_and_integer_ops_match_the_cpu,
           static_cast<const std::byte*>(y.data()) + static_cast<size_t>(y.numel() - 1 - i) * size,
           size);
     }
-    for (OpKind op :
-         {OpKind::Add, OpKind::Sub, OpKind::Mul, OpKind::Div, OpKind::Min, OpKind::Max}) {
+    for (OpKind op : {OpKind::Add, OpKind::Sub, OpKind::Mul, OpKind::Div, OpKind::Min, OpKind::Max,
+                      OpKind::Mod}) {
       check_against_cpu(op_graph(op, {{dtype, pair_shape}, {dtype, pair_shape}}), {a, b},
                         name + " pairs");
+      if (op == OpKind::Mod) {
+        check_against_cpu(
+            op_graph(op, {{dtype, pair_shape}, {dtype, pair_shape}}, {{"fmod", int64_t{1}}}),
+            {a, b}, name + " pairs, fmod=1");
+      }
       for (const auto& [sa, sb] : std::vector<std::pair<Shape, Shape>>{
                {{3, 1, 5}, {4, 1}}, {{}, {5, 6}}, {{300, 1}, {1, 300}}}) {
         check_against_cpu(op_graph(op, {{dtype, sa}, {dtype, sb}}),
@@ -469,8 +474,10 @@ BOOST_AUTO_TEST_CASE(f64_and_integer_ops_match_the_cpu,
 
 BOOST_AUTO_TEST_CASE(an_integer_division_by_zero_fails_like_the_cpu,
                      *boost::unit_test::precondition(device_available)) {
-  for (DType dtype : {DType::I32, DType::I64}) {
-    const Graph g = op_graph(OpKind::Div, {{dtype, Shape{4, 5}}, {dtype, Shape{5}}});
+  for (const auto& [dtype, op] :
+       {std::pair{DType::I32, OpKind::Div}, std::pair{DType::I64, OpKind::Div},
+        std::pair{DType::I32, OpKind::Mod}, std::pair{DType::I64, OpKind::Mod}}) {
+    const Graph g = op_graph(op, {{dtype, Shape{4, 5}}, {dtype, Shape{5}}});
     Tensor b = nonzero_random(dtype, Shape{5}, 800);
     b.set_double(3, 0.0);
     b.set_double(4, 0.0);

@@ -141,7 +141,7 @@ std::string first_breach(CrossBackendExactness claim, const Tensor& got, const T
 
 bool is_binary(OpKind op) {
   return op == OpKind::Add || op == OpKind::Sub || op == OpKind::Mul || op == OpKind::Div ||
-         op == OpKind::Min || op == OpKind::Max || op == OpKind::PRelu;
+         op == OpKind::Min || op == OpKind::Max || op == OpKind::PRelu || op == OpKind::Mod;
 }
 
 // The claims this file's unary and binary cases cover in f32: the elementwise and activation
