@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "volta/passes/pass_manager.h"
@@ -29,6 +30,7 @@ struct Match {
 
 class GemmEpilogueFusion final : public Pass {
  public:
+  explicit GemmEpilogueFusion(FusedNodeFilter runs) : runs_(std::move(runs)) {}
   std::string_view name() const override { return "gemm-epilogue-fusion"; }
 
   bool run(Graph& graph) override {
@@ -61,6 +63,7 @@ class GemmEpilogueFusion final : public Pass {
     for (int i = 0; i < graph.num_nodes(); ++i) {
       if (taken[static_cast<size_t>(i)] != 0) continue;
       std::optional<Match> m = match_at(graph, i, sole_reader);
+      if (m) m = runnable(graph, *m);
       if (m && is_next_state[static_cast<size_t>(
                    graph.node(m->activation >= 0 ? m->activation : m->add).outputs[0].index)]) {
         m.reset();
@@ -95,6 +98,19 @@ class GemmEpilogueFusion final : public Pass {
   }
 
  private:
+  // The match as the backend runs it: whole, or without its activation where the backend's
+  // FusedMatMul has no kernel for that (the activation then stays a node of its own), or none.
+  std::optional<Match> runnable(const Graph& graph, Match m) const {
+    if (!runs_ || runs_(graph, fused_node(graph, m))) return m;
+    if (m.activation < 0) return std::nullopt;
+    m.activation = -1;
+    m.activation_name = "none";
+    if (runs_(graph, fused_node(graph, m))) return m;
+    return std::nullopt;
+  }
+
+  FusedNodeFilter runs_;
+
   template <class SoleReader>
   static std::optional<Match> match_at(const Graph& graph, int index,
                                        const SoleReader& sole_reader) {
@@ -148,6 +164,8 @@ class GemmEpilogueFusion final : public Pass {
 
 }  // namespace
 
-std::unique_ptr<Pass> make_gemm_epilogue_fusion() { return std::make_unique<GemmEpilogueFusion>(); }
+std::unique_ptr<Pass> make_gemm_epilogue_fusion(FusedNodeFilter runs) {
+  return std::make_unique<GemmEpilogueFusion>(std::move(runs));
+}
 
 }  // namespace volta

@@ -38,7 +38,9 @@ std::vector<PassRecord> run_passes(Graph& graph, const Backend& backend,
   PassManager passes;
   passes.add(make_constant_folding(options.evaluate_constants));
   if (backend.capabilities()[static_cast<size_t>(op_index(OpKind::FusedMatMul))].supported) {
-    passes.add(make_gemm_epilogue_fusion());
+    passes.add(make_gemm_epilogue_fusion([&backend](const Graph& g, const Node& fused) {
+      return std::holds_alternative<KernelChoice>(backend.select_kernel(g, fused));
+    }));
   }
   passes.add(make_dead_code_elimination());
   return passes.run(graph);

@@ -1,6 +1,7 @@
 // gemm-epilogue-fusion: where it fires, where it must not, and that fused plans give the same
 // bits as the unfused graph (passes off) at every thread count, f32 and f64.
 #define BOOST_TEST_MODULE fusion
+#include <algorithm>
 #include <boost/test/unit_test.hpp>
 #include <limits>
 #include <string>
@@ -137,6 +138,29 @@ BOOST_AUTO_TEST_CASE(fuses_the_mlp_with_its_relu_and_either_bias_order) {
   BOOST_TEST(activation_of(*fused[2]) == "none");
   BOOST_TEST(g.num_nodes() == 4);  // three fused layers and the Tanh
   BOOST_TEST(!fuse(g));            // nothing left to fuse
+}
+
+// A backend whose FusedMatMul lacks an activation gets the bias fused and the activation left
+// as its own node; one that runs no fused node of that dtype keeps the graph as it is.
+BOOST_AUTO_TEST_CASE(fuses_only_what_the_backend_runs) {
+  const auto without_gelu = [](const Graph&, const Node& fused) {
+    return activation_of(fused) != "gelu";
+  };
+  Graph g = mlp(DType::F32, OpKind::Gelu);
+  BOOST_TEST(make_gemm_epilogue_fusion(without_gelu)->run(g));
+  verify_graph_or_throw(g);
+  BOOST_REQUIRE_EQUAL(fused_nodes(g).size(), 3u);
+  for (const Node* n : fused_nodes(g)) BOOST_TEST(activation_of(*n) == "none");
+  const auto gelus =
+      std::ranges::count_if(g.nodes(), [](const Node& n) { return n.op == OpKind::Gelu; });
+  BOOST_TEST(gelus == 1);
+
+  Graph f64 = mlp(DType::F64, OpKind::Relu);
+  const auto f32_only = [](const Graph& graph, const Node& fused) {
+    return graph.value(fused.outputs[0]).dtype == DType::F32;
+  };
+  BOOST_TEST(!make_gemm_epilogue_fusion(f32_only)->run(f64));
+  BOOST_TEST(fused_nodes(f64).empty());
 }
 
 BOOST_AUTO_TEST_CASE(does_not_fuse_a_product_something_else_reads) {

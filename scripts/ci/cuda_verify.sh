@@ -87,10 +87,13 @@ run_suite() {
     tail -5 "$out/suites.log" | tee -a "$summary"
   fi
 }
-run_suite parity --backend cuda
+# In one process (--no-isolate): a case forked per process would initialise the CUDA driver
+# per case (a fifth of a second each, minutes over the suites); a crash then ends the suite,
+# and its log says where.
+run_suite parity --backend cuda --no-isolate
 if [ "$quick" -eq 0 ]; then
-  run_suite numerics --backend cuda
-  run_suite onnx --backend cuda --data "$work/onnx-data"
+  run_suite numerics --backend cuda --no-isolate
+  run_suite onnx --backend cuda --data "$work/onnx-data" --no-isolate
 fi
 
 # ---- the CUDA benchmarks (volta-perf's cuda/ family), as JSON

@@ -28,8 +28,6 @@ constexpr FamilyOps kFamilies[] = {
     {OpFamily::Normalization, normalization_op_kernels},
     {OpFamily::Reduction, reduction_op_kernels},
     {OpFamily::Logical, logical_op_kernels},
-    {OpFamily::Elementwise, elementwise_op_kernels}, {OpFamily::Elementwise, conversion_op_kernels},
-    {OpFamily::Activation, activation_op_kernels},   {OpFamily::Logical, logical_op_kernels},
     {OpFamily::Movement, movement_op_kernels},
 };
 

@@ -61,8 +61,9 @@ std::span<const CudaOpKernels> conversion_op_kernels();  // Cast, Where, Clip (e
 std::span<const CudaOpKernels> movement_op_kernels();
 std::span<const CudaOpKernels> logical_op_kernels();
 
-// Every CUDA kernel is deterministic by construction: no atomics, no reduction whose order
-// depends on the launch.
+// Every CUDA kernel is deterministic by construction: no float atomics, no reduction whose
+// order depends on the launch. (The run-time checks' integer atomicMin finds the first bad
+// position, which does not depend on the order the threads get there.)
 inline KernelChoice choice_of(const CudaKernel& k, int64_t workspace_bytes = 0) {
   return KernelChoice{std::string(k.variant), KernelDeterminism::BitExact, &k, workspace_bytes, 0};
 }

@@ -41,10 +41,15 @@ class PassManager {
 // Removes nodes whose outputs reach no graph output, then unused values and parameters.
 std::unique_ptr<Pass> make_dead_code_elimination();
 
+// Whether the plan's backend runs a node the pass would create (FusedMatMul of these dtypes
+// and this activation): asked about each fused node before it replaces the nodes it fuses.
+using FusedNodeFilter = std::function<bool(const Graph& graph, const Node& fused)>;
+
 // Rewrites MatMul(A, W) -> Add(_, bias) [-> Relu | Gelu] into one FusedMatMul node (bias and
 // activation applied per GEMM tile) where no other node or graph output reads the values it
-// hides. Outputs are bit-identical to the unfused graph's.
-std::unique_ptr<Pass> make_gemm_epilogue_fusion();
+// hides. Outputs are bit-identical to the unfused graph's. With a filter, a fused node the
+// backend has no kernel for fuses less (bias only, the activation left as it is) or not at all.
+std::unique_ptr<Pass> make_gemm_epilogue_fusion(FusedNodeFilter runs = {});
 
 // Evaluates a single-node graph whose inputs are all parameters; used by constant folding
 // so folded values come from the same backend that runs the graph.
