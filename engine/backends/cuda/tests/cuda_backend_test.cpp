@@ -59,13 +59,6 @@ bool pinned_here(OpKind op) {
          family == OpFamily::Logical || family == OpFamily::Movement;
 }
 
-// The elementwise and activation ops: f32 only, one input (two for the binary ones), no
-// attributes. The other families' selection is tested in their own suites below.
-bool is_map_op(OpKind op) {
-  const OpFamily family = op_schema(op).family;
-  return family == OpFamily::Elementwise || family == OpFamily::Activation;
-}
-
 bool is_binary(OpKind op) {
   return op == OpKind::Add || op == OpKind::Sub || op == OpKind::Mul || op == OpKind::Div ||
          op == OpKind::Min || op == OpKind::Max || op == OpKind::PRelu || op == OpKind::Mod;

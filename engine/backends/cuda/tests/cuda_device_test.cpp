@@ -153,13 +153,6 @@ bool is_elementwise_f32(const CudaOpClaim& claim) {
          claim.op != OpKind::Cast && claim.op != OpKind::Where && claim.dtypes.contains(DType::F32);
 }
 
-// The one-input f32 maps of the elementwise and activation families (the other families have
-// their own device tests).
-bool is_unary_map(OpKind op) {
-  const OpFamily family = op_schema(op).family;
-  return !is_binary(op) && (family == OpFamily::Elementwise || family == OpFamily::Activation);
-}
-
 Graph unary_graph(OpKind op, const Shape& shape) {
   Graph g;
   const ValueId x = g.add_input("x", DType::F32, shape);
