@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <regex>
 #include <string>
@@ -114,9 +115,13 @@ void onnx_model(benchmark::State& state, const fs::path& dir) {
 void register_onnx_benchmarks(const Options& options) {
   const fs::path root =
       options.onnx_data.empty() ? fs::path(conformance::kOnnxDataRoot) : options.onnx_data;
+  // $VOLTA_SOURCE_DIR names a relocated copy of the sources (the CUDA bundle's), as it does
+  // for volta-audit.
+  const char* source_dir = std::getenv("VOLTA_SOURCE_DIR");
+  const fs::path sources =
+      source_dir != nullptr && *source_dir != '\0' ? source_dir : VOLTA_SOURCE_DIR;
   const conformance::SubjectSource source{
-      .onnx_data = root,
-      .onnx_expectations = fs::path(VOLTA_SOURCE_DIR) / "conformance/onnx/expectations.tsv"};
+      .onnx_data = root, .onnx_expectations = sources / "conformance/onnx/expectations.tsv"};
   for (const std::string& subject : conformance::subject_names(source)) {
     if (!subject.starts_with(kSubjectPrefix)) continue;
     const std::string id = subject.substr(kSubjectPrefix.size());

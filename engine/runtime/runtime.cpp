@@ -42,7 +42,7 @@ std::vector<Tensor> execute(const ExecutionPlan& plan, const Backend& backend,
     bound[static_cast<size_t>(g.inputs()[i].index)] = backend.import_tensor(ctx, inputs[i]);
   }
   for (ValueId p : g.parameters()) {
-    bound[static_cast<size_t>(p.index)] = backend.import_tensor(ctx, g.parameter_data(p));
+    bound[static_cast<size_t>(p.index)] = backend.import_parameter(ctx, g.parameter_storage(p));
   }
   std::vector<TensorView> bound_states;
   bound_states.reserve(states.size());

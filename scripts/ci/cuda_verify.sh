@@ -99,14 +99,13 @@ fi
 # ---- the CUDA benchmarks (volta-perf's cuda/ family), as JSON
 if [ "$quick" -eq 0 ]; then
   note "== benchmarks ($(elapsed))"
-  if "$work/bin/volta-perf" --benchmark_list_tests --benchmark_filter='^cuda/' 2>/dev/null |
-      grep -q .; then
-    (cd "$work" && timeout 240 "$work/bin/volta-perf" --benchmark_filter='^cuda/' \
-      --benchmark_min_time=0.2s --benchmark_out="$out/benchmarks.json" \
-      --benchmark_out_format=json) 2>&1 | tee "$out/benchmarks.txt" | grep -E "^cuda/|ERROR" |
-      tee -a "$summary"
+  perf=("$work/bin/volta-perf" --volta_onnx_data="$work/onnx-data" --benchmark_filter='^cuda/')
+  if listed=$("${perf[@]}" --benchmark_list_tests 2>&1) && grep -q '^cuda/' <<<"$listed"; then
+    (cd "$work" && timeout 240 "${perf[@]}" --benchmark_min_time=0.2s \
+      --benchmark_out="$out/benchmarks.json" --benchmark_out_format=json) 2>&1 |
+      tee "$out/benchmarks.txt" | grep -E "^cuda/|ERROR" | tee -a "$summary"
   else
-    note "volta-perf has no cuda/ benchmarks in this bundle"
+    note "volta-perf lists no cuda/ benchmarks: $(tail -3 <<<"$listed")"
   fi
   # The peers (PyTorch on this device, where python3 has it) and the issue's ratios.
   if python3 -c 'import sys, torch; sys.exit(0 if torch.cuda.is_available() else 3)' \

@@ -166,6 +166,12 @@ class CudaBackend final : public Backend {
     return {host.dtype(), host.shape(), device, MemorySpace::Device};
   }
 
+  ConstTensorView import_parameter(ExecutionContext& ctx,
+                                   const std::shared_ptr<const Tensor>& data) const override {
+    const std::byte* device = cuda_context_impl(ctx).resident_parameter(data);
+    return {data->dtype(), data->shape(), device, MemorySpace::Device};
+  }
+
   TensorView bind_state(ExecutionContext& ctx, Tensor& state) const override {
     CudaContextImpl& cuda = cuda_context_impl(ctx);
     const auto bytes = static_cast<int64_t>(state.nbytes());

@@ -55,6 +55,7 @@ CudaContextImpl::~CudaContextImpl() {
   // Buffers may still be read by kernels of an interrupted run: wait before freeing them.
   cudaStreamSynchronize(stream_);
   arena_ = {};
+  parameters_.clear();
   input_slots_.clear();
   state_slots_.clear();
   cudaStreamDestroy(stream_);
@@ -62,6 +63,7 @@ CudaContextImpl::~CudaContextImpl() {
 
 int64_t CudaContextImpl::device_bytes() const {
   int64_t total = arena_.bytes();
+  for (const auto& [host, p] : parameters_) total += p.device.bytes();
   for (const DeviceBuffer& b : input_slots_) total += b.bytes();
   for (const DeviceBuffer& b : state_slots_) total += b.bytes();
   return total;
@@ -90,6 +92,20 @@ std::byte* CudaContextImpl::next_slot(std::vector<DeviceBuffer>& slots, size_t& 
   DeviceBuffer& slot = slots[used++];
   if (slot.bytes() < bytes || slot.data() == nullptr) slot = DeviceBuffer(slot_bytes(bytes));
   return slot.data();
+}
+
+const std::byte* CudaContextImpl::resident_parameter(const std::shared_ptr<const Tensor>& host) {
+  if (const auto it = parameters_.find(host.get());
+      it != parameters_.end() && it->second.host.lock() == host) {
+    return it->second.device.data();
+  }
+  std::erase_if(parameters_, [](const auto& entry) { return entry.second.host.expired(); });
+  const auto bytes = static_cast<int64_t>(host->nbytes());
+  DeviceBuffer device(slot_bytes(bytes));
+  copy_to_device(device.data(), host->data(), bytes);
+  const std::byte* data = device.data();
+  parameters_[host.get()] = ResidentParameter{host, std::move(device)};
+  return data;
 }
 
 std::byte* CudaContextImpl::next_input_slot(int64_t bytes) {

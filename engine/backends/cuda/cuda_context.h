@@ -2,15 +2,18 @@
 // Internal to the CUDA backend: the context's device memory and stream.
 //
 // Memory is allocated only when a run needs more than the last one: the arena grows by one
-// cudaMalloc, and each input and state of a run has a staging slot (the i-th import of a run
-// reuses the i-th slot, grown when too small), so a context that runs the same plan again
-// allocates nothing. A run ends at synchronize(): its slots are then free for the next run's
+// cudaMalloc, each input and state of a run has a staging slot (the i-th import of a run
+// reuses the i-th slot, grown when too small), and parameters (weights) are uploaded once and
+// stay resident, so a context that runs the same plan again allocates and uploads nothing but
+// its inputs. A run ends at synchronize(): its slots are then free for the next run's
 // copies (the backend contract keeps imported views valid until the next run only).
 
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <unordered_map>
 #include <vector>
 
 #include "volta/backends/cuda.h"
@@ -52,6 +55,10 @@ class CudaContextImpl final : public CudaContext {
   // Device storage for the next input (state) copy of the current run, at least `bytes` long.
   std::byte* next_input_slot(int64_t bytes);
   std::byte* next_state_slot(int64_t bytes);
+  // The device copy of a parameter, uploaded on its first use by this context and kept while
+  // the host tensor lives (a copy is keyed by the tensor, held weakly: a freed tensor's copy
+  // is dropped, never served for another tensor at the same address).
+  const std::byte* resident_parameter(const std::shared_ptr<const Tensor>& host);
   // Counted copies on the context's stream; copy_to_host returns when the bytes are there.
   void copy_to_device(void* device, const void* host, int64_t bytes);
   void copy_to_host(void* host, const void* device, int64_t bytes);
@@ -65,6 +72,11 @@ class CudaContextImpl final : public CudaContext {
   CudaDeviceInfo device_;
   cudaStream_t stream_ = nullptr;
   DeviceBuffer arena_;
+  struct ResidentParameter {
+    std::weak_ptr<const Tensor> host;
+    DeviceBuffer device;
+  };
+  std::unordered_map<const Tensor*, ResidentParameter> parameters_;
   std::vector<DeviceBuffer> input_slots_;
   std::vector<DeviceBuffer> state_slots_;
   size_t inputs_used_ = 0;

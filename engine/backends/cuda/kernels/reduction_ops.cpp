@@ -167,13 +167,15 @@ const CudaOpKernels kOps[] = {
     {{OpKind::ReduceMean, kFloats, E::BitwiseExceptNanPayload,
       "ReduceSum's tree and adds, then one IEEE division by the count rounded to the type"},
      select_Mean},
-    {{OpKind::ReduceMax, kNumeric, E::Bitwise,
+    {{OpKind::ReduceMax, kNumeric, E::BitwiseExceptNanPayload,
       "the CPU's tree of selects (max_propagating_nan): the left operand kept on ties and NaN, "
-      "so the same zero and the same NaN survive"},
+      "so the same zero survives; a NaN comes back as the canonical NaN where a row is read "
+      "across strides (seen on an H100), so its payload is not claimed"},
      select_Max},
-    {{OpKind::ReduceMin, kNumeric, E::Bitwise,
+    {{OpKind::ReduceMin, kNumeric, E::BitwiseExceptNanPayload,
       "the CPU's tree of selects (min_propagating_nan): the left operand kept on ties and NaN, "
-      "so the same zero and the same NaN survive"},
+      "so the same zero survives; a NaN comes back as the canonical NaN where a row is read "
+      "across strides (seen on an H100), so its payload is not claimed"},
      select_Min},
     {{OpKind::ReduceProd, kNumeric, E::BitwiseExceptNanPayload,
       "the CPU's scaled product: exact frexp renormalization after each double multiply on the "

@@ -315,10 +315,17 @@ BOOST_AUTO_TEST_CASE(copies_are_counted_and_memory_is_reused,
   BOOST_TEST(cuda.transfers().device_to_host_copies == 1);
   const int64_t held = cuda.device_bytes();
   BOOST_TEST(held >= 8000 + plan.memory.arena_bytes);
+  // The parameter stays on the device: the second run uploads the input alone, and a second
+  // plan holding the same parameter shares its copy.
   execute(plan, gpu(), *ctx, inputs);
-  BOOST_TEST(cuda.transfers().host_to_device_bytes == 16000);
+  BOOST_TEST(cuda.transfers().host_to_device_bytes == 12000);
+  BOOST_TEST(cuda.transfers().host_to_device_copies == 3);
   BOOST_TEST(cuda.transfers().device_to_host_bytes == 8000);
   BOOST_TEST(cuda.device_bytes() == held);
+  const ExecutionPlan again = compile(g, gpu(), DeterminismMode::Strict, {.optimize = false});
+  const std::vector<Tensor> out = execute(again, gpu(), *ctx, inputs);
+  BOOST_TEST(cuda.transfers().host_to_device_bytes == 16000);
+  BOOST_TEST(out[0].bit_equal(execute(plan, gpu(), *ctx, inputs)[0]));
 }
 
 // y = w * x; w <- w + lr * x, three steps: the state goes to the device, is updated there in

@@ -129,6 +129,14 @@ class Backend {
   // A host tensor as this backend's kernels read it: the tensor itself on the CPU, a copy in
   // device memory the context owns until the next run otherwise.
   virtual ConstTensorView import_tensor(ExecutionContext& ctx, const Tensor& host) const = 0;
+  // A parameter's data (immutable, shared by the graphs and plans that hold it) as this
+  // backend's kernels read it. By default import_tensor; a device backend keeps one copy per
+  // parameter for the context's life, uploaded on first use and shared by every plan the
+  // context runs.
+  virtual ConstTensorView import_parameter(ExecutionContext& ctx,
+                                           const std::shared_ptr<const Tensor>& data) const {
+    return import_tensor(ctx, *data);
+  }
   // A state (Graph::add_state) as this backend's kernels read and update it in place during a
   // run: the tensor itself on the CPU, or a copy in the context's memory that store_state
   // writes back after synchronize(). The caller keeps the state's storage across runs.

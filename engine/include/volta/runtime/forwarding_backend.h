@@ -32,6 +32,10 @@ class ForwardingBackend : public Backend {
   void reserve_worker_scratch(ExecutionContext& ctx, int64_t bytes) const override {
     inner_->reserve_worker_scratch(ctx, bytes);
   }
+  ConstTensorView import_parameter(ExecutionContext& ctx,
+                                   const std::shared_ptr<const Tensor>& data) const override {
+    return inner_->import_parameter(ctx, data);
+  }
   ConstTensorView import_tensor(ExecutionContext& ctx, const Tensor& host) const override {
     return inner_->import_tensor(ctx, host);
   }
