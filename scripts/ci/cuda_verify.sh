@@ -101,7 +101,7 @@ if [ "$quick" -eq 0 ]; then
   note "== benchmarks ($(elapsed))"
   perf=("$work/bin/volta-perf" --volta_onnx_data="$work/onnx-data" --benchmark_filter='^cuda/')
   if listed=$("${perf[@]}" --benchmark_list_tests 2>&1) && grep -q '^cuda/' <<<"$listed"; then
-    (cd "$work" && timeout 240 "${perf[@]}" --benchmark_min_time=0.2s \
+    (cd "$work" && timeout 240 "${perf[@]}" --benchmark_min_time=0.2 \
       --benchmark_out="$out/benchmarks.json" --benchmark_out_format=json) 2>&1 |
       tee "$out/benchmarks.txt" | grep -E "^cuda/|ERROR" | tee -a "$summary"
   else

@@ -50,7 +50,8 @@ void check_divisors(const CudaKernelArgs& args, const BroadcastGeometry& g) {
   });
   if (!zero) return;
   fail(ErrorCode::KernelFailure,
-       "Div: integer division by zero: divisor B is 0 at output element " + std::to_string(*zero) +
+       std::string(op_name(args.node.op)) +
+           ": integer division by zero: divisor B is 0 at output element " + std::to_string(*zero) +
            " (integer divisors must be nonzero)");
 }
 
