@@ -56,8 +56,8 @@ std::optional<std::string> backend_unavailable(std::string_view backend) {
       IsolationOptions{});
   if (probe.outcome == Outcome::Pass) return std::nullopt;
   if (probe.outcome == Outcome::Skipped) return probe.message;
-  fail(ErrorCode::DeviceFailure, "making a context of backend '" + std::string(backend) +
-                                     "' failed: " + probe.message);
+  fail(ErrorCode::DeviceFailure,
+       "making a context of backend '" + std::string(backend) + "' failed: " + probe.message);
 }
 
 ResultRow result_row(const std::string& suite, const SuiteCase& c, const CaseOutcome& o,
