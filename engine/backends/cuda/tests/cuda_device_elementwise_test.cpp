@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "device_test_support.h"
 #include "volta/backends/cuda.h"
 #include "volta/error.h"
 #include "volta/ir/random.h"
@@ -33,43 +34,12 @@
 namespace volta {
 namespace {
 
-const std::string& unavailable() {
-  static const std::string why = cuda_report().unavailable;
-  return why;
-}
-
-struct DeviceOrSkip {
-  DeviceOrSkip() {
-    if (unavailable().empty()) return;
-    std::printf("SKIPPED: no usable CUDA device: %s\n", unavailable().c_str());
-    std::fflush(stdout);
-  }
-};
+using cuda_test::DeviceOrSkip;
 BOOST_TEST_GLOBAL_FIXTURE(DeviceOrSkip);
-
-boost::test_tools::assertion_result device_available(boost::unit_test::test_unit_id) {
-  boost::test_tools::assertion_result result(unavailable().empty());
-  result.message() << "no usable CUDA device: " << unavailable();
-  return result;
-}
-
-const Backend& cpu() {
-  static const std::unique_ptr<Backend> backend = make_backend("cpu");
-  return *backend;
-}
-const Backend& gpu() {
-  static const std::unique_ptr<Backend> backend = make_backend("cuda");
-  return *backend;
-}
-
-std::vector<Tensor> run_on(const Backend& backend, const Graph& graph,
-                           const std::vector<Tensor>& inputs,
-                           std::optional<std::byte> poison = std::nullopt) {
-  const ExecutionPlan plan = compile(graph, backend, DeterminismMode::Strict, {.optimize = false});
-  const std::unique_ptr<ExecutionContext> ctx = backend.make_context({.threads = 4});
-  ctx->set_poison(poison);
-  return execute(plan, backend, *ctx, inputs);
-}
+using cuda_test::cpu;
+using cuda_test::device_available;
+using cuda_test::gpu;
+using cuda_test::run_on;
 
 CrossBackendExactness claim_of(OpKind op) {
   for (const CudaOpClaim& c : cuda_op_claims()) {

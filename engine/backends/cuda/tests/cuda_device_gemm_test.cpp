@@ -22,6 +22,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "device_test_support.h"
 #include "gemm_reference.h"
 #include "kernels/launch.h"
 #include "test_util.h"
@@ -35,34 +36,11 @@ namespace {
 
 using test::single_op_graph;
 
-const std::string& unavailable() {
-  static const std::string why = cuda_report().unavailable;
-  return why;
-}
-
-struct DeviceOrSkip {
-  DeviceOrSkip() {
-    if (unavailable().empty()) return;
-    std::printf("SKIPPED: no usable CUDA device: %s\n", unavailable().c_str());
-    std::fflush(stdout);
-  }
-};
+using cuda_test::DeviceOrSkip;
 BOOST_TEST_GLOBAL_FIXTURE(DeviceOrSkip);
-
-boost::test_tools::assertion_result device_available(boost::unit_test::test_unit_id) {
-  boost::test_tools::assertion_result result(unavailable().empty());
-  result.message() << "no usable CUDA device: " << unavailable();
-  return result;
-}
-
-const Backend& cpu() {
-  static const std::unique_ptr<Backend> backend = make_backend("cpu");
-  return *backend;
-}
-const Backend& gpu() {
-  static const std::unique_ptr<Backend> backend = make_backend("cuda");
-  return *backend;
-}
+using cuda_test::cpu;
+using cuda_test::device_available;
+using cuda_test::gpu;
 
 // The output of a one-node graph and the variant that computed it.
 struct Run {
