@@ -91,11 +91,14 @@ BOOST_AUTO_TEST_CASE(plans_replay_bit_for_bit, *boost::unit_test::precondition(d
                                      kReplays));
   Graph norm;
   const ValueId x = norm.add_input("x", DType::F32, Shape{64, 4097});
+  const ValueId scale = norm.add_input("scale", DType::F32, Shape{4097});
   const ValueId ln =
-      norm.add_node(OpKind::LayerNormalization, {x}, {{"axis", int64_t{-1}}}, "ln")[0];
+      norm.add_node(OpKind::LayerNormalization, {x, scale}, {{"axis", int64_t{-1}}}, "ln")[0];
   norm.set_outputs({norm.add(OpKind::Softmax, {ln}, {{"axis", int64_t{-1}}}, "softmax")});
-  BOOST_TEST(!first_differing_replay(
-      gpu(), norm, {random_tensor(DType::F32, Shape{64, 4097}, 3, -8, 8)}, kReplays));
+  BOOST_TEST(!first_differing_replay(gpu(), norm,
+                                     {random_tensor(DType::F32, Shape{64, 4097}, 3, -8, 8),
+                                      random_tensor(DType::F32, Shape{4097}, 4, 0.5, 2)},
+                                     kReplays));
 }
 
 model::TrainedModel tiny_transformer() {
