@@ -677,7 +677,8 @@ int64_t ResultStore::begin_run(const RunInfo& info) {
       .bind(5, info.cpu_model)
       .bind(6, info.threads)
       .bind(7, info.backend)
-      .bind(8, machine_or_host(info.machine, host, info.cpu_model))
+      .bind(8, machine_or_host(info.machine, host, info.cpu_model) +
+                   (info.device.empty() ? "" : " / " + info.device))
       .bind(9, info.suites)
       .bind(10, info.command)
       .bind(11, now_utc())

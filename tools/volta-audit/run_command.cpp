@@ -12,6 +12,7 @@
 #include "tool_paths.h"
 #include "volta/conformance/determinism_suite.h"
 #include "volta/conformance/gradient_suite.h"
+#include "volta/conformance/isolation.h"
 #include "volta/conformance/matrix_suite.h"
 #include "volta/conformance/onnx_suite.h"
 #include "volta/conformance/parity_suite.h"
@@ -22,9 +23,36 @@
 #include "volta/conformance/training_suite.h"
 #include "volta/onnx/model.h"
 #include "volta/runtime/host.h"
+#ifdef VOLTA_CUDA_BACKEND
+#include "volta/backends/cuda.h"
+#endif
 
 namespace volta::audit {
 namespace {
+
+// The device a run's cases use, as its run row records it: for cuda, device 0's name, compute
+// capability, SM count, driver and toolkit (cuda_device_summary), read in a child process like
+// the suites' own probe (a CUDA runtime initialised here would not survive the fork of each
+// isolated case); empty for the other backends and where there is no usable device.
+std::string device_of(const std::string& backend) {
+#ifdef VOLTA_CUDA_BACKEND
+  if (backend != "cuda") return "";
+  const conformance::CaseOutcome probe = conformance::run_case(
+      [] {
+        conformance::CaseOutcome o;
+        o.outcome = conformance::Outcome::Pass;
+        if (const CudaReport report = cuda_report(); report.unavailable.empty()) {
+          o.message = cuda_device_summary(report);
+        }
+        return o;
+      },
+      conformance::IsolationOptions{});
+  return probe.outcome == conformance::Outcome::Pass ? probe.message : "";
+#else
+  (void)backend;
+  return "";
+#endif
+}
 
 using conformance::SuiteCase;
 
@@ -354,6 +382,7 @@ int run_command(Args& args) {
     info.cpu_model = host_cpu_model();
     info.threads = threads;
     info.backend = backend;
+    info.device = device_of(backend);
     std::vector<std::string> run_suites;
     for (const PlannedSuite& p : planned) {
       if (p.backend != backend) continue;

@@ -454,6 +454,14 @@ BOOST_AUTO_TEST_CASE(a_run_records_its_provenance_and_rows) {
   BOOST_TEST(count(db, "SELECT pid FROM run WHERE id = ?", run) == getpid());
   BOOST_TEST(count(db, "SELECT ended_at IS NOT NULL FROM run WHERE id = ?", run) == 1);
   BOOST_TEST(text(db, "SELECT machine FROM run WHERE id = ?", run).ends_with(" / Test CPU"));
+  // A run on an accelerator names it after the host and CPU.
+  RunInfo on_device = run_info();
+  on_device.backend = "cuda";
+  on_device.device = "NVIDIA H100 80GB HBM3 (compute capability 9.0, 132 SMs)";
+  const int64_t device_run = store.begin_run(on_device);
+  BOOST_TEST(
+      text(db, "SELECT machine FROM run WHERE id = ?", device_run)
+          .ends_with(" / Test CPU / NVIDIA H100 80GB HBM3 (compute capability 9.0, 132 SMs)"));
   Statement r = db.prepare(
       "SELECT outcome, verdict, max_abs, max_rel IS NULL, max_ulp, message FROM result "
       "JOIN test_case c ON c.id = case_ref WHERE c.case_id = 'Add(shape=[3])'");

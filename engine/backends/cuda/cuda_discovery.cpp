@@ -168,6 +168,15 @@ const CudaProbe& probe_cuda() {
 
 }  // namespace cuda
 
+std::string cuda_device_summary(const CudaReport& report) {
+  if (report.devices.empty()) return "";
+  const CudaDeviceInfo& d = report.devices.front();
+  return d.name + " (compute capability " + d.compute_capability() + ", " +
+         std::to_string(d.sm_count) + " SMs; driver CUDA " +
+         cuda_version_text(report.driver_version) + ", toolkit " +
+         cuda_version_text(report.runtime_version) + ")";
+}
+
 CudaReport cuda_report() {
   const cuda::CudaProbe& probe = cuda::probe_cuda();
   return {probe.runtime_version, probe.driver_version, probe.architectures, probe.devices,

@@ -357,6 +357,19 @@ CudaProbe probe_with_device(int major, int minor) {
   return p;
 }
 
+// What a run on cuda records as its device (volta-audit appends it to the run's machine).
+BOOST_AUTO_TEST_CASE(the_device_summary_names_device_0_its_driver_and_toolkit) {
+  CudaReport report;
+  report.runtime_version = 13000;
+  report.driver_version = 12040;
+  BOOST_TEST(cuda_device_summary(report).empty());
+  report.devices.push_back({0, "NVIDIA H100 80GB HBM3", 9, 0, 132, int64_t{80} << 30});
+  report.devices.push_back({1, "NVIDIA A100", 8, 0, 108, int64_t{40} << 30});
+  BOOST_TEST(cuda_device_summary(report) ==
+             "NVIDIA H100 80GB HBM3 (compute capability 9.0, 132 SMs; driver CUDA 12.4, "
+             "toolkit 13.0)");
+}
+
 BOOST_AUTO_TEST_CASE(architectures_are_named_as_nvcc_builds_them) {
   BOOST_TEST(cuda::architectures_text("80-real;90-real;90-virtual") ==
              "sm_80, sm_90 machine code; compute_90 PTX");

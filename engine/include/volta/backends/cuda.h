@@ -44,6 +44,9 @@ struct CudaReport {
   std::string unavailable;
 };
 CudaReport cuda_report();
+// Device 0 as a result row records it: "NVIDIA H100 80GB HBM3 (compute capability 9.0, 132 SMs;
+// driver CUDA 13.0, toolkit 13.0)"; empty when the report has no device.
+std::string cuda_device_summary(const CudaReport& report);
 std::string cuda_version_text(int version);  // 13000 -> "13.0", 12040 -> "12.4"
 
 // Host<->device traffic of one context since it was made: plan inputs, parameters and states

@@ -35,6 +35,9 @@ struct RunInfo {
   std::string machine;  // host fingerprint; empty: "HOSTNAME / CPU MODEL"
   std::string suites;   // comma-separated suite names
   std::string command;  // the command line that produced the run
+  // The accelerator the run's cases used (the CUDA device: name, compute capability, SMs,
+  // driver and toolkit), appended to the machine as " / DEVICE"; empty: none.
+  std::string device = {};
 };
 
 struct ResultRow {
