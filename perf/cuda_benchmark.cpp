@@ -8,7 +8,8 @@
 //   compiled for the CUDA backend and launched through run_kernel on device buffers made
 //   once, kKernelLaunches launches per iteration and one synchronisation, so the time is the
 //   kernels' and not execute()'s host copies;
-// - cuda/gemm/...: the GEMM at its launch (cuda_gemm_benchmark.cpp; cuBLAS is the peer);
+// - cuda/gemm/f32/size:S (S^3, 4096: cuBLAS is the peer), cuda/gemm/f64/size:S and
+//   cuda/gemm/f32_tiny/NAME (the tiny transformer's products): MatMul the same way (GFLOP/s);
 // - cuda/lm/infer: the tiny transformer's inference (batch 16) as `volta generate` runs it,
 //   tokens in and logits out through host memory.
 // A node without a CUDA kernel is skipped with the compiler's R-MISSING-KERNEL message, never
@@ -73,6 +74,8 @@ struct NodeCase {
   OpKind op = OpKind::Add;
   std::vector<Shape> inputs;
   Attributes attrs;
+  DType dtype = DType::F32;  // of every input
+  double flops = 0;          // per launch: a compute-bound case, judged by GFLOP/s; 0: by GB/s
 };
 
 // One node compiled for the CUDA backend, its inputs uploaded and its outputs and workspace
@@ -83,13 +86,13 @@ class DeviceNode {
     Graph graph;
     std::vector<ValueId> ids;
     for (size_t i = 0; i < c.inputs.size(); ++i) {
-      ids.push_back(graph.add_input("in" + std::to_string(i), DType::F32, c.inputs[i]));
+      ids.push_back(graph.add_input("in" + std::to_string(i), c.dtype, c.inputs[i]));
     }
     graph.set_outputs(graph.add_node(c.op, ids, c.attrs, "op"));
     plan_ = compile(std::move(graph), cuda_backend(), DeterminismMode::Strict, {.optimize = false});
     const Node& node = plan_.graph.node(plan_.steps.at(0).node);
     for (size_t i = 0; i < c.inputs.size(); ++i) {
-      const Tensor host = random_tensor(DType::F32, c.inputs[i], static_cast<uint32_t>(i + 1));
+      const Tensor host = random_tensor(c.dtype, c.inputs[i], static_cast<uint32_t>(i + 1));
       inputs_.push_back(cuda_backend().import_tensor(*context_, host));
       bytes_ += static_cast<double>(host.nbytes());
     }
@@ -142,7 +145,11 @@ void run_node(benchmark::State& state, const NodeCase& c) {
     return;
   }
   for (auto _ : state) node->run();
-  record_bytes(state, node->bytes() * kKernelLaunches);
+  if (c.flops > 0) {
+    record_flops(state, c.flops * kKernelLaunches);
+  } else {
+    record_bytes(state, node->bytes() * kKernelLaunches);
+  }
   record_variant(state, node->variant(), 1);
 }
 
@@ -165,6 +172,32 @@ std::vector<NodeCase> cases() {
        {matrix},
        {{"axes", std::vector<int64_t>{1}}, {"keepdims", int64_t{0}}}},
   };
+  // MatMul [batch, m, k] x [batch, k, n], 2 batch m n k flops a launch.
+  const auto gemm = [&](std::string name, DType dtype, int64_t batch, int64_t m, int64_t n,
+                        int64_t k) {
+    const double flops = 2.0 * static_cast<double>(batch * m * n * k);
+    all.push_back({"gemm/" + std::move(name),
+                   OpKind::MatMul,
+                   {Shape{batch, m, k}, Shape{batch, k, n}},
+                   {},
+                   dtype,
+                   flops});
+  };
+  for (const int64_t size : {256, 1024, 2048, 4096}) {
+    gemm("f32/size:" + std::to_string(size), DType::F32, 1, size, size, size);
+  }
+  for (const int64_t size : {1024, 2048}) {
+    gemm("f64/size:" + std::to_string(size), DType::F64, 1, size, size, size);
+  }
+  // The tiny transformer's products: batch 16 x seq 32 = 512 tokens, d_model 64, FFN 256,
+  // vocabulary 256, and the attention scores of 16 x 4 heads, [32,16] x [16,32].
+  constexpr int64_t kTokens = 16 * 32, kModel = 64, kFfn = 256, kVocab = 256;
+  gemm("f32_tiny/qkv", DType::F32, 1, kTokens, 3 * kModel, kModel);
+  gemm("f32_tiny/out", DType::F32, 1, kTokens, kModel, kModel);
+  gemm("f32_tiny/up", DType::F32, 1, kTokens, kFfn, kModel);
+  gemm("f32_tiny/down", DType::F32, 1, kTokens, kModel, kFfn);
+  gemm("f32_tiny/logits", DType::F32, 1, kTokens, kVocab, kModel);
+  gemm("f32_tiny/scores", DType::F32, 16 * 4, 32, 32, 16);
   return all;
 }
 

@@ -20,7 +20,7 @@ struct CudaProbe {
   int runtime_version = 0;
   int driver_version = 0;  // 0: no driver (libcuda.so.1 absent)
   enum class Count { Found, InsufficientDriver, NoDevice, Failed } count = Count::Found;
-  std::string count_error;      // for Failed: "cudaErrorXxx (CUDA's text)"
+  std::string count_error;      // for Failed: the call and CUDA's error name and text
   std::string visible_devices;  // CUDA_VISIBLE_DEVICES when it is set
   std::vector<CudaDeviceInfo> devices;
   // Whether device 0 can load this binary's kernels (cudaFuncGetAttributes on one of them).

@@ -99,21 +99,14 @@ __global__ void f32_binary_contiguous(Op op, const float* a, const float* b, flo
   for (int64_t i = first_index(); i < n; i += grid_stride()) y[i] = op(a[i], b[i]);
 }
 
-// Any broadcast: the output index is split into the merged dims, innermost first, and each
-// operand's offset summed from its strides (0 along the dims it broadcasts).
+// Any broadcast (map.cuh's operand_offsets).
 template <class Op>
 __global__ void f32_binary_broadcast(Op op, BroadcastGeometry g, const float* a, const float* b,
                                      float* y) {
   for (int64_t i = first_index(); i < g.numel; i += grid_stride()) {
-    int64_t rest = i;
     int64_t at_a = 0;
     int64_t at_b = 0;
-    for (int d = g.rank - 1; d >= 0; --d) {
-      const int64_t index = rest % g.dims[d];
-      rest /= g.dims[d];
-      at_a += index * g.a_strides[d];
-      at_b += index * g.b_strides[d];
-    }
+    operand_offsets(g, i, at_a, at_b);
     y[i] = op(a[at_a], b[at_b]);
   }
 }

@@ -72,20 +72,6 @@ struct BinaryFn {
   }
 };
 
-// The offset of output element i's operand along the merged dims, innermost first.
-__device__ __forceinline__ void operand_offsets(const BroadcastGeometry& g, int64_t i,
-                                                int64_t& at_a, int64_t& at_b) {
-  int64_t rest = i;
-  at_a = 0;
-  at_b = 0;
-  for (int d = g.rank - 1; d >= 0; --d) {
-    const int64_t index = rest % g.dims[d];
-    rest /= g.dims[d];
-    at_a += index * g.a_strides[d];
-    at_b += index * g.b_strides[d];
-  }
-}
-
 template <class T, class Op>
 __global__ void binary_kernel(Op op, BroadcastGeometry g, const T* a, const T* b, T* y) {
   for (int64_t i = first_index(); i < g.numel; i += grid_stride()) {

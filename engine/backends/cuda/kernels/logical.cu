@@ -46,20 +46,13 @@ struct XorOp {
   __device__ uint8_t operator()(uint8_t a, uint8_t b) const { return (a != 0) != (b != 0); }
 };
 
-// The output index split into the merged dims, innermost first, as elementwise.cu's
-// broadcast kernel does.
+// Any broadcast (map.cuh's operand_offsets).
 template <class T, class Op>
 __global__ void broadcast_kernel(Op op, BroadcastGeometry g, const T* a, const T* b, uint8_t* y) {
   for (int64_t i = first_index(); i < g.numel; i += grid_stride()) {
-    int64_t rest = i;
     int64_t at_a = 0;
     int64_t at_b = 0;
-    for (int d = g.rank - 1; d >= 0; --d) {
-      const int64_t index = rest % g.dims[d];
-      rest /= g.dims[d];
-      at_a += index * g.a_strides[d];
-      at_b += index * g.b_strides[d];
-    }
+    operand_offsets(g, i, at_a, at_b);
     y[i] = op(a[at_a], b[at_b]);
   }
 }

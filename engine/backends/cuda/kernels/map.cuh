@@ -27,6 +27,22 @@ __device__ __forceinline__ int64_t grid_stride() {
   return static_cast<int64_t>(gridDim.x) * blockDim.x;
 }
 
+// The operands' offsets of output element i of a binary broadcast: i split into the merged
+// dims, innermost first, each operand's offset summed from its strides (0 along the dims it
+// broadcasts).
+__device__ __forceinline__ void operand_offsets(const BroadcastGeometry& g, int64_t i,
+                                                int64_t& at_a, int64_t& at_b) {
+  int64_t rest = i;
+  at_a = 0;
+  at_b = 0;
+  for (int d = g.rank - 1; d >= 0; --d) {
+    const int64_t index = rest % g.dims[d];
+    rest /= g.dims[d];
+    at_a += index * g.a_strides[d];
+    at_b += index * g.b_strides[d];
+  }
+}
+
 // y[i] = op(x[i]). In place (y == x) is safe: each element is read before it is written, by
 // the same thread.
 template <class Op>
