@@ -35,8 +35,36 @@ struct Shared {
 
 std::unique_ptr<Backend> subject_backend(const DeterminismOptions& options) {
   return options.plant_divergence_node.empty()
-             ? make_backend("cpu")
+             ? make_backend(options.backend)
              : make_planted_backend(options.plant_divergence_node);
+}
+
+CaseOutcome skipped(std::string why) {
+  CaseOutcome o;
+  o.outcome = Outcome::Skipped;
+  o.message = std::move(why);
+  return o;
+}
+
+// A subject case on a backend other than the CPU: SKIPPED when the backend cannot run here, or
+// cannot run the subject because an op has no kernel on it (compiling says which); any other
+// failure stays what it is.
+CaseBody on_backend(const DeterminismOptions& options,
+                    const std::optional<std::string>& unavailable, CaseBody body) {
+  if (options.backend == "cpu") return body;
+  if (unavailable) {
+    return [why = *unavailable + ": determinism on " + options.backend +
+                  " needs that backend and its device"] { return skipped(why); };
+  }
+  return [body = std::move(body)] {
+    try {
+      return body();
+    } catch (const VoltaError& e) {
+      if (e.code() != ErrorCode::MissingKernel) throw;
+      return skipped(std::string("the subject has an op without a kernel on this backend: ") +
+                     e.what());
+    }
+  };
 }
 
 // Runs argv, returns its standard output; throws when it cannot start or exits non-zero.
@@ -64,8 +92,9 @@ ProcessReports run_fresh_processes(const DeterminismOptions& options,
     for (const std::string& s : subjects) out << s << "\n";
   }
   std::vector<std::string> argv = options.worker_command;
-  for (const std::string& a : {std::string("--subjects"), list, std::string("--threads"),
-                               std::to_string(options.threads)}) {
+  for (const std::string& a :
+       {std::string("--subjects"), list, std::string("--threads"), std::to_string(options.threads),
+        std::string("--backend"), options.backend}) {
     argv.push_back(a);
   }
   if (!options.onnx_data.empty()) {
@@ -356,6 +385,15 @@ std::vector<SuiteCase> strict_cases() {
 }  // namespace
 
 std::vector<SuiteCase> determinism_cases(const DeterminismOptions& options) {
+  if (options.backend != "cpu" && options.backend != "cuda") {
+    fail(ErrorCode::InvalidArgument,
+         "the determinism suite has no backend '" + options.backend + "' (supported: cpu, cuda)");
+  }
+  const bool on_cpu = options.backend == "cpu";
+  // Off the CPU, a backend this binary lacks or a machine without its device is a declared
+  // precondition: the cases say so, and no fresh process is started for them.
+  const std::optional<std::string> unavailable =
+      on_cpu ? std::nullopt : backend_unavailable(options.backend);
   auto shared = std::make_shared<Shared>();
   shared->options = options;
   shared->source = {options.onnx_data, options.onnx_expectations, options.large_models};
@@ -363,59 +401,65 @@ std::vector<SuiteCase> determinism_cases(const DeterminismOptions& options) {
   const std::vector<std::string> subjects = subject_names(shared->source);
   std::vector<std::string> needs_processes;
   for (const std::string& s : subjects) {
-    if (selected(options, kReplayFamily, "replay:" + s) ||
-        selected(options, kPlanStabilityFamily, "plan:" + s)) {
+    if (!unavailable && (selected(options, kReplayFamily, "replay:" + s) ||
+                         selected(options, kPlanStabilityFamily, "plan:" + s))) {
       needs_processes.push_back(s);
     }
   }
-  if (control_selected(options, kFreshReplayControl)) {
+  if (on_cpu && control_selected(options, kFreshReplayControl)) {
     needs_processes.emplace_back(kWorkerFlipsOutputSubject);
   }
-  if (control_selected(options, kFreshPlanControl)) {
+  if (on_cpu && control_selected(options, kFreshPlanControl)) {
     needs_processes.emplace_back(kWorkerRenamesNodeSubject);
   }
   shared->processes = run_fresh_processes(options, needs_processes);
 
-  std::vector<SuiteCase> cases = control_cases(shared);
-  for (SuiteCase& c : strict_cases()) cases.push_back(std::move(c));
+  std::vector<SuiteCase> cases;
+  if (on_cpu) {
+    cases = control_cases(shared);
+    for (SuiteCase& c : strict_cases()) cases.push_back(std::move(c));
+  }
   const std::string op = "graph";
+  const std::string precondition = on_cpu ? "" : std::string(kCudaSubjectPrecondition);
+  auto add = [&](std::string_view family, std::string case_id, std::string params, CaseBody body) {
+    cases.push_back({std::string(family), op, options.backend, std::move(case_id),
+                     std::move(params), on_backend(options, unavailable, std::move(body)),
+                     precondition});
+  };
   for (const std::string& s : subjects) {
     auto processes = [shared, s] {
       const auto it = shared->processes.find(s);
       return it == shared->processes.end() ? std::vector<ProcessReport>{} : it->second;
     };
-    cases.push_back({std::string(kReplayFamily), op, "cpu", "replay:" + s,
-                     "runs=" + std::to_string(options.runs) +
-                         " processes=" + std::to_string(processes().size()) +
-                         " threads=" + std::to_string(options.threads),
-                     [shared, s, processes] {
-                       const auto backend = subject_backend(shared->options);
-                       return outcome_of(check_replay(load_subject(s, shared->source), *backend,
-                                                      shared->options.runs, shared->options.threads,
-                                                      processes()));
-                     }});
-    cases.push_back({std::string(kThreadInvarianceFamily), op, "cpu", "threads:" + s,
-                     configurations_param(shared->matrix), [shared, s] {
-                       const auto backend = subject_backend(shared->options);
-                       return outcome_of(check_configurations(load_subject(s, shared->source),
-                                                              *backend, shared->matrix));
-                     }});
-    cases.push_back({std::string(kPlanStabilityFamily), op, "cpu", "plan:" + s,
-                     "compiles=2 processes=" + std::to_string(processes().size()),
-                     [shared, s, processes] {
-                       const auto backend = subject_backend(shared->options);
-                       return outcome_of(
-                           check_plan(load_subject(s, shared->source), *backend, {}, processes()));
-                     }});
+    add(kReplayFamily, "replay:" + s,
+        "runs=" + std::to_string(options.runs) + " processes=" +
+            std::to_string(processes().size()) + " threads=" + std::to_string(options.threads),
+        [shared, s, processes] {
+          const auto backend = subject_backend(shared->options);
+          return outcome_of(check_replay(load_subject(s, shared->source), *backend,
+                                         shared->options.runs, shared->options.threads,
+                                         processes()));
+        });
+    if (on_cpu) {
+      add(kThreadInvarianceFamily, "threads:" + s, configurations_param(shared->matrix),
+          [shared, s] {
+            const auto backend = subject_backend(shared->options);
+            return outcome_of(
+                check_configurations(load_subject(s, shared->source), *backend, shared->matrix));
+          });
+    }
+    add(kPlanStabilityFamily, "plan:" + s,
+        "compiles=2 processes=" + std::to_string(processes().size()), [shared, s, processes] {
+          const auto backend = subject_backend(shared->options);
+          return outcome_of(check_plan(load_subject(s, shared->source), *backend, {}, processes()));
+        });
   }
   for (const std::string& s : batch_subject_names(shared->source)) {
-    cases.push_back({std::string(kBatchInvarianceFamily), op, "cpu", "batch:" + s,
-                     batch_param(options.threads), [shared, s] {
-                       const auto backend = subject_backend(shared->options);
-                       return outcome_of(
-                           check_batch([&s](int64_t batch) { return load_batch_subject(s, batch); },
-                                       *backend, kBatchSizes, shared->options.threads));
-                     }});
+    add(kBatchInvarianceFamily, "batch:" + s, batch_param(options.threads), [shared, s] {
+      const auto backend = subject_backend(shared->options);
+      return outcome_of(check_batch([&s](int64_t batch) { return load_batch_subject(s, batch); },
+                                    *backend, kBatchSizes, shared->options.threads));
+    });
   }
   return cases;
 }
@@ -439,6 +483,8 @@ int determinism_worker_main(const std::vector<std::string>& args) {
                      v.c_str());
         return 2;
       }
+    } else if (a == "--backend") {
+      options.backend = v;
     } else if (a == "--onnx-data") {
       options.onnx_data = v;
     } else if (a == "--onnx-expectations") {
@@ -449,7 +495,8 @@ int determinism_worker_main(const std::vector<std::string>& args) {
       std::fprintf(
           stderr,
           "determinism worker: unknown option %s (supported: --subjects FILE, --threads N, "
-          "--onnx-data DIR, --onnx-expectations FILE, --plant-divergence NODE)\n",
+          "--backend NAME, --onnx-data DIR, --onnx-expectations FILE, --plant-divergence "
+          "NODE)\n",
           a.c_str());
       return 2;
     }

@@ -94,6 +94,9 @@ run_suite parity --backend cuda --no-isolate
 if [ "$quick" -eq 0 ]; then
   run_suite numerics --backend cuda --no-isolate
   run_suite onnx --backend cuda --data "$work/onnx-data" --no-isolate
+  # 100 replays, 3 fresh processes, plan stability and batch invariance of every subject the
+  # backend has kernels for (gate determinism-cuda).
+  run_suite determinism --backend cuda --data "$work/onnx-data" --no-isolate
 fi
 
 # ---- the CUDA benchmarks (volta-perf's cuda/ family), as JSON

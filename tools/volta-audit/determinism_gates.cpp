@@ -95,6 +95,7 @@ std::string batch_sizes() {
 SuiteGateSpec replay_gate() {
   SuiteGateSpec spec;
   spec.selection = {.suite = det::kDeterminismSuite,
+                    .backend = "cpu",
                     .families = {det::kReplayFamily, det::kStrictModeFamily}};
   std::vector<std::string> strict(det::kStrictModeCases.begin(), det::kStrictModeCases.end());
   spec.extra_ctes = subject_ctes(true);
@@ -115,7 +116,9 @@ SuiteGateSpec replay_gate() {
 
 SuiteGateSpec threads_gate() {
   SuiteGateSpec spec;
-  spec.selection = {.suite = det::kDeterminismSuite, .families = {det::kThreadInvarianceFamily}};
+  spec.selection = {.suite = det::kDeterminismSuite,
+                    .backend = "cpu",
+                    .families = {det::kThreadInvarianceFamily}};
   spec.extra_ctes = subject_ctes(true);
   spec.expected = subject_cases("threads:");
   spec.controls = controls_of(spec.selection.families);
@@ -231,7 +234,8 @@ constexpr std::string_view kPlanComparisonReasons = R"sql(
 
 SuiteGateSpec plan_gate() {
   SuiteGateSpec spec;
-  spec.selection = {.suite = det::kDeterminismSuite, .families = {det::kPlanStabilityFamily}};
+  spec.selection = {
+      .suite = det::kDeterminismSuite, .backend = "cpu", .families = {det::kPlanStabilityFamily}};
   spec.extra_ctes = subject_ctes(true);
   std::vector<std::string> cross_build;
   for (const det::NegativeControl& c : det::kNegativeControls) {
@@ -258,7 +262,8 @@ SuiteGateSpec plan_gate() {
 
 SuiteGateSpec batch_gate() {
   SuiteGateSpec spec;
-  spec.selection = {.suite = det::kDeterminismSuite, .families = {det::kBatchInvarianceFamily}};
+  spec.selection = {
+      .suite = det::kDeterminismSuite, .backend = "cpu", .families = {det::kBatchInvarianceFamily}};
   spec.extra_ctes = subject_ctes(false);
   spec.expected = subject_cases("batch:");
   spec.controls = controls_of(spec.selection.families);
@@ -270,7 +275,44 @@ SuiteGateSpec batch_gate() {
   return spec;
 }
 
+// The subjects' replay, plan-stability and batch-invariance cases on cuda: every built-in model
+// must pass each (a built-in skipped for want of a device or a kernel leaves the gate NOT
+// VERIFIED). ONNX subjects run too where the backend has their kernels; one with an op it has
+// no kernel for is SKIPPED under its declared precondition and counted, not required. The
+// device's negative control is the cuda_device_determinism_test binary's planted atomic sum.
+SuiteGateSpec cuda_gate() {
+  SuiteGateSpec spec;
+  spec.selection = {
+      .suite = det::kDeterminismSuite,
+      .backend = "cuda",
+      .families = {det::kReplayFamily, det::kPlanStabilityFamily, det::kBatchInvarianceFamily}};
+  spec.extra_ctes = subject_ctes(false);
+  spec.expected = subject_cases("replay:") + " UNION ALL " + subject_cases("plan:") +
+                  " UNION ALL " + subject_cases("batch:");
+  spec.params_rule =
+      "substr(case_id, 1, 7) <> 'replay:' OR "
+      "(CAST(volta_param(params, 'runs') AS INTEGER) >= " +
+      std::to_string(det::kReplayRuns) +
+      " AND CAST(volta_param(params, 'processes') AS INTEGER) >= " +
+      std::to_string(det::kFreshProcesses) + ")";
+  spec.params_words = "every replay needs at least " + std::to_string(det::kReplayRuns) +
+                      " runs and " + std::to_string(det::kFreshProcesses) + " fresh processes";
+  spec.extra_reasons = R"sql(
+  UNION ALL
+  SELECT 9, 'NOT VERIFIED', n || ' built-in subject case(s) skipped; first: ' || first_skip
+  FROM (SELECT count(*) AS n,
+               (SELECT case_id || ': ' || message FROM judged
+                WHERE outcome = 'SKIPPED' AND case_id IN (SELECT case_id FROM expected_case)
+                ORDER BY case_id LIMIT 1) AS first_skip
+        FROM judged
+        WHERE outcome = 'SKIPPED' AND case_id IN (SELECT case_id FROM expected_case))
+  WHERE n > 0)sql";
+  return spec;
+}
+
 }  // namespace
+
+std::string determinism_cuda_gate_sql() { return suite_gate_sql(cuda_gate()); }
 
 std::string determinism_gate_sql(std::string_view family) {
   SuiteGateSpec spec = family == det::kReplayFamily             ? replay_gate()

@@ -62,5 +62,7 @@ std::string gradients_gate_sql();
 std::string docs_gate_sql();
 // The determinism gates, by the family they judge (batch-invariance, plan-stability, ...).
 std::string determinism_gate_sql(std::string_view family);
+// The determinism families on the cuda backend (gate determinism-cuda).
+std::string determinism_cuda_gate_sql();
 
 }  // namespace volta::audit

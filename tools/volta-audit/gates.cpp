@@ -114,6 +114,14 @@ std::vector<Gate> build_gates() {
                  "batch:SUBJECT passes for every built-in model at every batch size of the "
                  "policy; the batch-size-chunked control caught its defect",
                  true, determinism_gate_sql(conformance::kBatchInvarianceFamily)});
+  all.push_back({"determinism-cuda",
+                 "on CUDA, one plan gives bit-identical outputs 100 times, plans are stable and "
+                 "a sample's outputs do not depend on its batch",
+                 "replay:, plan: and batch:SUBJECT pass on cuda for every built-in model (>= 100 "
+                 "runs, >= 3 fresh processes); no result unexpected or ERROR/CRASH/TIMEOUT; "
+                 "without a CUDA device every "
+                 "case is skipped and the gate NOT VERIFIED",
+                 false, determinism_cuda_gate_sql()});
   all.push_back({"transformer-train-reload",
                  "tiny transformer trains, saves, reloads, infers: bit-exact across reloads, "
                  "thread counts, processes and resumes",

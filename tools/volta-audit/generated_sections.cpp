@@ -231,7 +231,8 @@ std::string render_numerics_matrix(const conformance::Database& db, std::string_
                         rows);
 }
 
-// The determinism suite's newest result per case for the commit (as its gates read them).
+// The determinism suite's newest result per case for the commit on the CPU backend (as its
+// gates read them; the cuda rows are gate determinism-cuda's).
 constexpr std::string_view kDeterminismRowsSql = R"sql(
 SELECT family, case_id, outcome, params FROM (
   SELECT c.family, c.case_id, r.params, r.outcome,
@@ -240,7 +241,7 @@ SELECT family, case_id, outcome, params FROM (
   FROM result r
   JOIN usable_run run ON run.id = r.run_id
   JOIN test_case c ON c.id = r.case_ref
-  WHERE c.suite = 'determinism'
+  WHERE c.suite = 'determinism' AND c.backend = 'cpu'
 ) WHERE recency = 1
 )sql";
 
@@ -251,7 +252,7 @@ SELECT DISTINCT run.build_type
 FROM result r
 JOIN usable_run run ON run.id = r.run_id
 JOIN test_case c ON c.id = r.case_ref
-WHERE c.suite = 'determinism'
+WHERE c.suite = 'determinism' AND c.backend = 'cpu'
   AND c.family = 'plan-stability' AND substr(c.case_id, 1, 5) = 'plan:' AND r.output_hash <> ''
 ORDER BY run.build_type
 )sql";
@@ -335,7 +336,7 @@ std::string render_determinism_evidence(const conformance::Database& db, std::st
   if (!any) {
     throw SectionUnavailable("no determinism results for commit " +
                              std::string(commit.substr(0, 12)) +
-                             "; run `volta-audit run determinism` first");
+                             "; run `volta-audit run determinism --backend cpu` first");
   }
   conformance::Statement build_types = prepare_for_commit(db, kPlanBuildTypesSql, commit);
   std::string compared;

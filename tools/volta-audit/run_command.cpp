@@ -308,10 +308,15 @@ int run_command(Args& args) {
   if (numerics) policy = conformance::load_policy(source_dir().string());
   conformance::DeterminismOptions determinism_options;
   if (determinism) {
-    if (backend_arg && *backend_arg != "cpu") {
-      throw UsageError("the determinism suite runs on the cpu backend only (got --backend " +
+    if (backend_arg && *backend_arg != "cpu" && *backend_arg != "cuda") {
+      throw UsageError("the determinism suite runs on the cpu and cuda backends (got --backend " +
                        *backend_arg + ")");
     }
+    if (plant_arg && backend_arg && *backend_arg != "cpu") {
+      throw UsageError("--plant-divergence plants its defect in the cpu backend (got --backend " +
+                       *backend_arg + ")");
+    }
+    determinism_options.backend = backend_arg.value_or("cpu");
     determinism_options.runs = runs_arg ? positive_int(*runs_arg, "--runs") : 100;
     determinism_options.processes =
         processes_arg ? non_negative_int(*processes_arg, "--processes") : 3;

@@ -117,6 +117,32 @@ BOOST_AUTO_TEST_CASE(built_in_models_pass_every_check) {
   BOOST_CHECK(run(cases, "plan:model:mlp").output_hash.starts_with("plan="));
 }
 
+// On cuda the suite has the subjects' replay, plan and batch cases under their declared
+// precondition, and neither controls, strict-mode nor thread-invariance (the cpu run's). Where
+// this binary has no CUDA backend or device, each is SKIPPED saying why; never a PASS.
+BOOST_AUTO_TEST_CASE(cuda_cases_are_the_subject_families_under_their_precondition) {
+  DeterminismOptions options = offline_options();
+  options.backend = "cuda";
+  const std::vector<SuiteCase> cases = determinism_cases(options);
+  BOOST_TEST(cases.size() == 3 * kBuiltinSubjects.size());
+  for (const SuiteCase& c : cases) {
+    BOOST_TEST(c.backend == "cuda");
+    BOOST_TEST(c.precondition == kCudaSubjectPrecondition);
+    BOOST_TEST((c.case_id.starts_with("replay:") || c.case_id.starts_with("plan:") ||
+                c.case_id.starts_with("batch:")),
+               c.case_id);
+  }
+  if (const std::optional<std::string> why = backend_unavailable("cuda")) {
+    const CaseOutcome out = run(cases, "replay:model:mlp");
+    BOOST_CHECK(out.outcome == Outcome::Skipped);
+    BOOST_TEST(out.message.starts_with(*why), out.message);
+  }
+  options.backend = "tpu";
+  BOOST_CHECK_EXCEPTION(determinism_cases(options), VoltaError, [](const VoltaError& e) {
+    return e.message() == "the determinism suite has no backend 'tpu' (supported: cpu, cuda)";
+  });
+}
+
 // Every check must be shown able to fail: each control is a planted defect its check catches
 // (the fresh-process ones through the real worker). The cross-build control is judged across
 // builds by the plan-stability gate: here it only records its fingerprint.

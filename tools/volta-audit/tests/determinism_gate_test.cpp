@@ -80,11 +80,12 @@ BOOST_AUTO_TEST_CASE(no_rows_verify_nothing_and_say_what_to_run) {
   TempStore t;
   add_onnx_subjects(t, kOnnxSubjects);  // another suite's evidence
   check(evaluate(t, "determinism-100"), GateStatus::NotVerified,
-        "no usable determinism (families replay-100, strict-mode) results for commit "
-        "0123456789ab; run `volta-audit run determinism`");
+        "no usable determinism (backend cpu) (families replay-100, strict-mode) results for commit "
+        "0123456789ab; run `volta-audit run determinism --backend cpu`");
   check(evaluate(t, "batch-invariance"), GateStatus::NotVerified,
-        "no usable determinism (family batch-invariance) results for commit 0123456789ab; run "
-        "`volta-audit run determinism --family batch-invariance`");
+        "no usable determinism (backend cpu) (family batch-invariance) results for commit "
+        "0123456789ab; run "
+        "`volta-audit run determinism --backend cpu --family batch-invariance`");
 }
 
 // --- completeness (#4) ---
@@ -105,10 +106,10 @@ BOOST_AUTO_TEST_CASE(the_onnx_subjects_come_from_the_onnx_evidence) {
   add_onnx_subjects(t, {"node/test_abs", "node/test_add"});
   check(evaluate(t, "determinism-100"), GateStatus::NotVerified,
         "1 of the 7 cases the gate needs have no result; first: replay:onnx:node/test_add; run "
-        "`volta-audit run determinism`");
+        "`volta-audit run determinism --backend cpu`");
   check(evaluate(t, "thread-invariance"), GateStatus::NotVerified,
         "1 of the 5 cases the gate needs have no result; first: threads:onnx:node/test_add; run "
-        "`volta-audit run determinism --family thread-invariance`");
+        "`volta-audit run determinism --backend cpu --family thread-invariance`");
 }
 
 BOOST_AUTO_TEST_CASE(a_built_in_subject_left_out_is_missing) {
@@ -120,10 +121,10 @@ BOOST_AUTO_TEST_CASE(a_built_in_subject_left_out_is_missing) {
   add_build_run(t, rows, "RelWithDebInfo");
   check(evaluate(t, "determinism-100"), GateStatus::NotVerified,
         "1 of the 6 cases the gate needs have no result; first: replay:model:cnn; run "
-        "`volta-audit run determinism`");
+        "`volta-audit run determinism --backend cpu`");
   check(evaluate(t, "batch-invariance"), GateStatus::NotVerified,
         "1 of the 3 cases the gate needs have no result; first: batch:model:mlp; run "
-        "`volta-audit run determinism --family batch-invariance`");
+        "`volta-audit run determinism --backend cpu --family batch-invariance`");
 }
 
 // `run determinism --family replay-100` records no strict-mode rows.
@@ -135,7 +136,7 @@ BOOST_AUTO_TEST_CASE(replay_without_strict_mode_is_not_verified) {
   add_build_run(t, rows, "RelWithDebInfo");
   check(evaluate(t, "determinism-100"), GateStatus::NotVerified,
         "2 of the 6 cases the gate needs have no result; first: strict:rejects-non-bit-exact; run "
-        "`volta-audit run determinism`");
+        "`volta-audit run determinism --backend cpu`");
 }
 
 // `run determinism --filter 'control:*'`: every check shown able to fail, nothing replayed.
@@ -168,13 +169,14 @@ BOOST_AUTO_TEST_CASE(fewer_runs_or_processes_than_promised_are_not_verified) {
   check(evaluate(t, "determinism-100"), GateStatus::NotVerified,
         "4 case(s) with less evidence than the gate needs (every replay needs at least 100 runs "
         "and 3 fresh processes); first: replay:model:cnn (runs=5 processes=0 threads=3); run "
-        "`volta-audit run determinism`; negative control control:replay:fresh-process-divergence "
+        "`volta-audit run determinism --backend cpu`; negative control "
+        "control:replay:fresh-process-divergence "
         "did not catch its planted defect (FAIL_NUMERIC): negative control NOT caught: no fresh "
         "process ran");
   check(evaluate(t, "plan-stability"), GateStatus::NotVerified,
         "4 case(s) with less evidence than the gate needs (every plan needs 3 fresh processes' "
         "compiles); first: plan:model:cnn (compiles=2 processes=0); run `volta-audit run "
-        "determinism --family plan-stability`");
+        "determinism --backend cpu --family plan-stability`");
   // Params recorded per result: an older complete run cannot lend a newer one its size.
   TempStore u;
   add_onnx_subjects(u, kOnnxSubjects);
@@ -196,12 +198,13 @@ BOOST_AUTO_TEST_CASE(every_committed_configuration_and_batch_size_is_needed) {
         "1 case(s) with less evidence than the gate needs (every configuration committed under "
         "conformance/determinism/configs: chunk-scale-4x,chunk-scale-quarter,passes-off,"
         "task-order-reverse,threads-1,threads-2,threads-4,threads-8); first: threads:model:cnn "
-        "(configurations=threads-1,threads-2); run `volta-audit run determinism --family "
+        "(configurations=threads-1,threads-2); run `volta-audit run determinism --backend cpu "
+        "--family "
         "thread-invariance`");
   check(evaluate(t, "batch-invariance"), GateStatus::NotVerified,
         "1 case(s) with less evidence than the gate needs (every subject compared at batch sizes "
         "1,2,3,7,16,64); first: batch:model:mlp (batches=1,2 threads=3); run `volta-audit run "
-        "determinism --family batch-invariance`");
+        "determinism --backend cpu --family batch-invariance`");
 }
 
 // --- results ---
@@ -390,10 +393,10 @@ BOOST_AUTO_TEST_CASE(one_build_type_is_not_verified_and_says_which_build_is_miss
   check(evaluate(t, "plan-stability"), GateStatus::NotVerified,
         "plan fingerprints only from build type(s) RelWithDebInfo (2 run(s)); plan stability "
         "needs a Debug and an optimized (Release or RelWithDebInfo) build of the commit: run "
-        "`volta-audit run determinism --family plan-stability` from a Debug build "
+        "`volta-audit run determinism --backend cpu --family plan-stability` from a Debug build "
         "(scripts/ci/audit.sh builds the `debug` preset for it); cross-build negative control "
         "control:plan:optimizer-dependent-pass has no fingerprints from both a Debug and an "
-        "optimized build on one machine; run `volta-audit run determinism --family "
+        "optimized build on one machine; run `volta-audit run determinism --backend cpu --family "
         "plan-stability` from both builds");
   // The other gates compare within a run: one build type is enough for them.
   check(evaluate(t, "thread-invariance"), GateStatus::Pass, kThreadsPass);
@@ -405,7 +408,8 @@ BOOST_AUTO_TEST_CASE(one_build_type_is_not_verified_and_says_which_build_is_miss
                  .reason.starts_with(
                      "plan fingerprints only from build type(s) Debug (1 run(s)); plan stability "
                      "needs a Debug and an optimized (Release or RelWithDebInfo) build of the "
-                     "commit: run `volta-audit run determinism --family plan-stability` from an "
+                     "commit: run `volta-audit run determinism --backend cpu --family "
+                     "plan-stability` from an "
                      "optimized build (the `relassert` preset)"));
 }
 
@@ -422,10 +426,11 @@ BOOST_AUTO_TEST_CASE(plans_are_compared_per_machine_only) {
       .bind(1, other)
       .run();
   BOOST_TEST(evaluate(t, "plan-stability")
-                 .reason.starts_with("the Debug and optimized plan fingerprints come from "
-                                     "different machines; run `volta-audit run determinism "
-                                     "--family plan-stability` from both builds on one machine "
-                                     "(scripts/ci/audit.sh does)"));
+                 .reason.starts_with(
+                     "the Debug and optimized plan fingerprints come from "
+                     "different machines; run `volta-audit run determinism "
+                     "--backend cpu --family plan-stability` from both builds on one machine "
+                     "(scripts/ci/audit.sh does)"));
   add_build_run(t, passing_determinism_rows("Release"), "Release");
   check(evaluate(t, "plan-stability"), GateStatus::Pass,
         "4 cases: 4 pass, 0 expected non-pass, 0 skipped; 4 plan fingerprint(s) identical across 3 "
@@ -444,8 +449,9 @@ BOOST_AUTO_TEST_CASE(plan_rows_without_a_fingerprint_compare_nothing) {
     add_build_run(t, rows, build_type);
   }
   BOOST_TEST(evaluate(t, "plan-stability")
-                 .reason.starts_with("no plan:SUBJECT case recorded a plan fingerprint; run "
-                                     "`volta-audit run determinism --family plan-stability`"));
+                 .reason.starts_with(
+                     "no plan:SUBJECT case recorded a plan fingerprint; run "
+                     "`volta-audit run determinism --backend cpu --family plan-stability`"));
 }
 
 // --- release: runs of dirty trees are not evidence ---
@@ -456,9 +462,9 @@ BOOST_AUTO_TEST_CASE(release_ignores_dirty_runs_in_every_determinism_gate) {
   add_build_run(t, passing_determinism_rows("Debug"), "Debug",
                 {.dirty = true, .started_at = "2030-01-01T00:00:00Z"});
   check(evaluate(t, "determinism-100", true), GateStatus::NotVerified,
-        "no usable determinism (families replay-100, strict-mode) results for commit "
+        "no usable determinism (backend cpu) (families replay-100, strict-mode) results for commit "
         "0123456789ab: only runs of a dirty tree, which are not release evidence; run "
-        "`volta-audit run determinism`");
+        "`volta-audit run determinism --backend cpu`");
 
   add_build_run(t, passing_determinism_rows(), "RelWithDebInfo",
                 {.started_at = "2030-01-01T01:00:00Z"});
@@ -537,6 +543,70 @@ BOOST_AUTO_TEST_CASE(the_evidence_section_counts_each_family_and_its_controls) {
               "—"));
 }
 
+// --- determinism-cuda: the subjects' families on the cuda backend ---
+
+// The cuda run's rows: replay, plan and batch for every built-in model (no controls, no
+// thread-invariance there), plus `extra`.
+std::vector<ResultRow> cuda_rows(std::vector<ResultRow> extra = {}) {
+  std::vector<ResultRow> rows;
+  for (std::string_view s : conformance::kBuiltinSubjects) {
+    rows.push_back(testing::replay_row(s));
+    rows.push_back(plan_row(s));
+    rows.push_back(testing::batch_row(s));
+  }
+  for (ResultRow& r : extra) rows.push_back(std::move(r));
+  for (ResultRow& r : rows) r.backend = "cuda";
+  return rows;
+}
+
+ResultRow skipped_row(ResultRow row, std::string message) {
+  row.outcome = Outcome::Skipped;
+  row.message = std::move(message);
+  row.precondition = std::string(conformance::kCudaSubjectPrecondition);
+  return row;
+}
+
+BOOST_AUTO_TEST_CASE(determinism_cuda_reads_the_cuda_rows_only_and_does_not_block) {
+  const Gate* g = find_gate("determinism-cuda");
+  BOOST_REQUIRE(g != nullptr);
+  BOOST_TEST(!g->blocks_pr);
+  TempStore t;
+  add_passing_determinism_suite(t);  // cpu evidence: not the cuda gate's
+  check(evaluate(t, "determinism-cuda"), GateStatus::NotVerified,
+        "no usable determinism (backend cuda) (families replay-100, plan-stability, "
+        "batch-invariance) results for commit 0123456789ab; run `volta-audit run determinism "
+        "--backend cuda`");
+  // An ONNX subject the backend has no kernel for is skipped under its precondition: counted,
+  // not required. The cpu gates do not see the cuda rows.
+  add_build_run(
+      t, cuda_rows({skipped_row(testing::replay_row("onnx:node/test_conv"), "no kernel for Conv")}),
+      "RelWithDebInfo", {.started_at = "2030-01-03T00:00:00Z"});
+  check(evaluate(t, "determinism-cuda"), GateStatus::Pass,
+        "10 cases: 9 pass, 0 expected non-pass, 1 skipped");
+  check(evaluate(t, "determinism-100"), GateStatus::Pass, kReplayPass);
+  check(evaluate(t, "batch-invariance"), GateStatus::Pass, kBatchPass);
+}
+
+BOOST_AUTO_TEST_CASE(determinism_cuda_needs_every_built_in_model_to_pass) {
+  TempStore t;
+  std::vector<ResultRow> rows = cuda_rows();
+  rows[0] = skipped_row(rows[0], "no NVIDIA driver");
+  rows[0].backend = "cuda";
+  add_build_run(t, rows, "RelWithDebInfo");
+  check(evaluate(t, "determinism-cuda"), GateStatus::NotVerified,
+        "1 built-in subject case(s) skipped; first: replay:model:cnn: no NVIDIA driver");
+
+  TempStore failing;
+  rows = cuda_rows();
+  rows[2].outcome = Outcome::FailNumeric;
+  rows[2].verdict = Verdict::Unexpected;
+  rows[2].message = "sample 3 differs at batch 7";
+  add_build_run(failing, rows, "RelWithDebInfo");
+  check(evaluate(failing, "determinism-cuda"), GateStatus::Fail,
+        "1 unexpected result(s); first: batch:model:cnn FAIL_NUMERIC (unexpected): sample 3 "
+        "differs at batch 7");
+}
+
 BOOST_AUTO_TEST_CASE(the_evidence_section_is_unavailable_without_results) {
   TempStore t;
   add_passing_determinism_suite(t);
@@ -544,7 +614,7 @@ BOOST_AUTO_TEST_CASE(the_evidence_section_is_unavailable_without_results) {
                         [](const SectionUnavailable& e) {
                           return std::string(e.what()) ==
                                  "no determinism results for commit fedcba987654; run "
-                                 "`volta-audit run determinism` first";
+                                 "`volta-audit run determinism --backend cpu` first";
                         });
 }
 

@@ -71,7 +71,7 @@ std::string second_case() {
   return rows[1].case_id;
 }
 
-BOOST_AUTO_TEST_CASE(gates_are_the_thirteen_release_gates_in_table_order) {
+BOOST_AUTO_TEST_CASE(gates_are_the_fourteen_release_gates_in_table_order) {
   std::vector<std::string_view> names;
   std::vector<std::string_view> pr_blockers;
   for (const Gate& g : gates()) {
@@ -81,10 +81,10 @@ BOOST_AUTO_TEST_CASE(gates_are_the_thirteen_release_gates_in_table_order) {
     BOOST_TEST(!g.evidence.empty(), g.name << " declares no complete evidence");
   }
   const std::vector<std::string_view> expected = {
-      "onnx-conformance", "numerics-matrix",          "parity-cpu-reference",  "parity-cuda-cpu",
-      "gradients",        "determinism-100",          "thread-invariance",     "plan-stability",
-      "batch-invariance", "transformer-train-reload", "checkpoint-round-trip", "perf-double-pass",
-      "docs-contract"};
+      "onnx-conformance", "numerics-matrix",  "parity-cpu-reference",     "parity-cuda-cpu",
+      "gradients",        "determinism-100",  "thread-invariance",        "plan-stability",
+      "batch-invariance", "determinism-cuda", "transformer-train-reload", "checkpoint-round-trip",
+      "perf-double-pass", "docs-contract"};
   BOOST_TEST(names == expected, boost::test_tools::per_element());
   const std::vector<std::string_view> blockers = {"onnx-conformance",
                                                   "numerics-matrix",
@@ -127,18 +127,22 @@ BOOST_AUTO_TEST_CASE(an_empty_store_verifies_nothing_and_says_what_to_run) {
   BOOST_TEST(reason("gradients") ==
              "no usable gradients results for commit 0123456789ab; run `volta-audit run "
              "gradients`");
-  BOOST_TEST(reason("determinism-100") ==
-             "no usable determinism (families replay-100, strict-mode) results for commit "
-             "0123456789ab; run `volta-audit run determinism`");
+  BOOST_TEST(
+      reason("determinism-100") ==
+      "no usable determinism (backend cpu) (families replay-100, strict-mode) results for commit "
+      "0123456789ab; run `volta-audit run determinism --backend cpu`");
   BOOST_TEST(reason("thread-invariance") ==
-             "no usable determinism (family thread-invariance) results for commit 0123456789ab; "
-             "run `volta-audit run determinism --family thread-invariance`");
+             "no usable determinism (backend cpu) (family thread-invariance) results for commit "
+             "0123456789ab; "
+             "run `volta-audit run determinism --backend cpu --family thread-invariance`");
   BOOST_TEST(reason("plan-stability") ==
-             "no usable determinism (family plan-stability) results for commit 0123456789ab; run "
-             "`volta-audit run determinism --family plan-stability`");
+             "no usable determinism (backend cpu) (family plan-stability) results for commit "
+             "0123456789ab; run "
+             "`volta-audit run determinism --backend cpu --family plan-stability`");
   BOOST_TEST(reason("batch-invariance") ==
-             "no usable determinism (family batch-invariance) results for commit 0123456789ab; "
-             "run `volta-audit run determinism --family batch-invariance`");
+             "no usable determinism (backend cpu) (family batch-invariance) results for commit "
+             "0123456789ab; "
+             "run `volta-audit run determinism --backend cpu --family batch-invariance`");
   BOOST_TEST(reason("transformer-train-reload") ==
              "no usable training (family transformer-train-reload) results for commit "
              "0123456789ab; run `volta-audit run training --family transformer-train-reload`");

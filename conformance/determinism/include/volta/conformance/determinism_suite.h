@@ -1,6 +1,13 @@
 #pragma once
 // The `determinism` suite: levels 1-4 of the determinism contract (DESIGN.md) as evidence
-// rows, each family with negative controls that prove its check can fail. Backend "cpu".
+// rows, each family with negative controls that prove its check can fail. Backend "cpu", or
+// "cuda" (DeterminismOptions::backend): there the subjects' replay-100, plan-stability and
+// batch-invariance cases run on the device; the negative controls, the strict-mode cases and
+// thread-invariance (a CUDA context has no worker threads to vary) belong to the cpu run, and
+// the device's own negative control (a float-atomic sum claiming bit-exactness) is the device
+// test cuda_device_determinism_test. A cuda case is SKIPPED under its declared precondition
+// when this binary has no CUDA backend or no device, or when the backend has no kernel for an
+// op of the subject (the message names it).
 //
 // A SUBJECT is a graph with fixed inputs: "model:transformer-block", "model:mlp", "model:cnn"
 // (plus "model:transformer-block-large" and "model:cnn-large" with large_models, for the soak)
@@ -101,7 +108,13 @@ inline constexpr std::array<NegativeControl, 9> kNegativeControls = {{
     {kBatchInvarianceFamily, "control:batch:batch-size-chunked-kernel"},
 }};
 
+// What a cuda case needs; a case without it is SKIPPED with the reason.
+inline constexpr std::string_view kCudaSubjectPrecondition =
+    "the CUDA backend in this build, a CUDA device, and a CUDA kernel for every op of the "
+    "subject";
+
 struct DeterminismOptions {
+  std::string backend = "cpu";      // the backend the subjects run on: cpu or cuda
   int runs = kReplayRuns;           // in-process executions per subject (replay-100)
   int processes = kFreshProcesses;  // fresh processes per subject (replay-100, plan-stability)
   int threads = 3;                  // threads of the replay and batch runs
@@ -125,7 +138,8 @@ struct DeterminismOptions {
 std::vector<SuiteCase> determinism_cases(const DeterminismOptions& options);
 
 // The fresh-process side (`volta-audit __determinism-worker`): `--subjects FILE` (one name per
-// line) `--threads N [--onnx-data DIR --onnx-expectations FILE] [--plant-divergence NODE]`;
+// line) `--threads N [--backend NAME] [--onnx-data DIR --onnx-expectations FILE]
+// [--plant-divergence NODE]`;
 // prints "SUBJECT<TAB>output-hash<TAB>plan-fingerprint" or "SUBJECT<TAB>ERROR<TAB>message" per
 // subject. The fresh-process controls' subject names plant their defect here (see above).
 // Returns the exit status.
