@@ -1,6 +1,7 @@
 #include "traced_run.h"
 
 #include <cstring>
+#include <optional>
 
 #include "volta/ir/printer.h"
 
@@ -31,8 +32,12 @@ TracedRun run_plan(const ExecutionPlan& plan, const Backend& backend, ExecutionC
       for (size_t o = 0; o < outputs.size(); ++o) {
         const TensorView& out = outputs[o];
         const size_t bytes = static_cast<size_t>(out.numel()) * dtype_size(out.dtype);
+        // A device backend's output is read through the backend: a copy after the step ran.
+        std::optional<Tensor> copied;
+        if (out.space != MemorySpace::Host) copied = backend.export_tensor(ctx, out);
+        const void* data = copied ? copied->data() : out.data;
         StableHasher h;
-        h.bytes(out.data, bytes);
+        h.bytes(data, bytes);
         NodeTraceRow row;
         row.subject = subject;
         row.step = step_index;
@@ -47,7 +52,7 @@ TracedRun run_plan(const ExecutionPlan& plan, const Backend& backend, ExecutionC
         row.hash = hash_hex(h.digest());
         if (static_cast<int64_t>(bytes) <= kTraceDataCap) {
           row.data.emplace(bytes);
-          if (bytes != 0) std::memcpy(row.data->data(), out.data, bytes);
+          if (bytes != 0) std::memcpy(row.data->data(), data, bytes);
         }
         run.trace.push_back(std::move(row));
       }

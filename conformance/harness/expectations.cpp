@@ -46,18 +46,36 @@ std::vector<Expectation> parse_expectations(std::string_view tsv, std::string_vi
       bad_line(file, number, "pattern, reason and issue must not be empty");
     }
     if (!is_date(f[4])) bad_line(file, number, "expiry '" + f[4] + "' is not a YYYY-MM-DD date");
-    out.push_back({f[0], *outcome, f[2], f[3], f[4], number});
+    out.push_back({f[0], *outcome, f[2], f[3], f[4], number, std::string(file)});
   });
   return out;
 }
 
-std::vector<Expectation> load_expectations(const std::string& dir, std::string_view suite) {
-  const std::string path = dir + "/" + std::string(suite) + ".tsv";
+namespace {
+
+std::vector<Expectation> load_file(const std::string& path) {
   std::ifstream in(path);
   if (!in) return {};
   std::ostringstream text;
   text << in.rdbuf();
   return parse_expectations(text.str(), path);
+}
+
+}  // namespace
+
+std::string backend_expectations_path(const std::string& dir, std::string_view suite,
+                                      std::string_view backend) {
+  return dir + "/" + std::string(backend) + "/" + std::string(suite) + ".tsv";
+}
+
+std::vector<Expectation> load_expectations(const std::string& dir, std::string_view suite,
+                                           std::string_view backend) {
+  std::vector<Expectation> out;
+  if (!backend.empty()) out = load_file(backend_expectations_path(dir, suite, backend));
+  for (Expectation& e : load_file(dir + "/" + std::string(suite) + ".tsv")) {
+    out.push_back(std::move(e));
+  }
+  return out;
 }
 
 bool glob_match(std::string_view pattern, std::string_view text) {
@@ -99,6 +117,7 @@ Verdict verdict_for(Outcome outcome, const Expectation* expectation, std::string
   // ISO dates compare correctly as text.
   if (expectation->expires < today) return Verdict::Expired;
   if (outcome == expectation->outcome) return Verdict::Expected;
+  if (outcome == Outcome::Skipped && declared_precondition) return Verdict::Expected;
   return outcome == Outcome::Pass ? Verdict::UnexpectedPass : Verdict::Unexpected;
 }
 

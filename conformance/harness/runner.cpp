@@ -88,7 +88,9 @@ ResultRow result_row(const std::string& suite, const SuiteCase& c, const CaseOut
 
 SuiteSummary run_suite(ResultStore& store, int64_t run_id, const std::string& suite,
                        const std::vector<SuiteCase>& cases, const RunOptions& options) {
-  const std::vector<Expectation> expectations = load_expectations(options.expectations_dir, suite);
+  // One run is one backend: its cases' backend chooses the backend's own expectations too.
+  const std::vector<Expectation> expectations = load_expectations(
+      options.expectations_dir, suite, cases.empty() ? "" : cases.front().backend);
   std::vector<ExpectationRow> recorded;
   recorded.reserve(expectations.size());
   for (const Expectation& e : expectations) {
@@ -148,7 +150,7 @@ SuiteSummary run_suite(ResultStore& store, int64_t run_id, const std::string& su
       SuiteCase missing{"", "", cases.empty() ? "" : cases.front().backend, e.pattern, "", {}};
       CaseOutcome o;
       o.outcome = Outcome::Missing;
-      o.message = "expectation at line " + std::to_string(e.line) +
+      o.message = "expectation at line " + std::to_string(e.line) + " of " + e.file +
                   " names a case the suite did not produce";
       add(result_row(suite, missing, o, &e, today), {});
     }

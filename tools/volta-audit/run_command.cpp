@@ -184,6 +184,7 @@ conformance::TrainingSuiteOptions training_options() {
 }
 
 std::vector<conformance::RunInput> run_inputs(const std::vector<std::string>& suites,
+                                              const std::string& backend,
                                               const std::string& expectations_dir,
                                               const std::string& onnx_expectations,
                                               const std::optional<std::string>& plant,
@@ -199,6 +200,13 @@ std::vector<conformance::RunInput> run_inputs(const std::vector<std::string>& su
     if (suite != conformance::kOnnxSuite) {
       inputs.push_back(file_input("conformance/expectations/" + suite + ".tsv",
                                   fs::path(expectations_dir) / (suite + ".tsv")));
+      // The backend's own expectations, where it has them here or at the commit.
+      const std::string name = "conformance/expectations/" + backend + "/" + suite + ".tsv";
+      const fs::path path =
+          conformance::backend_expectations_path(expectations_dir, suite, backend);
+      if (fs::exists(path) || committed_sha256(name) != conformance::kAbsent) {
+        inputs.push_back(file_input(name, path));
+      }
     }
     if (suite == conformance::kNumericsSuite) {
       inputs.push_back(
@@ -407,8 +415,8 @@ int run_command(Args& args) {
         (large_models ? " --large-models" : "") +
         (replay_arg ? " --replay '" + *replay_arg + "'" : "");
     const int64_t run_id = store.begin_run(info);
-    store.record_inputs(run_id, run_inputs(run_suites, options.expectations_dir, onnx_expectations,
-                                           plant_arg, wrong_vjp_arg));
+    store.record_inputs(run_id, run_inputs(run_suites, backend, options.expectations_dir,
+                                           onnx_expectations, plant_arg, wrong_vjp_arg));
     std::fprintf(stderr, "run %lld: commit %.12s%s, backend %s, database %s\n",
                  static_cast<long long>(run_id), build::kCommit, build::kDirty ? " (dirty)" : "",
                  backend.c_str(), db.c_str());

@@ -60,6 +60,11 @@ BOOST_AUTO_TEST_CASE(verdict_for_every_outcome_and_expectation) {
       const Expectation other = expect(o == Outcome::Crash ? Outcome::Timeout : Outcome::Crash);
       BOOST_TEST(verdict_for(o, &other, kToday) ==
                  (o == Outcome::Pass ? Verdict::UnexpectedPass : Verdict::Unexpected));
+      // A declared precondition's skip is expected whatever the case would give where it runs.
+      const Verdict other_declared = verdict_for(o, &other, kToday, true);
+      BOOST_TEST(other_declared == (o == Outcome::Pass      ? Verdict::UnexpectedPass
+                                    : o == Outcome::Skipped ? Verdict::Expected
+                                                            : Verdict::Unexpected));
 
       const Expectation expired = expect(o == Outcome::Pass ? Outcome::Crash : o, "2026-06-14");
       BOOST_TEST(verdict_for(o, &expired, kToday) == Verdict::Expired);
@@ -279,6 +284,48 @@ BOOST_AUTO_TEST_CASE(runner_records_verdicts_and_missing_cases) {
   const std::vector<std::string> want = {"Bad(1) CRASH unexpected", "Gone(1) MISSING unexpected",
                                          "Good(1) PASS expected", "Known(1) FAIL_NUMERIC expected"};
   BOOST_TEST(rows == want, boost::test_tools::per_element());
+  std::filesystem::remove_all(dir);
+}
+
+// A backend's own file (DIR/BACKEND/SUITE.tsv) applies to runs on that backend only, ahead of
+// the common file: an op without a CUDA kernel is expected UNSUPPORTED on cuda, while the same
+// case must still PASS on the cpu.
+BOOST_AUTO_TEST_CASE(a_backends_own_expectations_apply_to_its_runs_only) {
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("volta-harness-be-" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir / "cuda");
+  std::ofstream(dir / "demo.tsv") << "Pow(*\tFAIL_NUMERIC\tcommon\t#1\t2099-01-01\n";
+  std::ofstream(dir / "cuda" / "demo.tsv")
+      << "Pow(*\tUNSUPPORTED\tno CUDA kernel yet\t#18\t2099-01-01\n";
+  BOOST_TEST(backend_expectations_path(dir.string(), "demo", "cuda") ==
+             (dir / "cuda" / "demo.tsv").string());
+  const std::vector<Expectation> cpu = load_expectations(dir.string(), "demo", "cpu");
+  BOOST_TEST_REQUIRE(cpu.size() == 1u);
+  BOOST_TEST(cpu[0].reason == "common");
+  const std::vector<Expectation> cuda = load_expectations(dir.string(), "demo", "cuda");
+  BOOST_TEST_REQUIRE(cuda.size() == 2u);
+  const Expectation* first = match_expectation(cuda, "Pow(x)");
+  BOOST_TEST_REQUIRE(first != nullptr);
+  BOOST_TEST(first->reason == "no CUDA kernel yet");
+  BOOST_TEST(first->file == (dir / "cuda" / "demo.tsv").string());
+
+  auto unsupported = [](std::string backend) {
+    return SuiteCase{"elementwise", "Pow", std::move(backend), "Pow(x)", "", [] {
+                       CaseOutcome o;
+                       o.outcome = Outcome::Unsupported;
+                       return o;
+                     }};
+  };
+  ResultStore store((dir / "r.db").string());
+  RunOptions options;
+  options.expectations_dir = dir.string();
+  options.isolation.isolate = false;
+  const int64_t cuda_run =
+      store.begin_run(RunInfo{"abc", false, "t", "c", "cpu", 1, "cuda", "m", "demo", "x"});
+  BOOST_TEST(run_suite(store, cuda_run, "demo", {unsupported("cuda")}, options).unexpected == 0);
+  const int64_t cpu_run =
+      store.begin_run(RunInfo{"abc", false, "t", "c", "cpu", 1, "cpu", "m", "demo", "x"});
+  BOOST_TEST(run_suite(store, cpu_run, "demo", {unsupported("cpu")}, options).unexpected == 1);
   std::filesystem::remove_all(dir);
 }
 

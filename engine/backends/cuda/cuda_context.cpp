@@ -54,6 +54,7 @@ CudaContextImpl::CudaContextImpl(const ContextOptions& options, CudaDeviceInfo d
 CudaContextImpl::~CudaContextImpl() {
   // Buffers may still be read by kernels of an interrupted run: wait before freeing them.
   cudaStreamSynchronize(stream_);
+  graphs_.clear();
   arena_ = {};
   parameters_.clear();
   input_slots_.clear();
@@ -70,6 +71,7 @@ int64_t CudaContextImpl::device_bytes() const {
 }
 
 MemoryRegion CudaContextImpl::arena(int64_t bytes) {
+  graphs_.discard();
   if (bytes > arena_.bytes()) {
     check_cuda(cudaStreamSynchronize(stream_), "waiting for the stream before the arena grows");
     arena_ = {};  // free first: the old arena's contents are not kept
@@ -136,6 +138,7 @@ void CudaContextImpl::copy_to_host(void* host, const void* device, int64_t bytes
 }
 
 void CudaContextImpl::synchronize() {
+  graphs_.launch(stream_);
   check_cuda(cudaStreamSynchronize(stream_), "a kernel of this run");
   run_ended_ = true;
 }

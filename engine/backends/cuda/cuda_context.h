@@ -16,6 +16,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "run_graphs.h"
 #include "volta/backends/cuda.h"
 
 namespace volta::cuda {
@@ -48,9 +49,14 @@ class CudaContextImpl final : public CudaContext {
   const CudaDeviceInfo& device() const override { return device_; }
   const CudaTransferCounters& transfers() const override { return transfers_; }
   int64_t device_bytes() const override;
+  int64_t graph_captures() const override { return graphs_.captures(); }
+  int64_t graph_replays() const override { return graphs_.replays(); }
 
   cudaStream_t stream() const { return stream_; }
-  // The arena, at least `bytes` long (grown by one cudaMalloc when shorter).
+  // The run's kernel launches, replayed as a CUDA graph at synchronize() (run_graphs.h).
+  RunGraphs& graphs() { return graphs_; }
+  // The arena, at least `bytes` long (grown by one cudaMalloc when shorter). The runtime asks
+  // for it before a run's first step: launches an interrupted run left are dropped here.
   MemoryRegion arena(int64_t bytes);
   // Device storage for the next input (state) copy of the current run, at least `bytes` long.
   std::byte* next_input_slot(int64_t bytes);
@@ -62,7 +68,8 @@ class CudaContextImpl final : public CudaContext {
   // Counted copies on the context's stream; copy_to_host returns when the bytes are there.
   void copy_to_device(void* device, const void* host, int64_t bytes);
   void copy_to_host(void* host, const void* device, int64_t bytes);
-  // Waits for everything enqueued; a kernel's failure is reported here. Ends the run.
+  // Launches the run's kept kernels, waits for everything enqueued; a kernel's failure is
+  // reported here. Ends the run.
   void synchronize();
 
  private:
@@ -71,6 +78,7 @@ class CudaContextImpl final : public CudaContext {
 
   CudaDeviceInfo device_;
   cudaStream_t stream_ = nullptr;
+  RunGraphs graphs_;
   DeviceBuffer arena_;
   struct ResidentParameter {
     std::weak_ptr<const Tensor> host;

@@ -5,7 +5,25 @@
 
 namespace volta::cuda {
 
+namespace {
+
+// A check inside a graph capture would read nothing back: its kernel must declare exactly
+// kCheckWorkspaceBytes (reads_back), which keeps its step out of every capture.
+void refuse_capture(const CudaKernelArgs& args) {
+  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+  check_launch(cudaStreamIsCapturing(args.stream, &status), args.node);
+  if (status == cudaStreamCaptureStatusNone) return;
+  fail(ErrorCode::DeviceFailure,
+       "node '" + args.node.name + "' (" + std::string(op_name(args.node.op)) +
+           ") reads a check back to the host inside a CUDA graph capture; its kernel must "
+           "declare exactly " +
+           std::to_string(kCheckWorkspaceBytes) + " bytes of workspace to launch outside it");
+}
+
+}  // namespace
+
 void copy_to_host_now(void* host, const void* device, size_t bytes, const CudaKernelArgs& args) {
+  refuse_capture(args);
   check_launch(cudaMemcpyAsync(host, device, bytes, cudaMemcpyDeviceToHost, args.stream),
                args.node);
   check_launch(cudaStreamSynchronize(args.stream), args.node);
@@ -18,6 +36,7 @@ std::optional<int64_t> first_flagged(const CudaKernelArgs& args,
                                        std::string(op_name(args.node.op)) +
                                        ") was given no workspace for its check");
   }
+  refuse_capture(args);
   auto* word = reinterpret_cast<unsigned long long*>(args.workspace.data);
   check_launch(cudaMemsetAsync(word, 0xff, sizeof *word, args.stream), args.node);
   check_launch(find(word), args.node);

@@ -49,7 +49,8 @@ bool same_bits(const std::vector<Tensor>& a, const std::vector<Tensor>& b) {
 }
 
 // The first of `runs` replays of the plan (one context, poisoned differently each time) whose
-// outputs differ from the first run's, or nullopt when every replay gives the same bits.
+// outputs differ from the first run's (0: a run launched step by step, outside a CUDA graph),
+// or nullopt when every replay gives the same bits.
 std::optional<int> first_differing_replay(const Backend& backend, const Graph& graph,
                                           const std::vector<Tensor>& inputs, int runs) {
   const ExecutionPlan plan = compile(graph, backend, DeterminismMode::Strict);
@@ -59,6 +60,15 @@ std::optional<int> first_differing_replay(const Backend& backend, const Graph& g
     ctx->set_poison(std::byte{static_cast<unsigned char>(r)});
     if (!same_bits(execute(plan, backend, *ctx, inputs), first)) return r;
   }
+  // The first run captured the plan as a CUDA graph; every later one replayed it.
+  BOOST_TEST(cuda_context(*ctx).graph_captures() == 1);
+  BOOST_TEST(cuda_context(*ctx).graph_replays() == runs - 1);
+  // A step observer makes every step launch at once, outside any graph: the same bits.
+  const std::unique_ptr<ExecutionContext> eager = backend.make_context({});
+  eager->set_step_observer(
+      [](int, const Node&, const KernelChoice&, std::span<const TensorView>) {});
+  if (!same_bits(execute(plan, backend, *eager, inputs), first)) return 0;
+  BOOST_TEST(cuda_context(*eager).graph_captures() == 0);
   return std::nullopt;
 }
 

@@ -65,6 +65,10 @@ class CudaContext : public ExecutionContext {
   virtual const CudaTransferCounters& transfers() const = 0;
   // Device memory the context holds: arena, input and state copies.
   virtual int64_t device_bytes() const = 0;
+  // A run's kernels go to the device as one CUDA graph, captured the first time a launch
+  // sequence is seen and replayed after: how many were captured and replayed.
+  virtual int64_t graph_captures() const = 0;
+  virtual int64_t graph_replays() const = 0;
 
  protected:
   explicit CudaContext(const ContextOptions& options)
