@@ -29,6 +29,8 @@ constexpr FamilyOps kFamilies[] = {
     {OpFamily::Reduction, reduction_op_kernels},
     {OpFamily::Logical, logical_op_kernels},
     {OpFamily::Movement, movement_op_kernels},
+    {OpFamily::Pooling, pooling_op_kernels},
+    {OpFamily::Convolution, convolution_op_kernels},
 };
 
 using KernelTable = std::array<const CudaOpKernels*, kOpCount>;

@@ -60,6 +60,8 @@ std::span<const CudaOpKernels> reduction_op_kernels();
 std::span<const CudaOpKernels> conversion_op_kernels();  // Cast, Where, Clip (elementwise)
 std::span<const CudaOpKernels> movement_op_kernels();
 std::span<const CudaOpKernels> logical_op_kernels();
+std::span<const CudaOpKernels> pooling_op_kernels();
+std::span<const CudaOpKernels> convolution_op_kernels();
 
 // Every CUDA kernel is deterministic by construction: no float atomics, no reduction whose
 // order depends on the launch. (The run-time checks' integer atomicMin finds the first bad

@@ -359,4 +359,78 @@ struct BatchNormArgs {
 cudaError_t launch_batch_norm(const BatchNormArgs<float>& args, cudaStream_t stream);
 cudaError_t launch_batch_norm(const BatchNormArgs<double>& args, cudaStream_t stream);
 
+// ---- Pooling and convolution (kernels/pooling.cu, kernels/convolution.cu) ----
+// Both run 1-D and 2-D problems as 3-D ones with leading spatial dims of size 1, as the CPU
+// backend does; spatial_geometry.h builds the geometries from a node. One thread computes one
+// output element whole (kernels/spatial_element.h says how), so no value depends on the launch.
+
+inline constexpr int kSpatialDims = 3;
+
+// A windowed pool over planes (N * C) of in[0] x in[1] x in[2] elements; pad_begin / pad_end are
+// the node's pads, the output dims its Y's (ceil_mode is already in them).
+struct PoolGeometry {
+  int64_t planes = 0;
+  int64_t in[kSpatialDims] = {1, 1, 1};
+  int64_t out[kSpatialDims] = {1, 1, 1};
+  int64_t kernel[kSpatialDims] = {1, 1, 1};
+  int64_t stride[kSpatialDims] = {1, 1, 1};
+  int64_t dilation[kSpatialDims] = {1, 1, 1};
+  int64_t pad_begin[kSpatialDims] = {0, 0, 0};
+  int64_t pad_end[kSpatialDims] = {0, 0, 0};
+};
+
+// MaxPool; AveragePool dividing by the input taps or (IncludePad) by the window positions inside
+// the padded input; LpPool with p = 1 or 2.
+enum class PoolOp : int { Max, Average, AverageIncludePad, L1, L2 };
+// GlobalMaxPool, GlobalAveragePool, GlobalLpPool with p = 1 or 2.
+enum class GlobalPoolOp : int { Max, Average, L1, L2 };
+
+// y (and for Max, when not null, the flat index into x of each maximum; column_major: the
+// storage_order 1 index) for every output of g (g.planes * out elements > 0).
+struct PoolLaunch {
+  PoolOp op = PoolOp::Max;
+  PoolGeometry geometry;
+  int64_t* indices = nullptr;
+  bool column_major = false;
+};
+cudaError_t launch_pool(const PoolLaunch& p, const float* x, float* y, cudaStream_t stream);
+cudaError_t launch_pool(const PoolLaunch& p, const double* x, double* y, cudaStream_t stream);
+// y[p] = the op over plane p of `plane_size` elements (planes > 0, plane_size > 0).
+cudaError_t launch_global_pool(GlobalPoolOp op, int64_t planes, int64_t plane_size, const float* x,
+                               float* y, cudaStream_t stream);
+cudaError_t launch_global_pool(GlobalPoolOp op, int64_t planes, int64_t plane_size, const double* x,
+                               double* y, cudaStream_t stream);
+
+// Conv's and ConvTranspose's shapes: X [batch, channels_in, in...], Y [batch, channels_out,
+// out...], W's spatial dims the kernel; pad: the begin pads (the end pads are in the output dims).
+struct ConvGeometry {
+  int64_t batch = 0;
+  int64_t channels_in = 0;
+  int64_t channels_out = 0;
+  int64_t group = 1;
+  int64_t in[kSpatialDims] = {1, 1, 1};
+  int64_t out[kSpatialDims] = {1, 1, 1};
+  int64_t kernel[kSpatialDims] = {1, 1, 1};
+  int64_t stride[kSpatialDims] = {1, 1, 1};
+  int64_t dilation[kSpatialDims] = {1, 1, 1};
+  int64_t pad[kSpatialDims] = {0, 0, 0};
+  // Conv whose groups each read one input channel (group == channels_in > 1): the CPU's direct
+  // depthwise kernel (multiply, then add) rather than its GEMM (FMA).
+  bool depthwise = false;
+};
+
+template <class T>
+struct ConvLaunch {
+  ConvGeometry geometry;
+  const T* x = nullptr;
+  const T* w = nullptr;
+  const T* bias = nullptr;  // null: no B
+  T* y = nullptr;
+};
+// Every element of Y (batch * channels_out * out elements > 0).
+cudaError_t launch_conv(const ConvLaunch<float>& c, cudaStream_t stream);
+cudaError_t launch_conv(const ConvLaunch<double>& c, cudaStream_t stream);
+cudaError_t launch_conv_transpose(const ConvLaunch<float>& c, cudaStream_t stream);
+cudaError_t launch_conv_transpose(const ConvLaunch<double>& c, cudaStream_t stream);
+
 }  // namespace volta::cuda
