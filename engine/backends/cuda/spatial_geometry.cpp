@@ -1,5 +1,6 @@
 #include "spatial_geometry.h"
 
+#include <algorithm>
 #include <cstddef>
 #include <vector>
 
@@ -56,8 +57,20 @@ ConvGeometry conv_geometry(const Node& node, const Shape& x, const Shape& w, con
   place(g.stride, attrs.get_ints("strides"), spatial, first);
   place(g.dilation, attrs.get_ints("dilations"), spatial, first);
   place(g.pad, attrs.get_ints("pads"), spatial, first);
-  g.depthwise = node.op == OpKind::Conv && g.group > 1 && g.channels_in == g.group;
+  const bool direct_kind = node.op == OpKind::Conv || node.op == OpKind::ConvGradFilter;
+  g.depthwise = direct_kind && g.group > 1 && g.channels_in == g.group;
+  if (node.op == OpKind::ConvGradFilter) {
+    const int64_t taps = g.kernel[0] * g.kernel[1] * g.kernel[2];
+    g.images_per_step =
+        grad_images_per_step(g.batch, g.channels_in * taps * g.out[0] * g.out[1] * g.out[2]);
+  }
   return g;
+}
+
+int64_t grad_images_per_step(int64_t batch, int64_t column_elements) {
+  constexpr int64_t kCpuColumnBudget = int64_t{1} << 22;  // the CPU's conv::kColumnBudget
+  return std::clamp<int64_t>(kCpuColumnBudget / std::max<int64_t>(column_elements, 1), 1,
+                             std::max<int64_t>(batch, 1));
 }
 
 }  // namespace volta::cuda

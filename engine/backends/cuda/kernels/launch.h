@@ -414,9 +414,11 @@ struct ConvGeometry {
   int64_t stride[kSpatialDims] = {1, 1, 1};
   int64_t dilation[kSpatialDims] = {1, 1, 1};
   int64_t pad[kSpatialDims] = {0, 0, 0};
-  // Conv whose groups each read one input channel (group == channels_in > 1): the CPU's direct
-  // depthwise kernel (multiply, then add) rather than its GEMM (FMA).
+  // Conv or ConvGradFilter whose groups each read one input channel (group == channels_in > 1):
+  // the CPU's direct kernel (multiply, then add) rather than its GEMM (FMA).
   bool depthwise = false;
+  // ConvGradFilter's GEMM path: the images of one GEMM call (the CPU's images_per_step).
+  int64_t images_per_step = 1;
 };
 
 template <class T>
@@ -432,5 +434,9 @@ cudaError_t launch_conv(const ConvLaunch<float>& c, cudaStream_t stream);
 cudaError_t launch_conv(const ConvLaunch<double>& c, cudaStream_t stream);
 cudaError_t launch_conv_transpose(const ConvLaunch<float>& c, cudaStream_t stream);
 cudaError_t launch_conv_transpose(const ConvLaunch<double>& c, cudaStream_t stream);
+// ConvGradFilter: x is X, w is dY, y is dW [channels_out, channels_in / group, kernel...]
+// (more than 0 elements); `geometry` takes dY's spatial dims as its output and dW's as the kernel.
+cudaError_t launch_conv_grad_filter(const ConvLaunch<float>& c, cudaStream_t stream);
+cudaError_t launch_conv_grad_filter(const ConvLaunch<double>& c, cudaStream_t stream);
 
 }  // namespace volta::cuda

@@ -432,4 +432,94 @@ VOLTA_HD T conv_transpose_element(const ConvGeometry& g, const T* x, const T* w,
   return acc;
 }
 
+// ConvGradFilter's direct path (one X channel per group) for weight `tap` of output channel m:
+// the CPU's direct_weight. Per image: when the dY plane holds a non-finite value, lane 0 adds the
+// sum from +0 of dY * 0 over the positions whose read falls into the padding (NaN then, where
+// it is not +0); then each inside position adds dY * X (two roundings) into lane (ow - first ow)
+// % kTreeLanes of its row. The lanes combine pairwise.
+template <class T>
+VOLTA_HD T grad_filter_direct_element(const ConvGeometry& g, const T* x, const T* dy, int64_t m,
+                                      int64_t tap) {
+  const int64_t in_size = volume(g.in);
+  const int64_t out_size = volume(g.out);
+  const Position k = tap_position(g, tap);
+  Taps reads[kSpatialDims];
+  for (int a = 0; a < kSpatialDims; ++a) {
+    reads[a] = taps_inside(k.at[a] * g.dilation[a] - g.pad[a], g.out[a], g.stride[a], g.in[a]);
+  }
+  const auto inside = [&](const Position& o) {
+    for (int a = 0; a < kSpatialDims; ++a) {
+      if (o.at[a] < reads[a].lo || o.at[a] >= reads[a].hi) return false;
+    }
+    return true;
+  };
+  const T* xc0 = x + (m / (g.channels_out / g.group)) * in_size;
+  T lanes[kTreeLanes];
+  for (T& lane : lanes) lane = T(0);
+  for (int64_t n = 0; n < g.batch; ++n) {
+    const T* xc = xc0 + n * g.channels_in * in_size;
+    const T* dyc = dy + (n * g.channels_out + m) * out_size;
+    bool finite = true;
+    for (int64_t o = 0; o < out_size && finite; ++o) finite = is_finite(dyc[o]);
+    if (!finite) {
+      T padded = T(0);
+      for (int64_t o = 0; o < out_size; ++o) {
+        if (!inside(position_of(g.out, o))) padded = add(padded, mul(dyc[o], T(0)));
+      }
+      lanes[0] = add(lanes[0], padded);
+    }
+    for (int64_t od = reads[0].lo; od < reads[0].hi; ++od) {
+      const int64_t id = od * g.stride[0] - g.pad[0] + k.at[0] * g.dilation[0];
+      for (int64_t oh = reads[1].lo; oh < reads[1].hi; ++oh) {
+        const int64_t ih = oh * g.stride[1] - g.pad[1] + k.at[1] * g.dilation[1];
+        const T* src = xc + (id * g.in[1] + ih) * g.in[2] + k.at[2] * g.dilation[2] - g.pad[2];
+        const T* grad = dyc + (od * g.out[1] + oh) * g.out[2];
+        for (int64_t ow = reads[2].lo; ow < reads[2].hi; ++ow) {
+          T& lane = lanes[(ow - reads[2].lo) % kTreeLanes];
+          lane = add(lane, mul(grad[ow], src[ow * g.stride[2]]));
+        }
+      }
+    }
+  }
+  for (int width = kTreeLanes / 2; width >= 1; width /= 2) {
+    for (int i = 0; i < width; ++i) lanes[i] = add(lanes[2 * i], lanes[2 * i + 1]);
+  }
+  return lanes[0];
+}
+
+// ConvGradFilter, element `flat` of dW [M, C / group, taps] (x: X, dy: dY; g's output is dY's
+// spatial dims, its kernel dW's): the CPU's im2col + GEMM order. dW starts at +0; per step of
+// images_per_step images, one GEMM whose K is (image of the step, output position) in order, cut
+// into slices of kGemmSlice<T>: a running FMA sum of dY * X (X 0 in the padding) from +0 per
+// slice, folded by fma(1, dW, 1 * sum). Depthwise: grad_filter_direct_element.
+template <class T>
+VOLTA_HD T conv_grad_filter_element(const ConvGeometry& g, const T* x, const T* dy, int64_t flat) {
+  const int64_t taps = volume(g.kernel);
+  const int64_t group_in = g.channels_in / g.group;
+  const int64_t m = flat / (group_in * taps);
+  const int64_t tap = flat % taps;
+  if (g.depthwise) return grad_filter_direct_element(g, x, dy, m, tap);
+  const int64_t in_size = volume(g.in);
+  const int64_t out_size = volume(g.out);
+  const int64_t c = (m / (g.channels_out / g.group)) * group_in + (flat / taps) % group_in;
+  const Position k = tap_position(g, tap);
+  T y = T(0);
+  for (int64_t first = 0; first < g.batch; first += g.images_per_step) {
+    const int64_t depth = min_of(g.images_per_step, g.batch - first) * out_size;  // the GEMM's K
+    for (int64_t k0 = 0; k0 < depth; k0 += kGemmSlice<T>) {
+      T sum = T(0);
+      const int64_t k1 = min_of(k0 + kGemmSlice<T>, depth);
+      for (int64_t p = k0; p < k1; ++p) {
+        const int64_t image = first + p / out_size;
+        const int64_t o = p % out_size;
+        const int64_t at = conv_read(g, position_of(g.out, o), k);
+        const T xv = at >= 0 ? x[(image * g.channels_in + c) * in_size + at] : T(0);
+        sum = fma(dy[(image * g.channels_out + m) * out_size + o], xv, sum);
+      }
+      y = fma(T(1), y, mul(T(1), sum));
+    }
+  }
+  return y;
+}
+
 }  // namespace volta::cuda::spatial

@@ -190,9 +190,65 @@ inline std::vector<SpatialCase> conv_cases() {
   };
 }
 
+// ConvGradFilter: X and dY (Conv's output of X, or fewer positions), dW's kernel_shape.
+inline std::vector<SpatialCase> grad_filter_cases() {
+  const OpKind op = OpKind::ConvGradFilter;
+  return {
+      {"ConvGradFilter 2-D pads",
+       op,
+       {{2, 3, 9, 8}, {2, 4, 9, 8}},
+       {{"kernel_shape", Ints{3, 3}}, {"pads", Ints{1, 1, 1, 1}}}},
+      {"ConvGradFilter groups strides dilations",
+       op,
+       {{1, 4, 11, 10}, {1, 6, 5, 4}},
+       {{"kernel_shape", Ints{3, 2}},
+        {"group", int64_t{2}},
+        {"strides", Ints{2, 3}},
+        {"dilations", Ints{2, 1}},
+        {"pads", Ints{2, 0, 1, 1}}}},
+      {"ConvGradFilter 1-D",
+       op,
+       {{3, 5, 20}, {3, 2, 10}},
+       {{"kernel_shape", Ints{4}}, {"strides", Ints{2}}, {"pads", Ints{3, 0}}}},
+      {"ConvGradFilter 3-D",
+       op,
+       {{2, 2, 5, 6, 4}, {2, 3, 5, 3, 4}},
+       {{"kernel_shape", Ints{2, 3, 2}},
+        {"strides", Ints{1, 2, 1}},
+        {"pads", Ints{1, 0, 1, 0, 1, 1}}}},
+      {"ConvGradFilter depthwise x2",
+       op,
+       {{2, 4, 7, 7}, {2, 8, 7, 7}},
+       {{"kernel_shape", Ints{3, 3}}, {"group", int64_t{4}}, {"pads", Ints{1, 1, 1, 1}}}},
+      {"ConvGradFilter depthwise strided rows past 8",
+       op,
+       {{3, 3, 9, 30}, {3, 3, 5, 15}},
+       {{"kernel_shape", Ints{2, 3}},
+        {"group", int64_t{3}},
+        {"strides", Ints{2, 2}},
+        {"pads", Ints{0, 1, 1, 2}}}},
+      {"ConvGradFilter K past a slice",
+       op,
+       {{6, 2, 12, 12}, {6, 3, 10, 10}},
+       {{"kernel_shape", Ints{3, 3}}}},
+      {"ConvGradFilter steps of one image",
+       op,
+       {{3, 16, 131, 131}, {3, 2, 129, 129}},
+       {{"kernel_shape", Ints{3, 3}}}},
+      {"ConvGradFilter fewer positions than fit",
+       op,
+       {{1, 2, 8, 8}, {1, 2, 5, 6}},
+       {{"kernel_shape", Ints{3, 3}}}},
+      {"ConvGradFilter empty batch",
+       op,
+       {{0, 3, 5, 5}, {0, 2, 3, 3}},
+       {{"kernel_shape", Ints{3, 3}}}},
+  };
+}
+
 inline std::vector<SpatialCase> all_cases() {
   std::vector<SpatialCase> cases = window_cases();
-  for (std::vector<SpatialCase> more : {global_cases(), conv_cases()}) {
+  for (std::vector<SpatialCase> more : {global_cases(), conv_cases(), grad_filter_cases()}) {
     cases.insert(cases.end(), more.begin(), more.end());
   }
   return cases;
