@@ -31,6 +31,7 @@ constexpr FamilyOps kFamilies[] = {
     {OpFamily::Movement, movement_op_kernels},
     {OpFamily::Pooling, pooling_op_kernels},
     {OpFamily::Convolution, convolution_op_kernels},
+    {OpFamily::Indexing, indexing_op_kernels},
 };
 
 using KernelTable = std::array<const CudaOpKernels*, kOpCount>;

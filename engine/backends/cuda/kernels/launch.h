@@ -438,5 +438,105 @@ cudaError_t launch_conv_transpose(const ConvLaunch<double>& c, cudaStream_t stre
 // (more than 0 elements); `geometry` takes dY's spatial dims as its output and dW's as the kernel.
 cudaError_t launch_conv_grad_filter(const ConvLaunch<float>& c, cudaStream_t stream);
 cudaError_t launch_conv_grad_filter(const ConvLaunch<double>& c, cudaStream_t stream);
+// ---- Indexing (kernels/indexing.cu) ----
+// GatherElements GatherND ScatterElements ScatterND Trilu OneHot TopK as the CPU's
+// cpu/kernels/indexing.cpp computes them. Elements of `element_bytes` (1, 4 or 8) bytes are
+// copied as they are; indices are 4- or 8-byte signed integers, checked first
+// (launch_find_bad_tuple_index) and negative ones counting from the end.
+
+// Data ranks (and index tuple lengths) the indexing kernels take.
+inline constexpr int kMaxIndexRank = 8;
+
+// Index tuples of k components: component j indexes a data axis of extent dims[j] and stride
+// strides[j] (GatherElements and ScatterElements: k = 1). GatherND's tuple t reads batch
+// t / tuples_per_batch (batch_stride elements apart); each tuple names a slice of `slice`
+// contiguous elements.
+struct IndexTuples {
+  int k = 1;
+  int64_t dims[kMaxIndexRank] = {};
+  int64_t strides[kMaxIndexRank] = {};
+  int64_t tuples = 0;
+  int64_t tuples_per_batch = 1;
+  int64_t batch_stride = 0;
+  int64_t slice = 1;
+};
+// Lowers *first_bad (set to all ones by the caller) to the smallest flat position p of the
+// tuples.tuples * tuples.k indices whose value is outside [-dims[p % k], dims[p % k]).
+cudaError_t launch_find_bad_tuple_index(int index_bytes, const IndexTuples& tuples,
+                                        const void* indices, unsigned long long* first_bad,
+                                        cudaStream_t stream);
+
+// GatherElements / ScatterElements: indices (and updates) of `index_dims`, row-major; data's
+// strides per axis; the axis the indices replace, of extent `dim`.
+struct ElementsGeometry {
+  int rank = 0;
+  int axis = 0;
+  int64_t index_dims[kMaxIndexRank] = {};
+  int64_t data_strides[kMaxIndexRank] = {};
+  int64_t dim = 0;
+  int64_t numel = 0;  // of indices (> 0)
+};
+cudaError_t launch_gather_elements(int element_bytes, int index_bytes, const ElementsGeometry& g,
+                                   const void* data, const void* indices, void* out,
+                                   cudaStream_t stream);
+// out[t * slice + c] = data[(t / tuples_per_batch) * batch_stride + offset(tuple t) + c] for
+// every tuple t and c < slice (tuples * slice > 0).
+cudaError_t launch_gather_nd(int element_bytes, int index_bytes, const IndexTuples& tuples,
+                             const void* data, const void* indices, void* out,
+                             cudaStream_t stream);
+
+// The scatters' combination of an output element with an update: assignment, or the CPU's
+// += / *= (floats in their type, integers wrapping; bool assigns whatever the reduction).
+enum class ScatterReduction : int { None, Add, Mul };
+// `out` already holds data. One thread per line along the axis applies the line's updates in
+// index order, as the CPU does: distinct lines write distinct elements, so no element's
+// updates race, and each arrives in the CPU's order.
+cudaError_t launch_scatter_elements(ElementType type, int index_bytes, ScatterReduction reduction,
+                                    const ElementsGeometry& g, const void* indices,
+                                    const void* updates, void* out, cudaStream_t stream);
+// `out` already holds data. One thread per slice column c applies every tuple's update to
+// column c of its slice, tuple after tuple in index order, as the CPU's column tasks do.
+cudaError_t launch_scatter_nd(ElementType type, int index_bytes, ScatterReduction reduction,
+                              const IndexTuples& tuples, const void* indices, const void* updates,
+                              void* out, cudaStream_t stream);
+
+// Trilu over matrices of rows x cols (numel > 0 elements in all): row i keeps columns
+// [clamp(i + k, 0, cols), cols) (upper) or [0, clamp(i + k + 1, 0, cols)) (lower), the rest
+// become zero bits. k is already clamped to [-(rows + cols), rows + cols].
+struct TriluGeometry {
+  int64_t rows = 0;
+  int64_t cols = 0;
+  int64_t k = 0;
+  bool upper = true;
+  int64_t numel = 0;
+};
+cudaError_t launch_trilu(int element_bytes, const TriluGeometry& g, const void* x, void* y,
+                         cudaStream_t stream);
+
+// OneHot: the output is [outer, depth, inner] (numel > 0), indices [outer, inner] of
+// `index_type` (F32, F64, I32, I64); values (device memory) holds off, on.
+struct OneHotGeometry {
+  int64_t depth = 1;
+  int64_t inner = 1;
+  int64_t numel = 0;
+};
+cudaError_t launch_one_hot(int element_bytes, ElementType index_type, const OneHotGeometry& g,
+                           const void* indices, const void* values, void* out,
+                           cudaStream_t stream);
+
+// TopK along lines of n elements (row r = o * inner + i starts at o * n * inner + i, stride
+// inner): element j of a line goes to output position rank(j) when rank(j) < k, rank(j) being
+// the number of the line's elements ranked before it by the CPU's strict order (larger first,
+// or smaller; NaN above every number; equal values by index). Type F32, F64, I32, I64;
+// rows * n > 0.
+struct TopKGeometry {
+  int64_t rows = 0;
+  int64_t n = 0;
+  int64_t k = 0;
+  int64_t inner = 1;
+  bool largest = true;
+};
+cudaError_t launch_top_k(ElementType type, const TopKGeometry& g, const void* x, void* values,
+                         int64_t* indices, cudaStream_t stream);
 
 }  // namespace volta::cuda

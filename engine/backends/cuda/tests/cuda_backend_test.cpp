@@ -898,5 +898,117 @@ BOOST_AUTO_TEST_CASE(the_tiny_transformer_compiles_for_cuda) {
 
 BOOST_AUTO_TEST_SUITE_END()
 
+// ---- Indexing (kernels/indexing_ops.cpp) ----
+
+BOOST_AUTO_TEST_SUITE(indexing)
+
+// The variant and workspace an exact node gets: "x32_gatherelements_i64_indices_cuda 8".
+std::string chosen(const Graph& g) {
+  const KernelSelection s = cuda_backend().select_kernel(g, only_node(g));
+  if (const auto* refused = std::get_if<KernelUnsupported>(&s)) return "refused: " + refused->reason;
+  const auto& choice = std::get<KernelChoice>(s);
+  BOOST_TEST(choice.worker_scratch_bytes == 0);
+  BOOST_TEST(kernel_determinism_name(choice.determinism) == "bit-exact");
+  return choice.variant + " " + std::to_string(choice.workspace_bytes);
+}
+
+BOOST_AUTO_TEST_CASE(the_claims_take_the_cpus_dtypes) {
+  std::string claims;
+  for (const CudaOpClaim& c : cuda_op_claims()) {
+    if (op_schema(c.op).family != OpFamily::Indexing) continue;
+    claims += std::string(op_name(c.op)) + " " + c.dtypes.str() + " " +
+              std::string(cross_backend_exactness_name(c.exactness)) + "; ";
+  }
+  BOOST_TEST(claims ==
+             "GatherElements {f32,f64,i64,i32,bool} bitwise; "
+             "GatherND {f32,f64,i64,i32,bool} bitwise; "
+             "ScatterElements {f32,f64,i64,i32,bool} bitwise-except-nan-payload; "
+             "ScatterND {f32,f64,i64,i32,bool} bitwise-except-nan-payload; "
+             "TopK {f32,f64,i64,i32} bitwise; OneHot {f32,f64,i64,i32,bool} bitwise; "
+             "Trilu {f32,f64,i64,i32,bool} bitwise; ");
+}
+
+// Index checks take one word of workspace; the gathers, Trilu and OneHot go by element size,
+// the scatters by dtype (their reductions are arithmetic).
+BOOST_AUTO_TEST_CASE(kernels_go_by_element_size_or_dtype_and_index_type) {
+  const TypeInfo f32{DType::F32, Shape{4, 5}};
+  const TypeInfo bool_data{DType::Bool, Shape{4, 5}};
+  const TypeInfo i64_indices{DType::I64, Shape{2, 5}};
+  const TypeInfo i32_indices{DType::I32, Shape{2, 5}};
+  BOOST_TEST(chosen(single_op_graph(OpKind::GatherElements, {f32, i64_indices})) ==
+             "x32_gatherelements_i64_indices_cuda 8");
+  BOOST_TEST(chosen(single_op_graph(OpKind::GatherElements, {bool_data, i32_indices})) ==
+             "x8_gatherelements_i32_indices_cuda 8");
+  BOOST_TEST(chosen(single_op_graph(OpKind::GatherND, {TypeInfo{DType::F64, Shape{4, 5}},
+                                                       TypeInfo{DType::I32, Shape{3, 2}}})) ==
+             "x64_gathernd_i32_indices_cuda 8");
+  BOOST_TEST(chosen(single_op_graph(OpKind::ScatterElements,
+                                    {TypeInfo{DType::I32, Shape{4, 5}}, i64_indices,
+                                     TypeInfo{DType::I32, Shape{2, 5}}},
+                                    {{"reduction", std::string("add")}})) ==
+             "i32_scatterelements_i64_indices_cuda_by_line 8");
+  BOOST_TEST(chosen(single_op_graph(OpKind::ScatterND,
+                                    {bool_data, TypeInfo{DType::I32, Shape{3, 1}},
+                                     TypeInfo{DType::Bool, Shape{3, 5}}})) ==
+             "bool_scatternd_i32_indices_cuda_by_column 8");
+  BOOST_TEST(chosen(single_op_graph(OpKind::Trilu, {TypeInfo{DType::I64, Shape{3, 3}}})) ==
+             "x64_trilu_cuda 0");
+  BOOST_TEST(chosen(single_op_graph(OpKind::OneHot, {TypeInfo{DType::F64, Shape{3}},
+                                                     TypeInfo{DType::Bool, Shape{2}}},
+                                    {{"depth", int64_t{4}}})) == "x8_onehot_f64_indices_cuda 0");
+  BOOST_TEST(chosen(single_op_graph(OpKind::TopK, {TypeInfo{DType::I32, Shape{3, 9}}},
+                                    {{"k", int64_t{2}}}, 2)) == "i32_topk_cuda_rank_count 0");
+}
+
+BOOST_AUTO_TEST_CASE(data_past_eight_axes_is_refused_naming_the_shape) {
+  const Shape nine{1, 2, 1, 2, 1, 2, 1, 2, 3};
+  BOOST_TEST(chosen(single_op_graph(OpKind::GatherElements,
+                                    {TypeInfo{DType::F32, nine}, TypeInfo{DType::I64, nine}})) ==
+             "refused: GatherElements of data [1,2,1,2,1,2,1,2,3] (rank 9): the CUDA kernel "
+             "takes data of rank at most 8");
+  BOOST_TEST(chosen(single_op_graph(OpKind::ScatterND,
+                                    {TypeInfo{DType::F32, nine}, TypeInfo{DType::I64, Shape{2, 1}},
+                                     TypeInfo{DType::F32, Shape{2, 2, 1, 2, 1, 2, 1, 2, 3}}})) ==
+             "refused: ScatterND of data [1,2,1,2,1,2,1,2,3] (rank 9): the CUDA kernel takes data "
+             "of rank at most 8");
+}
+
+// A graph of every indexing op plans strict for CUDA without a device, each index check's word
+// placed by the planner.
+BOOST_AUTO_TEST_CASE(a_graph_of_them_compiles_strict_without_a_device) {
+  Graph g;
+  const ValueId x = g.add_input("x", DType::F32, Shape{6, 8});
+  const ValueId idx = g.add_input("idx", DType::I64, Shape{6, 3});
+  const ValueId tuples = g.add_input("tuples", DType::I32, Shape{4, 1});
+  const ValueId rows = g.add_input("rows", DType::F32, Shape{4, 8});
+  const ValueId labels = g.add_input("labels", DType::I64, Shape{6});
+  const ValueId values = g.add_input("values", DType::F32, Shape{2});
+  const ValueId gathered = g.add(OpKind::GatherElements, {x, idx}, {{"axis", int64_t{1}}}, "ge");
+  const ValueId scattered = g.add(OpKind::ScatterElements, {x, idx, gathered},
+                                  {{"axis", int64_t{1}}, {"reduction", std::string("add")}}, "se");
+  const ValueId nd = g.add(OpKind::ScatterND, {scattered, tuples, rows}, {}, "snd");
+  const ValueId lower = g.add(OpKind::Trilu, {nd}, {{"upper", int64_t{0}}}, "trilu");
+  const std::vector<ValueId> top =
+      g.add_node(OpKind::TopK, {lower}, {{"k", int64_t{3}}}, "topk", 2);
+  const ValueId hot =
+      g.add(OpKind::OneHot, {labels, values}, {{"depth", int64_t{5}}}, "onehot");
+  const ValueId picked = g.add(OpKind::GatherND, {x, tuples}, {}, "gnd");
+  g.set_outputs({top[0], top[1], hot, picked});
+  const ExecutionPlan plan = compile(g, cuda_backend(), DeterminismMode::Strict);
+  std::string variants;
+  int64_t workspace = 0;
+  for (const PlannedStep& step : plan.steps) {
+    variants += (variants.empty() ? "" : " ") + step.kernel.variant;
+    workspace += step.kernel.workspace_bytes;
+  }
+  BOOST_TEST(variants ==
+             "x32_gatherelements_i64_indices_cuda f32_scatterelements_i64_indices_cuda_by_line "
+             "f32_scatternd_i32_indices_cuda_by_column x32_trilu_cuda f32_topk_cuda_rank_count "
+             "x32_onehot_i64_indices_cuda x32_gathernd_i32_indices_cuda");
+  BOOST_TEST(workspace == 4 * 8);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
 }  // namespace
 }  // namespace volta

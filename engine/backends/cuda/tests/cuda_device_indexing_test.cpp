@@ -1,0 +1,452 @@
+// The CUDA backend's indexing kernels on a device, against the CPU backend, as each op's claim
+// says (cuda_op_claims()): GatherElements, GatherND (batch_dims 0 and 1), ScatterElements and
+// ScatterND (every reduction, duplicate indices, every dtype), Trilu (upper and lower, k far
+// out), OneHot (every index and value type, NaN and fractional float indices) and TopK (ties,
+// NaNs, +-0, both directions, k from 0 to n, inner axes); out-of-range indices fail the run in
+// the CPU's words.
+//
+// Without a usable device every case is skipped and the binary prints "SKIPPED: <reason>",
+// which CTest reports as skipped (SKIP_REGULAR_EXPRESSION): never a pass without a device.
+
+#define BOOST_TEST_MODULE cuda_device_indexing_test
+#include <bit>
+#include <boost/test/unit_test.hpp>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "device_test_support.h"
+#include "volta/backends/cuda.h"
+#include "volta/error.h"
+#include "volta/ir/random.h"
+#include "volta/runtime/registry.h"
+#include "volta/runtime/runtime.h"
+
+namespace volta {
+namespace {
+
+using cuda_test::DeviceOrSkip;
+BOOST_TEST_GLOBAL_FIXTURE(DeviceOrSkip);
+using cuda_test::cpu;
+using cuda_test::device_available;
+using cuda_test::gpu;
+using cuda_test::run_on;
+
+constexpr DType kDTypes[] = {DType::F32, DType::F64, DType::I64, DType::I32, DType::Bool};
+constexpr DType kNumeric[] = {DType::F32, DType::F64, DType::I64, DType::I32};
+constexpr DType kIndexTypes[] = {DType::I64, DType::I32};
+
+CrossBackendExactness claim_of(OpKind op) {
+  for (const CudaOpClaim& c : cuda_op_claims()) {
+    if (c.op == op) return c.exactness;
+  }
+  BOOST_FAIL("no CUDA claim for " << op_name(op));
+  return CrossBackendExactness::Bitwise;
+}
+
+template <class T>
+bool is_nan_at(const Tensor& t, int64_t i) {
+  T v;
+  std::memcpy(&v, static_cast<const std::byte*>(t.data()) + i * sizeof(T), sizeof(T));
+  return v != v;
+}
+
+// The first element where `got` breaks the claim against `want`, or empty.
+std::string first_breach(CrossBackendExactness claim, const Tensor& got, const Tensor& want) {
+  if (got.dtype() != want.dtype() || got.shape() != want.shape()) {
+    return "type " + std::string(dtype_name(got.dtype())) + got.shape().str() + " vs " +
+           std::string(dtype_name(want.dtype())) + want.shape().str();
+  }
+  const size_t size = dtype_size(got.dtype());
+  const auto* g = static_cast<const std::byte*>(got.data());
+  const auto* w = static_cast<const std::byte*>(want.data());
+  for (int64_t i = 0; i < got.numel(); ++i) {
+    const auto at = static_cast<size_t>(i) * size;
+    if (std::memcmp(g + at, w + at, size) == 0) continue;
+    if (claim == CrossBackendExactness::BitwiseExceptNanPayload) {
+      if (got.dtype() == DType::F32 && is_nan_at<float>(got, i) && is_nan_at<float>(want, i))
+        continue;
+      if (got.dtype() == DType::F64 && is_nan_at<double>(got, i) && is_nan_at<double>(want, i))
+        continue;
+    }
+    return "element " + std::to_string(i) + ": cuda " + std::to_string(got.get_double(i)) +
+           ", cpu " + std::to_string(want.get_double(i));
+  }
+  return {};
+}
+
+// Runs `graph` (one op node) on both backends and checks every output against the op's claim;
+// the GPU's arena is poisoned, so an element a kernel leaves unwritten cannot pass by luck.
+void check_against_cpu(const Graph& graph, const std::vector<Tensor>& inputs,
+                       const std::string& what) {
+  const OpKind op = graph.node(0).op;
+  const CrossBackendExactness claim = claim_of(op);
+  const std::vector<Tensor> want = run_on(cpu(), graph, inputs);
+  const std::vector<Tensor> got = run_on(gpu(), graph, inputs, std::byte{0xff});
+  BOOST_REQUIRE_EQUAL(got.size(), want.size());
+  for (size_t k = 0; k < got.size(); ++k) {
+    const std::string breach = first_breach(claim, got[k], want[k]);
+    BOOST_CHECK_MESSAGE(breach.empty(), std::string(op_name(op))
+                                            << " (" << cross_backend_exactness_name(claim)
+                                            << ") on " << what << ", output " << k << ": "
+                                            << breach);
+  }
+}
+
+Graph op_graph(OpKind op, const std::vector<TypeInfo>& inputs, Attributes attrs = {},
+               int num_outputs = 1) {
+  Graph g;
+  std::vector<ValueId> ids;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    ids.push_back(g.add_input("in" + std::to_string(i), inputs[i].dtype, inputs[i].shape));
+  }
+  g.set_outputs(g.add_node(op, ids, std::move(attrs), "op", num_outputs));
+  return g;
+}
+
+// The error a run fails with, code and message, the backend's name in it written as "<backend>".
+std::string error_of(const Backend& backend, const Graph& graph,
+                     const std::vector<Tensor>& inputs) {
+  try {
+    run_on(backend, graph, inputs);
+  } catch (const VoltaError& e) {
+    std::string message = std::string(error_code_name(e.code())) + ": " + e.message();
+    const std::string name = "backend '" + std::string(backend.name()) + "'";
+    if (const size_t at = message.find(name); at != std::string::npos) {
+      message.replace(at, name.size(), "backend '<backend>'");
+    }
+    return message;
+  }
+  return {};
+}
+
+// Random bytes: every f32 / f64 class appears, NaN payloads included.
+Tensor random_of(DType dtype, const Shape& shape, uint64_t seed) {
+  Tensor t(dtype, shape);
+  auto* bytes = static_cast<std::byte*>(t.data());
+  for (size_t i = 0; i < t.nbytes(); ++i) {
+    bytes[i] = static_cast<std::byte>(counter_random_u64(seed, 1, i));
+  }
+  if (dtype == DType::Bool) {
+    for (size_t i = 0; i < t.nbytes(); ++i) bytes[i] &= std::byte{1};
+  }
+  return t;
+}
+
+// Small values, so that scatters' sums and products stay finite and collide in ties.
+Tensor small_values(DType dtype, const Shape& shape, uint64_t seed) {
+  if (dtype == DType::Bool) return random_of(dtype, shape, seed);
+  return random_tensor(dtype, shape, seed, -4.0, 4.0);
+}
+
+// Indices uniform in [-dim, dim): negative ones too.
+Tensor indices_in(DType index_type, const Shape& shape, int64_t dim, uint64_t seed) {
+  Tensor t(index_type, shape);
+  for (int64_t i = 0; i < t.numel(); ++i) {
+    const auto r = static_cast<int64_t>(counter_random_u64(seed, 2, static_cast<uint64_t>(i)) %
+                                        static_cast<uint64_t>(2 * dim));
+    t.set_double(i, static_cast<double>(r - dim));
+  }
+  return t;
+}
+
+std::string name_of(DType dtype, DType index_type, const Shape& data, const std::string& more) {
+  return std::string(dtype_name(dtype)) + " data " + data.str() + ", " +
+         std::string(dtype_name(index_type)) + " indices, " + more;
+}
+
+// A bad index planted in `good` at flat position `at`: both backends fail alike.
+void check_same_error(const Graph& g, std::vector<Tensor> inputs, size_t operand, int64_t at,
+                      int64_t value, const std::string& what) {
+  inputs[operand].set_double(at, static_cast<double>(value));
+  if (inputs[operand].numel() > at + 1) {
+    inputs[operand].set_double(at + 1, static_cast<double>(-value - 7));  // a later bad one
+  }
+  const std::string want = error_of(cpu(), g, inputs);
+  BOOST_TEST(want.find("index " + std::to_string(value) + " at indices position") !=
+                 std::string::npos,
+             what << ": " << want);
+  BOOST_TEST(error_of(gpu(), g, inputs) == want, what);
+}
+
+// ---- Gathers ----
+
+BOOST_AUTO_TEST_CASE(gather_elements_matches_the_cpu_and_fails_alike,
+                     *boost::unit_test::precondition(device_available)) {
+  uint64_t seed = 100;
+  const std::vector<std::pair<Shape, Shape>> shapes = {
+      {{7}, {5}}, {{4, 5}, {4, 5}}, {{4, 5}, {2, 9}}, {{3, 4, 5}, {3, 2, 5}},
+      {{2, 3, 4, 5}, {2, 3, 7, 5}}, {{4, 5}, {0, 5}}, {{301, 17}, {301, 17}}};
+  for (DType dtype : kDTypes) {
+    for (DType index_type : kIndexTypes) {
+      for (const auto& [data, index_shape] : shapes) {
+        for (int64_t axis = -data.rank(); axis < data.rank(); ++axis) {
+          const int a = static_cast<int>(axis < 0 ? axis + data.rank() : axis);
+          Shape idx_shape = index_shape;
+          if (idx_shape.rank() != data.rank()) continue;
+          bool fits = true;
+          for (int d = 0; d < data.rank(); ++d) fits = fits && (d == a || idx_shape[d] <= data[d]);
+          if (!fits) continue;
+          const Graph g = op_graph(OpKind::GatherElements,
+                                   {{dtype, data}, {index_type, idx_shape}}, {{"axis", axis}});
+          const std::vector<Tensor> in = {random_of(dtype, data, ++seed),
+                                          indices_in(index_type, idx_shape, data[a], ++seed)};
+          const std::string what =
+              name_of(dtype, index_type, data, idx_shape.str() + " axis " + std::to_string(axis));
+          check_against_cpu(g, in, what);
+          if (idx_shape.numel() > 2) {
+            check_same_error(g, in, 1, idx_shape.numel() / 2, data[a], what);
+          }
+        }
+      }
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(gather_nd_matches_the_cpu_and_fails_alike,
+                     *boost::unit_test::precondition(device_available)) {
+  uint64_t seed = 200;
+  struct Case {
+    Shape data;
+    Shape indices;
+    int64_t batch_dims;
+  };
+  const std::vector<Case> cases = {
+      {{5, 6}, {3, 1}, 0},          {{5, 6}, {3, 2}, 0},       {{5, 6, 7}, {2, 4, 2}, 0},
+      {{5, 6, 7}, {11, 3}, 0},      {{4, 6, 7}, {4, 3, 1}, 1}, {{4, 6, 7}, {4, 2}, 1},
+      {{2, 3, 4, 5}, {2, 3, 2}, 2}, {{5, 6}, {0, 2}, 0},       {{300, 40}, {1000, 1}, 0}};
+  for (DType dtype : kDTypes) {
+    for (DType index_type : kIndexTypes) {
+      for (const Case& c : cases) {
+        const Graph g = op_graph(OpKind::GatherND, {{dtype, c.data}, {index_type, c.indices}},
+                                 {{"batch_dims", c.batch_dims}});
+        // Each tuple component in [-dim, dim) of its own axis.
+        Tensor idx(index_type, c.indices);
+        const int64_t k = c.indices[c.indices.rank() - 1];
+        for (int64_t p = 0; p < idx.numel(); ++p) {
+          const int64_t dim = c.data[static_cast<int>(c.batch_dims + p % k)];
+          const auto r = static_cast<int64_t>(counter_random_u64(++seed, 3, 0) %
+                                              static_cast<uint64_t>(2 * dim));
+          idx.set_double(p, static_cast<double>(r - dim));
+        }
+        const std::vector<Tensor> in = {random_of(dtype, c.data, ++seed), idx};
+        const std::string what = name_of(dtype, index_type, c.data,
+                                         c.indices.str() + " batch_dims " +
+                                             std::to_string(c.batch_dims));
+        check_against_cpu(g, in, what);
+        if (idx.numel() > 3) {
+          const int64_t at = idx.numel() - 2;  // component (at % k) of a later tuple
+          check_same_error(g, in, 1, at,
+                           -c.data[static_cast<int>(c.batch_dims + at % k)] - 1, what);
+        }
+      }
+    }
+  }
+}
+
+// ---- Scatters ----
+
+BOOST_AUTO_TEST_CASE(scatter_elements_matches_the_cpu_with_every_reduction,
+                     *boost::unit_test::precondition(device_available)) {
+  uint64_t seed = 300;
+  const std::vector<std::pair<Shape, Shape>> shapes = {{{7}, {12}},
+                                                       {{4, 5}, {4, 5}},
+                                                       {{4, 5}, {3, 9}},
+                                                       {{3, 4, 5}, {6, 3, 5}},
+                                                       {{3, 4, 5}, {3, 2, 9}},
+                                                       {{3, 4, 5}, {3, 4, 0}},
+                                                       {{64, 33}, {64, 200}}};
+  for (DType dtype : kDTypes) {
+    for (const std::string reduction : {"none", "add", "mul"}) {
+      if (dtype == DType::Bool && reduction != "none") continue;
+      for (DType index_type : kIndexTypes) {
+        for (const auto& [data, idx_shape] : shapes) {
+          for (int64_t axis : {int64_t{0}, int64_t{-1}}) {
+            const int a = static_cast<int>(axis < 0 ? axis + data.rank() : axis);
+            bool fits = true;
+            for (int d = 0; d < data.rank(); ++d) {
+              fits = fits && (d == a || idx_shape[d] <= data[d]);
+            }
+            if (!fits) continue;
+            const Graph g = op_graph(OpKind::ScatterElements,
+                                     {{dtype, data}, {index_type, idx_shape}, {dtype, idx_shape}},
+                                     {{"axis", axis}, {"reduction", reduction}});
+            // Few distinct targets per line: duplicates everywhere.
+            const std::vector<Tensor> in = {
+                small_values(dtype, data, ++seed),
+                indices_in(index_type, idx_shape, std::min<int64_t>(data[a], 3), ++seed),
+                small_values(dtype, idx_shape, ++seed)};
+            const std::string what =
+                name_of(dtype, index_type, data,
+                        idx_shape.str() + " axis " + std::to_string(axis) + " " + reduction);
+            check_against_cpu(g, in, what);
+            // Bit patterns (NaN payloads, infinities) through the same reduction.
+            check_against_cpu(g, {random_of(dtype, data, ++seed), in[1],
+                                   random_of(dtype, idx_shape, ++seed)},
+                              what + ", random bits");
+            if (idx_shape.numel() > 2) {
+              check_same_error(g, in, 1, idx_shape.numel() / 3, -data[a] - 1, what);
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(scatter_nd_matches_the_cpu_with_every_reduction,
+                     *boost::unit_test::precondition(device_available)) {
+  uint64_t seed = 400;
+  const std::vector<std::pair<Shape, Shape>> shapes = {
+      {{8}, {20, 1}},         {{5, 6}, {7, 1}},    {{5, 6}, {9, 2}},        {{4, 5, 6}, {3, 2, 2}},
+      {{4, 5, 6}, {0, 1}},    {{4, 5, 6}, {6, 3}}, {{64, 4097}, {100, 1}}, {{3, 3}, {5000, 2}}};
+  for (DType dtype : kDTypes) {
+    for (const std::string reduction : {"none", "add", "mul"}) {
+      if (dtype == DType::Bool && reduction != "none") continue;
+      for (DType index_type : kIndexTypes) {
+        for (const auto& [data, idx_shape] : shapes) {
+          const int64_t k = idx_shape[idx_shape.rank() - 1];
+          std::vector<int64_t> update_dims(idx_shape.dims().begin(), idx_shape.dims().end() - 1);
+          update_dims.insert(update_dims.end(), data.dims().begin() + k, data.dims().end());
+          const Shape updates(update_dims);
+          const Graph g = op_graph(OpKind::ScatterND,
+                                   {{dtype, data}, {index_type, idx_shape}, {dtype, updates}},
+                                   {{"reduction", reduction}});
+          Tensor idx(index_type, idx_shape);
+          for (int64_t p = 0; p < idx.numel(); ++p) {
+            const int64_t dim = std::min<int64_t>(data[static_cast<int>(p % k)], 3);
+            idx.set_double(p, static_cast<double>(static_cast<int64_t>(
+                                  counter_random_u64(seed, 4, static_cast<uint64_t>(p)) %
+                                  static_cast<uint64_t>(2 * dim))) -
+                                  static_cast<double>(dim));
+          }
+          ++seed;
+          const std::vector<Tensor> in = {small_values(dtype, data, ++seed), idx,
+                                          small_values(dtype, updates, ++seed)};
+          const std::string what =
+              name_of(dtype, index_type, data, idx_shape.str() + " " + reduction);
+          check_against_cpu(g, in, what);
+          check_against_cpu(
+              g, {random_of(dtype, data, ++seed), idx, random_of(dtype, updates, ++seed)},
+              what + ", random bits");
+          if (idx.numel() > 2) {
+            check_same_error(g, in, 1, idx.numel() - 2,
+                             data[static_cast<int>((idx.numel() - 2) % k)], what);
+          }
+        }
+      }
+    }
+  }
+}
+
+// ---- Trilu, OneHot ----
+
+BOOST_AUTO_TEST_CASE(trilu_matches_the_cpu,
+                     *boost::unit_test::precondition(device_available)) {
+  uint64_t seed = 500;
+  const std::vector<Shape> shapes = {{1, 1}, {3, 4}, {5, 2}, {2, 3, 7, 6}, {0, 3}, {300, 301}};
+  for (DType dtype : kDTypes) {
+    for (const Shape& shape : shapes) {
+      for (int64_t upper : {0, 1}) {
+        for (int64_t k : {std::numeric_limits<int64_t>::min(), int64_t{-400}, int64_t{-2},
+                          int64_t{-1}, int64_t{0}, int64_t{1}, int64_t{3}, int64_t{500},
+                          std::numeric_limits<int64_t>::max()}) {
+          const Graph g =
+              op_graph(OpKind::Trilu, {{dtype, shape}}, {{"upper", upper}, {"k", k}});
+          check_against_cpu(g, {random_of(dtype, shape, ++seed)},
+                            std::string(dtype_name(dtype)) + " " + shape.str() + " upper " +
+                                std::to_string(upper) + " k " + std::to_string(k));
+        }
+      }
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(one_hot_matches_the_cpu_for_every_index_and_value_type,
+                     *boost::unit_test::precondition(device_available)) {
+  uint64_t seed = 600;
+  const std::vector<Shape> shapes = {{1}, {7}, {3, 5}, {2, 3, 4}, {0, 2}};
+  for (DType index_type : kNumeric) {
+    for (DType dtype : kDTypes) {
+      for (const Shape& shape : shapes) {
+        for (int64_t depth : {1, 5, 64}) {
+          for (int64_t axis = -(shape.rank() + 1); axis <= shape.rank(); ++axis) {
+            Tensor idx = random_tensor(index_type, shape, ++seed, -1.5 * static_cast<double>(depth),
+                                       1.5 * static_cast<double>(depth));
+            if (index_type == DType::F32 && idx.numel() > 2) {  // NaN, inf, -0.9 -> class 0
+              idx.data_as<float>()[0] = std::numeric_limits<float>::quiet_NaN();
+              idx.data_as<float>()[1] = -std::numeric_limits<float>::infinity();
+              idx.data_as<float>()[2] = -0.9f;
+            }
+            if (index_type == DType::F64 && idx.numel() > 1) {
+              idx.data_as<double>()[0] = std::numeric_limits<double>::quiet_NaN();
+              idx.data_as<double>()[1] = 1e300;
+            }
+            const Graph g =
+                op_graph(OpKind::OneHot, {{index_type, shape}, {dtype, Shape{2}}},
+                         {{"depth", depth}, {"axis", axis}});
+            check_against_cpu(g, {idx, random_of(dtype, Shape{2}, ++seed)},
+                              std::string(dtype_name(dtype)) + " values, " +
+                                  std::string(dtype_name(index_type)) + " indices " +
+                                  shape.str() + " depth " + std::to_string(depth) + " axis " +
+                                  std::to_string(axis));
+          }
+        }
+      }
+    }
+  }
+}
+
+// ---- TopK ----
+
+// Few distinct values (ties everywhere), zeros of both signs, infinities and NaNs.
+Tensor tie_heavy(DType dtype, const Shape& shape, uint64_t seed) {
+  Tensor t = random_tensor(dtype, shape, seed, -3.0, 3.0);
+  if (dtype == DType::F32) {
+    const float specials[] = {0.0f, -0.0f, std::numeric_limits<float>::infinity(),
+                              -std::numeric_limits<float>::infinity(),
+                              std::numeric_limits<float>::quiet_NaN(),
+                              std::bit_cast<float>(0xffc00001u)};
+    for (int64_t i = 0; i < t.numel(); i += 3) {
+      t.data_as<float>()[i] = specials[counter_random_u64(seed, 5, static_cast<uint64_t>(i)) % 6];
+    }
+  } else if (dtype == DType::F64) {
+    const double specials[] = {0.0, -0.0, std::numeric_limits<double>::infinity(),
+                               std::numeric_limits<double>::quiet_NaN()};
+    for (int64_t i = 0; i < t.numel(); i += 3) {
+      t.data_as<double>()[i] =
+          specials[counter_random_u64(seed, 5, static_cast<uint64_t>(i)) % 4];
+    }
+  }
+  return t;
+}
+
+BOOST_AUTO_TEST_CASE(top_k_matches_the_cpu_on_ties_nans_and_every_k,
+                     *boost::unit_test::precondition(device_available)) {
+  uint64_t seed = 700;
+  const std::vector<Shape> shapes = {{1}, {9}, {4, 17}, {3, 10, 5}, {2, 0}, {2, 5000}};
+  for (DType dtype : kNumeric) {
+    for (const Shape& shape : shapes) {
+      for (int64_t axis = -shape.rank(); axis < shape.rank(); ++axis) {
+        const int64_t n = shape[static_cast<int>(axis < 0 ? axis + shape.rank() : axis)];
+        for (int64_t k : {int64_t{0}, int64_t{1}, int64_t{3}, n / 2, n - 1, n}) {
+          if (k < 0 || k > n) continue;
+          for (int64_t largest : {0, 1}) {
+            const Graph g = op_graph(OpKind::TopK, {{dtype, shape}},
+                                     {{"k", k}, {"axis", axis}, {"largest", largest}}, 2);
+            const std::string what = std::string(dtype_name(dtype)) + " " + shape.str() +
+                                     " axis " + std::to_string(axis) + " k " + std::to_string(k) +
+                                     " largest " + std::to_string(largest);
+            check_against_cpu(g, {tie_heavy(dtype, shape, ++seed)}, what + ", ties");
+            check_against_cpu(g, {random_of(dtype, shape, ++seed)}, what + ", random bits");
+          }
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace volta
