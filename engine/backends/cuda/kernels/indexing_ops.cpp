@@ -6,13 +6,13 @@
 
 #include <cuda_runtime_api.h>
 
-#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "../cuda_kernel.h"
+#include "../indexing_geometry.h"
 #include "launch.h"
 
 namespace volta::cuda {
@@ -38,12 +38,6 @@ int checked_axis(int64_t axis, int rank) {
          "axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(rank));
   }
   return *a;
-}
-
-int64_t product(const Shape& shape, int first, int last) {
-  int64_t p = 1;
-  for (int a = first; a < last; ++a) p *= shape[a];
-  return p;
 }
 
 // ---- Index checks ----
@@ -73,17 +67,18 @@ void check_tuples(const CudaKernelArgs& args, const ConstTensorView& indices,
     rest /= indices.shape[static_cast<int>(a)];
   }
   const int64_t dim = tuples.dims[p % tuples.k];
-  fail(ErrorCode::KernelFailure,
-       "index " + std::to_string(value) + " at indices position " + Shape(position).str() +
-           " is out of range for data axis " + std::to_string(first_axis + p % tuples.k) +
-           " of size " + std::to_string(dim) + " (valid: [" + std::to_string(-dim) + ", " +
-           std::to_string(dim - 1) + "])");
+  fail(ErrorCode::KernelFailure, "index " + std::to_string(value) + " at indices position " +
+                                     Shape(position).str() + " is out of range for data axis " +
+                                     std::to_string(first_axis + p % tuples.k) + " of size " +
+                                     std::to_string(dim) + " (valid: [" + std::to_string(-dim) +
+                                     ", " + std::to_string(dim - 1) + "])");
 }
 
 std::optional<KernelUnsupported> refuse_index_type(const CudaKernelQuery& query, int operand) {
   const DType index_type = query.inputs[static_cast<size_t>(operand)]->dtype;
   if (kIndexTypes.contains(index_type)) return std::nullopt;
-  return KernelUnsupported{std::string(op_name(query.node.op)) + " indices must be i32 or i64, got " +
+  return KernelUnsupported{std::string(op_name(query.node.op)) +
+                           " indices must be i32 or i64, got " +
                            std::string(dtype_name(index_type))};
 }
 
@@ -103,30 +98,13 @@ KernelSelection checked_choice(const CudaKernel& kernel) {
 
 // ---- GatherElements and ScatterElements ----
 
-ElementsGeometry elements_geometry(const Shape& data, const Shape& indices, int axis) {
-  ElementsGeometry g;
-  g.rank = data.rank();
-  g.axis = axis;
-  const std::vector<int64_t> strides = data.strides();
-  for (int a = 0; a < g.rank; ++a) {
-    g.index_dims[a] = indices[a];
-    g.data_strides[a] = strides[static_cast<size_t>(a)];
-  }
-  g.dim = data[axis];
-  g.numel = indices.numel();
-  return g;
-}
-
 // Checks the indices against the axis; returns the geometry.
 ElementsGeometry checked_elements(const CudaKernelArgs& args) {
   const ConstTensorView& data = args.inputs[0];
   const ConstTensorView& indices = args.inputs[1];
   const int axis = checked_axis(AttrReader(args.node).get_int("axis"), data.shape.rank());
   const ElementsGeometry g = elements_geometry(data.shape, indices.shape, axis);
-  IndexTuples tuples;
-  tuples.dims[0] = g.dim;
-  tuples.tuples = g.numel;
-  check_tuples(args, indices, tuples, axis);
+  check_tuples(args, indices, axis_tuples(g), axis);
   return g;
 }
 
@@ -140,22 +118,6 @@ void gather_elements(const CudaKernelArgs& args) {
 }
 
 // ---- GatherND and ScatterND ----
-
-// The k-tuples in the last axis of indices over data's axes [batch_dims, batch_dims + k).
-IndexTuples nd_tuples(const Shape& data, const Shape& indices, int batch_dims) {
-  IndexTuples t;
-  t.k = static_cast<int>(indices[indices.rank() - 1]);
-  const std::vector<int64_t> strides = data.strides();
-  for (int j = 0; j < t.k; ++j) {
-    t.dims[j] = data[batch_dims + j];
-    t.strides[j] = strides[static_cast<size_t>(batch_dims + j)];
-  }
-  t.tuples = t.k == 0 ? 0 : indices.numel() / t.k;
-  t.tuples_per_batch = product(indices, batch_dims, indices.rank() - 1);
-  t.batch_stride = product(data, batch_dims, data.rank());
-  t.slice = product(data, batch_dims + t.k, data.rank());
-  return t;
-}
 
 void gather_nd(const CudaKernelArgs& args) {
   const ConstTensorView& data = args.inputs[0];
@@ -216,10 +178,9 @@ void scatter_elements(const CudaKernelArgs& args) {
   check_unaliased(args, args.inputs[2], "updates");
   copy_data(args);
   if (g.numel == 0) return;
-  check_launch(launch_scatter_elements(element_type(args.inputs[0].dtype),
-                                       index_bytes(args.inputs[1]), reduction, g,
-                                       args.inputs[1].data, args.inputs[2].data,
-                                       args.outputs[0].data, args.stream),
+  check_launch(launch_scatter_elements(
+                   element_type(args.inputs[0].dtype), index_bytes(args.inputs[1]), reduction, g,
+                   args.inputs[1].data, args.inputs[2].data, args.outputs[0].data, args.stream),
                args.node);
 }
 
@@ -232,38 +193,27 @@ void scatter_nd(const CudaKernelArgs& args) {
   check_unaliased(args, args.inputs[2], "updates");
   copy_data(args);
   if (t.tuples * t.slice == 0) return;
-  check_launch(launch_scatter_nd(element_type(args.inputs[0].dtype), index_bytes(indices),
-                                 reduction, t, indices.data, args.inputs[2].data,
-                                 args.outputs[0].data, args.stream),
-               args.node);
+  check_launch(
+      launch_scatter_nd(element_type(args.inputs[0].dtype), index_bytes(indices), reduction, t,
+                        indices.data, args.inputs[2].data, args.outputs[0].data, args.stream),
+      args.node);
 }
 
 // ---- Trilu, OneHot, TopK ----
 
 void trilu(const CudaKernelArgs& args) {
   const ConstTensorView& x = args.inputs[0];
-  const int rank = x.shape.rank();
   const AttrReader attrs(args.node);
-  TriluGeometry g;
-  g.rows = x.shape[rank - 2];
-  g.cols = x.shape[rank - 1];
-  g.upper = attrs.get_int("upper") != 0;
-  // |k| beyond rows + cols keeps or drops everything; clamping avoids overflow, as on the CPU.
-  g.k = std::clamp<int64_t>(attrs.get_int("k"), -(g.rows + g.cols), g.rows + g.cols);
-  g.numel = x.numel();
+  const TriluGeometry g = trilu_geometry(x.shape, attrs.get_int("upper") != 0, attrs.get_int("k"));
   if (g.numel == 0) return;
-  check_launch(
-      launch_trilu(element_bytes(x.dtype), g, x.data, args.outputs[0].data, args.stream),
-      args.node);
+  check_launch(launch_trilu(element_bytes(x.dtype), g, x.data, args.outputs[0].data, args.stream),
+               args.node);
 }
 
 void one_hot(const CudaKernelArgs& args) {
   const TensorView& out = args.outputs[0];
   const int axis = checked_axis(AttrReader(args.node).get_int("axis"), out.shape.rank());
-  OneHotGeometry g;
-  g.depth = out.shape[axis];
-  g.inner = product(out.shape, axis + 1, out.shape.rank());
-  g.numel = out.numel();
+  const OneHotGeometry g = one_hot_geometry(out.shape, axis);
   if (g.numel == 0) return;
   check_launch(launch_one_hot(element_bytes(out.dtype), element_type(args.inputs[0].dtype), g,
                               args.inputs[0].data, args.inputs[1].data, out.data, args.stream),
@@ -274,12 +224,8 @@ void top_k(const CudaKernelArgs& args) {
   const ConstTensorView& x = args.inputs[0];
   const AttrReader attrs(args.node);
   const int axis = checked_axis(attrs.get_int("axis"), x.shape.rank());
-  TopKGeometry g;
-  g.n = x.shape[axis];
-  g.k = args.outputs[0].shape[axis];
-  g.inner = product(x.shape, axis + 1, x.shape.rank());
-  g.rows = product(x.shape, 0, axis) * g.inner;
-  g.largest = attrs.get_int("largest") != 0;
+  const TopKGeometry g =
+      top_k_geometry(x.shape, axis, args.outputs[0].shape[axis], attrs.get_int("largest") != 0);
   if (g.k == 0 || g.rows == 0) return;
   check_launch(launch_top_k(element_type(x.dtype), g, x.data, args.outputs[0].data,
                             static_cast<int64_t*>(args.outputs[1].data), args.stream),
@@ -328,19 +274,18 @@ constexpr CudaKernel kScatterNd[5][2] = {
 constexpr CudaKernel kTrilu[3] = {
     {trilu, "x8_trilu_cuda"}, {trilu, "x32_trilu_cuda"}, {trilu, "x64_trilu_cuda"}};
 // By value size, then index type (f32, f64, i32, i64).
-constexpr CudaKernel kOneHot[3][4] = {
-    {{one_hot, "x8_onehot_f32_indices_cuda"},
-     {one_hot, "x8_onehot_f64_indices_cuda"},
-     {one_hot, "x8_onehot_i32_indices_cuda"},
-     {one_hot, "x8_onehot_i64_indices_cuda"}},
-    {{one_hot, "x32_onehot_f32_indices_cuda"},
-     {one_hot, "x32_onehot_f64_indices_cuda"},
-     {one_hot, "x32_onehot_i32_indices_cuda"},
-     {one_hot, "x32_onehot_i64_indices_cuda"}},
-    {{one_hot, "x64_onehot_f32_indices_cuda"},
-     {one_hot, "x64_onehot_f64_indices_cuda"},
-     {one_hot, "x64_onehot_i32_indices_cuda"},
-     {one_hot, "x64_onehot_i64_indices_cuda"}}};
+constexpr CudaKernel kOneHot[3][4] = {{{one_hot, "x8_onehot_f32_indices_cuda"},
+                                       {one_hot, "x8_onehot_f64_indices_cuda"},
+                                       {one_hot, "x8_onehot_i32_indices_cuda"},
+                                       {one_hot, "x8_onehot_i64_indices_cuda"}},
+                                      {{one_hot, "x32_onehot_f32_indices_cuda"},
+                                       {one_hot, "x32_onehot_f64_indices_cuda"},
+                                       {one_hot, "x32_onehot_i32_indices_cuda"},
+                                       {one_hot, "x32_onehot_i64_indices_cuda"}},
+                                      {{one_hot, "x64_onehot_f32_indices_cuda"},
+                                       {one_hot, "x64_onehot_f64_indices_cuda"},
+                                       {one_hot, "x64_onehot_i32_indices_cuda"},
+                                       {one_hot, "x64_onehot_i64_indices_cuda"}}};
 constexpr CudaKernel kTopK[4] = {{top_k, "f32_topk_cuda_rank_count"},
                                  {top_k, "f64_topk_cuda_rank_count"},
                                  {top_k, "i32_topk_cuda_rank_count"},
@@ -351,8 +296,8 @@ size_t type_slot(DType dtype) { return static_cast<size_t>(element_type(dtype));
 KernelSelection select_gather_elements(const CudaKernelQuery& query) {
   if (auto refusal = refuse_index_type(query, 1)) return *refusal;
   if (auto refusal = refuse_rank(query)) return *refusal;
-  return checked_choice(kGatherElements[size_slot(query.outputs[0].dtype)]
-                                       [index_slot(query.inputs[1]->dtype)]);
+  return checked_choice(
+      kGatherElements[size_slot(query.outputs[0].dtype)][index_slot(query.inputs[1]->dtype)]);
 }
 
 KernelSelection select_gather_nd(const CudaKernelQuery& query) {
@@ -366,8 +311,8 @@ template <const CudaKernel (*kByType)[2]>
 KernelSelection select_scatter(const CudaKernelQuery& query) {
   if (auto refusal = refuse_index_type(query, 1)) return *refusal;
   if (auto refusal = refuse_rank(query)) return *refusal;
-  return checked_choice(kByType[type_slot(query.outputs[0].dtype)]
-                               [index_slot(query.inputs[1]->dtype)]);
+  return checked_choice(
+      kByType[type_slot(query.outputs[0].dtype)][index_slot(query.inputs[1]->dtype)]);
 }
 
 KernelSelection select_trilu(const CudaKernelQuery& query) {

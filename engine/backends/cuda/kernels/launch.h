@@ -482,8 +482,7 @@ cudaError_t launch_gather_elements(int element_bytes, int index_bytes, const Ele
 // out[t * slice + c] = data[(t / tuples_per_batch) * batch_stride + offset(tuple t) + c] for
 // every tuple t and c < slice (tuples * slice > 0).
 cudaError_t launch_gather_nd(int element_bytes, int index_bytes, const IndexTuples& tuples,
-                             const void* data, const void* indices, void* out,
-                             cudaStream_t stream);
+                             const void* data, const void* indices, void* out, cudaStream_t stream);
 
 // The scatters' combination of an output element with an update: assignment, or the CPU's
 // += / *= (floats in their type, integers wrapping; bool assigns whatever the reduction).
@@ -521,8 +520,7 @@ struct OneHotGeometry {
   int64_t numel = 0;
 };
 cudaError_t launch_one_hot(int element_bytes, ElementType index_type, const OneHotGeometry& g,
-                           const void* indices, const void* values, void* out,
-                           cudaStream_t stream);
+                           const void* indices, const void* values, void* out, cudaStream_t stream);
 
 // TopK along lines of n elements (row r = o * inner + i starts at o * n * inner + i, stride
 // inner): element j of a line goes to output position rank(j) when rank(j) < k, rank(j) being

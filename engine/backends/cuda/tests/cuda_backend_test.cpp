@@ -905,7 +905,8 @@ BOOST_AUTO_TEST_SUITE(indexing)
 // The variant and workspace an exact node gets: "x32_gatherelements_i64_indices_cuda 8".
 std::string chosen(const Graph& g) {
   const KernelSelection s = cuda_backend().select_kernel(g, only_node(g));
-  if (const auto* refused = std::get_if<KernelUnsupported>(&s)) return "refused: " + refused->reason;
+  if (const auto* refused = std::get_if<KernelUnsupported>(&s))
+    return "refused: " + refused->reason;
   const auto& choice = std::get<KernelChoice>(s);
   BOOST_TEST(choice.worker_scratch_bytes == 0);
   BOOST_TEST(kernel_determinism_name(choice.determinism) == "bit-exact");
@@ -947,15 +948,15 @@ BOOST_AUTO_TEST_CASE(kernels_go_by_element_size_or_dtype_and_index_type) {
                                      TypeInfo{DType::I32, Shape{2, 5}}},
                                     {{"reduction", std::string("add")}})) ==
              "i32_scatterelements_i64_indices_cuda_by_line 8");
-  BOOST_TEST(chosen(single_op_graph(OpKind::ScatterND,
-                                    {bool_data, TypeInfo{DType::I32, Shape{3, 1}},
-                                     TypeInfo{DType::Bool, Shape{3, 5}}})) ==
-             "bool_scatternd_i32_indices_cuda_by_column 8");
+  BOOST_TEST(
+      chosen(single_op_graph(OpKind::ScatterND, {bool_data, TypeInfo{DType::I32, Shape{3, 1}},
+                                                 TypeInfo{DType::Bool, Shape{3, 5}}})) ==
+      "bool_scatternd_i32_indices_cuda_by_column 8");
   BOOST_TEST(chosen(single_op_graph(OpKind::Trilu, {TypeInfo{DType::I64, Shape{3, 3}}})) ==
              "x64_trilu_cuda 0");
-  BOOST_TEST(chosen(single_op_graph(OpKind::OneHot, {TypeInfo{DType::F64, Shape{3}},
-                                                     TypeInfo{DType::Bool, Shape{2}}},
-                                    {{"depth", int64_t{4}}})) == "x8_onehot_f64_indices_cuda 0");
+  BOOST_TEST(chosen(single_op_graph(
+                 OpKind::OneHot, {TypeInfo{DType::F64, Shape{3}}, TypeInfo{DType::Bool, Shape{2}}},
+                 {{"depth", int64_t{4}}})) == "x8_onehot_f64_indices_cuda 0");
   BOOST_TEST(chosen(single_op_graph(OpKind::TopK, {TypeInfo{DType::I32, Shape{3, 9}}},
                                     {{"k", int64_t{2}}}, 2)) == "i32_topk_cuda_rank_count 0");
 }
@@ -990,8 +991,7 @@ BOOST_AUTO_TEST_CASE(a_graph_of_them_compiles_strict_without_a_device) {
   const ValueId lower = g.add(OpKind::Trilu, {nd}, {{"upper", int64_t{0}}}, "trilu");
   const std::vector<ValueId> top =
       g.add_node(OpKind::TopK, {lower}, {{"k", int64_t{3}}}, "topk", 2);
-  const ValueId hot =
-      g.add(OpKind::OneHot, {labels, values}, {{"depth", int64_t{5}}}, "onehot");
+  const ValueId hot = g.add(OpKind::OneHot, {labels, values}, {{"depth", int64_t{5}}}, "onehot");
   const ValueId picked = g.add(OpKind::GatherND, {x, tuples}, {}, "gnd");
   g.set_outputs({top[0], top[1], hot, picked});
   const ExecutionPlan plan = compile(g, cuda_backend(), DeterminismMode::Strict);

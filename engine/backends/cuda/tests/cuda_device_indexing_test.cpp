@@ -165,9 +165,9 @@ void check_same_error(const Graph& g, std::vector<Tensor> inputs, size_t operand
     inputs[operand].set_double(at + 1, static_cast<double>(-value - 7));  // a later bad one
   }
   const std::string want = error_of(cpu(), g, inputs);
-  BOOST_TEST(want.find("index " + std::to_string(value) + " at indices position") !=
-                 std::string::npos,
-             what << ": " << want);
+  BOOST_TEST(
+      want.find("index " + std::to_string(value) + " at indices position") != std::string::npos,
+      what << ": " << want);
   BOOST_TEST(error_of(gpu(), g, inputs) == want, what);
 }
 
@@ -176,9 +176,13 @@ void check_same_error(const Graph& g, std::vector<Tensor> inputs, size_t operand
 BOOST_AUTO_TEST_CASE(gather_elements_matches_the_cpu_and_fails_alike,
                      *boost::unit_test::precondition(device_available)) {
   uint64_t seed = 100;
-  const std::vector<std::pair<Shape, Shape>> shapes = {
-      {{7}, {5}}, {{4, 5}, {4, 5}}, {{4, 5}, {2, 9}}, {{3, 4, 5}, {3, 2, 5}},
-      {{2, 3, 4, 5}, {2, 3, 7, 5}}, {{4, 5}, {0, 5}}, {{301, 17}, {301, 17}}};
+  const std::vector<std::pair<Shape, Shape>> shapes = {{{7}, {5}},
+                                                       {{4, 5}, {4, 5}},
+                                                       {{4, 5}, {2, 9}},
+                                                       {{3, 4, 5}, {3, 2, 5}},
+                                                       {{2, 3, 4, 5}, {2, 3, 7, 5}},
+                                                       {{4, 5}, {0, 5}},
+                                                       {{301, 17}, {301, 17}}};
   for (DType dtype : kDTypes) {
     for (DType index_type : kIndexTypes) {
       for (const auto& [data, index_shape] : shapes) {
@@ -189,8 +193,8 @@ BOOST_AUTO_TEST_CASE(gather_elements_matches_the_cpu_and_fails_alike,
           bool fits = true;
           for (int d = 0; d < data.rank(); ++d) fits = fits && (d == a || idx_shape[d] <= data[d]);
           if (!fits) continue;
-          const Graph g = op_graph(OpKind::GatherElements,
-                                   {{dtype, data}, {index_type, idx_shape}}, {{"axis", axis}});
+          const Graph g = op_graph(OpKind::GatherElements, {{dtype, data}, {index_type, idx_shape}},
+                                   {{"axis", axis}});
           const std::vector<Tensor> in = {random_of(dtype, data, ++seed),
                                           indices_in(index_type, idx_shape, data[a], ++seed)};
           const std::string what =
@@ -232,14 +236,14 @@ BOOST_AUTO_TEST_CASE(gather_nd_matches_the_cpu_and_fails_alike,
           idx.set_double(p, static_cast<double>(r - dim));
         }
         const std::vector<Tensor> in = {random_of(dtype, c.data, ++seed), idx};
-        const std::string what = name_of(dtype, index_type, c.data,
-                                         c.indices.str() + " batch_dims " +
-                                             std::to_string(c.batch_dims));
+        const std::string what =
+            name_of(dtype, index_type, c.data,
+                    c.indices.str() + " batch_dims " + std::to_string(c.batch_dims));
         check_against_cpu(g, in, what);
         if (idx.numel() > 3) {
           const int64_t at = idx.numel() - 2;  // component (at % k) of a later tuple
-          check_same_error(g, in, 1, at,
-                           -c.data[static_cast<int>(c.batch_dims + at % k)] - 1, what);
+          check_same_error(g, in, 1, at, -c.data[static_cast<int>(c.batch_dims + at % k)] - 1,
+                           what);
         }
       }
     }
@@ -283,9 +287,9 @@ BOOST_AUTO_TEST_CASE(scatter_elements_matches_the_cpu_with_every_reduction,
                         idx_shape.str() + " axis " + std::to_string(axis) + " " + reduction);
             check_against_cpu(g, in, what);
             // Bit patterns (NaN payloads, infinities) through the same reduction.
-            check_against_cpu(g, {random_of(dtype, data, ++seed), in[1],
-                                   random_of(dtype, idx_shape, ++seed)},
-                              what + ", random bits");
+            check_against_cpu(
+                g, {random_of(dtype, data, ++seed), in[1], random_of(dtype, idx_shape, ++seed)},
+                what + ", random bits");
             if (idx_shape.numel() > 2) {
               check_same_error(g, in, 1, idx_shape.numel() / 3, -data[a] - 1, what);
             }
@@ -300,8 +304,8 @@ BOOST_AUTO_TEST_CASE(scatter_nd_matches_the_cpu_with_every_reduction,
                      *boost::unit_test::precondition(device_available)) {
   uint64_t seed = 400;
   const std::vector<std::pair<Shape, Shape>> shapes = {
-      {{8}, {20, 1}},         {{5, 6}, {7, 1}},    {{5, 6}, {9, 2}},        {{4, 5, 6}, {3, 2, 2}},
-      {{4, 5, 6}, {0, 1}},    {{4, 5, 6}, {6, 3}}, {{64, 4097}, {100, 1}}, {{3, 3}, {5000, 2}}};
+      {{8}, {20, 1}},      {{5, 6}, {7, 1}},    {{5, 6}, {9, 2}},       {{4, 5, 6}, {3, 2, 2}},
+      {{4, 5, 6}, {0, 1}}, {{4, 5, 6}, {6, 3}}, {{64, 4097}, {100, 1}}, {{3, 3}, {5000, 2}}};
   for (DType dtype : kDTypes) {
     for (const std::string reduction : {"none", "add", "mul"}) {
       if (dtype == DType::Bool && reduction != "none") continue;
@@ -343,8 +347,7 @@ BOOST_AUTO_TEST_CASE(scatter_nd_matches_the_cpu_with_every_reduction,
 
 // ---- Trilu, OneHot ----
 
-BOOST_AUTO_TEST_CASE(trilu_matches_the_cpu,
-                     *boost::unit_test::precondition(device_available)) {
+BOOST_AUTO_TEST_CASE(trilu_matches_the_cpu, *boost::unit_test::precondition(device_available)) {
   uint64_t seed = 500;
   const std::vector<Shape> shapes = {{1, 1}, {3, 4}, {5, 2}, {2, 3, 7, 6}, {0, 3}, {300, 301}};
   for (DType dtype : kDTypes) {
@@ -353,8 +356,7 @@ BOOST_AUTO_TEST_CASE(trilu_matches_the_cpu,
         for (int64_t k : {std::numeric_limits<int64_t>::min(), int64_t{-400}, int64_t{-2},
                           int64_t{-1}, int64_t{0}, int64_t{1}, int64_t{3}, int64_t{500},
                           std::numeric_limits<int64_t>::max()}) {
-          const Graph g =
-              op_graph(OpKind::Trilu, {{dtype, shape}}, {{"upper", upper}, {"k", k}});
+          const Graph g = op_graph(OpKind::Trilu, {{dtype, shape}}, {{"upper", upper}, {"k", k}});
           check_against_cpu(g, {random_of(dtype, shape, ++seed)},
                             std::string(dtype_name(dtype)) + " " + shape.str() + " upper " +
                                 std::to_string(upper) + " k " + std::to_string(k));
@@ -384,13 +386,12 @@ BOOST_AUTO_TEST_CASE(one_hot_matches_the_cpu_for_every_index_and_value_type,
               idx.data_as<double>()[0] = std::numeric_limits<double>::quiet_NaN();
               idx.data_as<double>()[1] = 1e300;
             }
-            const Graph g =
-                op_graph(OpKind::OneHot, {{index_type, shape}, {dtype, Shape{2}}},
-                         {{"depth", depth}, {"axis", axis}});
+            const Graph g = op_graph(OpKind::OneHot, {{index_type, shape}, {dtype, Shape{2}}},
+                                     {{"depth", depth}, {"axis", axis}});
             check_against_cpu(g, {idx, random_of(dtype, Shape{2}, ++seed)},
                               std::string(dtype_name(dtype)) + " values, " +
-                                  std::string(dtype_name(index_type)) + " indices " +
-                                  shape.str() + " depth " + std::to_string(depth) + " axis " +
+                                  std::string(dtype_name(index_type)) + " indices " + shape.str() +
+                                  " depth " + std::to_string(depth) + " axis " +
                                   std::to_string(axis));
           }
         }
@@ -405,7 +406,9 @@ BOOST_AUTO_TEST_CASE(one_hot_matches_the_cpu_for_every_index_and_value_type,
 Tensor tie_heavy(DType dtype, const Shape& shape, uint64_t seed) {
   Tensor t = random_tensor(dtype, shape, seed, -3.0, 3.0);
   if (dtype == DType::F32) {
-    const float specials[] = {0.0f, -0.0f, std::numeric_limits<float>::infinity(),
+    const float specials[] = {0.0f,
+                              -0.0f,
+                              std::numeric_limits<float>::infinity(),
                               -std::numeric_limits<float>::infinity(),
                               std::numeric_limits<float>::quiet_NaN(),
                               std::bit_cast<float>(0xffc00001u)};
@@ -416,8 +419,7 @@ Tensor tie_heavy(DType dtype, const Shape& shape, uint64_t seed) {
     const double specials[] = {0.0, -0.0, std::numeric_limits<double>::infinity(),
                                std::numeric_limits<double>::quiet_NaN()};
     for (int64_t i = 0; i < t.numel(); i += 3) {
-      t.data_as<double>()[i] =
-          specials[counter_random_u64(seed, 5, static_cast<uint64_t>(i)) % 4];
+      t.data_as<double>()[i] = specials[counter_random_u64(seed, 5, static_cast<uint64_t>(i)) % 4];
     }
   }
   return t;
@@ -436,8 +438,8 @@ BOOST_AUTO_TEST_CASE(top_k_matches_the_cpu_on_ties_nans_and_every_k,
           for (int64_t largest : {0, 1}) {
             const Graph g = op_graph(OpKind::TopK, {{dtype, shape}},
                                      {{"k", k}, {"axis", axis}, {"largest", largest}}, 2);
-            const std::string what = std::string(dtype_name(dtype)) + " " + shape.str() +
-                                     " axis " + std::to_string(axis) + " k " + std::to_string(k) +
+            const std::string what = std::string(dtype_name(dtype)) + " " + shape.str() + " axis " +
+                                     std::to_string(axis) + " k " + std::to_string(k) +
                                      " largest " + std::to_string(largest);
             check_against_cpu(g, {tie_heavy(dtype, shape, ++seed)}, what + ", ties");
             check_against_cpu(g, {random_of(dtype, shape, ++seed)}, what + ", random bits");
