@@ -32,6 +32,7 @@ constexpr FamilyOps kFamilies[] = {
     {OpFamily::Pooling, pooling_op_kernels},
     {OpFamily::Convolution, convolution_op_kernels},
     {OpFamily::Indexing, indexing_op_kernels},
+    {OpFamily::Loss, loss_op_kernels},
 };
 
 using KernelTable = std::array<const CudaOpKernels*, kOpCount>;

@@ -537,4 +537,43 @@ struct TopKGeometry {
 cudaError_t launch_top_k(ElementType type, const TopKGeometry& g, const void* x, void* values,
                          int64_t* indices, cudaStream_t stream);
 
+// ---- Loss (kernels/loss.cu) ----
+// NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss as the CPU's cpu/kernels/loss.cpp: the
+// input [N, C, D] against N * D labels (4- or 8-byte signed), each sample's loss formed in
+// double, -log_prob[n, label, d] (times weight[label] when there are weights), 0 for the
+// ignored label; "sum" and "mean" add the samples' losses (and the weights) in double over the
+// fixed tree (kTreeLeaf, kTreeLanes).
+
+struct LossGeometry {
+  int64_t classes = 1;  // C
+  int64_t inner = 1;    // D
+  int64_t samples = 0;  // N * D
+  bool has_ignore = false;
+  int64_t ignore = 0;
+  // Leaves of the samples' tree (an empty row counts one, empty leaf).
+  int64_t leaves() const {
+    return samples <= kTreeLeaf ? 1 : (samples + kTreeLeaf - 1) / kTreeLeaf;
+  }
+};
+enum class LossReduction : int { None, Sum, Mean };
+enum class LossType : int { F32, F64 };
+
+// Lowers *first_bad (set to all ones by the caller) to the first sample whose label is outside
+// [0, classes) and not the ignored one.
+cudaError_t launch_find_bad_label(int label_bytes, const LossGeometry& g, const void* labels,
+                                  unsigned long long* first_bad, cudaStream_t stream);
+// Scratch of the "sum" and "mean" reductions: per leaf, its loss sum, weight sum and count.
+inline int64_t loss_partials_bytes(const LossGeometry& g) { return g.leaves() * 3 * 8; }
+// The loss of log_prob (T of `type`) against the labels into out: per sample ("none") or one
+// value; weights may be null; partials as sized above (unused for "none").
+cudaError_t launch_nll_loss(LossType type, int label_bytes, LossReduction reduction,
+                            const LossGeometry& g, const void* log_prob, const void* labels,
+                            const void* weights, void* out, void* partials, cudaStream_t stream);
+// SoftmaxCrossEntropyLoss's log_prob: LogSoftmax of x along C for each of the N * D samples, the
+// CPU's softmax_rows (NaN-blind max and the sum of exponentials over the tree, a NaN sum giving
+// the quiet NaN for the whole row, y = (x - max) - log(sum)) with exp_f32 for f32 and the
+// device's log (and, for f64, exp) where the CPU calls libm. One thread per sample.
+cudaError_t launch_log_softmax_classes(LossType type, const LossGeometry& g, const void* x, void* y,
+                                       cudaStream_t stream);
+
 }  // namespace volta::cuda

@@ -137,7 +137,10 @@ BOOST_AUTO_TEST_CASE(the_claims_name_the_ops_with_kernels_in_op_order) {
     previous = op_index(c.op);
     if (pinned_here(c.op)) BOOST_TEST(c.dtypes.str() == claimed_dtypes(c.op), op_name(c.op));
     BOOST_TEST(!c.how.empty());
-    BOOST_TEST((c.exactness != CrossBackendExactness::NotClaimed), op_name(c.op));
+    // SoftmaxCrossEntropyLoss alone claims no CPU bits: the CPU's LogSoftmax calls libm's log.
+    BOOST_TEST(((c.exactness != CrossBackendExactness::NotClaimed) ==
+                (c.op != OpKind::SoftmaxCrossEntropyLoss)),
+               op_name(c.op));
   }
   // What each claims against the CPU backend; the device tests hold each to it.
   std::string bitwise;
@@ -1006,6 +1009,55 @@ BOOST_AUTO_TEST_CASE(a_graph_of_them_compiles_strict_without_a_device) {
              "f32_scatternd_i32_indices_cuda_by_column x32_trilu_cuda f32_topk_cuda_rank_count "
              "x32_onehot_i64_indices_cuda x32_gathernd_i32_indices_cuda");
   BOOST_TEST(workspace == 4 * 8);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+// ---- Loss (kernels/loss_ops.cpp) ----
+
+BOOST_AUTO_TEST_SUITE(loss)
+
+std::string loss_choice(OpKind op, DType dtype, const std::string& reduction, int outputs,
+                        const Shape& input = Shape{4, 3, 5}) {
+  std::vector<int64_t> samples = input.dims();
+  samples.erase(samples.begin() + 1);
+  const Graph g =
+      single_op_graph(op, {TypeInfo{dtype, input}, TypeInfo{DType::I64, Shape(samples)}},
+                      {{"reduction", reduction}}, outputs);
+  const KernelSelection s = cuda_backend().select_kernel(g, only_node(g));
+  if (const auto* refused = std::get_if<KernelUnsupported>(&s))
+    return "refused: " + refused->reason;
+  const auto& choice = std::get<KernelChoice>(s);
+  return choice.variant + " " + std::to_string(choice.workspace_bytes);
+}
+
+// The check word; "sum" and "mean" add three 8-byte partials per 4096-sample leaf; a
+// SoftmaxCrossEntropyLoss without its log_prob output keeps the log-probabilities in the
+// workspace.
+BOOST_AUTO_TEST_CASE(losses_declare_the_check_word_partials_and_log_prob) {
+  using K = OpKind;
+  BOOST_TEST(loss_choice(K::NegativeLogLikelihoodLoss, DType::F32, "none", 1) ==
+             "f32_nll_loss_cuda_tree4096x8 8");
+  BOOST_TEST(loss_choice(K::NegativeLogLikelihoodLoss, DType::F64, "mean", 1) ==
+             "f64_nll_loss_cuda_tree4096x8 32");
+  BOOST_TEST(loss_choice(K::NegativeLogLikelihoodLoss, DType::F32, "sum", 1, Shape{3, 2, 4097}) ==
+             "f32_nll_loss_cuda_tree4096x8 104");  // 12291 samples: 4 leaves
+  BOOST_TEST(loss_choice(K::SoftmaxCrossEntropyLoss, DType::F32, "mean", 2) ==
+             "f32_sce_loss_cuda_log_softmax_tree4096x8 32");
+  BOOST_TEST(loss_choice(K::SoftmaxCrossEntropyLoss, DType::F64, "none", 1) ==
+             "f64_sce_loss_cuda_log_softmax_tree4096x8 " + std::to_string(8 + 60 * 8));
+}
+
+BOOST_AUTO_TEST_CASE(the_claims_say_which_loss_has_the_cpus_bits) {
+  std::string claims;
+  for (const CudaOpClaim& c : cuda_op_claims()) {
+    if (op_schema(c.op).family != OpFamily::Loss) continue;
+    claims += std::string(op_name(c.op)) + " " + c.dtypes.str() + " " +
+              std::string(cross_backend_exactness_name(c.exactness)) + "; ";
+  }
+  BOOST_TEST(claims ==
+             "SoftmaxCrossEntropyLoss {f32,f64} not-claimed; "
+             "NegativeLogLikelihoodLoss {f32,f64} bitwise-except-nan-payload; ");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

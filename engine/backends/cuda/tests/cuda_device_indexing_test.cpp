@@ -3,7 +3,9 @@
 // ScatterND (every reduction, duplicate indices, every dtype), Trilu (upper and lower, k far
 // out), OneHot (every index and value type, NaN and fractional float indices) and TopK (ties,
 // NaNs, +-0, both directions, k from 0 to n, inner axes); out-of-range indices fail the run in
-// the CPU's words.
+// the CPU's words. NegativeLogLikelihoodLoss (the loss family): every reduction, weights,
+// ignore_index, sample counts around the tree's 4096-sample leaves, and the CPU's label error;
+// SoftmaxCrossEntropyLoss (which claims no CPU bits) within a tolerance and run to run.
 //
 // Without a usable device every case is skipped and the binary prints "SKIPPED: <reason>",
 // which CTest reports as skipped (SKIP_REGULAR_EXPRESSION): never a pass without a device.
@@ -11,9 +13,11 @@
 #define BOOST_TEST_MODULE cuda_device_indexing_test
 #include <bit>
 #include <boost/test/unit_test.hpp>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -152,6 +156,12 @@ Tensor indices_in(DType index_type, const Shape& shape, int64_t dim, uint64_t se
   return t;
 }
 
+// i32 indices with the 1- and 4-byte data only: the kernels' index type is independent of the
+// element type, and the run count stays small.
+bool index_case(DType dtype, DType index_type) {
+  return index_type == DType::I64 || dtype == DType::F32 || dtype == DType::Bool;
+}
+
 std::string name_of(DType dtype, DType index_type, const Shape& data, const std::string& more) {
   return std::string(dtype_name(dtype)) + " data " + data.str() + ", " +
          std::string(dtype_name(index_type)) + " indices, " + more;
@@ -185,6 +195,7 @@ BOOST_AUTO_TEST_CASE(gather_elements_matches_the_cpu_and_fails_alike,
                                                        {{301, 17}, {301, 17}}};
   for (DType dtype : kDTypes) {
     for (DType index_type : kIndexTypes) {
+      if (!index_case(dtype, index_type)) continue;
       for (const auto& [data, index_shape] : shapes) {
         for (int64_t axis = -data.rank(); axis < data.rank(); ++axis) {
           const int a = static_cast<int>(axis < 0 ? axis + data.rank() : axis);
@@ -223,6 +234,7 @@ BOOST_AUTO_TEST_CASE(gather_nd_matches_the_cpu_and_fails_alike,
       {{2, 3, 4, 5}, {2, 3, 2}, 2}, {{5, 6}, {0, 2}, 0},       {{300, 40}, {1000, 1}, 0}};
   for (DType dtype : kDTypes) {
     for (DType index_type : kIndexTypes) {
+      if (!index_case(dtype, index_type)) continue;
       for (const Case& c : cases) {
         const Graph g = op_graph(OpKind::GatherND, {{dtype, c.data}, {index_type, c.indices}},
                                  {{"batch_dims", c.batch_dims}});
@@ -266,6 +278,7 @@ BOOST_AUTO_TEST_CASE(scatter_elements_matches_the_cpu_with_every_reduction,
     for (const std::string reduction : {"none", "add", "mul"}) {
       if (dtype == DType::Bool && reduction != "none") continue;
       for (DType index_type : kIndexTypes) {
+        if (!index_case(dtype, index_type)) continue;
         for (const auto& [data, idx_shape] : shapes) {
           for (int64_t axis : {int64_t{0}, int64_t{-1}}) {
             const int a = static_cast<int>(axis < 0 ? axis + data.rank() : axis);
@@ -310,6 +323,7 @@ BOOST_AUTO_TEST_CASE(scatter_nd_matches_the_cpu_with_every_reduction,
     for (const std::string reduction : {"none", "add", "mul"}) {
       if (dtype == DType::Bool && reduction != "none") continue;
       for (DType index_type : kIndexTypes) {
+        if (!index_case(dtype, index_type)) continue;
         for (const auto& [data, idx_shape] : shapes) {
           const int64_t k = idx_shape[idx_shape.rank() - 1];
           std::vector<int64_t> update_dims(idx_shape.dims().begin(), idx_shape.dims().end() - 1);
@@ -371,7 +385,7 @@ BOOST_AUTO_TEST_CASE(one_hot_matches_the_cpu_for_every_index_and_value_type,
   uint64_t seed = 600;
   const std::vector<Shape> shapes = {{1}, {7}, {3, 5}, {2, 3, 4}, {0, 2}};
   for (DType index_type : kNumeric) {
-    for (DType dtype : kDTypes) {
+    for (DType dtype : {DType::F32, DType::F64, DType::Bool}) {  // 4-, 8- and 1-byte values
       for (const Shape& shape : shapes) {
         for (int64_t depth : {1, 5, 64}) {
           for (int64_t axis = -(shape.rank() + 1); axis <= shape.rank(); ++axis) {
@@ -447,6 +461,164 @@ BOOST_AUTO_TEST_CASE(top_k_matches_the_cpu_on_ties_nans_and_every_k,
         }
       }
     }
+  }
+}
+
+// ---- NegativeLogLikelihoodLoss ----
+
+// Labels in [0, classes), about one in five the ignored label (when there is one).
+Tensor labels_for(DType label_type, const Shape& shape, int64_t classes,
+                  std::optional<int64_t> ignore, uint64_t seed) {
+  Tensor t(label_type, shape);
+  for (int64_t i = 0; i < t.numel(); ++i) {
+    const uint64_t r = counter_random_u64(seed, 7, static_cast<uint64_t>(i));
+    const bool ignored = ignore && r % 5 == 0;
+    t.set_double(i, static_cast<double>(
+                        ignored ? *ignore
+                                : static_cast<int64_t>((r >> 8) % static_cast<uint64_t>(classes))));
+  }
+  return t;
+}
+
+// Every reduction, with and without weights and ignore_index, over sample counts around the
+// 4096-sample leaves; log-probabilities as a model gives them, and special values (NaN, inf).
+BOOST_AUTO_TEST_CASE(nll_loss_matches_the_cpu_on_every_reduction_and_leaf_count,
+                     *boost::unit_test::precondition(device_available)) {
+  uint64_t seed = 800;
+  const std::vector<Shape> shapes = {{1, 3},       {5, 4},    {3, 7, 2}, {2, 5, 3, 4},
+                                     {0, 4},       {4096, 3}, {4097, 2}, {3, 10, 4096},
+                                     {2, 3, 5000}, {9, 1},    {1, 6, 0}};
+  for (DType dtype : {DType::F32, DType::F64}) {
+    for (DType label_type : kIndexTypes) {
+      for (const Shape& shape : shapes) {
+        std::vector<int64_t> sample_dims = shape.dims();
+        sample_dims.erase(sample_dims.begin() + 1);
+        const Shape labels_shape(sample_dims);
+        const int64_t classes = shape[1];
+        for (const std::string reduction : {"none", "sum", "mean"}) {
+          for (bool weighted : {false, true}) {
+            for (std::optional<int64_t> ignore :
+                 {std::optional<int64_t>{}, std::optional<int64_t>{1}}) {
+              Attributes attrs = {{"reduction", reduction}};
+              if (ignore) attrs["ignore_index"] = std::vector<int64_t>{*ignore};
+              std::vector<TypeInfo> types = {{dtype, shape}, {label_type, labels_shape}};
+              if (weighted) types.push_back({dtype, Shape{classes}});
+              const Graph g = op_graph(OpKind::NegativeLogLikelihoodLoss, types, attrs);
+              std::vector<Tensor> in = {
+                  random_tensor(dtype, shape, ++seed, -12.0, 0.0),
+                  labels_for(label_type, labels_shape, classes, ignore, ++seed)};
+              if (weighted) in.push_back(random_tensor(dtype, Shape{classes}, ++seed, 0.1, 3.0));
+              const std::string what = std::string(dtype_name(dtype)) + " " + shape.str() + " " +
+                                       std::string(dtype_name(label_type)) + " labels, " +
+                                       reduction + (weighted ? ", weighted" : "") +
+                                       (ignore ? ", ignore " + std::to_string(*ignore) : "");
+              check_against_cpu(g, in, what);
+              if (shape.numel() > 4) {
+                in[0] = random_of(dtype, shape, ++seed);  // NaN, inf, subnormals
+                check_against_cpu(g, in, what + ", random bits");
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(nll_loss_fails_on_the_first_bad_label_as_the_cpu,
+                     *boost::unit_test::precondition(device_available)) {
+  uint64_t seed = 900;
+  for (DType label_type : kIndexTypes) {
+    for (std::optional<int64_t> ignore : {std::optional<int64_t>{}, std::optional<int64_t>{-1}}) {
+      const Shape shape{6, 4, 5};
+      const Shape labels_shape{6, 5};
+      Attributes attrs = {{"reduction", std::string("mean")}};
+      if (ignore) attrs["ignore_index"] = std::vector<int64_t>{*ignore};
+      const Graph g = op_graph(OpKind::NegativeLogLikelihoodLoss,
+                               {{DType::F32, shape}, {label_type, labels_shape}}, attrs);
+      Tensor labels = labels_for(label_type, labels_shape, 4, ignore, ++seed);
+      labels.set_double(17, 4.0);
+      labels.set_double(23, -2.0);
+      const std::vector<Tensor> in = {random_tensor(DType::F32, shape, ++seed, -5.0, 0.0), labels};
+      const std::string want = error_of(cpu(), g, in);
+      BOOST_TEST(want.find("label 4 at labels position [3,2]") != std::string::npos, want);
+      BOOST_TEST(error_of(gpu(), g, in) == want);
+    }
+  }
+}
+
+// ---- SoftmaxCrossEntropyLoss (no CPU bits claimed: within a tolerance, and deterministic) ----
+
+// Where `got` and `want` differ by more than rtol * (1 + |want|), or in NaN-ness; empty if not.
+std::string outside_tolerance(const Tensor& got, const Tensor& want, double rtol) {
+  if (got.dtype() != want.dtype() || got.shape() != want.shape()) return "type";
+  for (int64_t i = 0; i < got.numel(); ++i) {
+    const double g = got.get_double(i);
+    const double w = want.get_double(i);
+    if ((g != g) != (w != w)) return "element " + std::to_string(i) + ": NaN-ness differs";
+    if (g != g || g == w) continue;
+    if (!(std::abs(g - w) <= rtol * (1.0 + std::abs(w)))) {
+      return "element " + std::to_string(i) + ": cuda " + std::to_string(g) + ", cpu " +
+             std::to_string(w);
+    }
+  }
+  return {};
+}
+
+BOOST_AUTO_TEST_CASE(softmax_cross_entropy_is_close_to_the_cpu_and_deterministic,
+                     *boost::unit_test::precondition(device_available)) {
+  uint64_t seed = 1000;
+  const std::vector<Shape> shapes = {{1, 3},    {5, 4},    {3, 7, 2},  {0, 4},
+                                     {4097, 3}, {2, 5000}, {2, 3, 300}};
+  for (DType dtype : {DType::F32, DType::F64}) {
+    const double rtol = dtype == DType::F32 ? 1e-5 : 1e-13;
+    for (const Shape& shape : shapes) {
+      std::vector<int64_t> sample_dims = shape.dims();
+      sample_dims.erase(sample_dims.begin() + 1);
+      const Shape labels_shape(sample_dims);
+      for (const std::string reduction : {"none", "sum", "mean"}) {
+        for (int outputs : {1, 2}) {
+          for (bool weighted : {false, true}) {
+            Attributes attrs = {{"reduction", reduction},
+                                {"ignore_index", std::vector<int64_t>{0}}};
+            std::vector<TypeInfo> types = {{dtype, shape}, {DType::I64, labels_shape}};
+            if (weighted) types.push_back({dtype, Shape{shape[1]}});
+            const Graph g = op_graph(OpKind::SoftmaxCrossEntropyLoss, types, attrs, outputs);
+            std::vector<Tensor> in = {
+                random_tensor(dtype, shape, ++seed, -20.0, 20.0),
+                labels_for(DType::I64, labels_shape, shape[1], int64_t{0}, ++seed)};
+            if (weighted) in.push_back(random_tensor(dtype, Shape{shape[1]}, ++seed, 0.1, 3.0));
+            const std::string what = std::string(dtype_name(dtype)) + " " + shape.str() + " " +
+                                     reduction + ", " + std::to_string(outputs) + " outputs" +
+                                     (weighted ? ", weighted" : "");
+            const std::vector<Tensor> want = run_on(cpu(), g, in);
+            const std::vector<Tensor> got = run_on(gpu(), g, in, std::byte{0xff});
+            const std::vector<Tensor> again = run_on(gpu(), g, in, std::byte{0x00});
+            BOOST_REQUIRE_EQUAL(got.size(), want.size());
+            for (size_t k = 0; k < got.size(); ++k) {
+              const std::string off = outside_tolerance(got[k], want[k], rtol);
+              BOOST_CHECK_MESSAGE(off.empty(), what << ", output " << k << ": " << off);
+              BOOST_CHECK_MESSAGE(std::memcmp(got[k].data(), again[k].data(), got[k].nbytes()) == 0,
+                                  what << ", output " << k << ": two runs differ");
+            }
+          }
+        }
+      }
+    }
+  }
+  // A row holding NaN or +inf is NaN throughout, as on the CPU.
+  Tensor x = random_tensor(DType::F32, Shape{3, 4}, ++seed, -2.0, 2.0);
+  x.data_as<float>()[1] = std::numeric_limits<float>::quiet_NaN();
+  x.data_as<float>()[6] = std::numeric_limits<float>::infinity();
+  const Graph g =
+      op_graph(OpKind::SoftmaxCrossEntropyLoss, {{DType::F32, Shape{3, 4}}, {DType::I64, Shape{3}}},
+               {{"reduction", std::string("none")}}, 2);
+  Tensor labels(DType::I64, Shape{3});
+  for (int64_t i = 0; i < 3; ++i) labels.set_double(i, static_cast<double>(i));
+  const std::vector<Tensor> want = run_on(cpu(), g, {x, labels});
+  const std::vector<Tensor> got = run_on(gpu(), g, {x, labels});
+  for (size_t k = 0; k < 2; ++k) {
+    BOOST_TEST(outside_tolerance(got[k], want[k], 1e-5).empty(), "special values, output " << k);
   }
 }
 
