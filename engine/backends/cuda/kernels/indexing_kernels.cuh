@@ -11,17 +11,10 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "grid_loop.cuh"
 #include "launch.h"
 
 namespace volta::cuda::indexing_detail {
-
-// Grid-stride loops: a thread starts at its global index and steps by the grid's threads.
-__device__ __forceinline__ int64_t thread_begin() {
-  return static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-}
-__device__ __forceinline__ int64_t thread_stride() {
-  return static_cast<int64_t>(gridDim.x) * blockDim.x;
-}
 
 // v clamped to [0, hi].
 __device__ __forceinline__ int64_t clamp_to(int64_t v, int64_t hi) {

@@ -1,12 +1,13 @@
-// The CUDA indexing kernels (kernels/indexing_kernels.cuh) run on the host under an emulation
-// of CUDA's threads, on the geometry the backend builds (indexing_geometry.h), against the CPU
-// backend's results bit for bit: the kernels' index arithmetic, grid-stride loops, the scatters'
-// update order, TopK's ranks and the index check's first position, without a device. The
+// The CUDA indexing kernels (kernels/indexing_kernels.cuh) and NegativeLogLikelihoodLoss's
+// (kernels/loss_kernels.cuh) run on the host under an emulation of CUDA's threads, on the
+// geometry the backend builds (indexing_geometry.h), against the CPU backend's results bit for
+// bit: the kernels' index arithmetic, grid-stride loops, the scatters' update order, TopK's
+// ranks, the loss tree over leaves and the checks' first positions, without a device. The
 // emulated threads run one after another, in launch order and in reverse: neither may change a
 // bit. What nvcc makes of the code is the device test's (cuda_device_indexing_test).
 
 #define BOOST_TEST_MODULE cuda_indexing_emulation_test
-#include <cuda_runtime_api.h>  // dim3, uint3
+#include <cuda_runtime.h>  // dim3, uint3; first, so that tree.cuh's include of it is a no-op
 
 #include <bit>
 #include <boost/test/unit_test.hpp>
@@ -15,6 +16,7 @@
 #include <cstring>
 #include <functional>
 #include <limits>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -33,6 +35,9 @@ inline uint3 blockIdx{};
 inline dim3 blockDim{};
 inline dim3 gridDim{};
 
+inline double __dadd_rn(double a, double b) { return a + b; }
+inline double __dmul_rn(double a, double b) { return a * b; }
+inline double __ddiv_rn(double a, double b) { return a / b; }
 // The threads run one at a time, so the integer minimum needs no atomicity here.
 inline unsigned long long atomicMin(unsigned long long* address, unsigned long long value) {
   const unsigned long long old = *address;
@@ -43,6 +48,7 @@ inline unsigned long long atomicMin(unsigned long long* address, unsigned long l
 
 #include "indexing_geometry.h"
 #include "kernels/indexing_kernels.cuh"
+#include "kernels/loss_kernels.cuh"
 #include "test_util.h"
 #include "volta/ir/random.h"
 
@@ -51,6 +57,7 @@ namespace {
 
 using namespace cuda;                   // NOLINT(google-build-using-namespace)
 using namespace cuda::indexing_detail;  // NOLINT(google-build-using-namespace)
+using namespace cuda::loss_detail;      // NOLINT(google-build-using-namespace)
 using test::run_cpu;
 using test::single_op_graph;
 
@@ -355,6 +362,78 @@ BOOST_AUTO_TEST_CASE(top_k_ranks_ties_and_nans_as_the_cpu) {
         }
       }
     }
+  }
+}
+
+// NegativeLogLikelihoodLoss: the per-leaf kernel on the emulated grid, then the one-thread
+// finish, against the CPU's tree over 1 to 4 leaves of samples.
+BOOST_AUTO_TEST_CASE(nll_loss_sums_over_the_cpus_tree) {
+  uint64_t seed = 500;
+  for (const Shape& shape : {Shape{5, 4}, Shape{3, 2, 5000}, Shape{4097, 3}, Shape{0, 3}}) {
+    std::vector<int64_t> sample_dims = shape.dims();
+    sample_dims.erase(sample_dims.begin() + 1);
+    const Shape labels_shape(sample_dims);
+    for (const std::string reduction : {"none", "sum", "mean"}) {
+      for (bool weighted : {false, true}) {
+        for (bool ignoring : {false, true}) {
+          Attributes attrs = {{"reduction", reduction}};
+          if (ignoring) attrs["ignore_index"] = std::vector<int64_t>{1};
+          std::vector<std::optional<TypeInfo>> types = {TypeInfo{DType::F64, shape},
+                                                        TypeInfo{DType::I64, labels_shape}};
+          if (weighted) types.emplace_back(TypeInfo{DType::F64, Shape{shape[1]}});
+          const Graph graph = single_op_graph(OpKind::NegativeLogLikelihoodLoss, types, attrs);
+          std::vector<Tensor> in = {
+              random_tensor(DType::F64, shape, ++seed, -30.0, 0.0),
+              random_tensor(DType::I64, labels_shape, ++seed, 0.0, static_cast<double>(shape[1]))};
+          if (weighted) in.push_back(random_tensor(DType::F64, Shape{shape[1]}, ++seed, 0.1, 3.0));
+          const Tensor want = run_cpu(graph, in)[0];
+
+          LossGeometry g;
+          g.classes = shape[1];
+          g.inner = shape.rank() > 2 ? shape[2] : 1;
+          g.samples = labels_shape.numel();
+          g.has_ignore = ignoring;
+          g.ignore = 1;
+          const Samples<double, int64_t> samples{g, data_of<double>(in[0]), data_of<int64_t>(in[1]),
+                                                weighted ? data_of<double>(in[2]) : nullptr};
+          Tensor got(DType::F64, want.shape());
+          const std::string what = "NLL " + shape.str() + " " + reduction +
+                                   (weighted ? " weighted" : "") + (ignoring ? " ignoring" : "");
+          if (reduction == "none") {
+            emulate([&] { nll_per_sample_kernel<double, int64_t>(samples, data_of<double>(got)); },
+                    true);
+            check_same_bits(got, want, what);
+            continue;
+          }
+          const int64_t leaves = g.leaves();
+          std::vector<double> losses(static_cast<size_t>(leaves), -1.0);
+          std::vector<double> weights(static_cast<size_t>(leaves), -1.0);
+          std::vector<int64_t> counted(static_cast<size_t>(leaves), -1);
+          const LeafPartials p{losses.data(), weights.data(), counted.data()};
+          emulate([&] { nll_leaf_kernel<double, int64_t>(samples, leaves, p); }, false);
+          gridDim = dim3(1, 1, 1);  // the finish is one thread
+          blockDim = dim3(1, 1, 1);
+          blockIdx = {0, 0, 0};
+          threadIdx = {0, 0, 0};
+          nll_finish_kernel<double>(leaves,
+                                   reduction == "sum" ? LossReduction::Sum : LossReduction::Mean,
+                                   weighted, p, data_of<double>(got));
+          check_same_bits(got, want, what);
+        }
+      }
+    }
+  }
+  // The label check finds the first bad label (the ignored one passes).
+  LossGeometry g;
+  g.classes = 4;
+  g.samples = 9;
+  g.has_ignore = true;
+  g.ignore = -1;
+  const int32_t labels[] = {0, 3, -1, 2, 7, 1, -5, 4, -1};
+  for (bool reverse : {false, true}) {
+    unsigned long long word = ~0ull;
+    emulate([&] { find_bad_label_kernel<int32_t>(g, labels, &word); }, reverse);
+    BOOST_TEST(word == 4u);
   }
 }
 
