@@ -43,7 +43,7 @@ IndexTuples nd_tuples(const Shape& data, const Shape& indices, int batch_dims) {
   const std::vector<int64_t> strides = data.strides();
   for (int j = 0; j < t.k; ++j) {
     t.dims[j] = data[batch_dims + j];
-    t.strides[j] = strides[static_cast<size_t>(batch_dims + j)];
+    t.strides[j] = strides[static_cast<size_t>(batch_dims) + static_cast<size_t>(j)];
   }
   t.tuples = t.k == 0 ? 0 : indices.numel() / t.k;
   t.tuples_per_batch = product(indices, batch_dims, indices.rank() - 1);

@@ -115,10 +115,12 @@ void with_index(DType index_type, Fn&& fn) {
 BOOST_AUTO_TEST_CASE(gather_elements_and_its_check) {
   uint64_t seed = 1;
   for (DType index_type : {DType::I32, DType::I64}) {
-    for (const auto& [data_shape, index_shape, axis] :
+    for (const auto& [data_dims, index_dims, axis] :
          {std::tuple{Shape{4, 5}, Shape{3, 7}, int64_t{1}},
           std::tuple{Shape{3, 4, 5}, Shape{6, 2, 5}, int64_t{0}},
           std::tuple{Shape{2, 3, 4, 5}, Shape{2, 2, 3, 5}, int64_t{-2}}}) {
+      const Shape data_shape = data_dims;  // named copies: lambdas cannot capture bindings
+      const Shape index_shape = index_dims;
       const int a = axis_of(axis, data_shape.rank());
       const Tensor data = random_tensor(DType::F32, data_shape, ++seed, -9.0, 9.0);
       Tensor idx = indices_in(index_type, index_shape, {data_shape[a]}, ++seed);
@@ -164,8 +166,8 @@ BOOST_AUTO_TEST_CASE(gather_nd_with_batch_dims) {
   for (const Case& c : {Case{{5, 6}, {3, 2}, 0}, Case{{5, 6, 7}, {2, 4, 1}, 0},
                         Case{{4, 6, 7}, {4, 3, 2}, 1}, Case{{2, 3, 4, 5}, {2, 3, 2}, 2}}) {
     const int64_t k = c.indices[c.indices.rank() - 1];
-    std::vector<int64_t> dims;
-    for (int j = 0; j < k; ++j) dims.push_back(c.data[c.batch_dims + j]);
+    std::vector<int64_t> dims(static_cast<size_t>(k));
+    for (int j = 0; j < k; ++j) dims[static_cast<size_t>(j)] = c.data[c.batch_dims + j];
     const Tensor data = random_tensor(DType::F64, c.data, ++seed, -9.0, 9.0);
     const Tensor idx = indices_in(DType::I64, c.indices, dims, ++seed);
     const Graph graph = single_op_graph(
@@ -395,7 +397,7 @@ BOOST_AUTO_TEST_CASE(nll_loss_sums_over_the_cpus_tree) {
           g.has_ignore = ignoring;
           g.ignore = 1;
           const Samples<double, int64_t> samples{g, data_of<double>(in[0]), data_of<int64_t>(in[1]),
-                                                weighted ? data_of<double>(in[2]) : nullptr};
+                                                 weighted ? data_of<double>(in[2]) : nullptr};
           Tensor got(DType::F64, want.shape());
           const std::string what = "NLL " + shape.str() + " " + reduction +
                                    (weighted ? " weighted" : "") + (ignoring ? " ignoring" : "");
@@ -416,8 +418,8 @@ BOOST_AUTO_TEST_CASE(nll_loss_sums_over_the_cpus_tree) {
           blockIdx = {0, 0, 0};
           threadIdx = {0, 0, 0};
           nll_finish_kernel<double>(leaves,
-                                   reduction == "sum" ? LossReduction::Sum : LossReduction::Mean,
-                                   weighted, p, data_of<double>(got));
+                                    reduction == "sum" ? LossReduction::Sum : LossReduction::Mean,
+                                    weighted, p, data_of<double>(got));
           check_same_bits(got, want, what);
         }
       }
