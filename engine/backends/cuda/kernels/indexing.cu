@@ -126,6 +126,52 @@ cudaError_t launch_scatter_nd(ElementType type, int index_bytes, ScatterReductio
   });
 }
 
+cudaError_t launch_scatter_elements_last_writer(int element_bytes, int index_bytes,
+                                                const ElementsGeometry& g, const void* indices,
+                                                const void* updates, void* out, long long* last,
+                                                int64_t last_slots, cudaStream_t stream) {
+  return with_element(element_bytes, [&](auto element_tag) {
+    return with_index(index_bytes, [&](auto index_tag) {
+      using U = decltype(element_tag);
+      using I = decltype(index_tag);
+      const auto* idx = static_cast<const I*>(indices);
+      cudaError_t status =
+          cudaMemsetAsync(last, 0xff, static_cast<size_t>(last_slots) * sizeof *last, stream);
+      if (status != cudaSuccess) return status;
+      scatter_elements_last_writer_kernel<I>
+          <<<blocks_for(g.numel), kThreadsPerBlock, 0, stream>>>(g, idx, last);
+      if ((status = cudaGetLastError()) != cudaSuccess) return status;
+      scatter_elements_assign_last_kernel<U, I>
+          <<<blocks_for(g.numel), kThreadsPerBlock, 0, stream>>>(
+              g, idx, last, static_cast<const U*>(updates), static_cast<U*>(out));
+      return cudaGetLastError();
+    });
+  });
+}
+
+cudaError_t launch_scatter_nd_last_writer(int element_bytes, int index_bytes,
+                                          const IndexTuples& tuples, const void* indices,
+                                          const void* updates, void* out, long long* last,
+                                          int64_t last_slots, cudaStream_t stream) {
+  return with_element(element_bytes, [&](auto element_tag) {
+    return with_index(index_bytes, [&](auto index_tag) {
+      using U = decltype(element_tag);
+      using I = decltype(index_tag);
+      const auto* idx = static_cast<const I*>(indices);
+      cudaError_t status =
+          cudaMemsetAsync(last, 0xff, static_cast<size_t>(last_slots) * sizeof *last, stream);
+      if (status != cudaSuccess) return status;
+      scatter_nd_last_writer_kernel<I>
+          <<<blocks_for(tuples.tuples), kThreadsPerBlock, 0, stream>>>(tuples, idx, last);
+      if ((status = cudaGetLastError()) != cudaSuccess) return status;
+      scatter_nd_assign_last_kernel<U, I>
+          <<<blocks_for(tuples.tuples * tuples.slice), kThreadsPerBlock, 0, stream>>>(
+              tuples, idx, last, static_cast<const U*>(updates), static_cast<U*>(out));
+      return cudaGetLastError();
+    });
+  });
+}
+
 cudaError_t launch_trilu(int element_bytes, const TriluGeometry& g, const void* x, void* y,
                          cudaStream_t stream) {
   return with_element(element_bytes, [&](auto tag) {

@@ -47,17 +47,25 @@ __device__ __forceinline__ int64_t tuple_offset(const IndexTuples& t, const I* i
   return offset;
 }
 
+// The data offset index position p of GatherElements / ScatterElements names: p's coordinates
+// in data's layout, the axis coordinate replaced by the index there (in range).
+template <class I>
+__device__ __forceinline__ int64_t element_target(const ElementsGeometry& g, const I* indices,
+                                                  int64_t p) {
+  int64_t rest = p;
+  int64_t at = 0;
+  for (int a = g.rank - 1; a >= 0; --a) {
+    if (a != g.axis) at += rest % g.index_dims[a] * g.data_strides[a];
+    rest /= g.index_dims[a];
+  }
+  return at + from_end(indices[p], g.dim) * g.data_strides[g.axis];
+}
+
 template <class U, class I>
 __global__ void gather_elements_kernel(ElementsGeometry g, const U* data, const I* indices,
                                        U* out) {
   for (int64_t p = thread_begin(); p < g.numel; p += thread_stride()) {
-    int64_t rest = p;
-    int64_t at = 0;
-    for (int a = g.rank - 1; a >= 0; --a) {
-      if (a != g.axis) at += rest % g.index_dims[a] * g.data_strides[a];
-      rest /= g.index_dims[a];
-    }
-    out[p] = data[at + from_end(indices[p], g.dim) * g.data_strides[g.axis]];
+    out[p] = data[element_target(g, indices, p)];
   }
 }
 
@@ -133,6 +141,47 @@ __global__ void scatter_nd_kernel(IndexTuples t, ScatterReduction r, const I* in
       T& target = out[tuple_offset(t, indices, tuple) + c];
       target = combine(r, target, updates[tuple * t.slice + c]);
     }
+  }
+}
+
+// Reduction "none" by last writer: the CPU applies an element's updates in index order, so the
+// last one wins; an integer atomicMax over the update positions finds it whatever the thread
+// order, then only the winners write. `last` (all -1 before) has one slot per target: per data
+// element for ScatterElements, per slice for ScatterND.
+template <class I>
+__global__ void scatter_elements_last_writer_kernel(ElementsGeometry g, const I* indices,
+                                                    long long* last) {
+  for (int64_t p = thread_begin(); p < g.numel; p += thread_stride()) {
+    atomicMax(&last[element_target(g, indices, p)], static_cast<long long>(p));
+  }
+}
+
+template <class U, class I>
+__global__ void scatter_elements_assign_last_kernel(ElementsGeometry g, const I* indices,
+                                                    const long long* last, const U* updates,
+                                                    U* out) {
+  for (int64_t p = thread_begin(); p < g.numel; p += thread_stride()) {
+    const int64_t target = element_target(g, indices, p);
+    if (last[target] == p) out[target] = updates[p];
+  }
+}
+
+// A tuple's offset is a multiple of the slice (the strides of the indexed axes are).
+template <class I>
+__global__ void scatter_nd_last_writer_kernel(IndexTuples t, const I* indices, long long* last) {
+  for (int64_t tuple = thread_begin(); tuple < t.tuples; tuple += thread_stride()) {
+    atomicMax(&last[tuple_offset(t, indices, tuple) / t.slice], static_cast<long long>(tuple));
+  }
+}
+
+template <class U, class I>
+__global__ void scatter_nd_assign_last_kernel(IndexTuples t, const I* indices,
+                                              const long long* last, const U* updates, U* out) {
+  const int64_t n = t.tuples * t.slice;
+  for (int64_t p = thread_begin(); p < n; p += thread_stride()) {
+    const int64_t tuple = p / t.slice;
+    const int64_t offset = tuple_offset(t, indices, tuple);
+    if (last[offset / t.slice] == tuple) out[offset + p % t.slice] = updates[p];
   }
 }
 

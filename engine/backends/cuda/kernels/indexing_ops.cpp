@@ -1,11 +1,14 @@
 // The indexing family on the CUDA backend: GatherElements, GatherND, ScatterElements and
 // ScatterND (every dtype, i32 or i64 indices, data of rank <= kMaxIndexRank), Trilu and OneHot
 // (every dtype) and TopK (f32, f64, i32, i64). Indices are checked on the device before
-// anything is read through them, and the first bad one fails the run in the CPU's words.
+// anything is read through them, and the first bad one fails the run in the CPU's words. The
+// scatters apply updates in the CPU's order, per line or slice column; reduction "none" with
+// long runs of updates finds each element's last update by an integer atomicMax instead.
 // Selection, launch and claims; the device code is kernels/indexing.cu.
 
 #include <cuda_runtime_api.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -171,6 +174,25 @@ void copy_data(const CudaKernelArgs& args) {
                args.node);
 }
 
+// Slots of the last-writer table when reduction "none" goes by last writer (a thread would
+// otherwise apply more than kSerialScatterUpdates updates in a row), else 0. Selection and
+// launch both ask, so the workspace declared is the one used.
+int64_t last_writer_slots(const Node& node, const Shape& data, const Shape& indices) {
+  const AttrReader attrs(node);
+  if (attrs.get_string("reduction") != "none" || indices.numel() == 0) return 0;
+  if (node.op == OpKind::ScatterElements) {
+    const int axis = checked_axis(attrs.get_int("axis"), data.rank());
+    return indices[axis] > kSerialScatterUpdates ? data.numel() : 0;
+  }
+  const IndexTuples t = nd_tuples(data, indices, 0);
+  return t.tuples > kSerialScatterUpdates && t.slice > 0 ? data.numel() / t.slice : 0;
+}
+
+long long* last_writer_table(const CudaKernelArgs& args) {
+  return reinterpret_cast<long long*>(static_cast<std::byte*>(args.workspace.data) +
+                                      kCheckWorkspaceBytes);
+}
+
 void scatter_elements(const CudaKernelArgs& args) {
   const ScatterReduction reduction = reduction_of(args.node);
   const ElementsGeometry g = checked_elements(args);
@@ -178,24 +200,44 @@ void scatter_elements(const CudaKernelArgs& args) {
   check_unaliased(args, args.inputs[2], "updates");
   copy_data(args);
   if (g.numel == 0) return;
-  check_launch(launch_scatter_elements(
-                   element_type(args.inputs[0].dtype), index_bytes(args.inputs[1]), reduction, g,
-                   args.inputs[1].data, args.inputs[2].data, args.outputs[0].data, args.stream),
+  const ConstTensorView& data = args.inputs[0];
+  const int64_t slots = last_writer_slots(args.node, data.shape, args.inputs[1].shape);
+  if (slots > 0) {
+    check_launch(
+        launch_scatter_elements_last_writer(
+            element_bytes(data.dtype), index_bytes(args.inputs[1]), g, args.inputs[1].data,
+            args.inputs[2].data, args.outputs[0].data, last_writer_table(args), slots, args.stream),
+        args.node);
+    return;
+  }
+  check_launch(launch_scatter_elements(element_type(data.dtype), index_bytes(args.inputs[1]),
+                                       reduction, g, args.inputs[1].data, args.inputs[2].data,
+                                       args.outputs[0].data, args.stream),
                args.node);
 }
 
 void scatter_nd(const CudaKernelArgs& args) {
   const ScatterReduction reduction = reduction_of(args.node);
+  const ConstTensorView& data = args.inputs[0];
   const ConstTensorView& indices = args.inputs[1];
-  const IndexTuples t = nd_tuples(args.inputs[0].shape, indices.shape, 0);
+  const IndexTuples t = nd_tuples(data.shape, indices.shape, 0);
   check_tuples(args, indices, t, 0);
   check_unaliased(args, indices, "indices");
   check_unaliased(args, args.inputs[2], "updates");
   copy_data(args);
   if (t.tuples * t.slice == 0) return;
+  const int64_t slots = last_writer_slots(args.node, data.shape, indices.shape);
+  if (slots > 0) {
+    check_launch(
+        launch_scatter_nd_last_writer(element_bytes(data.dtype), index_bytes(indices), t,
+                                      indices.data, args.inputs[2].data, args.outputs[0].data,
+                                      last_writer_table(args), slots, args.stream),
+        args.node);
+    return;
+  }
   check_launch(
-      launch_scatter_nd(element_type(args.inputs[0].dtype), index_bytes(indices), reduction, t,
-                        indices.data, args.inputs[2].data, args.outputs[0].data, args.stream),
+      launch_scatter_nd(element_type(data.dtype), index_bytes(indices), reduction, t, indices.data,
+                        args.inputs[2].data, args.outputs[0].data, args.stream),
       args.node);
 }
 
@@ -271,6 +313,22 @@ constexpr CudaKernel kScatterNd[5][2] = {
     {{scatter_nd, "bool_scatternd_i32_indices_cuda_by_column"},
      {scatter_nd, "bool_scatternd_i64_indices_cuda_by_column"}}};
 
+// Reduction "none" by last writer: by element size (x8, x32, x64), then index type.
+constexpr CudaKernel kScatterElementsLast[3][2] = {
+    {{scatter_elements, "x8_scatterelements_i32_indices_cuda_last_writer"},
+     {scatter_elements, "x8_scatterelements_i64_indices_cuda_last_writer"}},
+    {{scatter_elements, "x32_scatterelements_i32_indices_cuda_last_writer"},
+     {scatter_elements, "x32_scatterelements_i64_indices_cuda_last_writer"}},
+    {{scatter_elements, "x64_scatterelements_i32_indices_cuda_last_writer"},
+     {scatter_elements, "x64_scatterelements_i64_indices_cuda_last_writer"}}};
+constexpr CudaKernel kScatterNdLast[3][2] = {
+    {{scatter_nd, "x8_scatternd_i32_indices_cuda_last_writer"},
+     {scatter_nd, "x8_scatternd_i64_indices_cuda_last_writer"}},
+    {{scatter_nd, "x32_scatternd_i32_indices_cuda_last_writer"},
+     {scatter_nd, "x32_scatternd_i64_indices_cuda_last_writer"}},
+    {{scatter_nd, "x64_scatternd_i32_indices_cuda_last_writer"},
+     {scatter_nd, "x64_scatternd_i64_indices_cuda_last_writer"}}};
+
 constexpr CudaKernel kTrilu[3] = {
     {trilu, "x8_trilu_cuda"}, {trilu, "x32_trilu_cuda"}, {trilu, "x64_trilu_cuda"}};
 // By value size, then index type (f32, f64, i32, i64).
@@ -307,12 +365,19 @@ KernelSelection select_gather_nd(const CudaKernelQuery& query) {
       kGatherNd[size_slot(query.outputs[0].dtype)][index_slot(query.inputs[1]->dtype)]);
 }
 
-template <const CudaKernel (*kByType)[2]>
+template <const CudaKernel (*kByType)[2], const CudaKernel (*kLastBySize)[2]>
 KernelSelection select_scatter(const CudaKernelQuery& query) {
   if (auto refusal = refuse_index_type(query, 1)) return *refusal;
   if (auto refusal = refuse_rank(query)) return *refusal;
-  return checked_choice(
-      kByType[type_slot(query.outputs[0].dtype)][index_slot(query.inputs[1]->dtype)]);
+  const DType dtype = query.outputs[0].dtype;
+  const size_t index = index_slot(query.inputs[1]->dtype);
+  const int64_t slots =
+      last_writer_slots(query.node, query.inputs[0]->shape, query.inputs[1]->shape);
+  if (slots > 0) {
+    return choice_of(kLastBySize[size_slot(dtype)][index],
+                     kCheckWorkspaceBytes + slots * static_cast<int64_t>(sizeof(long long)));
+  }
+  return checked_choice(kByType[type_slot(dtype)][index]);
 }
 
 KernelSelection select_trilu(const CudaKernelQuery& query) {
@@ -345,13 +410,14 @@ const CudaOpKernels kOps[] = {
      select_gather_nd},
     {{OpKind::ScatterElements, kAllDTypes, E::BitwiseExceptNanPayload,
       "data copied, then each line's updates applied in index order as on the CPU (one IEEE "
-      "add or multiply each, integers wrapping; the last of duplicate indices wins)"},
-     select_scatter<kScatterElements>},
+      "add or multiply each, integers wrapping); reduction none: the last of duplicate "
+      "indices wins (long lines: found by an integer atomicMax)"},
+     select_scatter<kScatterElements, kScatterElementsLast>},
     {{OpKind::ScatterND, kAllDTypes, E::BitwiseExceptNanPayload,
       "data copied, then every tuple's update applied to each slice column in index order as "
-      "on the CPU (one IEEE add or multiply each, integers wrapping; the last of duplicate "
-      "tuples wins)"},
-     select_scatter<kScatterNd>},
+      "on the CPU (one IEEE add or multiply each, integers wrapping); reduction none: the last "
+      "of duplicate tuples wins (many tuples: found by an integer atomicMax)"},
+     select_scatter<kScatterNd, kScatterNdLast>},
     {{OpKind::TopK, kNumeric, E::Bitwise,
       "each element placed by its rank in the CPU's strict order (NaN first, equal values by "
       "index), which is unique; element bytes copied"},

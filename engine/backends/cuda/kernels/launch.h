@@ -498,6 +498,19 @@ cudaError_t launch_scatter_elements(ElementType type, int index_bytes, ScatterRe
 cudaError_t launch_scatter_nd(ElementType type, int index_bytes, ScatterReduction reduction,
                               const IndexTuples& tuples, const void* indices, const void* updates,
                               void* out, cudaStream_t stream);
+// Reduction "none" with long runs of updates per thread: the last update of each element (in
+// index order, as the CPU applies them) found by an integer atomicMax over update positions in
+// `last` (8 bytes per data element for ScatterElements, per slice of data for ScatterND), then
+// written alone; elements copied as they are. `out` already holds data.
+inline constexpr int64_t kSerialScatterUpdates = 64;  // longer runs go by last writer
+cudaError_t launch_scatter_elements_last_writer(int element_bytes, int index_bytes,
+                                                const ElementsGeometry& g, const void* indices,
+                                                const void* updates, void* out, long long* last,
+                                                int64_t last_slots, cudaStream_t stream);
+cudaError_t launch_scatter_nd_last_writer(int element_bytes, int index_bytes,
+                                          const IndexTuples& tuples, const void* indices,
+                                          const void* updates, void* out, long long* last,
+                                          int64_t last_slots, cudaStream_t stream);
 
 // Trilu over matrices of rows x cols (numel > 0 elements in all): row i keeps columns
 // [clamp(i + k, 0, cols), cols) (upper) or [0, clamp(i + k + 1, 0, cols)) (lower), the rest

@@ -964,6 +964,32 @@ BOOST_AUTO_TEST_CASE(kernels_go_by_element_size_or_dtype_and_index_type) {
                                     {{"k", int64_t{2}}}, 2)) == "i32_topk_cuda_rank_count 0");
 }
 
+// Reduction "none" with more than 64 updates in a row per thread finds each element's last
+// update by an integer atomicMax over a table of 8 bytes per target in the workspace.
+BOOST_AUTO_TEST_CASE(long_runs_of_none_go_by_last_writer) {
+  const TypeInfo data{DType::F32, Shape{4, 100}};
+  auto elements = [&](int64_t length, const std::string& reduction) {
+    return chosen(single_op_graph(
+        OpKind::ScatterElements,
+        {data, TypeInfo{DType::I64, Shape{4, length}}, TypeInfo{DType::F32, Shape{4, length}}},
+        {{"axis", int64_t{1}}, {"reduction", reduction}}));
+  };
+  BOOST_TEST(elements(64, "none") == "f32_scatterelements_i64_indices_cuda_by_line 8");
+  BOOST_TEST(elements(65, "none") ==
+             "x32_scatterelements_i64_indices_cuda_last_writer " + std::to_string(8 + 400 * 8));
+  BOOST_TEST(elements(65, "add") == "f32_scatterelements_i64_indices_cuda_by_line 8");
+  auto nd = [&](int64_t tuples, const std::string& reduction) {
+    return chosen(single_op_graph(
+        OpKind::ScatterND,
+        {TypeInfo{DType::Bool, Shape{4, 100}}, TypeInfo{DType::I32, Shape{tuples, 1}},
+         TypeInfo{DType::Bool, Shape{tuples, 100}}},
+        {{"reduction", reduction}}));
+  };
+  BOOST_TEST(nd(64, "none") == "bool_scatternd_i32_indices_cuda_by_column 8");
+  BOOST_TEST(nd(65, "none") ==
+             "x8_scatternd_i32_indices_cuda_last_writer " + std::to_string(8 + 4 * 8));
+}
+
 BOOST_AUTO_TEST_CASE(data_past_eight_axes_is_refused_naming_the_shape) {
   const Shape nine{1, 2, 1, 2, 1, 2, 1, 2, 3};
   BOOST_TEST(chosen(single_op_graph(OpKind::GatherElements,

@@ -44,6 +44,11 @@ inline unsigned long long atomicMin(unsigned long long* address, unsigned long l
   if (value < old) *address = value;
   return old;
 }
+inline long long atomicMax(long long* address, long long value) {
+  const long long old = *address;
+  if (value > old) *address = value;
+  return old;
+}
 // NOLINTEND(bugprone-reserved-identifier)
 
 #include "indexing_geometry.h"
@@ -436,6 +441,73 @@ BOOST_AUTO_TEST_CASE(nll_loss_sums_over_the_cpus_tree) {
     unsigned long long word = ~0ull;
     emulate([&] { find_bad_label_kernel<int32_t>(g, labels, &word); }, reverse);
     BOOST_TEST(word == 4u);
+  }
+}
+
+// Reduction "none" with long runs goes by last writer: an atomicMax per target, then the
+// winners write; in either thread order, the CPU's last-wins result.
+BOOST_AUTO_TEST_CASE(scatters_by_last_writer_keep_the_cpus_last_update) {
+  uint64_t seed = 600;
+  {
+    const Shape data_shape{4, 6};
+    const Shape idx_shape{3, 100};
+    const Tensor data = random_tensor(DType::F64, data_shape, ++seed, -3.0, 3.0);
+    const Tensor idx = indices_in(DType::I64, idx_shape, {4}, ++seed);
+    const Tensor updates = random_tensor(DType::F64, idx_shape, ++seed, -3.0, 3.0);
+    const Graph graph =
+        single_op_graph(OpKind::ScatterElements,
+                        {TypeInfo{DType::F64, data_shape}, TypeInfo{DType::I64, idx_shape},
+                         TypeInfo{DType::F64, idx_shape}},
+                        {{"axis", int64_t{1}}});
+    const Tensor want = run_cpu(graph, {data, idx, updates})[0];
+    const ElementsGeometry g = elements_geometry(data_shape, idx_shape, 1);
+    for (bool reverse : {false, true}) {
+      Tensor got = data;
+      std::vector<long long> last(static_cast<size_t>(data_shape.numel()), -1);
+      emulate(
+          [&] {
+            scatter_elements_last_writer_kernel<int64_t>(g, data_of<int64_t>(idx), last.data());
+          },
+          reverse);
+      emulate(
+          [&] {
+            scatter_elements_assign_last_kernel<uint64_t, int64_t>(
+                g, data_of<int64_t>(idx), last.data(), data_of<uint64_t>(updates),
+                data_of<uint64_t>(got));
+          },
+          !reverse);
+      check_same_bits(got, want, "ScatterElements by last writer");
+    }
+  }
+  for (const Shape& idx_shape : {Shape{100, 2}, Shape{90, 1}, Shape{5, 30, 3}}) {
+    const Shape data_shape{5, 4, 3};
+    const int64_t k = idx_shape[idx_shape.rank() - 1];
+    std::vector<int64_t> update_dims(idx_shape.dims().begin(), idx_shape.dims().end() - 1);
+    update_dims.insert(update_dims.end(), data_shape.dims().begin() + k, data_shape.dims().end());
+    const Shape updates_shape(update_dims);
+    const Tensor data = random_tensor(DType::I32, data_shape, ++seed, -9.0, 9.0);
+    const Tensor idx = indices_in(DType::I32, idx_shape, std::vector<int64_t>(k, 3), ++seed);
+    const Tensor updates = random_tensor(DType::I32, updates_shape, ++seed, -9.0, 9.0);
+    const Graph graph = single_op_graph(
+        OpKind::ScatterND, {TypeInfo{DType::I32, data_shape}, TypeInfo{DType::I32, idx_shape},
+                            TypeInfo{DType::I32, updates_shape}});
+    const Tensor want = run_cpu(graph, {data, idx, updates})[0];
+    const IndexTuples t = nd_tuples(data_shape, idx_shape, 0);
+    for (bool reverse : {false, true}) {
+      Tensor got = data;
+      std::vector<long long> last(static_cast<size_t>(data_shape.numel() / t.slice), -1);
+      emulate(
+          [&] { scatter_nd_last_writer_kernel<int32_t>(t, data_of<int32_t>(idx), last.data()); },
+          reverse);
+      emulate(
+          [&] {
+            scatter_nd_assign_last_kernel<uint32_t, int32_t>(t, data_of<int32_t>(idx), last.data(),
+                                                             data_of<uint32_t>(updates),
+                                                             data_of<uint32_t>(got));
+          },
+          reverse);
+      check_same_bits(got, want, "ScatterND by last writer " + idx_shape.str());
+    }
   }
 }
 
