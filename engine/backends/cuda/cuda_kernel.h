@@ -34,6 +34,9 @@ using CudaKernelFn = void (*)(const CudaKernelArgs& args);
 struct CudaKernel {
   CudaKernelFn fn = nullptr;
   std::string_view variant;
+  // The launch reads a check word back to the host before it returns (device_checks.cpp), so
+  // its step launches at once, outside the run's CUDA graph (run_graphs.h).
+  bool reads_back = false;
 };
 
 struct CudaKernelQuery {
@@ -85,12 +88,12 @@ ElementType element_type(DType dtype);
 // integer minimum, whatever the launch), and the host waits for the answer before the op
 // runs. So a node with a check synchronises its stream once per run.
 inline constexpr int64_t kCheckWorkspaceBytes = sizeof(unsigned long long);
-// Whether a chosen kernel reads its check word back mid-run: a step that declares exactly the
-// check's workspace. Such a step launches at once, never inside a captured graph (run_graphs.h);
-// another kernel that happens to declare as much only loses the graph's speed for that step.
 inline bool reads_back(const KernelChoice& choice) {
-  return choice.workspace_bytes == kCheckWorkspaceBytes;
+  return static_cast<const CudaKernel*>(choice.impl)->reads_back;
 }
+// Thrown by a check that finds its stream capturing a graph: a kernel not marked reads_back. The
+// capture is dropped and the run's launches go one by one (run_graphs.h).
+struct ReadBackInCapture {};
 // Sets the word to all ones, enqueues find(word) and returns the position it left, or nullopt.
 std::optional<int64_t> first_flagged(const CudaKernelArgs& args,
                                      const std::function<cudaError_t(unsigned long long*)>& find);

@@ -98,11 +98,20 @@ void RunGraphs::capture(cudaStream_t stream) {
   check_cuda(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal),
              "starting to capture the run as a CUDA graph");
   cudaGraph_t graph = nullptr;
-  try {
-    for (const DeferredLaunch& l : launches) l.kernel->fn(args_of(l, stream));
-  } catch (...) {
+  auto drop_capture = [&] {
     cudaStreamEndCapture(stream, &graph);
     if (graph != nullptr) cudaGraphDestroy(graph);
+  };
+  try {
+    for (const DeferredLaunch& l : launches) l.kernel->fn(args_of(l, stream));
+  } catch (const ReadBackInCapture&) {
+    // A check not marked reads_back: nothing of the capture ran; launch one by one instead.
+    drop_capture();
+    pending_ = std::move(launches);
+    launch_eagerly(stream);
+    return;
+  } catch (...) {
+    drop_capture();
     throw;
   }
   check_cuda(cudaStreamEndCapture(stream, &graph), "capturing the run as a CUDA graph");

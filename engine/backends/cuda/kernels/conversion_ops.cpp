@@ -89,7 +89,9 @@ const CastKernels& cast_kernels() {
         const auto t = static_cast<size_t>(to);
         k.names[f][t] = std::string(dtype_name(static_cast<DType>(from))) + "_cast_" +
                         std::string(dtype_name(static_cast<DType>(to))) + "_cuda";
-        k.kernels[f][t] = CudaKernel{run_cast, k.names[f][t]};
+        k.kernels[f][t] =
+            CudaKernel{run_cast, k.names[f][t],
+                       is_floating(static_cast<DType>(from)) && is_integer(static_cast<DType>(to))};
       }
     }
     return k;

@@ -7,17 +7,12 @@ namespace volta::cuda {
 
 namespace {
 
-// A check inside a graph capture would read nothing back: its kernel must declare exactly
-// kCheckWorkspaceBytes (reads_back), which keeps its step out of every capture.
+// A check inside a graph capture would read nothing back: its kernel should be marked
+// reads_back (launched outside captures); one that is not gives up the capture here.
 void refuse_capture(const CudaKernelArgs& args) {
   cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
   check_launch(cudaStreamIsCapturing(args.stream, &status), args.node);
-  if (status == cudaStreamCaptureStatusNone) return;
-  fail(ErrorCode::DeviceFailure,
-       "node '" + args.node.name + "' (" + std::string(op_name(args.node.op)) +
-           ") reads a check back to the host inside a CUDA graph capture; its kernel must "
-           "declare exactly " +
-           std::to_string(kCheckWorkspaceBytes) + " bytes of workspace to launch outside it");
+  if (status != cudaStreamCaptureStatusNone) throw ReadBackInCapture{};
 }
 
 }  // namespace

@@ -112,14 +112,17 @@ struct OpKernelTable {
     return kernels[static_cast<size_t>(dtype)][variant];
   }
 };
+// `checks_integers`: the integer kernels check their divisors first (reads_back).
 OpKernelTable make_table(CudaKernelFn fn, std::string_view op,
-                         std::array<std::string_view, kVariants> suffixes) {
+                         std::array<std::string_view, kVariants> suffixes,
+                         bool checks_integers = false) {
   OpKernelTable t;
   for (size_t d = 0; d < t.kernels.size(); ++d) {
     for (size_t v = 0; v < kVariants; ++v) {
       t.names[d][v] = std::string(dtype_name(static_cast<DType>(d))) + "_" + std::string(op) +
                       "_cuda" + std::string(suffixes[v]);
-      t.kernels[d][v] = CudaKernel{fn, t.names[d][v]};
+      t.kernels[d][v] =
+          CudaKernel{fn, t.names[d][v], checks_integers && is_integer(static_cast<DType>(d))};
     }
   }
   return t;
@@ -140,7 +143,7 @@ std::optional<KernelUnsupported> refuse_geometry(const CudaKernelQuery& query, c
 template <BinaryOp kOp, const char* kName, const DTypeSet* kDTypes>
 KernelSelection select_binary(const CudaKernelQuery& query) {
   static const OpKernelTable kTable =
-      make_table(run_binary<kOp>, kName, {"_contiguous", "_broadcast"});
+      make_table(run_binary<kOp>, kName, {"_contiguous", "_broadcast"}, divides(kOp));
   if (std::optional<KernelUnsupported> refused = refuse_dtype(query, *kDTypes)) return *refused;
   const Shape& a = query.inputs[0]->shape;
   const Shape& b = query.inputs[1]->shape;

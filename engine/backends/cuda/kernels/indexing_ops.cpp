@@ -278,56 +278,58 @@ void top_k(const CudaKernelArgs& args) {
 
 // By element size (x8, x32, x64), then index type (i32, i64).
 constexpr CudaKernel kGatherElements[3][2] = {
-    {{gather_elements, "x8_gatherelements_i32_indices_cuda"},
-     {gather_elements, "x8_gatherelements_i64_indices_cuda"}},
-    {{gather_elements, "x32_gatherelements_i32_indices_cuda"},
-     {gather_elements, "x32_gatherelements_i64_indices_cuda"}},
-    {{gather_elements, "x64_gatherelements_i32_indices_cuda"},
-     {gather_elements, "x64_gatherelements_i64_indices_cuda"}}};
-constexpr CudaKernel kGatherNd[3][2] = {
-    {{gather_nd, "x8_gathernd_i32_indices_cuda"}, {gather_nd, "x8_gathernd_i64_indices_cuda"}},
-    {{gather_nd, "x32_gathernd_i32_indices_cuda"}, {gather_nd, "x32_gathernd_i64_indices_cuda"}},
-    {{gather_nd, "x64_gathernd_i32_indices_cuda"}, {gather_nd, "x64_gathernd_i64_indices_cuda"}}};
+    {{gather_elements, "x8_gatherelements_i32_indices_cuda", true},
+     {gather_elements, "x8_gatherelements_i64_indices_cuda", true}},
+    {{gather_elements, "x32_gatherelements_i32_indices_cuda", true},
+     {gather_elements, "x32_gatherelements_i64_indices_cuda", true}},
+    {{gather_elements, "x64_gatherelements_i32_indices_cuda", true},
+     {gather_elements, "x64_gatherelements_i64_indices_cuda", true}}};
+constexpr CudaKernel kGatherNd[3][2] = {{{gather_nd, "x8_gathernd_i32_indices_cuda", true},
+                                         {gather_nd, "x8_gathernd_i64_indices_cuda", true}},
+                                        {{gather_nd, "x32_gathernd_i32_indices_cuda", true},
+                                         {gather_nd, "x32_gathernd_i64_indices_cuda", true}},
+                                        {{gather_nd, "x64_gathernd_i32_indices_cuda", true},
+                                         {gather_nd, "x64_gathernd_i64_indices_cuda", true}}};
 
 // By dtype (ElementType order: f32, f64, i32, i64, bool), then index type.
 constexpr CudaKernel kScatterElements[5][2] = {
-    {{scatter_elements, "f32_scatterelements_i32_indices_cuda_by_line"},
-     {scatter_elements, "f32_scatterelements_i64_indices_cuda_by_line"}},
-    {{scatter_elements, "f64_scatterelements_i32_indices_cuda_by_line"},
-     {scatter_elements, "f64_scatterelements_i64_indices_cuda_by_line"}},
-    {{scatter_elements, "i32_scatterelements_i32_indices_cuda_by_line"},
-     {scatter_elements, "i32_scatterelements_i64_indices_cuda_by_line"}},
-    {{scatter_elements, "i64_scatterelements_i32_indices_cuda_by_line"},
-     {scatter_elements, "i64_scatterelements_i64_indices_cuda_by_line"}},
-    {{scatter_elements, "bool_scatterelements_i32_indices_cuda_by_line"},
-     {scatter_elements, "bool_scatterelements_i64_indices_cuda_by_line"}}};
+    {{scatter_elements, "f32_scatterelements_i32_indices_cuda_by_line", true},
+     {scatter_elements, "f32_scatterelements_i64_indices_cuda_by_line", true}},
+    {{scatter_elements, "f64_scatterelements_i32_indices_cuda_by_line", true},
+     {scatter_elements, "f64_scatterelements_i64_indices_cuda_by_line", true}},
+    {{scatter_elements, "i32_scatterelements_i32_indices_cuda_by_line", true},
+     {scatter_elements, "i32_scatterelements_i64_indices_cuda_by_line", true}},
+    {{scatter_elements, "i64_scatterelements_i32_indices_cuda_by_line", true},
+     {scatter_elements, "i64_scatterelements_i64_indices_cuda_by_line", true}},
+    {{scatter_elements, "bool_scatterelements_i32_indices_cuda_by_line", true},
+     {scatter_elements, "bool_scatterelements_i64_indices_cuda_by_line", true}}};
 constexpr CudaKernel kScatterNd[5][2] = {
-    {{scatter_nd, "f32_scatternd_i32_indices_cuda_by_column"},
-     {scatter_nd, "f32_scatternd_i64_indices_cuda_by_column"}},
-    {{scatter_nd, "f64_scatternd_i32_indices_cuda_by_column"},
-     {scatter_nd, "f64_scatternd_i64_indices_cuda_by_column"}},
-    {{scatter_nd, "i32_scatternd_i32_indices_cuda_by_column"},
-     {scatter_nd, "i32_scatternd_i64_indices_cuda_by_column"}},
-    {{scatter_nd, "i64_scatternd_i32_indices_cuda_by_column"},
-     {scatter_nd, "i64_scatternd_i64_indices_cuda_by_column"}},
-    {{scatter_nd, "bool_scatternd_i32_indices_cuda_by_column"},
-     {scatter_nd, "bool_scatternd_i64_indices_cuda_by_column"}}};
+    {{scatter_nd, "f32_scatternd_i32_indices_cuda_by_column", true},
+     {scatter_nd, "f32_scatternd_i64_indices_cuda_by_column", true}},
+    {{scatter_nd, "f64_scatternd_i32_indices_cuda_by_column", true},
+     {scatter_nd, "f64_scatternd_i64_indices_cuda_by_column", true}},
+    {{scatter_nd, "i32_scatternd_i32_indices_cuda_by_column", true},
+     {scatter_nd, "i32_scatternd_i64_indices_cuda_by_column", true}},
+    {{scatter_nd, "i64_scatternd_i32_indices_cuda_by_column", true},
+     {scatter_nd, "i64_scatternd_i64_indices_cuda_by_column", true}},
+    {{scatter_nd, "bool_scatternd_i32_indices_cuda_by_column", true},
+     {scatter_nd, "bool_scatternd_i64_indices_cuda_by_column", true}}};
 
 // Reduction "none" by last writer: by element size (x8, x32, x64), then index type.
 constexpr CudaKernel kScatterElementsLast[3][2] = {
-    {{scatter_elements, "x8_scatterelements_i32_indices_cuda_last_writer"},
-     {scatter_elements, "x8_scatterelements_i64_indices_cuda_last_writer"}},
-    {{scatter_elements, "x32_scatterelements_i32_indices_cuda_last_writer"},
-     {scatter_elements, "x32_scatterelements_i64_indices_cuda_last_writer"}},
-    {{scatter_elements, "x64_scatterelements_i32_indices_cuda_last_writer"},
-     {scatter_elements, "x64_scatterelements_i64_indices_cuda_last_writer"}}};
+    {{scatter_elements, "x8_scatterelements_i32_indices_cuda_last_writer", true},
+     {scatter_elements, "x8_scatterelements_i64_indices_cuda_last_writer", true}},
+    {{scatter_elements, "x32_scatterelements_i32_indices_cuda_last_writer", true},
+     {scatter_elements, "x32_scatterelements_i64_indices_cuda_last_writer", true}},
+    {{scatter_elements, "x64_scatterelements_i32_indices_cuda_last_writer", true},
+     {scatter_elements, "x64_scatterelements_i64_indices_cuda_last_writer", true}}};
 constexpr CudaKernel kScatterNdLast[3][2] = {
-    {{scatter_nd, "x8_scatternd_i32_indices_cuda_last_writer"},
-     {scatter_nd, "x8_scatternd_i64_indices_cuda_last_writer"}},
-    {{scatter_nd, "x32_scatternd_i32_indices_cuda_last_writer"},
-     {scatter_nd, "x32_scatternd_i64_indices_cuda_last_writer"}},
-    {{scatter_nd, "x64_scatternd_i32_indices_cuda_last_writer"},
-     {scatter_nd, "x64_scatternd_i64_indices_cuda_last_writer"}}};
+    {{scatter_nd, "x8_scatternd_i32_indices_cuda_last_writer", true},
+     {scatter_nd, "x8_scatternd_i64_indices_cuda_last_writer", true}},
+    {{scatter_nd, "x32_scatternd_i32_indices_cuda_last_writer", true},
+     {scatter_nd, "x32_scatternd_i64_indices_cuda_last_writer", true}},
+    {{scatter_nd, "x64_scatternd_i32_indices_cuda_last_writer", true},
+     {scatter_nd, "x64_scatternd_i64_indices_cuda_last_writer", true}}};
 
 constexpr CudaKernel kTrilu[3] = {
     {trilu, "x8_trilu_cuda"}, {trilu, "x32_trilu_cuda"}, {trilu, "x64_trilu_cuda"}};

@@ -117,11 +117,11 @@ void softmax_cross_entropy(const CudaKernelArgs& args) {
   nll_of(args, g, log_prob);
 }
 
-constexpr CudaKernel kNllLoss[2] = {{nll_loss, "f32_nll_loss_cuda_tree4096x8"},
-                                    {nll_loss, "f64_nll_loss_cuda_tree4096x8"}};
+constexpr CudaKernel kNllLoss[2] = {{nll_loss, "f32_nll_loss_cuda_tree4096x8", true},
+                                    {nll_loss, "f64_nll_loss_cuda_tree4096x8", true}};
 constexpr CudaKernel kSoftmaxCrossEntropy[2] = {
-    {softmax_cross_entropy, "f32_sce_loss_cuda_log_softmax_tree4096x8"},
-    {softmax_cross_entropy, "f64_sce_loss_cuda_log_softmax_tree4096x8"}};
+    {softmax_cross_entropy, "f32_sce_loss_cuda_log_softmax_tree4096x8", true},
+    {softmax_cross_entropy, "f64_sce_loss_cuda_log_softmax_tree4096x8", true}};
 
 template <const CudaKernel* kByType>
 KernelSelection select_loss(const CudaKernelQuery& query) {

@@ -271,9 +271,9 @@ void gather(const CudaKernelArgs& args) {
 
 // By element size, then index type (i32, i64).
 constexpr CudaKernel kGather[3][2] = {
-    {{gather, "x8_gather_i32_indices_cuda"}, {gather, "x8_gather_i64_indices_cuda"}},
-    {{gather, "x32_gather_i32_indices_cuda"}, {gather, "x32_gather_i64_indices_cuda"}},
-    {{gather, "x64_gather_i32_indices_cuda"}, {gather, "x64_gather_i64_indices_cuda"}}};
+    {{gather, "x8_gather_i32_indices_cuda", true}, {gather, "x8_gather_i64_indices_cuda", true}},
+    {{gather, "x32_gather_i32_indices_cuda", true}, {gather, "x32_gather_i64_indices_cuda", true}},
+    {{gather, "x64_gather_i32_indices_cuda", true}, {gather, "x64_gather_i64_indices_cuda", true}}};
 
 KernelSelection select_gather(const CudaKernelQuery& query) {
   const DType index_type = query.inputs[1]->dtype;

@@ -60,6 +60,7 @@ std::optional<int> first_differing_replay(const Backend& backend, const Graph& g
     ctx->set_poison(std::byte{static_cast<unsigned char>(r)});
     if (!same_bits(execute(plan, backend, *ctx, inputs), first)) return r;
   }
+  if (&backend != &gpu()) return std::nullopt;  // a planted backend launches its own way
   // The first run captured the plan as a CUDA graph; every later one replayed it.
   BOOST_TEST(cuda_context(*ctx).graph_captures() == 1);
   BOOST_TEST(cuda_context(*ctx).graph_replays() == runs - 1);
