@@ -103,7 +103,12 @@ std::string cuda_capability_cell(const OpCapability& capability) {
   if (capability.cpu_exactness == CrossBackendExactness::BitwiseExceptNanPayload) {
     cpu = "= cpu bitwise but NaN payload";
   }
-  return dtype_list(capability.dtypes) + " (" + std::string(cpu) + ")";
+  std::string tolerance;
+  if (capability.cpu_exactness != CrossBackendExactness::NotClaimed &&
+      !capability.cpu_tolerance_dtypes.empty()) {
+    tolerance = "; " + dtype_list(capability.cpu_tolerance_dtypes) + ": tolerance";
+  }
+  return dtype_list(capability.dtypes) + " (" + std::string(cpu) + tolerance + ")";
 }
 
 // How one op, family or backend's tests ended, per backend in kOnnxBackends order.

@@ -113,16 +113,18 @@ BOOST_AUTO_TEST_CASE(cases_of_a_backend_that_cannot_run_here_are_skipped_with_th
 }
 
 // The CPU backend standing in for the CUDA one (named "cuda", so the cuda:reference tolerance
-// rows judge it), claiming the CPU's bits for Add and Sqrt, with one element of every f32 Add
-// result off by one ULP: within the tolerance against the reference, but a broken claim.
+// rows judge it), claiming the CPU's bits for Add and Sqrt (but for the dtypes `left_out`), with
+// one element of every f32 Add result off by one ULP: within the tolerance against the
+// reference, but a broken claim.
 class OffByOneUlpAdd final : public ForwardingBackend {
  public:
-  explicit OffByOneUlpAdd(CrossBackendExactness claim)
-      : ForwardingBackend(make_backend("cpu"), "cuda"), claim_(claim) {}
+  explicit OffByOneUlpAdd(CrossBackendExactness claim, DTypeSet left_out = {})
+      : ForwardingBackend(make_backend("cpu"), "cuda"), claim_(claim), left_out_(left_out) {}
   Capabilities capabilities() const override {
     Capabilities caps = inner().capabilities();
     for (OpKind op : {OpKind::Add, OpKind::Sqrt}) {
       caps[static_cast<size_t>(op_index(op))].cpu_exactness = claim_;
+      caps[static_cast<size_t>(op_index(op))].cpu_tolerance_dtypes = left_out_;
     }
     return caps;
   }
@@ -138,6 +140,7 @@ class OffByOneUlpAdd final : public ForwardingBackend {
 
  private:
   CrossBackendExactness claim_;
+  DTypeSet left_out_;
 };
 
 const ParityCase& first_case_of(OpKind op, DType dtype) {
@@ -159,6 +162,13 @@ BOOST_AUTO_TEST_CASE(a_claim_of_the_cpus_bits_is_checked_bit_for_bit) {
   const CaseOutcome unclaimed =
       run_parity_case(add, OffByOneUlpAdd(CrossBackendExactness::NotClaimed), 1);
   BOOST_TEST((unclaimed.outcome == Outcome::Pass), unclaimed.message);
+  // Nor is it held to a claim that leaves its dtype out (a kernel on another math library).
+  const CaseOutcome left_out =
+      run_parity_case(add, OffByOneUlpAdd(CrossBackendExactness::Bitwise, DTypeSet{DType::F32}), 1);
+  BOOST_TEST((left_out.outcome == Outcome::Pass), left_out.message);
+  const CaseOutcome other_left_out =
+      run_parity_case(add, OffByOneUlpAdd(CrossBackendExactness::Bitwise, DTypeSet{DType::F64}), 1);
+  BOOST_TEST((other_left_out.outcome == Outcome::FailNumeric), other_left_out.message);
   // A claim the kernel keeps passes.
   const CaseOutcome kept = run_parity_case(first_case_of(OpKind::Sqrt, DType::F32),
                                            OffByOneUlpAdd(CrossBackendExactness::Bitwise), 1);

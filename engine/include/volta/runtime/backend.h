@@ -48,6 +48,10 @@ struct OpCapability {
   KernelDeterminism determinism = KernelDeterminism::BitExact;
   // Against the CPU backend's kernels; the parity suite checks every claim (bit for bit).
   CrossBackendExactness cpu_exactness = CrossBackendExactness::NotClaimed;
+  // The op's dtypes that cpu_exactness does not cover: there the kernels agree with the CPU
+  // backend's within the tolerance table only (the CPU's kernel calls libm, which another
+  // backend's math library does not reproduce bit for bit).
+  DTypeSet cpu_tolerance_dtypes = {};
 };
 using Capabilities = std::array<OpCapability, kOpCount>;
 
