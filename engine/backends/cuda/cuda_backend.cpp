@@ -33,6 +33,7 @@ constexpr FamilyOps kFamilies[] = {
     {OpFamily::Convolution, convolution_op_kernels},
     {OpFamily::Indexing, indexing_op_kernels},
     {OpFamily::Loss, loss_op_kernels},
+    {OpFamily::Elementwise, elementwise_math_op_kernels},
 };
 
 using KernelTable = std::array<const CudaOpKernels*, kOpCount>;
@@ -113,7 +114,8 @@ class CudaBackend final : public Backend {
     Capabilities caps{};
     for (size_t i = 0; i < caps.size(); ++i) {
       if (const CudaOpKernels* k = kernel_table()[i]) {
-        caps[i] = {true, k->claim.dtypes, KernelDeterminism::BitExact, k->claim.exactness};
+        caps[i] = {true, k->claim.dtypes, KernelDeterminism::BitExact, k->claim.exactness,
+                   k->claim.tolerance_dtypes};
       }
     }
     return caps;

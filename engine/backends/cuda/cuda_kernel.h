@@ -67,6 +67,7 @@ std::span<const CudaOpKernels> pooling_op_kernels();
 std::span<const CudaOpKernels> convolution_op_kernels();
 std::span<const CudaOpKernels> indexing_op_kernels();
 std::span<const CudaOpKernels> loss_op_kernels();
+std::span<const CudaOpKernels> elementwise_math_op_kernels();  // Pow, trigonometric
 
 // Every CUDA kernel is deterministic by construction: no float atomics, no reduction whose
 // order depends on the launch. (The run-time checks' integer atomicMin finds the first bad

@@ -1,8 +1,9 @@
 // The elementwise family on the CUDA backend: Add Sub Mul Div Mod and the variadic Min Max with
-// numpy broadcasting, Neg Abs Sign (f32 f64 i32 i64), Sqrt Reciprocal Floor Ceil Round (f32 f64),
-// Exp Log (f32). Selection, launch and each op's claim against the CPU backend; the device code
-// is kernels/elementwise.cu (f32) and elementwise_typed.cu (f64, i32, i64). Cast, Where and Clip
-// are in kernels/conversion_ops.cpp.
+// numpy broadcasting, Neg Abs Sign (f32 f64 i32 i64), Sqrt Reciprocal Floor Ceil Round Exp Log
+// (f32 f64). Selection, launch and each op's claim against the CPU backend; the device code is
+// kernels/elementwise.cu (f32) and elementwise_typed.cu (f64, i32, i64). Cast, Where and Clip
+// are in kernels/conversion_ops.cpp; Pow and the trigonometric functions in
+// elementwise_math_ops.cpp.
 
 #include <array>
 #include <optional>
@@ -15,7 +16,8 @@
 namespace volta::cuda {
 namespace {
 
-inline constexpr DTypeSet kF32{DType::F32};
+// Where the CPU's f64 kernel calls libm: the f64 kernel matches within the tolerance table.
+inline constexpr DTypeSet kLibmF64{DType::F64};
 inline constexpr DTypeSet kFloat{DType::F32, DType::F64};
 inline constexpr DTypeSet kNumeric{DType::F32, DType::F64, DType::I64, DType::I32};
 
@@ -231,13 +233,16 @@ const CudaOpKernels kOps[] = {
     {{OpKind::Reciprocal, kFloat, E::BitwiseExceptNanPayload,
       "1 / x, one IEEE division rounded to nearest on both"},
      select_unary<UnaryOp::Reciprocal, kReciprocal, &kFloat>},
-    {{OpKind::Exp, kF32, E::BitwiseExceptNanPayload,
-      "the CPU's exp_f32: same reduction, polynomial and operation order, no FMA"},
-     select_unary<UnaryOp::Exp, kExp, &kF32>},
-    {{OpKind::Log, kF32, E::Bitwise,
+    {{OpKind::Exp, kFloat, E::BitwiseExceptNanPayload,
+      "the CPU's exp_f32: same reduction, polynomial and operation order, no FMA; f64: CUDA's "
+      "exp where the CPU calls libm's",
+      kLibmF64},
+     select_unary<UnaryOp::Exp, kExp, &kFloat>},
+    {{OpKind::Log, kFloat, E::Bitwise,
       "the CPU's log_f32: same polynomial and operation order, no FMA; NaN in or a negative "
-      "gives the same quiet NaN constant"},
-     select_unary<UnaryOp::Log, kLog, &kF32>},
+      "gives the same quiet NaN constant; f64: CUDA's log where the CPU calls libm's",
+      kLibmF64},
+     select_unary<UnaryOp::Log, kLog, &kFloat>},
     {{OpKind::Min, kNumeric, E::Bitwise,
       "the CPU's left-to-right fold of a != a ? a : (a <= b ? a : b): selects only"},
      select_fold<BinaryOp::Min, kMin>},

@@ -1,7 +1,8 @@
 // Elementwise kernels in f64, i32 and i64: what the CPU backend's kernels compute for those
 // dtypes (kernels/elementwise.cpp and elementwise_math.cpp there), for the ops whose f64 result
-// is one IEEE operation, an exact fmod or a select (no other libm): Add Sub Mul Div Min Max Mod
-// Neg Abs Sqrt Reciprocal Floor Ceil Round Sign, and the activation family's Relu. Integer
+// is one IEEE operation, an exact fmod or a select: Add Sub Mul Div Min Max Mod Neg Abs Sqrt
+// Reciprocal Floor Ceil Round Sign, and the activation family's Relu; and Exp and Log in f64,
+// where the CPU calls libm (std::exp, std::log) and these CUDA's exp and log. Integer
 // arithmetic wraps as the CPU's does, in the unsigned type of the same width. The claims are in
 // elementwise_ops.cpp.
 
@@ -121,6 +122,9 @@ struct UnaryFn {
       if constexpr (kOp == UnaryOp::Abs) return abs_bits(x);
       if constexpr (kOp == UnaryOp::Sqrt) return __dsqrt_rn(x);
       if constexpr (kOp == UnaryOp::Reciprocal) return __ddiv_rn(1.0, x);
+      // libm on the CPU (std::exp, std::log): CUDA's, whose last bit may differ.
+      if constexpr (kOp == UnaryOp::Exp) return exp(x);
+      if constexpr (kOp == UnaryOp::Log) return log(x);
       if constexpr (kOp == UnaryOp::Round) return round_half_even(x);
       if constexpr (kOp == UnaryOp::Floor) {
         const double r = round_half_even(x);
@@ -244,8 +248,9 @@ cudaError_t launch_typed_unary(UnaryOp op, ElementType type, const void* x, void
       return integer ? cudaErrorInvalidValue
                      : launch_unary_of<UnaryOp::Round>(type, x, y, n, stream);
     case UnaryOp::Exp:
+      return integer ? cudaErrorInvalidValue : launch_unary_of<UnaryOp::Exp>(type, x, y, n, stream);
     case UnaryOp::Log:
-      return cudaErrorInvalidValue;  // libm on the CPU: f32 only here
+      return integer ? cudaErrorInvalidValue : launch_unary_of<UnaryOp::Log>(type, x, y, n, stream);
   }
   return cudaErrorInvalidValue;
 }

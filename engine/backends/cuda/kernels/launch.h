@@ -588,5 +588,61 @@ cudaError_t launch_nll_loss(LossType type, int label_bytes, LossReduction reduct
 // device's log (and, for f64, exp) where the CPU calls libm. One thread per sample.
 cudaError_t launch_log_softmax_classes(LossType type, const LossGeometry& g, const void* x, void* y,
                                        cudaStream_t stream);
+// ---- Math: libm ops, f64 activations, LogSoftmax, LRN, ReduceLogSumExp ----
+// (kernels/elementwise_math.cu, activation_f64.cu, normalization.cu, reduction.cu)
+// Where the CPU's kernel calls libm (f64 transcendentals, Pow, trigonometric and hyperbolic
+// functions, LogSoftmax's log, LRN's pow), these use CUDA's functions in the same formula:
+// the same arithmetic around them, but the libm results' last bits may differ.
+
+// Pow (y = a^b, broadcasting) and the unary libm functions; f32 as the CPU writes them, the
+// double function of the f32 value rounded once (Pow also: powf there, pow here).
+enum class MathOp : int { Sin, Cos, Tan, Asin, Acos, Atan, Sinh, Cosh, Asinh, Acosh, Atanh };
+// y[i] = op(x[i]) for i in [0, n), n > 0; type F32 or F64.
+cudaError_t launch_math_unary(MathOp op, ElementType type, const void* x, void* y, int64_t n,
+                              cudaStream_t stream);
+cudaError_t launch_pow(ElementType type, const BroadcastGeometry& geometry, const void* a,
+                       const void* b, void* y, cudaStream_t stream);
+
+// The f64 activations (all of ActivationOp but Relu), attributes as doubles as the CPU's f64
+// kernels read them; meanings as in ActivationParams.
+struct ActivationParamsF64 {
+  double alpha = 0.0;
+  double beta = 0.0;
+  double lambd = 0.0;
+};
+cudaError_t launch_f64_activation(ActivationOp op, const ActivationParamsF64& params,
+                                  const double* x, double* y, int64_t n, cudaStream_t stream);
+// PRelu (x < 0 ? slope * x : x) in F64, I32 or I64 (integer products wrap).
+cudaError_t launch_typed_prelu(ElementType type, const BroadcastGeometry& geometry, const void* x,
+                               const void* slope, void* y, cudaStream_t stream);
+
+// Softmax (f64) and LogSoftmax (f32, f64) of every row (y may be x): the f32 Softmax's tree,
+// LogSoftmax's y = (x - max) - log(sum of e^(x - max)).
+cudaError_t launch_f64_softmax(const RowGeometry& rows, const double* x, double* y,
+                               cudaStream_t stream);
+cudaError_t launch_log_softmax(ReduceType type, const RowGeometry& rows, const void* x, void* y,
+                               cudaStream_t stream);
+
+// LRN over [N, C, spatial]: y = x / (bias + scale * window sum of x^2)^beta, the window's
+// squares added channel by channel in ascending order (type F32 or F64; scale = alpha / size,
+// all in the type).
+struct LrnParams {
+  int64_t batch = 0;
+  int64_t channels = 0;
+  int64_t spatial = 0;  // elements per (n, c)
+  int64_t before = 0;   // channels of the window below c: (size - 1) / 2
+  int64_t after = 0;    // and above: size - 1 - before
+  double scale = 0;     // each rounded to the type first, as the CPU reads them
+  double beta = 0;
+  double bias = 0;
+};
+cudaError_t launch_lrn(ReduceType type, const LrnParams& params, const void* x, void* y,
+                       cudaStream_t stream);
+
+// ReduceLogSumExp (F32, F64): the row max by ReduceMax's tree, then max + log(sum of
+// e^(x - max)) by ReduceSum's tree (a row whose max is not finite gives the max).
+int64_t log_sum_exp_workspace_bytes(ReduceType type, const ReduceGeometry& geometry);
+cudaError_t launch_reduce_log_sum_exp(ReduceType type, const ReduceGeometry& geometry,
+                                      const void* x, void* y, void* workspace, cudaStream_t stream);
 
 }  // namespace volta::cuda

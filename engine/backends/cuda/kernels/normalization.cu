@@ -1,8 +1,9 @@
-// Normalization-family kernels: Softmax (f32), LayerNormalization, InstanceNormalization,
-// MeanVarianceNormalization, BatchNormalization inference and Hardmax (f32, f64), each
-// computing what the CPU backend's kernel computes (cpu/kernels/normalization.cpp and
-// softmax_rows.h), operation for operation; every sum within a row goes over the CPU's tree
-// (tree.cuh). The per-op exactness claims are in normalization_ops.cpp.
+// Normalization-family kernels: Softmax, LogSoftmax, LRN, LayerNormalization,
+// InstanceNormalization, MeanVarianceNormalization, BatchNormalization inference and Hardmax
+// (f32, f64), each computing what the CPU backend's kernel computes (cpu/kernels/
+// normalization.cpp and softmax_rows.h), operation for operation (where that calls libm, with
+// CUDA's function in its place); every sum within a row goes over the CPU's tree (tree.cuh).
+// The per-op exactness claims are in normalization_ops.cpp.
 //
 // A row belongs to a group of 8 neighbouring threads, one per tree lane: for each leaf in turn,
 // thread `lane` accumulates the leaf's elements lane, lane + 8, ... in index order, the lanes
@@ -47,7 +48,10 @@ struct Plus {
 // The CPU's max_of_numbers (softmax_rows.h): NaN-blind, the left operand kept unless the right
 // is greater.
 struct MaxOfNumbers {
-  __device__ float operator()(float a, float b) const { return b > a ? b : a; }
+  template <class T>
+  __device__ T operator()(T a, T b) const {
+    return b > a ? b : a;
+  }
 };
 
 // reduce_row of the CPU over a row of n elements, load(i) giving element i. Every thread of the
@@ -79,32 +83,74 @@ __device__ __forceinline__ RowSlot row_slot(int64_t first_row, int64_t rows) {
   return {row, row < rows, static_cast<int>(threadIdx.x % kTreeLanes)};
 }
 
-// softmax_row_loop (kLog false) of the CPU: y = e^(x - max) * (1 / sum), or the quiet NaN over
-// the whole row when the sum is NaN. The exponentials are recomputed for y, with the same bits.
-__global__ void __launch_bounds__(kThreadsPerBlock)
-    f32_softmax_rows(RowGeometry g, const float* x, float* y) {
+// softmax_rows.h's exp_of: the CPU's exp_f32 for f32 rows; libm's exp for f64 rows, CUDA's
+// here (its last bit may differ).
+__device__ __forceinline__ float exp_of(float v) { return dmath::exp_f32(v); }
+__device__ __forceinline__ double exp_of(double v) { return exp(v); }
+// LogSoftmax's log of the sum: std::log on the CPU (logf for f32, which glibc rounds nearly
+// always correctly); here the double log rounded once for f32, CUDA's log for f64.
+__device__ __forceinline__ float log_of(float v) {
+  return __double2float_rn(log(static_cast<double>(v)));
+}
+__device__ __forceinline__ double log_of(double v) { return log(v); }
+
+// softmax_row_loop of the CPU. Softmax (kLog false): y = e^(x - max) * (1 / sum); LogSoftmax:
+// y = (x - max) - log(sum); the quiet NaN over the whole row when the sum is NaN. The
+// exponentials are recomputed for y, with the same bits.
+template <class T, bool kLog>
+__global__ void __launch_bounds__(kThreadsPerBlock) softmax_rows(RowGeometry g, const T* x, T* y) {
   const int64_t n = g.length;
   for (int64_t first_row = static_cast<int64_t>(blockIdx.x) * kRowsPerBlock; first_row < g.rows;
        first_row += static_cast<int64_t>(gridDim.x) * kRowsPerBlock) {
     const RowSlot s = row_slot(first_row, g.rows);
     const int64_t start = (s.row / g.inner) * n * g.inner + s.row % g.inner;
-    const float* xr = x + start;
-    float* yr = y + start;
+    const T* xr = x + start;
+    T* yr = y + start;
     const int64_t step = g.inner;
-    const float max = reduce_row(
-        n, s.active, -dmath::kInf(), [=](int64_t i) { return xr[i * step]; }, MaxOfNumbers{});
-    const float sum = reduce_row(
-        n, s.active, 0.0f, [=](int64_t i) { return dmath::exp_f32(sub_rn(xr[i * step], max)); },
-        Plus{});
+    const T max = reduce_row(
+        n, s.active, -T(dmath::kInf()), [=](int64_t i) { return xr[i * step]; }, MaxOfNumbers{});
+    const T sum = reduce_row(
+        n, s.active, T{0}, [=](int64_t i) { return exp_of(sub_rn(xr[i * step], max)); }, Plus{});
     if (!s.active) continue;
     if (sum != sum) {
-      for (int64_t i = s.lane; i < n; i += kTreeLanes) yr[i * step] = quiet_nan(0.0f);
+      for (int64_t i = s.lane; i < n; i += kTreeLanes) yr[i * step] = quiet_nan(T{});
       continue;
     }
-    const float inverse = div_rn(1.0f, sum);
-    for (int64_t i = s.lane; i < n; i += kTreeLanes) {
-      yr[i * step] = mul_rn(dmath::exp_f32(sub_rn(xr[i * step], max)), inverse);
+    if constexpr (kLog) {
+      const T log_sum = log_of(sum);
+      for (int64_t i = s.lane; i < n; i += kTreeLanes) {
+        yr[i * step] = sub_rn(sub_rn(xr[i * step], max), log_sum);
+      }
+    } else {
+      const T inverse = div_rn(T{1}, sum);
+      for (int64_t i = s.lane; i < n; i += kTreeLanes) {
+        yr[i * step] = mul_rn(exp_of(sub_rn(xr[i * step], max)), inverse);
+      }
     }
+  }
+}
+
+// LrnKernel of the CPU, one thread per output element: the window's squares summed channel by
+// channel in ascending order from 0 (x * x, then +, in T), then x / pow(bias + scale * sum,
+// beta). pow is libm's there (powf for f32) and CUDA's double pow here (rounded once for f32).
+template <class T>
+__global__ void lrn_kernel(LrnParams p, const T* x, T* y) {
+  const int64_t numel = p.batch * p.channels * p.spatial;
+  const T scale = static_cast<T>(p.scale);
+  const T bias = static_cast<T>(p.bias);
+  for (int64_t i = first_index(); i < numel; i += grid_stride()) {
+    const int64_t s = i % p.spatial;
+    const int64_t r = i / p.spatial;  // the [n, c] row
+    const int64_t c = r % p.channels;
+    const int64_t first = c - p.before < 0 ? 0 : c - p.before;
+    const int64_t last = c + p.after > p.channels - 1 ? p.channels - 1 : c + p.after;
+    T sum{0};
+    for (int64_t k = first; k <= last; ++k) {
+      const T v = x[(r - c + k) * p.spatial + s];
+      sum = add_rn(sum, mul_rn(v, v));
+    }
+    const double base = static_cast<double>(add_rn(bias, mul_rn(scale, sum)));
+    y[i] = div_rn(x[i], static_cast<T>(pow(base, p.beta)));
   }
 }
 
@@ -262,7 +308,38 @@ cudaError_t launch_batch(const BatchNormArgs<T>& args, cudaStream_t stream) {
 
 cudaError_t launch_f32_softmax(const RowGeometry& rows, const float* x, float* y,
                                cudaStream_t stream) {
-  f32_softmax_rows<<<row_blocks(rows.rows), kThreadsPerBlock, 0, stream>>>(rows, x, y);
+  softmax_rows<float, false><<<row_blocks(rows.rows), kThreadsPerBlock, 0, stream>>>(rows, x, y);
+  return cudaGetLastError();
+}
+
+cudaError_t launch_f64_softmax(const RowGeometry& rows, const double* x, double* y,
+                               cudaStream_t stream) {
+  softmax_rows<double, false><<<row_blocks(rows.rows), kThreadsPerBlock, 0, stream>>>(rows, x, y);
+  return cudaGetLastError();
+}
+
+cudaError_t launch_log_softmax(ReduceType type, const RowGeometry& rows, const void* x, void* y,
+                               cudaStream_t stream) {
+  if (type == ReduceType::F64) {
+    softmax_rows<double, true><<<row_blocks(rows.rows), kThreadsPerBlock, 0, stream>>>(
+        rows, static_cast<const double*>(x), static_cast<double*>(y));
+  } else {
+    softmax_rows<float, true><<<row_blocks(rows.rows), kThreadsPerBlock, 0, stream>>>(
+        rows, static_cast<const float*>(x), static_cast<float*>(y));
+  }
+  return cudaGetLastError();
+}
+
+cudaError_t launch_lrn(ReduceType type, const LrnParams& params, const void* x, void* y,
+                       cudaStream_t stream) {
+  const int64_t numel = params.batch * params.channels * params.spatial;
+  if (type == ReduceType::F64) {
+    lrn_kernel<double><<<blocks_for(numel), kThreadsPerBlock, 0, stream>>>(
+        params, static_cast<const double*>(x), static_cast<double*>(y));
+  } else {
+    lrn_kernel<float><<<blocks_for(numel), kThreadsPerBlock, 0, stream>>>(
+        params, static_cast<const float*>(x), static_cast<float*>(y));
+  }
   return cudaGetLastError();
 }
 

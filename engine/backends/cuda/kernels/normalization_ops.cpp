@@ -1,11 +1,12 @@
-// The normalization family on the CUDA backend: Softmax (f32) along any axis,
-// LayerNormalization with its optional Mean and InvStdDev outputs, BatchNormalization
-// (inference), InstanceNormalization, MeanVarianceNormalization and Hardmax (f32, f64). Selection,
+// The normalization family on the CUDA backend (f32, f64): Softmax and LogSoftmax along any
+// axis, LayerNormalization with its optional Mean and InvStdDev outputs, BatchNormalization
+// (inference), InstanceNormalization, MeanVarianceNormalization, LRN and Hardmax. Selection,
 // launch and each op's claim against the CPU backend; the device code is kernels/normalization.cu.
 
 #include <algorithm>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "../broadcast_geometry.h"
@@ -16,22 +17,62 @@
 namespace volta::cuda {
 namespace {
 
-inline constexpr DTypeSet kF32{DType::F32};
+// Where the CPU's f64 kernel calls libm: the f64 kernel matches within the tolerance table.
+inline constexpr DTypeSet kLibmF64{DType::F64};
 inline constexpr DTypeSet kFloats{DType::F32, DType::F64};
 
 int axis_of(const Node& node, int rank) {
   return *normalize_axis(AttrReader(node).get_int("axis"), rank);
 }
 
+// The rows along the node's axis of a non-empty x.
+RowGeometry softmax_rows_of(const Node& node, const Shape& x) {
+  const int axis = axis_of(node, x.rank());
+  RowGeometry rows;
+  rows.length = x[axis];
+  for (int d = axis + 1; d < x.rank(); ++d) rows.inner *= x[d];
+  rows.rows = x.numel() / rows.length;
+  return rows;
+}
+
 void run_softmax(const CudaKernelArgs& args) {
   const ConstTensorView& x = args.inputs[0];
   if (x.numel() == 0) return;
-  const int axis = axis_of(args.node, x.shape.rank());
-  RowGeometry rows;
-  rows.length = x.shape[axis];
-  for (int d = axis + 1; d < x.shape.rank(); ++d) rows.inner *= x.shape[d];
-  rows.rows = x.numel() / rows.length;
-  check_launch(launch_f32_softmax(rows, x.as<float>(), args.outputs[0].as<float>(), args.stream),
+  const RowGeometry rows = softmax_rows_of(args.node, x.shape);
+  const TensorView& y = args.outputs[0];
+  check_launch(x.dtype == DType::F64
+                   ? launch_f64_softmax(rows, x.as<double>(), y.as<double>(), args.stream)
+                   : launch_f32_softmax(rows, x.as<float>(), y.as<float>(), args.stream),
+               args.node);
+}
+
+void run_log_softmax(const CudaKernelArgs& args) {
+  const ConstTensorView& x = args.inputs[0];
+  if (x.numel() == 0) return;
+  check_launch(launch_log_softmax(x.dtype == DType::F64 ? ReduceType::F64 : ReduceType::F32,
+                                  softmax_rows_of(args.node, x.shape), x.data, args.outputs[0].data,
+                                  args.stream),
+               args.node);
+}
+
+// The CPU's LrnKernel reads its attributes as T: scale = alpha / size in double, then rounded.
+template <class T>
+void run_lrn(const CudaKernelArgs& args) {
+  const ConstTensorView& x = args.inputs[0];
+  if (x.numel() == 0) return;
+  const AttrReader attrs(args.node);
+  const int64_t size = attrs.get_int("size");
+  LrnParams p;
+  p.batch = x.shape[0];
+  p.channels = x.shape[1];
+  p.spatial = x.numel() / (p.batch * p.channels);
+  p.before = (size - 1) / 2;
+  p.after = size - 1 - p.before;
+  p.scale = static_cast<T>(attrs.get_float("alpha") / static_cast<double>(size));
+  p.beta = static_cast<T>(attrs.get_float("beta"));
+  p.bias = static_cast<T>(attrs.get_float("bias"));
+  check_launch(launch_lrn(std::is_same_v<T, double> ? ReduceType::F64 : ReduceType::F32, p, x.data,
+                          args.outputs[0].data, args.stream),
                args.node);
 }
 
@@ -172,7 +213,12 @@ void run_hardmax(const CudaKernelArgs& args) {
                args.node);
 }
 
-constexpr CudaKernel kSoftmax{run_softmax, "f32_softmax_cuda_tree4096x8"};
+constexpr CudaKernel kSoftmax[] = {{run_softmax, "f32_softmax_cuda_tree4096x8"},
+                                   {run_softmax, "f64_softmax_cuda_tree4096x8"}};
+constexpr CudaKernel kLogSoftmax[] = {{run_log_softmax, "f32_logsoftmax_cuda_tree4096x8"},
+                                      {run_log_softmax, "f64_logsoftmax_cuda_tree4096x8"}};
+constexpr CudaKernel kLrn[] = {{run_lrn<float>, "f32_lrn_cuda_channel_window"},
+                               {run_lrn<double>, "f64_lrn_cuda_channel_window"}};
 constexpr CudaKernel kLayerNorm[] = {{run_layer_norm<float>, "f32_layernorm_cuda_tree4096x8"},
                                      {run_layer_norm<double>, "f64_layernorm_cuda_tree4096x8"}};
 constexpr CudaKernel kBatchNorm[] = {{run_batch_norm<float>, "f32_batchnorm_inference_cuda"},
@@ -190,11 +236,6 @@ constexpr CudaKernel kHardmax[] = {{run_hardmax<float>, "f32_hardmax_cuda_first_
 
 const CudaKernel& by_dtype(const CudaKernel* kernels, const CudaKernelQuery& query) {
   return kernels[query.inputs[0]->dtype == DType::F64 ? 1 : 0];
-}
-
-KernelSelection select_softmax(const CudaKernelQuery& query) {
-  if (std::optional<KernelUnsupported> refused = refuse_dtype(query, kF32)) return *refused;
-  return choice_of(kSoftmax);
 }
 
 KernelSelection select_layer_norm(const CudaKernelQuery& query) {
@@ -234,10 +275,16 @@ KernelSelection select_float(const CudaKernelQuery& query) {
 
 using E = CrossBackendExactness;
 const CudaOpKernels kOps[] = {
-    {{OpKind::Softmax, kF32, E::Bitwise,
+    {{OpKind::Softmax, kFloats, E::Bitwise,
       "the CPU's softmax_rows: row max by NaN-blind selects and the sum of its exp_f32 on the "
-      "CPU's tree, y = e * (1 / sum), no FMA; a NaN sum gives the same quiet NaN row"},
-     select_softmax},
+      "CPU's tree, y = e * (1 / sum), no FMA; a NaN sum gives the same quiet NaN row; f64: "
+      "the same with CUDA's exp where the CPU calls libm's",
+      kLibmF64},
+     select_float<kSoftmax>},
+    {{OpKind::LogSoftmax, kFloats, E::NotClaimed,
+      "the CPU's softmax_rows (exp_f32 for f32, the same tree), then (x - max) - log(sum) with "
+      "the double log (rounded once for f32) where the CPU calls libm's logf / log"},
+     select_float<kLogSoftmax>},
     {{OpKind::LayerNormalization, kFloats, E::BitwiseExceptNanPayload,
       "the CPU's two passes on its tree (sum, then squared deviations), IEEE divisions and "
       "square root, (x - mean) * inv_std * scale + bias left to right, no FMA"},
@@ -254,6 +301,10 @@ const CudaOpKernels kOps[] = {
       "the CPU's mean and variance in double (Wide) on its tree over the same member order, "
       "(x - mean) / (sqrt(variance) + epsilon) in IEEE double, one rounding to the type"},
      select_mean_variance_norm},
+    {{OpKind::LRN, kFloats, E::NotClaimed,
+      "the CPU's window sums (x * x added channel by channel in ascending order, no FMA), then "
+      "x / pow(bias + scale * sum, beta) with CUDA's double pow where the CPU calls libm's"},
+     select_float<kLrn>},
     {{OpKind::Hardmax, kFloats, E::Bitwise,
       "the CPU's scan of each line for its first maximum (the first NaN once met), then exact "
       "1 and 0"},

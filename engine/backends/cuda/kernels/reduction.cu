@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <type_traits>
+#include <utility>
 
 #include "device_math.cuh"
 #include "map.cuh"
@@ -188,6 +189,53 @@ struct WrappingProdOp : SumOf<T, T> {
 template <class T>
 using ProdOp = std::conditional_t<std::is_floating_point_v<T>, ScaledProdOp<T>, WrappingProdOp<T>>;
 
+// ReduceLogSumExp's second pass, the CPU's ExpSumAboveMaxOp: the terms e^(x - max of the row),
+// summed as ReduceSum sums; a row whose max is not finite has its answer already (-inf, +inf
+// or NaN), else max + log(sum). exp and log are libm's there (expf, logf for f32) and CUDA's
+// double functions here (rounded once for f32).
+__device__ __forceinline__ float exp_of(float v) {
+  return __double2float_rn(exp(static_cast<double>(v)));
+}
+__device__ __forceinline__ double exp_of(double v) { return exp(v); }
+__device__ __forceinline__ float log_of(float v) {
+  return __double2float_rn(log(static_cast<double>(v)));
+}
+__device__ __forceinline__ double log_of(double v) { return log(v); }
+__device__ __forceinline__ float sub_rn(float a, float b) { return __fsub_rn(a, b); }
+__device__ __forceinline__ double sub_rn(double a, double b) { return __dsub_rn(a, b); }
+
+template <class T>
+struct ExpSumAboveMaxOp : SumOf<T, T> {
+  const T* row_max = nullptr;
+  __device__ T map_at(int64_t output, T x) const { return exp_of(sub_rn(x, row_max[output])); }
+  __device__ T finish_at(int64_t output, T total, int64_t /*count*/) const {
+    const T max = row_max[output];
+    return isfinite(max) ? add_rn(max, log_of(total)) : max;
+  }
+};
+
+// An op's term and result; ops with a `row_max` (ExpSumAboveMaxOp) read their output's.
+template <class Op, class = void>
+struct ReadsRowMax : std::false_type {};
+template <class Op>
+struct ReadsRowMax<Op, std::void_t<decltype(std::declval<Op>().row_max)>> : std::true_type {};
+template <class Op, class T>
+__device__ __forceinline__ typename Op::Acc term_of(const Op& op, int64_t output, T x) {
+  if constexpr (ReadsRowMax<Op>::value) {
+    return op.map_at(output, x);
+  } else {
+    return op.map(x);
+  }
+}
+template <class Op, class A>
+__device__ __forceinline__ auto row_result(const Op& op, int64_t output, A total, int64_t count) {
+  if constexpr (ReadsRowMax<Op>::value) {
+    return op.finish_at(output, total, count);
+  } else {
+    return op.finish(total, count);
+  }
+}
+
 // Walks a row's elements `step` apart: an odometer over the reduced extents.
 struct RowWalker {
   int64_t index[kMaxReduceExtents];
@@ -242,12 +290,12 @@ __global__ void __launch_bounds__(kLeafThreads)
       const int64_t count = tree::leaf_length(g.row_length, leaf);
       if (single_extent) {
         for (int64_t i = lane; i < count; i += kTreeLanes) {
-          acc = op.combine(acc, op.map(row[(first + i) * unit_stride]));
+          acc = op.combine(acc, term_of(op, o, row[(first + i) * unit_stride]));
         }
       } else if (lane < count) {
         RowWalker walk(g.reduced, first + lane);
         for (int64_t i = lane; i < count; i += kTreeLanes) {
-          acc = op.combine(acc, op.map(row[walk.offset]));
+          acc = op.combine(acc, term_of(op, o, row[walk.offset]));
           walk.advance(g.reduced, kTreeLanes);
         }
       }
@@ -261,7 +309,7 @@ __global__ void __launch_bounds__(kLeafThreads)
       const A leaf_result = tree::combine_pairwise(values, kTreeLanes, 1,
                                                    [&op](A a, A b) { return op.combine(a, b); });
       if (leaves == 1) {
-        y[mine] = op.finish(leaf_result, g.row_length);
+        y[mine] = row_result(op, mine, leaf_result, g.row_length);
       } else {
         partials[mine] = leaf_result;
       }
@@ -278,24 +326,24 @@ __global__ void combine_leaves(Op op, int64_t outputs, int64_t leaves, int64_t r
   for (int64_t o = first_index(); o < outputs; o += grid_stride()) {
     const A total = tree::combine_pairwise(partials + o, leaves, outputs,
                                            [&op](A a, A b) { return op.combine(a, b); });
-    y[o] = op.finish(total, row_length);
+    y[o] = row_result(op, o, total, row_length);
   }
 }
 
 template <class T, class Op>
 cudaError_t launch_op(const ReduceGeometry& g, const void* x, void* y, void* workspace,
-                      cudaStream_t stream) {
+                      cudaStream_t stream, const Op& op = Op{}) {
   using A = typename Op::Acc;
   const int64_t items = g.leaves() * g.outputs;
   const int64_t blocks = (items + kItemsPerBlock - 1) / kItemsPerBlock;
   const bool lanes_fastest = g.reduced.rank == 0 || g.reduced.strides[g.reduced.rank - 1] == 1;
   auto* partials = static_cast<A*>(workspace);
   reduce_leaves<T, Op><<<static_cast<unsigned>(blocks < kMaxLeafBlocks ? blocks : kMaxLeafBlocks),
-                         kLeafThreads, 0, stream>>>(Op{}, g, g.leaves(), static_cast<const T*>(x),
+                         kLeafThreads, 0, stream>>>(op, g, g.leaves(), static_cast<const T*>(x),
                                                     static_cast<T*>(y), partials, lanes_fastest);
   if (g.leaves() > 1) {
     combine_leaves<T, Op><<<blocks_for(g.outputs), kThreadsPerBlock, 0, stream>>>(
-        Op{}, g.outputs, g.leaves(), g.row_length, partials, static_cast<T*>(y));
+        op, g.outputs, g.leaves(), g.row_length, partials, static_cast<T*>(y));
   }
   return cudaGetLastError();
 }
@@ -409,7 +457,48 @@ int64_t partial_bytes(ReduceOp op) {
   }
 }
 
+// Workspace of ReduceLogSumExp: the row maxima, then the leaf partials both passes use in turn
+// (the launches run in stream order).
+constexpr int64_t kWorkspaceAlignment = 256;
+template <class T>
+int64_t row_max_bytes(const ReduceGeometry& g) {
+  const int64_t bytes = g.outputs * static_cast<int64_t>(sizeof(T));
+  return (bytes + kWorkspaceAlignment - 1) / kWorkspaceAlignment * kWorkspaceAlignment;
+}
+template <class T>
+int64_t log_sum_exp_bytes(const ReduceGeometry& g) {
+  const int64_t partials = g.leaves() > 1 ? g.leaves() * g.outputs * sizeof(T) : 0;
+  return row_max_bytes<T>(g) + partials;
+}
+
+template <class T>
+cudaError_t launch_log_sum_exp_of(const ReduceGeometry& g, const void* x, void* y, void* workspace,
+                                  cudaStream_t stream) {
+  auto* row_max = static_cast<T*>(workspace);
+  void* partials = static_cast<char*>(workspace) + row_max_bytes<T>(g);
+  const cudaError_t max_status = launch_op<T, MaxOp<T>>(g, x, row_max, partials, stream);
+  if (max_status != cudaSuccess) return max_status;
+  ExpSumAboveMaxOp<T> op;
+  op.row_max = row_max;
+  return launch_op<T, ExpSumAboveMaxOp<T>>(g, x, y, partials, stream, op);
+}
+
 }  // namespace
+
+int64_t log_sum_exp_workspace_bytes(ReduceType type, const ReduceGeometry& geometry) {
+  return type == ReduceType::F64 ? log_sum_exp_bytes<double>(geometry)
+                                 : log_sum_exp_bytes<float>(geometry);
+}
+
+cudaError_t launch_reduce_log_sum_exp(ReduceType type, const ReduceGeometry& geometry,
+                                      const void* x, void* y, void* workspace,
+                                      cudaStream_t stream) {
+  if (type == ReduceType::F64)
+    return launch_log_sum_exp_of<double>(geometry, x, y, workspace, stream);
+  if (type == ReduceType::F32)
+    return launch_log_sum_exp_of<float>(geometry, x, y, workspace, stream);
+  return cudaErrorInvalidValue;
+}
 
 int64_t reduce_partial_bytes(ReduceOp op, ReduceType type) {
   switch (type) {

@@ -1,7 +1,8 @@
-// The reduction family on the CUDA backend (f32, f64; i32, i64 but for Mean and L2): ReduceSum
-// ReduceMean ReduceMax ReduceMin ReduceProd ReduceSumSquare ReduceL1 ReduceL2 over any set of axes,
-// keepdims either way (the output's layout is the same). Selection, launch and each op's claim
-// against the CPU backend; the device code is kernels/reduction.cu.
+// The reduction family on the CUDA backend (f32, f64; i32, i64 but for Mean, L2 and LogSumExp):
+// ReduceSum ReduceMean ReduceMax ReduceMin ReduceProd ReduceSumSquare ReduceL1 ReduceL2
+// ReduceLogSumExp over any set of axes, keepdims either way (the output's layout is the same).
+// Selection, launch and each op's claim against the CPU backend; the device code is
+// kernels/reduction.cu.
 
 #include <cuda_runtime_api.h>
 
@@ -106,6 +107,46 @@ VOLTA_CUDA_REDUCE(L1, "reduce_l1")
 VOLTA_CUDA_REDUCE(L2, "reduce_l2")
 #undef VOLTA_CUDA_REDUCE
 
+// ReduceLogSumExp (f32, f64): the row max, then max + log(sum of e^(x - max)), two launches
+// sharing a workspace (the maxima, the leaf partials).
+void run_log_sum_exp(const CudaKernelArgs& args) {
+  const ConstTensorView& x = args.inputs[0];
+  const TensorView& y = args.outputs[0];
+  if (resolve_reduce_axes(AttrReader(args.node), x.shape.rank()).noop) {
+    if (x.numel() == 0) return;
+    check_launch(
+        cudaMemcpyAsync(y.data, x.data, static_cast<size_t>(x.numel()) * dtype_size(x.dtype),
+                        cudaMemcpyDeviceToDevice, args.stream),
+        args.node);
+    return;
+  }
+  const ReduceGeometry g = geometry_of(args.node, x.shape);
+  if (g.outputs == 0) return;
+  check_launch(launch_reduce_log_sum_exp(reduce_type(x.dtype), g, x.data, y.data,
+                                         args.workspace.data, args.stream),
+               args.node);
+}
+
+constexpr CudaKernel kLogSumExp[] = {
+    {run_log_sum_exp, "f32_reduce_log_sum_exp_cuda_2pass_tree4096x8"},
+    {run_log_sum_exp, "f64_reduce_log_sum_exp_cuda_2pass_tree4096x8"}};
+
+KernelSelection select_log_sum_exp(const CudaKernelQuery& query) {
+  if (std::optional<KernelUnsupported> refused = refuse_dtype(query, kFloats)) return *refused;
+  const TypeInfo& input = *query.inputs[0];
+  const ReduceAxes axes = resolve_reduce_axes(AttrReader(query.node), input.shape.rank());
+  const CudaKernel& kernel = kLogSumExp[input.dtype == DType::F64 ? 1 : 0];
+  if (axes.noop) return choice_of(kernel);
+  const std::optional<ReduceGeometry> g = reduce_geometry(input.shape, axes);
+  if (!g) {
+    return KernelUnsupported{
+        "ReduceLogSumExp of " + input.shape.str() + " alternates kept and reduced axes more than " +
+        std::to_string(kMaxReduceExtents) + " times; the CUDA kernels take at most " +
+        std::to_string(kMaxReduceExtents) + " runs of each"};
+  }
+  return choice_of(kernel, log_sum_exp_workspace_bytes(reduce_type(input.dtype), *g));
+}
+
 // x as lines along `axis`: [outer, axis, inner], one line per (outer, inner).
 RowGeometry lines_along(const Node& node, const Shape& shape) {
   const int axis = *normalize_axis(AttrReader(node).get_int("axis"), shape.rank());
@@ -191,6 +232,11 @@ const CudaOpKernels kOps[] = {
       "exact squares in double summed in double on the CPU's tree (Wide), one correctly "
       "rounded double square root, one rounding to the type"},
      select_L2},
+    {{OpKind::ReduceLogSumExp, kFloats, E::NotClaimed,
+      "the CPU's two passes: ReduceMax's tree, then e^(x - max) summed on ReduceSum's tree and "
+      "max + log(sum), with CUDA's double exp and log (rounded once for f32) where the CPU calls "
+      "libm's"},
+     select_log_sum_exp},
     {{OpKind::ArgMax, kNumeric, E::Bitwise,
       "the CPU's scan of each line in index order with its compares and tie rules (first NaN "
       "wins, select_last_index); an index, no arithmetic"},

@@ -61,7 +61,19 @@ bool pinned_here(OpKind op) {
 
 bool is_binary(OpKind op) {
   return op == OpKind::Add || op == OpKind::Sub || op == OpKind::Mul || op == OpKind::Div ||
-         op == OpKind::Min || op == OpKind::Max || op == OpKind::PRelu || op == OpKind::Mod;
+         op == OpKind::Min || op == OpKind::Max || op == OpKind::PRelu || op == OpKind::Mod ||
+         op == OpKind::Pow;
+}
+
+// The ops whose kernels compute through CUDA's math library where the CPU calls glibc's:
+// nothing claimed against the CPU (the parity suite uses the tolerance table).
+bool is_libm(OpKind op) {
+  using K = OpKind;
+  for (OpKind libm : {K::Pow, K::Sin, K::Cos, K::Tan, K::Asin, K::Acos, K::Atan, K::Sinh, K::Cosh,
+                      K::Asinh, K::Acosh, K::Atanh}) {
+    if (op == libm) return true;
+  }
+  return false;
 }
 
 // The ops whose kernels take every dtype (they move, select or compare bytes).
@@ -71,21 +83,29 @@ bool takes_every_dtype(OpKind op) {
 }
 bool is_logical(OpKind op) { return op_schema(op).family == OpFamily::Logical; }
 
-// The dtypes each op claims: the CPU's, except where f64 would need libm (f32 alone).
+// The dtypes each op claims: the CPU's.
 std::string claimed_dtypes(OpKind op) {
   using K = OpKind;
   if (takes_every_dtype(op)) return "{f32,f64,i64,i32,bool}";
   if (op == K::Not || op == K::And || op == K::Or || op == K::Xor) return "{bool}";
   for (OpKind numeric : {K::Add, K::Sub, K::Mul, K::Div, K::Neg, K::Abs, K::Min, K::Max, K::Sign,
-                         K::Relu, K::Clip, K::Mod}) {
+                         K::Relu, K::Clip, K::Mod, K::PRelu}) {
     if (op == numeric) return "{f32,f64,i64,i32}";
   }
-  for (OpKind floating :
-       {K::Sqrt, K::Reciprocal, K::Floor, K::Ceil, K::Round, K::IsNaN, K::IsInf}) {
-    if (op == floating) return "{f32,f64}";
-  }
+  if (op == K::IsNaN || op == K::IsInf) return "{f32,f64}";
   if (is_logical(op)) return "{f32,f64,i64,i32}";
-  return "{f32}";
+  return "{f32,f64}";
+}
+
+// The f64 kernels that call CUDA's math library where the CPU's f64 kernel calls glibc's: the
+// op's claim leaves f64 out.
+bool f64_is_libm(OpKind op) {
+  using K = OpKind;
+  for (OpKind libm : {K::Exp, K::Log, K::Erf, K::Tanh, K::Sigmoid, K::Gelu, K::Elu, K::Selu,
+                      K::Celu, K::Softplus}) {
+    if (op == libm) return true;
+  }
+  return false;
 }
 bool claims(OpKind op, DType dtype) {
   return claimed_dtypes(op).find(dtype_name(dtype)) != std::string::npos;
@@ -101,8 +121,9 @@ bool is_plain(OpKind op) {
 
 // The variant an exact node of a plain op gets.
 std::string plain_variant(OpKind op, DType dtype) {
-  if (op == OpKind::Gelu) return "f32_gelu_erf_cuda";
-  const std::string base = std::string(dtype_name(dtype)) + "_" + lower(op_name(op)) + "_cuda";
+  if (op == OpKind::Gelu) return std::string(dtype_name(dtype)) + "_gelu_erf_cuda";
+  const std::string base = std::string(dtype_name(dtype)) + "_" + lower(op_name(op)) + "_cuda" +
+                           (is_libm(op) ? "_libm" : "");
   if (op == OpKind::Min || op == OpKind::Max) return base + "_fold";
   return is_binary(op) ? base + "_contiguous" : base;
 }
@@ -141,11 +162,16 @@ BOOST_AUTO_TEST_CASE(the_claims_name_the_ops_with_kernels_in_op_order) {
     BOOST_TEST(((c.exactness != CrossBackendExactness::NotClaimed) ==
                 (c.op != OpKind::SoftmaxCrossEntropyLoss)),
                op_name(c.op));
+    if (pinned_here(c.op)) {
+      BOOST_TEST((c.exactness == CrossBackendExactness::NotClaimed) == is_libm(c.op),
+                 op_name(c.op));
+      BOOST_TEST(c.tolerance_dtypes.str() == (f64_is_libm(c.op) ? "{f64}" : "{}"), op_name(c.op));
+    }
   }
   // What each claims against the CPU backend; the device tests hold each to it.
   std::string bitwise;
   for (const CudaOpClaim& c : cuda_op_claims()) {
-    if (!pinned_here(c.op)) continue;
+    if (!pinned_here(c.op) || is_libm(c.op)) continue;
     if (c.exactness == CrossBackendExactness::Bitwise) {
       bitwise += (bitwise.empty() ? "" : ", ") + std::string(op_name(c.op));
     } else {
@@ -234,11 +260,14 @@ BOOST_AUTO_TEST_CASE(an_op_without_a_kernel_is_refused_at_compile_time) {
                "node 'op' (Det) on backend 'cuda' has no kernel: the CUDA backend has no "
                "Det kernel (it has kernels for " +
                    cuda_ops() + "). Volta never falls back to another backend.");
-  const Graph f64 = f_graph(OpKind::Exp, DType::F64, Shape{3});
-  expect_error([&] { compile(f64, cuda_backend(), DeterminismMode::Strict); },
+  // Seven alternating broadcast dims: more than the kernels merge into.
+  const Graph pow =
+      f_graph(OpKind::Pow, DType::F64, Shape{2, 1, 2, 1, 2, 1, 2}, Shape{1, 2, 1, 2, 1, 2, 1});
+  expect_error([&] { compile(pow, cuda_backend(), DeterminismMode::Strict); },
                ErrorCode::MissingKernel,
-               "node 'op' (Exp) on backend 'cuda' has no kernel: no f64 kernel for Exp "
-               "(supported: {f32}). Volta never falls back to another backend.");
+               "node 'op' (Pow) on backend 'cuda' has no kernel: Pow of [2,1,2,1,2,1,2] and "
+               "[1,2,1,2,1,2,1] broadcasts over 7 dims that cannot be merged; the CUDA kernels "
+               "take at most 6. Volta never falls back to another backend.");
 }
 
 // Planning needs no device: a strict plan records the variant of every step.
@@ -744,9 +773,9 @@ BOOST_AUTO_TEST_CASE(dtypes_pick_their_kernel_and_the_rest_are_refused_in_the_cp
   BOOST_TEST(chosen(select_single(OpKind::ReduceSum, {TypeInfo{DType::I32, Shape{5000}}},
                                   reduce_attrs({})))
                  .workspace_bytes == 2 * 4);
-  BOOST_TEST(refusal(select_single(OpKind::Softmax, {TypeInfo{DType::F64, Shape{2, 3}}},
-                                   {{"axis", int64_t{-1}}})) ==
-             "no f64 kernel for Softmax (supported: {f32})");
+  BOOST_TEST(chosen(select_single(OpKind::Softmax, {TypeInfo{DType::F64, Shape{2, 3}}},
+                                  {{"axis", int64_t{-1}}}))
+                 .variant == "f64_softmax_cuda_tree4096x8");
   const TypeInfo x{DType::F32, Shape{4, 6, 8}};
   BOOST_TEST(
       chosen(select_single(OpKind::LayerNormalization,
@@ -1084,6 +1113,70 @@ BOOST_AUTO_TEST_CASE(the_claims_say_which_loss_has_the_cpus_bits) {
   BOOST_TEST(claims ==
              "SoftmaxCrossEntropyLoss {f32,f64} not-claimed; "
              "NegativeLogLikelihoodLoss {f32,f64} bitwise-except-nan-payload; ");
+// ---- Math kernels: libm-backed ops, f64 activations, LogSoftmax, LRN, ReduceLogSumExp ----
+
+BOOST_AUTO_TEST_SUITE(math_selection)
+
+// Variants name the dtype, and for Pow the broadcast walk, as the other binary ops do.
+BOOST_AUTO_TEST_CASE(math_ops_pick_their_dtype_and_walk) {
+  auto variant = [](OpKind op, std::vector<std::optional<TypeInfo>> inputs, Attributes attrs = {}) {
+    return chosen(select_single(op, inputs, std::move(attrs))).variant;
+  };
+  const TypeInfo f64{DType::F64, Shape{2, 3}};
+  const TypeInfo f32_row{DType::F32, Shape{3}};
+  BOOST_TEST(variant(OpKind::Pow, {f64, f64}) == "f64_pow_cuda_libm_contiguous");
+  BOOST_TEST(variant(OpKind::Pow, {TypeInfo{DType::F32, Shape{2, 3}}, f32_row}) ==
+             "f32_pow_cuda_libm_broadcast");
+  BOOST_TEST(variant(OpKind::Atanh, {f64}) == "f64_atanh_cuda_libm");
+  BOOST_TEST(variant(OpKind::Gelu, {f64}, {{"approximate", std::string("tanh")}}) ==
+             "f64_gelu_tanh_cuda");
+  BOOST_TEST(
+      variant(OpKind::PRelu, {TypeInfo{DType::I32, Shape{2, 3}}, TypeInfo{DType::I32, Shape{3}}}) ==
+      "i32_prelu_cuda_broadcast");
+  BOOST_TEST(variant(OpKind::LogSoftmax, {f64}, {{"axis", int64_t{0}}}) ==
+             "f64_logsoftmax_cuda_tree4096x8");
+  BOOST_TEST(variant(OpKind::LRN, {TypeInfo{DType::F32, Shape{1, 4, 2, 2}}},
+                     {{"size", int64_t{3}}}) == "f32_lrn_cuda_channel_window");
+}
+
+// ReduceLogSumExp keeps each row's max (256-byte aligned), then the leaf partials both of its
+// passes use, when rows span more than one leaf.
+BOOST_AUTO_TEST_CASE(log_sum_exp_declares_its_maxima_and_partials) {
+  const KernelChoice long_rows = chosen(select_single(
+      OpKind::ReduceLogSumExp, {TypeInfo{DType::F32, Shape{3, 2 * 4096 + 1}}}, reduce_attrs({1})));
+  BOOST_TEST(long_rows.variant == "f32_reduce_log_sum_exp_cuda_2pass_tree4096x8");
+  BOOST_TEST(long_rows.workspace_bytes == 256 + 3 * 3 * 4);
+  const KernelChoice one_leaf = chosen(select_single(
+      OpKind::ReduceLogSumExp, {TypeInfo{DType::F64, Shape{70, 4096}}}, reduce_attrs({1})));
+  BOOST_TEST(one_leaf.variant == "f64_reduce_log_sum_exp_cuda_2pass_tree4096x8");
+  BOOST_TEST(one_leaf.workspace_bytes == 768);  // 70 maxima of 8 bytes, rounded up
+  const Shape alternating{2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2};
+  BOOST_TEST(refusal(select_single(OpKind::ReduceLogSumExp, {TypeInfo{DType::F64, alternating}},
+                                   reduce_attrs({1, 3, 5, 7, 9, 11, 13, 15, 17}))) ==
+             "ReduceLogSumExp of " + alternating.str() +
+                 " alternates kept and reduced axes more than 8 times; the CUDA kernels take at "
+                 "most 8 runs of each");
+}
+
+// Claims that leave f64 out reach the capabilities the parity suite and the docs read.
+BOOST_AUTO_TEST_CASE(libm_f64_kernels_are_left_out_of_the_claims) {
+  const Capabilities caps = cuda_backend().capabilities();
+  const OpCapability& exp = caps[static_cast<size_t>(op_index(OpKind::Exp))];
+  BOOST_TEST(exp.dtypes.str() == "{f32,f64}");
+  BOOST_TEST(cross_backend_exactness_name(exp.cpu_exactness) == "bitwise-except-nan-payload");
+  BOOST_TEST(exp.cpu_tolerance_dtypes.str() == "{f64}");
+  const OpCapability& softmax = caps[static_cast<size_t>(op_index(OpKind::Softmax))];
+  BOOST_TEST(cross_backend_exactness_name(softmax.cpu_exactness) == "bitwise");
+  BOOST_TEST(softmax.cpu_tolerance_dtypes.str() == "{f64}");
+  const OpCapability& shrink = caps[static_cast<size_t>(op_index(OpKind::Shrink))];
+  BOOST_TEST(shrink.dtypes.str() == "{f32,f64}");
+  BOOST_TEST(shrink.cpu_tolerance_dtypes.empty());
+  for (OpKind op :
+       {OpKind::Pow, OpKind::Sin, OpKind::LogSoftmax, OpKind::LRN, OpKind::ReduceLogSumExp}) {
+    const OpCapability& c = caps[static_cast<size_t>(op_index(op))];
+    BOOST_TEST(c.dtypes.str() == "{f32,f64}", op_name(op));
+    BOOST_TEST(cross_backend_exactness_name(c.cpu_exactness) == "not-claimed", op_name(op));
+  }
 }
 
 BOOST_AUTO_TEST_SUITE_END()
