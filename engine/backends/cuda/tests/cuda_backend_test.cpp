@@ -1119,7 +1119,8 @@ BOOST_AUTO_TEST_SUITE(math_selection)
 
 // Variants name the dtype, and for Pow the broadcast walk, as the other binary ops do.
 BOOST_AUTO_TEST_CASE(math_ops_pick_their_dtype_and_walk) {
-  auto variant = [](OpKind op, std::vector<std::optional<TypeInfo>> inputs, Attributes attrs = {}) {
+  auto variant = [](OpKind op, const std::vector<std::optional<TypeInfo>>& inputs,
+                    Attributes attrs = {}) {
     return chosen(select_single(op, inputs, std::move(attrs))).variant;
   };
   const TypeInfo f64{DType::F64, Shape{2, 3}};

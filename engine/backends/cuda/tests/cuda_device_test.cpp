@@ -115,12 +115,15 @@ bool is_binary(OpKind op) {
 }
 
 // The claims this file's unary and binary cases cover in f32: the elementwise and activation
-// ops, each run with its default attributes (Cast, Where, other dtypes and other families are
-// in their own device test files).
+// ops that claim the CPU's bits, each run with its default attributes (Cast, Where, other
+// dtypes, other families and the libm-backed ops, Pow and the trigonometric functions, are in
+// their own device test files).
 bool is_elementwise_f32(const CudaOpClaim& claim) {
   const OpFamily family = op_schema(claim.op).family;
   return (family == OpFamily::Elementwise || family == OpFamily::Activation) &&
-         claim.op != OpKind::Cast && claim.op != OpKind::Where && claim.dtypes.contains(DType::F32);
+         claim.op != OpKind::Cast && claim.op != OpKind::Where &&
+         claim.dtypes.contains(DType::F32) && !claim.tolerance_dtypes.contains(DType::F32) &&
+         claim.exactness != CrossBackendExactness::NotClaimed;
 }
 
 Graph unary_graph(OpKind op, const Shape& shape) {
