@@ -34,6 +34,8 @@ constexpr FamilyOps kFamilies[] = {
     {OpFamily::Indexing, indexing_op_kernels},
     {OpFamily::Loss, loss_op_kernels},
     {OpFamily::Elementwise, elementwise_math_op_kernels},
+    {OpFamily::Movement, layout_op_kernels},
+    {OpFamily::Resampling, resampling_op_kernels},
 };
 
 using KernelTable = std::array<const CudaOpKernels*, kOpCount>;
@@ -230,6 +232,7 @@ class CudaBackend final : public Backend {
     }
     graphs.defer(
         {k, &node, {inputs.begin(), inputs.end()}, {outputs.begin(), outputs.end()}, workspace});
+    k->fn(CudaKernelArgs{node, inputs, outputs, cuda.stream(), workspace, &cuda});
   }
 };
 

@@ -19,12 +19,16 @@
 
 namespace volta::cuda {
 
+class CudaContextImpl;
+
 struct CudaKernelArgs {
   const Node& node;
   std::span<const ConstTensorView> inputs;  // device memory
   std::span<const TensorView> outputs;      // device memory
   cudaStream_t stream;
   MemoryRegion workspace = {};  // device memory: the KernelChoice's workspace_bytes
+  // The run's context, for counted host-to-device copies (Constant's value).
+  CudaContextImpl* context = nullptr;
 };
 
 // Enqueues the kernel on args.stream; throws VoltaError(DeviceFailure) when the launch fails.
@@ -68,6 +72,8 @@ std::span<const CudaOpKernels> convolution_op_kernels();
 std::span<const CudaOpKernels> indexing_op_kernels();
 std::span<const CudaOpKernels> loss_op_kernels();
 std::span<const CudaOpKernels> elementwise_math_op_kernels();  // Pow, trigonometric
+std::span<const CudaOpKernels> layout_op_kernels();  // Tile, Pad, ..., Constant (movement)
+std::span<const CudaOpKernels> resampling_op_kernels();
 
 // Every CUDA kernel is deterministic by construction: no float atomics, no reduction whose
 // order depends on the launch. (The run-time checks' integer atomicMin finds the first bad

@@ -644,5 +644,104 @@ cudaError_t launch_lrn(ReduceType type, const LrnParams& params, const void* x, 
 int64_t log_sum_exp_workspace_bytes(ReduceType type, const ReduceGeometry& geometry);
 cudaError_t launch_reduce_log_sum_exp(ReduceType type, const ReduceGeometry& geometry,
                                       const void* x, void* y, void* workspace, cudaStream_t stream);
+// ---- Layout: Tile, Pad, DepthToSpace, SpaceToDepth, ReverseSequence (kernels/layout.cu) ----
+// Pure data movement like the movement family: elements of `element_bytes` (1, 4 or 8) bytes
+// copied as they are (Pad's constant too), one thread per output element.
+
+inline constexpr int kMaxLayoutRank = 8;
+// Per output axis (outermost first): its length, the input's length and element stride, and
+// for Pad the elements padded before it (negative: cropped).
+struct LayoutAxes {
+  int rank = 0;
+  int64_t out_dims[kMaxLayoutRank] = {};
+  int64_t in_dims[kMaxLayoutRank] = {};
+  int64_t in_strides[kMaxLayoutRank] = {};
+  int64_t before[kMaxLayoutRank] = {};
+  int64_t numel = 0;  // of the output
+};
+// Tile: output index o reads input index o % in_dim on every axis.
+cudaError_t launch_tile(int element_bytes, const LayoutAxes& axes, const void* x, void* y,
+                        cudaStream_t stream);
+// Pad as the CPU's pad_source: inside, the input; outside, the constant (`value`, one element
+// in device memory, or zero bits when null), the mirror without the edge (period 2 * (dim - 1))
+// or the edge element.
+enum class PadMode : int { Constant, Reflect, Edge };
+cudaError_t launch_pad(int element_bytes, PadMode mode, const LayoutAxes& axes, const void* x,
+                       const void* value, void* y, cudaStream_t stream);
+
+// DepthToSpace (DCR or CRD channel order) and SpaceToDepth of an [N, C, H, W] input.
+enum class SpaceDepthOp : int { DepthToSpaceDcr, DepthToSpaceCrd, SpaceToDepth };
+struct SpaceDepthGeometry {
+  int64_t in_c = 0, in_h = 0, in_w = 0;
+  int64_t out_c = 0, out_h = 0, out_w = 0;
+  int64_t block = 1;
+  int64_t numel = 0;  // of the output
+};
+cudaError_t launch_space_depth(int element_bytes, SpaceDepthOp op, const SpaceDepthGeometry& g,
+                               const void* x, void* y, cudaStream_t stream);
+
+// ReverseSequence of an input seen as [d0, d1, inner], batch on axis 0 (batch_first) or 1.
+struct ReverseSequenceGeometry {
+  int64_t d0 = 0, d1 = 0, inner = 1;
+  bool batch_first = false;
+};
+// Lowers *first_bad (set to all ones by the caller) to the first e < n whose length (4- or
+// 8-byte signed) is outside [0, steps].
+cudaError_t launch_find_bad_length(int length_bytes, const void* lengths, int64_t n, int64_t steps,
+                                   unsigned long long* first_bad, cudaStream_t stream);
+// Output row (a0, a1) reads time step len - 1 - t when t < len of its batch entry, else t; the
+// lengths are in range (checked first).
+cudaError_t launch_reverse_sequence(int element_bytes, int length_bytes,
+                                    const ReverseSequenceGeometry& g, const void* x,
+                                    const void* lengths, void* y, cudaStream_t stream);
+
+// ---- Resampling: Resize, GridSample (kernels/resampling.cu) ----
+// Ports of the CPU kernels (cpu/kernels/resampling.cpp, resampling_grid_sample.cpp): taps and
+// weights found in double exactly as the CPU finds them, weights rounded to the element type
+// once, sums in the element type in the CPU's order. One thread per output element.
+
+inline constexpr int kMaxResizeRank = 8;
+enum class ResizeMode : int { Nearest, Linear, Cubic };
+enum class ResizeTransform : int {
+  HalfPixel,
+  PytorchHalfPixel,
+  AlignCorners,
+  Asymmetric,
+  TfHalfPixelForNearest,
+  TfCropAndResize,
+};
+enum class NearestMode : int { RoundPreferFloor, RoundPreferCeil, Floor, Ceil };
+struct ResizeLaunch {
+  int rank = 0;
+  int64_t in_dims[kMaxResizeRank] = {};
+  int64_t out_dims[kMaxResizeRank] = {};
+  int64_t in_strides[kMaxResizeRank] = {};
+  double scales[kMaxResizeRank] = {};
+  double roi_start[kMaxResizeRank] = {};
+  double roi_end[kMaxResizeRank] = {};
+  ResizeMode mode = ResizeMode::Nearest;
+  ResizeTransform transform = ResizeTransform::HalfPixel;
+  NearestMode nearest = NearestMode::RoundPreferFloor;
+  double cubic_a = -0.75;
+  bool exclude_outside = false;
+  uint64_t extrapolated_bits = 0;  // the output element for an extrapolated point, as its bytes
+  int64_t numel = 0;               // of the output, > 0
+};
+// Nearest: any element type (copies); Linear and Cubic: F32 or F64.
+cudaError_t launch_resize(ElementType type, const ResizeLaunch& r, const void* x, void* y,
+                          cudaStream_t stream);
+
+enum class GridSampleMode : int { Nearest, Bilinear, Bicubic };
+enum class GridPadding : int { Zeros, Border, Reflection };
+struct GridSampleLaunch {
+  int64_t batch = 0, channels = 0, h = 0, w = 0, out_h = 0, out_w = 0;
+  GridSampleMode mode = GridSampleMode::Bilinear;
+  GridPadding padding = GridPadding::Zeros;
+  bool align_corners = false;
+};
+// X [batch, channels, h, w], grid [batch, out_h, out_w, 2], y [batch, channels, out_h, out_w];
+// F32 or F64; at least one output element.
+cudaError_t launch_grid_sample(ElementType type, const GridSampleLaunch& g, const void* x,
+                               const void* grid, void* y, cudaStream_t stream);
 
 }  // namespace volta::cuda

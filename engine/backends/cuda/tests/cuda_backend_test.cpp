@@ -181,8 +181,9 @@ BOOST_AUTO_TEST_CASE(the_claims_name_the_ops_with_kernels_in_op_order) {
   BOOST_TEST(bitwise ==
              "Neg, Abs, Log, Sigmoid, Relu, Min, Max, Where, Equal, Less, Greater, Not, And, Or, "
              "Clip, Reshape, Transpose, Concat, Split, Slice, Gather, Expand, Squeeze, Unsqueeze, "
-             "Flatten, Identity, Floor, Ceil, Round, Sign, ThresholdedRelu, Shrink, IsNaN, IsInf, "
-             "Xor, LessOrEqual, GreaterOrEqual");
+             "Flatten, Identity, Constant, Floor, Ceil, Round, Sign, ThresholdedRelu, Shrink, "
+             "IsNaN, IsInf, Xor, LessOrEqual, GreaterOrEqual, Tile, Pad, DepthToSpace, "
+             "SpaceToDepth, ReverseSequence");
 }
 
 BOOST_AUTO_TEST_CASE(capabilities_are_the_claimed_ops) {
@@ -1178,6 +1179,128 @@ BOOST_AUTO_TEST_CASE(libm_f64_kernels_are_left_out_of_the_claims) {
     BOOST_TEST(c.dtypes.str() == "{f32,f64}", op_name(op));
     BOOST_TEST(cross_backend_exactness_name(c.cpu_exactness) == "not-claimed", op_name(op));
   }
+// ---- Layout and resampling ----
+
+BOOST_AUTO_TEST_SUITE(layout_and_resampling)
+
+KernelChoice choice_for(const Graph& g) {
+  const KernelSelection s = cuda_backend().select_kernel(g, only_node(g));
+  BOOST_REQUIRE_MESSAGE(std::holds_alternative<KernelChoice>(s), selection_of(g));
+  return std::get<KernelChoice>(s);
+}
+
+BOOST_AUTO_TEST_CASE(layout_kernels_go_by_element_size) {
+  for (const auto& [dtype, prefix] :
+       {std::pair{DType::Bool, "x8"}, std::pair{DType::F32, "x32"}, std::pair{DType::I32, "x32"},
+        std::pair{DType::F64, "x64"}, std::pair{DType::I64, "x64"}}) {
+    const std::string p(prefix);
+    const TypeInfo nchw{dtype, Shape{1, 8, 2, 2}};
+    BOOST_TEST(selection_of(single_op_graph(OpKind::Tile, {nchw},
+                                            {{"repeats", std::vector<int64_t>{1, 2, 1, 3}}})) ==
+               p + "_tile_cuda");
+    BOOST_TEST(
+        selection_of(single_op_graph(OpKind::Pad, {nchw},
+                                     {{"pads", std::vector<int64_t>{0, 0, 1, -1, 0, 0, 2, 0}},
+                                      {"mode", std::string("reflect")}})) == p + "_pad_cuda");
+    BOOST_TEST(
+        selection_of(single_op_graph(OpKind::DepthToSpace, {nchw}, {{"blocksize", int64_t{2}}})) ==
+        p + "_depthtospace_dcr_cuda");
+    BOOST_TEST(
+        selection_of(single_op_graph(OpKind::DepthToSpace, {nchw},
+                                     {{"blocksize", int64_t{2}}, {"mode", std::string("CRD")}})) ==
+        p + "_depthtospace_crd_cuda");
+    BOOST_TEST(
+        selection_of(single_op_graph(OpKind::SpaceToDepth, {nchw}, {{"blocksize", int64_t{2}}})) ==
+        p + "_spacetodepth_cuda");
+    const Graph constant = single_op_graph(OpKind::Constant, {}, {{"value", Tensor(dtype, {2})}});
+    BOOST_TEST(selection_of(constant) == "constant_upload_cuda");
+    BOOST_TEST(choice_for(constant).workspace_bytes == 0);
+  }
+}
+
+// ReverseSequence, like Gather, checks its lengths in one word of workspace.
+BOOST_AUTO_TEST_CASE(reverse_sequence_checks_its_lengths_in_a_word_of_workspace) {
+  for (const auto& [lengths, variant] :
+       {std::pair{DType::I64, "x64_reversesequence_i64_lens_cuda"},
+        std::pair{DType::I32, "x64_reversesequence_i32_lens_cuda"}}) {
+    const Graph g = single_op_graph(OpKind::ReverseSequence, {TypeInfo{DType::F64, Shape{5, 3, 2}},
+                                                              TypeInfo{lengths, Shape{3}}});
+    const KernelChoice choice = choice_for(g);
+    BOOST_TEST(choice.variant == variant);
+    BOOST_TEST(choice.workspace_bytes == 8);
+  }
+}
+
+// Axes of length 1 never move Tile's read position, so only the others count against the
+// kernel's eight; every axis counts for Pad (index 0 of a padded axis may read the border).
+BOOST_AUTO_TEST_CASE(layouts_past_eight_axes_are_refused_naming_the_shape) {
+  const Shape nine{2, 1, 2, 1, 2, 1, 2, 1, 2};
+  BOOST_TEST(selection_of(single_op_graph(OpKind::Tile, {TypeInfo{DType::F32, nine}},
+                                          {{"repeats", std::vector<int64_t>(9, 1)}})) ==
+             "x32_tile_cuda");
+  BOOST_TEST(selection_of(single_op_graph(OpKind::Tile, {TypeInfo{DType::F32, nine}},
+                                          {{"repeats", std::vector<int64_t>(9, 2)}})) ==
+             "refused: Tile of [2,1,2,1,2,1,2,1,2] walks 9 axes; the CUDA kernel takes at most 8");
+  BOOST_TEST(selection_of(single_op_graph(OpKind::Pad, {TypeInfo{DType::I64, nine}},
+                                          {{"pads", std::vector<int64_t>(18, 0)}})) ==
+             "refused: Pad of [2,1,2,1,2,1,2,1,2] walks 9 axes; the CUDA kernel takes at most 8");
+}
+
+Graph resize_graph(DType dtype, const Shape& in, const Shape& out, const std::string& mode) {
+  return single_op_graph(OpKind::Resize, {TypeInfo{dtype, in}},
+                         {{"sizes", out.dims()}, {"mode", mode}});
+}
+
+BOOST_AUTO_TEST_CASE(resize_has_a_kernel_per_mode_and_dtype_it_takes) {
+  for (DType dtype : {DType::F32, DType::F64, DType::I64, DType::I32, DType::Bool}) {
+    BOOST_TEST(selection_of(resize_graph(dtype, Shape{1, 3, 4}, Shape{1, 6, 2}, "nearest")) ==
+               std::string(dtype_name(dtype)) + "_resize_nearest_cuda");
+  }
+  for (const std::string mode : {"linear", "cubic"}) {
+    BOOST_TEST(selection_of(resize_graph(DType::F64, Shape{4}, Shape{9}, mode)) ==
+               "f64_resize_" + mode + "_cuda");
+  }
+  const Shape nine{1, 1, 1, 1, 1, 1, 1, 2, 2};
+  BOOST_TEST(selection_of(resize_graph(DType::F32, nine, nine, "linear")) ==
+             "refused: Resize of rank 9 has no CUDA kernel (at most 8 axes)");
+}
+
+BOOST_AUTO_TEST_CASE(grid_sample_has_a_kernel_per_mode_and_float_dtype) {
+  for (DType dtype : {DType::F32, DType::F64}) {
+    for (const std::string mode : {"nearest", "bilinear", "bicubic"}) {
+      const Graph g =
+          single_op_graph(OpKind::GridSample,
+                          {TypeInfo{dtype, Shape{1, 2, 3, 4}}, TypeInfo{dtype, Shape{1, 5, 6, 2}}},
+                          {{"mode", mode}, {"padding_mode", std::string("reflection")}});
+      BOOST_TEST(selection_of(g) ==
+                 std::string(dtype_name(dtype)) + "_grid_sample_" + mode + "_cuda");
+    }
+  }
+}
+
+// A graph of them plans strict without a device (Constant kept as a node: no folding).
+BOOST_AUTO_TEST_CASE(a_graph_of_them_compiles_strict_without_a_device) {
+  Graph g;
+  const ValueId x = g.add_input("x", DType::F32, Shape{1, 4, 3, 3});
+  const ValueId lens = g.add_input("lens", DType::I64, Shape{1});
+  const ValueId c =
+      g.add(OpKind::Constant, {}, {{"value", test::filled(DType::F32, {}, {0.5})}}, "constant");
+  const ValueId p =
+      g.add(OpKind::Pad, {x, c}, {{"pads", std::vector<int64_t>{0, 0, 1, 1, 0, 0, 1, 1}}}, "pad");
+  const ValueId d = g.add(OpKind::DepthToSpace, {p}, {{"blocksize", int64_t{2}}}, "d2s");
+  const ValueId r = g.add(
+      OpKind::Resize, {d},
+      {{"sizes", std::vector<int64_t>{1, 1, 7, 7}}, {"mode", std::string("cubic")}}, "resize");
+  const ValueId t =
+      g.add(OpKind::Tile, {r}, {{"repeats", std::vector<int64_t>{1, 2, 1, 1}}}, "tile");
+  const ValueId s = g.add(OpKind::ReverseSequence, {t, lens},
+                          {{"batch_axis", int64_t{0}}, {"time_axis", int64_t{1}}}, "reverse");
+  g.set_outputs({g.add(OpKind::SpaceToDepth, {s}, {{"blocksize", int64_t{7}}}, "s2d")});
+  const ExecutionPlan plan =
+      compile(g, cuda_backend(), DeterminismMode::Strict, {.optimize = false});
+  BOOST_TEST(kernel_variants(plan) ==
+             "constant_upload_cuda,x32_pad_cuda,x32_depthtospace_dcr_cuda,f32_resize_cubic_cuda,"
+             "x32_tile_cuda,x32_reversesequence_i64_lens_cuda,x32_spacetodepth_cuda");
 }
 
 BOOST_AUTO_TEST_SUITE_END()
