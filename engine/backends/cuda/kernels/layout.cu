@@ -1,89 +1,34 @@
 // Layout kernels: Tile, Pad, DepthToSpace, SpaceToDepth and ReverseSequence (with its check of
-// the lengths). One thread per output element, which finds the one input element it copies
-// (or Pad's constant) by the CPU's index arithmetic (cpu/kernels/movement_layout.cpp). Elements
-// move by size, so results are the CPU's bits whatever the dtype, NaN payloads included.
+// the lengths). One thread per output element copies the input element layout_kernel.cuh finds
+// for it (or Pad's constant). Elements move by size, so results are the CPU's bits whatever the
+// dtype, NaN payloads included.
 
+#include "layout_kernel.cuh"
 #include "map.cuh"
 
 namespace volta::cuda {
 namespace {
 
-// Output element i's index on each axis, innermost first: calls fn(axis, index).
-template <class Fn>
-__device__ __forceinline__ void for_each_axis(const LayoutAxes& g, int64_t i, Fn&& fn) {
-  int64_t rest = i;
-  for (int a = g.rank - 1; a >= 0; --a) {
-    fn(a, rest % g.out_dims[a]);
-    rest /= g.out_dims[a];
-  }
-}
+using namespace layout_detail;  // NOLINT(google-build-using-namespace): this file's kernels
 
 template <class U>
 __global__ void tile_kernel(LayoutAxes g, const U* x, U* y) {
-  for (int64_t i = first_index(); i < g.numel; i += grid_stride()) {
-    int64_t at = 0;
-    for_each_axis(g, i, [&](int a, int64_t o) { at += o % g.in_dims[a] * g.in_strides[a]; });
-    y[i] = x[at];
-  }
-}
-
-// The CPU's pad_source: the input index output index o reads along an axis, or -1 for the
-// constant.
-__device__ __forceinline__ int64_t pad_source(int64_t o, int64_t before, int64_t dim,
-                                              PadMode mode) {
-  const int64_t i = o - before;
-  if (i >= 0 && i < dim) return i;
-  switch (mode) {
-    case PadMode::Constant:
-      return -1;
-    case PadMode::Edge:
-      return i < 0 ? 0 : dim - 1;
-    case PadMode::Reflect: {
-      if (dim == 1) return 0;
-      const int64_t period = 2 * (dim - 1);
-      const int64_t m = ((i % period) + period) % period;
-      return m < dim ? m : period - m;
-    }
-  }
-  return -1;
+  for (int64_t i = first_index(); i < g.numel; i += grid_stride()) y[i] = x[tile_source(g, i)];
 }
 
 template <class U>
 __global__ void pad_kernel(PadMode mode, LayoutAxes g, const U* x, const U* value, U* y) {
   const U constant = value != nullptr ? *value : U{0};
   for (int64_t i = first_index(); i < g.numel; i += grid_stride()) {
-    int64_t at = 0;
-    bool inside = true;
-    for_each_axis(g, i, [&](int a, int64_t o) {
-      const int64_t s = pad_source(o, g.before[a], g.in_dims[a], mode);
-      if (s < 0) inside = false;
-      at += s * g.in_strides[a];
-    });
-    y[i] = inside ? x[at] : constant;
+    const int64_t at = pad_source(mode, g, i);
+    y[i] = at < 0 ? constant : x[at];
   }
 }
 
 template <class U>
 __global__ void space_depth_kernel(SpaceDepthOp op, SpaceDepthGeometry g, const U* x, U* y) {
-  const int64_t b = g.block;
   for (int64_t i = first_index(); i < g.numel; i += grid_stride()) {
-    const int64_t xo = i % g.out_w;
-    const int64_t yo = i / g.out_w % g.out_h;
-    const int64_t co = i / g.out_w / g.out_h % g.out_c;
-    const int64_t n = i / g.out_w / g.out_h / g.out_c;
-    int64_t at = 0;
-    if (op == SpaceDepthOp::SpaceToDepth) {
-      const int64_t c = co % g.in_c, block = co / g.in_c;
-      const int64_t bi = block / b, bj = block % b;
-      at = ((n * g.in_c + c) * g.in_h + yo * b + bi) * g.in_w + xo * b + bj;
-    } else {
-      const int64_t bi = yo % b, h = yo / b;
-      const int64_t bj = xo % b, w = xo / b;
-      const int64_t ch = op == SpaceDepthOp::DepthToSpaceCrd ? (co * b + bi) * b + bj
-                                                             : (bi * b + bj) * g.out_c + co;
-      at = ((n * g.in_c + ch) * g.in_h + h) * g.in_w + w;
-    }
-    y[i] = x[at];
+    y[i] = x[space_depth_source(op, g, i)];
   }
 }
 
@@ -101,15 +46,7 @@ __global__ void reverse_sequence_kernel(ReverseSequenceGeometry g, const U* x, c
                                         U* y) {
   const int64_t numel = g.d0 * g.d1 * g.inner;
   for (int64_t i = first_index(); i < numel; i += grid_stride()) {
-    const int64_t col = i % g.inner;
-    const int64_t row = i / g.inner;
-    const int64_t a0 = row / g.d1, a1 = row % g.d1;
-    const int64_t batch = g.batch_first ? a0 : a1;
-    const int64_t t = g.batch_first ? a1 : a0;
-    const int64_t len = lengths[batch];
-    const int64_t from_t = t < len ? len - 1 - t : t;
-    const int64_t from_row = g.batch_first ? a0 * g.d1 + from_t : from_t * g.d1 + a1;
-    y[i] = x[from_row * g.inner + col];
+    y[i] = x[reverse_sequence_source(g, lengths, i)];
   }
 }
 

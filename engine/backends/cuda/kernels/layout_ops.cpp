@@ -15,9 +15,57 @@
 #include "../cuda_context.h"
 #include "../cuda_kernel.h"
 #include "launch.h"
+#include "layout_launch.h"
 #include "volta/ir/op_helpers.h"
 
 namespace volta::cuda {
+
+std::optional<LayoutAxes> layout_axes(const Node& node, const Shape& in, const Shape& out) {
+  const bool pad = node.op == OpKind::Pad;
+  const std::vector<int64_t> pads =
+      pad ? AttrReader(node).get_ints("pads") : std::vector<int64_t>{};
+  LayoutAxes g;
+  g.numel = out.numel();
+  const std::vector<int64_t> strides = in.strides();
+  for (int a = 0; a < in.rank(); ++a) {
+    if (!pad && out[a] == 1) continue;
+    if (g.rank == kMaxLayoutRank) return std::nullopt;
+    g.out_dims[g.rank] = out[a];
+    g.in_dims[g.rank] = in[a];
+    g.in_strides[g.rank] = strides[static_cast<size_t>(a)];
+    g.before[g.rank] = pad ? pads[static_cast<size_t>(a)] : 0;
+    ++g.rank;
+  }
+  return g;
+}
+
+PadMode pad_mode(const Node& node) {
+  const std::string& mode = AttrReader(node).get_string("mode");
+  if (mode == "reflect") return PadMode::Reflect;
+  if (mode == "edge") return PadMode::Edge;
+  return PadMode::Constant;
+}
+
+SpaceDepthOp space_depth_op(const Node& node) {
+  if (node.op == OpKind::SpaceToDepth) return SpaceDepthOp::SpaceToDepth;
+  return AttrReader(node).get_string("mode") == "CRD" ? SpaceDepthOp::DepthToSpaceCrd
+                                                      : SpaceDepthOp::DepthToSpaceDcr;
+}
+
+SpaceDepthGeometry space_depth_geometry(const Node& node, const Shape& in, const Shape& out) {
+  return {in[1],      in[2], in[3], out[1], out[2], out[3], AttrReader(node).get_int("blocksize"),
+          out.numel()};
+}
+
+ReverseSequenceGeometry reverse_sequence_geometry(const Node& node, const Shape& in) {
+  ReverseSequenceGeometry g;
+  g.batch_first = AttrReader(node).get_int("batch_axis") == 0;
+  g.d0 = in[0];
+  g.d1 = in[1];
+  for (int a = 2; a < in.rank(); ++a) g.inner *= in[a];
+  return g;
+}
+
 namespace {
 
 inline constexpr DTypeSet kAllDTypes{DType::F32, DType::F64, DType::I64, DType::I32, DType::Bool};
@@ -30,49 +78,19 @@ size_t size_slot(DType dtype) {
   return bytes == 1 ? 0 : (bytes == 4 ? 1 : 2);
 }
 
-// Output axes of `out` against `in`; Tile drops axes of length 1 (index 0 reads index 0), Pad
-// keeps them all (index 0 of a padded axis may read the border). nullopt past kMaxLayoutRank.
-std::optional<LayoutAxes> layout_axes(const Shape& in, const Shape& out,
-                                      const std::vector<int64_t>* pads) {
-  LayoutAxes g;
-  g.numel = out.numel();
-  const std::vector<int64_t> strides = in.strides();
-  for (int a = 0; a < in.rank(); ++a) {
-    if (pads == nullptr && out[a] == 1) continue;
-    if (g.rank == kMaxLayoutRank) return std::nullopt;
-    g.out_dims[g.rank] = out[a];
-    g.in_dims[g.rank] = in[a];
-    g.in_strides[g.rank] = strides[static_cast<size_t>(a)];
-    g.before[g.rank] = pads != nullptr ? (*pads)[static_cast<size_t>(a)] : 0;
-    ++g.rank;
-  }
-  return g;
-}
-
 KernelUnsupported too_many_axes(OpKind op, const Shape& in) {
   return KernelUnsupported{std::string(op_name(op)) + " of " + in.str() + " walks " +
                            std::to_string(in.rank()) + " axes; the CUDA kernel takes at most " +
                            std::to_string(kMaxLayoutRank)};
 }
 
-const std::vector<int64_t>* pads_of(const Node& node, const AttrReader& attrs) {
-  return node.op == OpKind::Pad ? &attrs.get_ints("pads") : nullptr;
-}
-
 // ---- Tile and Pad ----
-
-PadMode pad_mode(const std::string& mode) {
-  if (mode == "reflect") return PadMode::Reflect;
-  if (mode == "edge") return PadMode::Edge;
-  return PadMode::Constant;
-}
 
 void tile_or_pad(const CudaKernelArgs& args) {
   const ConstTensorView& x = args.inputs[0];
   const TensorView& out = args.outputs[0];
   if (out.numel() == 0) return;
-  const AttrReader attrs(args.node);
-  const std::optional<LayoutAxes> g = layout_axes(x.shape, out.shape, pads_of(args.node, attrs));
+  const std::optional<LayoutAxes> g = layout_axes(args.node, x.shape, out.shape);
   if (!g) fail(ErrorCode::KernelFailure, "the copy has more axes than its selection allowed");
   const int bytes = element_bytes(out.dtype);
   if (args.node.op == OpKind::Tile) {
@@ -80,8 +98,7 @@ void tile_or_pad(const CudaKernelArgs& args) {
     return;
   }
   const void* value = args.inputs.size() > 1 ? args.inputs[1].data : nullptr;
-  check_launch(launch_pad(bytes, pad_mode(attrs.get_string("mode")), *g, x.data, value, out.data,
-                          args.stream),
+  check_launch(launch_pad(bytes, pad_mode(args.node), *g, x.data, value, out.data, args.stream),
                args.node);
 }
 
@@ -102,7 +119,7 @@ KernelSelection select_tile_or_pad(const CudaKernelQuery& query) {
                                "\"edge\")"};
     }
   }
-  if (!layout_axes(in, query.outputs[0].shape, pads_of(query.node, attrs))) {
+  if (!layout_axes(query.node, in, query.outputs[0].shape)) {
     return too_many_axes(query.node.op, in);
   }
   return choice_of(kBySize[size_slot(query.outputs[0].dtype)]);
@@ -111,25 +128,11 @@ KernelSelection select_tile_or_pad(const CudaKernelQuery& query) {
 // ---- DepthToSpace and SpaceToDepth ----
 
 void space_depth(const CudaKernelArgs& args) {
-  const Shape& in = args.inputs[0].shape;
   const TensorView& out = args.outputs[0];
   if (out.numel() == 0) return;
-  const AttrReader attrs(args.node);
-  SpaceDepthOp op = SpaceDepthOp::SpaceToDepth;
-  if (args.node.op == OpKind::DepthToSpace) {
-    op = attrs.get_string("mode") == "CRD" ? SpaceDepthOp::DepthToSpaceCrd
-                                           : SpaceDepthOp::DepthToSpaceDcr;
-  }
-  const SpaceDepthGeometry g{in[1],
-                             in[2],
-                             in[3],
-                             out.shape[1],
-                             out.shape[2],
-                             out.shape[3],
-                             attrs.get_int("blocksize"),
-                             out.numel()};
-  check_launch(launch_space_depth(element_bytes(out.dtype), op, g, args.inputs[0].data, out.data,
-                                  args.stream),
+  check_launch(launch_space_depth(element_bytes(out.dtype), space_depth_op(args.node),
+                                  space_depth_geometry(args.node, args.inputs[0].shape, out.shape),
+                                  args.inputs[0].data, out.data, args.stream),
                args.node);
 }
 
@@ -188,14 +191,10 @@ void check_lengths(const CudaKernelArgs& args, int time_axis, int64_t steps) {
 void reverse_sequence(const CudaKernelArgs& args) {
   const ConstTensorView& x = args.inputs[0];
   const TensorView& out = args.outputs[0];
-  ReverseSequenceGeometry g;
-  g.batch_first = AttrReader(args.node).get_int("batch_axis") == 0;
+  const ReverseSequenceGeometry g = reverse_sequence_geometry(args.node, x.shape);
   const int time_axis = g.batch_first ? 1 : 0;
   check_lengths(args, time_axis, x.shape[time_axis]);
   if (out.numel() == 0) return;
-  g.d0 = x.shape[0];
-  g.d1 = x.shape[1];
-  for (int a = 2; a < x.shape.rank(); ++a) g.inner *= x.shape[a];
   check_launch(launch_reverse_sequence(element_bytes(out.dtype),
                                        static_cast<int>(dtype_size(args.inputs[1].dtype)), g,
                                        x.data, args.inputs[1].data, out.data, args.stream),
