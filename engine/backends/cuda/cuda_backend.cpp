@@ -36,6 +36,7 @@ constexpr FamilyOps kFamilies[] = {
     {OpFamily::Elementwise, elementwise_math_op_kernels},
     {OpFamily::Movement, layout_op_kernels},
     {OpFamily::Resampling, resampling_op_kernels},
+    {OpFamily::Linalg, linalg_det_op_kernels},
 };
 
 using KernelTable = std::array<const CudaOpKernels*, kOpCount>;

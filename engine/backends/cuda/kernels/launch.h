@@ -744,4 +744,11 @@ struct GridSampleLaunch {
 cudaError_t launch_grid_sample(ElementType type, const GridSampleLaunch& g, const void* x,
                                const void* grid, void* y, cudaStream_t stream);
 
+// ---- Linalg extension: Det (kernels/linalg_det.cu) ----
+
+// y[b] = the determinant of matrix b (m x m, row-major, one after another) by the CPU's LU with
+// partial pivoting, one thread per matrix; `scratch` holds matrices * m * m elements. F32 or F64.
+cudaError_t launch_det(ElementType type, const void* x, int64_t matrices, int64_t m, void* scratch,
+                       void* y, cudaStream_t stream);
+
 }  // namespace volta::cuda

@@ -255,11 +255,13 @@ BOOST_AUTO_TEST_SUITE(planning)
 
 // The planner's R-MISSING-KERNEL, exactly as a user reads it.
 BOOST_AUTO_TEST_CASE(an_op_without_a_kernel_is_refused_at_compile_time) {
-  const Graph det = single_op_graph(OpKind::Det, {TypeInfo{DType::F32, Shape{3, 3}}});
-  expect_error([&] { compile(det, cuda_backend(), DeterminismMode::Strict); },
+  const Graph einsum = single_op_graph(
+      OpKind::Einsum, {TypeInfo{DType::F32, Shape{2, 3}}, TypeInfo{DType::F32, Shape{3, 4}}},
+      {{"equation", std::string("ij,jk->ik")}});
+  expect_error([&] { compile(einsum, cuda_backend(), DeterminismMode::Strict); },
                ErrorCode::MissingKernel,
-               "node 'op' (Det) on backend 'cuda' has no kernel: the CUDA backend has no "
-               "Det kernel (it has kernels for " +
+               "node 'op' (Einsum) on backend 'cuda' has no kernel: the CUDA backend has no "
+               "Einsum kernel (it has kernels for " +
                    cuda_ops() + "). Volta never falls back to another backend.");
   // Seven alternating broadcast dims: more than the kernels merge into.
   const Graph pow =

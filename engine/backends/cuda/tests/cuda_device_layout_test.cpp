@@ -4,7 +4,8 @@
 // length failing in the CPU's words) and Constant (counted copies, nothing allocated per run)
 // for every dtype; Resize for every mode, coordinate transformation, nearest mode,
 // exclude_outside and extrapolation, ranks 1 to 5; GridSample for every mode, padding and
-// align_corners, with grids that hit ties, the edges, infinities and NaN.
+// align_corners, with grids that hit ties, the edges, infinities and NaN; Det (the linalg
+// extension) on batches of matrices, singular, non-finite and finite.
 //
 // Without a usable device every case is skipped and the binary prints "SKIPPED: <reason>",
 // which CTest reports as skipped (SKIP_REGULAR_EXPRESSION): never a pass without a device.
@@ -332,6 +333,25 @@ BOOST_AUTO_TEST_CASE(grid_sample_matches_the_cpu_in_every_mode_and_padding,
           }
         }
       }
+    }
+  }
+}
+
+// ---- Det ----
+
+BOOST_AUTO_TEST_CASE(det_matches_the_cpu, *boost::unit_test::precondition(device_available)) {
+  uint64_t seed = 900;
+  for (DType dtype : {DType::F32, DType::F64}) {
+    for (const Shape& shape : {Shape{0, 0}, Shape{1, 1}, Shape{6, 2, 2}, Shape{7, 3, 3},
+                               Shape{2, 3, 5, 5}, Shape{300, 9, 9}, Shape{0, 4, 4}}) {
+      Tensor x = float_data(dtype, shape, ++seed);
+      check_against_cpu(op_graph(OpKind::Det, {{dtype, shape}}), {x},
+                        name_of(dtype) + " Det of " + shape.str());
+      // Mostly finite: every 7th element of float_data is special, which makes most
+      // determinants NaN; these matrices keep the LU's arithmetic in play.
+      const Tensor finite = random_tensor(dtype, shape, ++seed, -2.0, 2.0);
+      check_against_cpu(op_graph(OpKind::Det, {{dtype, shape}}), {finite},
+                        name_of(dtype) + " Det of finite " + shape.str());
     }
   }
 }

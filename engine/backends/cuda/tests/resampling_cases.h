@@ -78,6 +78,7 @@ inline Attributes resize_attrs(const ResizeCase& c, const std::string& mode,
   if (!c.scales.empty()) attrs.emplace("scales", c.scales);
   if (transform == "tf_crop_and_resize") {
     std::vector<double> roi;
+    roi.reserve(2 * static_cast<size_t>(c.in.rank()));
     for (int a = 0; a < c.in.rank(); ++a) roi.push_back(a % 2 == 0 ? 0.1 : -0.2);
     for (int a = 0; a < c.in.rank(); ++a) roi.push_back(a % 2 == 0 ? 0.85 : 1.3);
     attrs.emplace("roi", roi);
