@@ -1280,6 +1280,17 @@ BOOST_AUTO_TEST_CASE(grid_sample_has_a_kernel_per_mode_and_float_dtype) {
   }
 }
 
+// Det factors a copy of every matrix in its workspace, one thread per matrix.
+BOOST_AUTO_TEST_CASE(det_declares_a_copy_of_its_matrices_as_workspace) {
+  for (const auto& [dtype, variant] : {std::pair{DType::F32, "f32_det_lu_partial_pivot_cuda"},
+                                       std::pair{DType::F64, "f64_det_lu_partial_pivot_cuda"}}) {
+    const KernelChoice choice =
+        choice_for(single_op_graph(OpKind::Det, {TypeInfo{dtype, Shape{2, 3, 5, 5}}}));
+    BOOST_TEST(choice.variant == variant);
+    BOOST_TEST(choice.workspace_bytes == 150 * static_cast<int64_t>(dtype_size(dtype)));
+  }
+}
+
 // A graph of them plans strict without a device (Constant kept as a node: no folding).
 BOOST_AUTO_TEST_CASE(a_graph_of_them_compiles_strict_without_a_device) {
   Graph g;
