@@ -37,6 +37,7 @@ constexpr FamilyOps kFamilies[] = {
     {OpFamily::Movement, layout_op_kernels},
     {OpFamily::Resampling, resampling_op_kernels},
     {OpFamily::Linalg, linalg_det_op_kernels},
+    {OpFamily::Linalg, linalg_einsum_op_kernels},
 };
 
 using KernelTable = std::array<const CudaOpKernels*, kOpCount>;

@@ -74,7 +74,8 @@ std::span<const CudaOpKernels> loss_op_kernels();
 std::span<const CudaOpKernels> elementwise_math_op_kernels();  // Pow, trigonometric
 std::span<const CudaOpKernels> layout_op_kernels();  // Tile, Pad, ..., Constant (movement)
 std::span<const CudaOpKernels> resampling_op_kernels();
-std::span<const CudaOpKernels> linalg_det_op_kernels();  // Det (linalg)
+std::span<const CudaOpKernels> linalg_det_op_kernels();     // Det (linalg)
+std::span<const CudaOpKernels> linalg_einsum_op_kernels();  // Einsum (linalg)
 
 // Every CUDA kernel is deterministic by construction: no float atomics, no reduction whose
 // order depends on the launch. (The run-time checks' integer atomicMin finds the first bad

@@ -751,4 +751,27 @@ cudaError_t launch_grid_sample(ElementType type, const GridSampleLaunch& g, cons
 cudaError_t launch_det(ElementType type, const void* x, int64_t matrices, int64_t m, void* scratch,
                        void* y, cudaStream_t stream);
 
+// ---- Linalg extension: Einsum's label loop (kernels/linalg_einsum.cu) ----
+// (Two float operands contract on the GEMM above, their operands packed by launch_strided_copy.)
+
+inline constexpr int kMaxEinsumOperands = 8;
+inline constexpr int kMaxEinsumLabels = 8;  // output axes, and summed labels, each
+struct EinsumLoop {
+  int operands = 0;
+  const void* data[kMaxEinsumOperands] = {};
+  int out_rank = 0;
+  int64_t out_dims[kMaxEinsumLabels] = {};
+  int64_t out_strides[kMaxEinsumOperands][kMaxEinsumLabels] = {};  // per operand, per axis
+  int summed = 0;
+  int64_t summed_extents[kMaxEinsumLabels] = {};
+  int64_t summed_strides[kMaxEinsumOperands][kMaxEinsumLabels] = {};
+  int64_t summed_count = 1;  // the product of summed_extents
+  int64_t numel = 0;         // of the output, > 0
+};
+// Each output element: the sum from 0 over the summed labels (row-major, the last fastest) of
+// the operands' product (operand 0 times operand 1 times ...), in the element type (F32, F64;
+// I32 and I64 wrap), as the CPU's label loop.
+cudaError_t launch_einsum_loop(ElementType type, const EinsumLoop& loop, void* y,
+                               cudaStream_t stream);
+
 }  // namespace volta::cuda

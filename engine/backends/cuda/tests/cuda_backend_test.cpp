@@ -255,13 +255,11 @@ BOOST_AUTO_TEST_SUITE(planning)
 
 // The planner's R-MISSING-KERNEL, exactly as a user reads it.
 BOOST_AUTO_TEST_CASE(an_op_without_a_kernel_is_refused_at_compile_time) {
-  const Graph einsum = single_op_graph(
-      OpKind::Einsum, {TypeInfo{DType::F32, Shape{2, 3}}, TypeInfo{DType::F32, Shape{3, 4}}},
-      {{"equation", std::string("ij,jk->ik")}});
-  expect_error([&] { compile(einsum, cuda_backend(), DeterminismMode::Strict); },
+  const Graph trilu = single_op_graph(OpKind::Trilu, {TypeInfo{DType::F32, Shape{3, 3}}});
+  expect_error([&] { compile(trilu, cuda_backend(), DeterminismMode::Strict); },
                ErrorCode::MissingKernel,
-               "node 'op' (Einsum) on backend 'cuda' has no kernel: the CUDA backend has no "
-               "Einsum kernel (it has kernels for " +
+               "node 'op' (Trilu) on backend 'cuda' has no kernel: the CUDA backend has no "
+               "Trilu kernel (it has kernels for " +
                    cuda_ops() + "). Volta never falls back to another backend.");
   // Seven alternating broadcast dims: more than the kernels merge into.
   const Graph pow =
@@ -1289,6 +1287,31 @@ BOOST_AUTO_TEST_CASE(det_declares_a_copy_of_its_matrices_as_workspace) {
     BOOST_TEST(choice.variant == variant);
     BOOST_TEST(choice.workspace_bytes == 150 * static_cast<int64_t>(dtype_size(dtype)));
   }
+}
+
+// Einsum chooses as the CPU does: two float operands on the packed GEMM (packed A, packed B
+// and, when the product is not in the output's order, the product in the workspace), anything
+// else on the label loop.
+BOOST_AUTO_TEST_CASE(einsum_packs_two_float_operands_for_the_gemm_and_loops_otherwise) {
+  auto einsum = [](DType dtype, const std::vector<Shape>& shapes, const std::string& equation) {
+    std::vector<std::optional<TypeInfo>> types;
+    types.reserve(shapes.size());
+    for (const Shape& s : shapes) types.emplace_back(TypeInfo{dtype, s});
+    const KernelChoice choice =
+        choice_for(single_op_graph(OpKind::Einsum, types, {{"equation", equation}}));
+    return choice.variant + " " + std::to_string(choice.workspace_bytes);
+  };
+  // [2,3] and [3,5] packed as they are: 6 and 15 floats, each part 256-byte aligned.
+  BOOST_TEST(einsum(DType::F32, {{2, 3}, {3, 5}}, "ij,jk->ik") == "f32_einsum_pack_gemm_cuda 512");
+  // The product [k, i] is transposed into the output [i, k]: a third part.
+  BOOST_TEST(einsum(DType::F64, {{2, 3}, {3, 5}}, "ij,jk->ki") == "f64_einsum_pack_gemm_cuda 768");
+  BOOST_TEST(einsum(DType::I64, {{2, 3}, {3, 5}}, "ij,jk->ik") == "i64_einsum_label_loop_cuda 0");
+  BOOST_TEST(einsum(DType::F32, {{4, 4}}, "ii->i") == "f32_einsum_label_loop_cuda 0");
+  BOOST_TEST(einsum(DType::F32, {{2}, {3}, {4}}, "i,j,k->ijk") == "f32_einsum_label_loop_cuda 0");
+  BOOST_TEST(selection_of(single_op_graph(OpKind::Einsum,
+                                          {TypeInfo{DType::I32, Shape{1, 1, 1, 1, 1, 1, 1, 1, 1}}},
+                                          {{"equation", std::string("abcdefghi->abcdefghi")}})) ==
+             "refused: Einsum with 9 output axes has no CUDA kernel (at most 8)");
 }
 
 // A graph of them plans strict without a device (Constant kept as a node: no folding).

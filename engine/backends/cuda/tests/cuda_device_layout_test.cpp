@@ -5,7 +5,8 @@
 // for every dtype; Resize for every mode, coordinate transformation, nearest mode,
 // exclude_outside and extrapolation, ranks 1 to 5; GridSample for every mode, padding and
 // align_corners, with grids that hit ties, the edges, infinities and NaN; Det (the linalg
-// extension) on batches of matrices, singular, non-finite and finite.
+// extension) on batches of matrices, singular, non-finite and finite; Einsum on both of its
+// paths (the packed GEMM of two float operands, the label loop) for every dtype.
 //
 // Without a usable device every case is skipped and the binary prints "SKIPPED: <reason>",
 // which CTest reports as skipped (SKIP_REGULAR_EXPRESSION): never a pass without a device.
@@ -356,6 +357,50 @@ BOOST_AUTO_TEST_CASE(det_matches_the_cpu, *boost::unit_test::precondition(device
       const Tensor finite = random_tensor(dtype, shape, ++seed, -2.0, 2.0);
       check_against_cpu(op_graph(OpKind::Det, {{dtype, shape}}), {finite},
                         name_of(dtype) + " Det of finite " + shape.str());
+    }
+  }
+}
+
+// ---- Einsum ----
+
+BOOST_AUTO_TEST_CASE(einsum_matches_the_cpu_on_the_gemm_and_the_label_loop,
+                     *boost::unit_test::precondition(device_available)) {
+  struct Case {
+    std::string equation;
+    std::vector<Shape> shapes;
+  };
+  const std::vector<Case> cases = {
+      {"ij,jk->ik", {{7, 600}, {600, 5}}},                // K past one GEMM slice
+      {"bij,bjk->bik", {{3, 4, 5}, {3, 5, 6}}},           // batched
+      {"ij,jk->ki", {{4, 3}, {3, 5}}},                    // the product transposed into the output
+      {"bij,jk->bki", {{2, 4, 3}, {3, 5}}},               // batch only A has: M holds it
+      {"ii,ij->j", {{4, 4}, {4, 3}}},                     // a diagonal
+      {"...ij,...jk->...ik", {{2, 1, 3, 4}, {5, 4, 2}}},  // ellipsis broadcasting
+      {"ij,ij->", {{3, 4}, {3, 4}}},                      // everything summed
+      {"i,j->ij", {{5}, {6}}},                            // nothing summed
+      {"ij,jk->ik", {{2, 0}, {0, 3}}},                    // an empty sum
+      {"ii->i", {{5, 5}}},
+      {"ijk->kj", {{2, 3, 4}}},
+      {"ij,jk,kl->il", {{3, 4}, {4, 5}, {5, 2}}},
+      {"i,i,i->", {{4099}, {4099}, {4099}}}};
+  uint64_t seed = 1000;
+  for (DType dtype : {DType::F32, DType::F64, DType::I64, DType::I32}) {
+    for (const Case& c : cases) {
+      std::vector<TypeInfo> types;
+      std::vector<Tensor> inputs;
+      for (const Shape& shape : c.shapes) {
+        types.push_back({dtype, shape});
+        inputs.push_back(dtype == DType::F32 || dtype == DType::F64
+                             ? float_data(dtype, shape, ++seed)
+                             : random_tensor(dtype, shape, ++seed, -1e6, 1e6));
+      }
+      check_against_cpu(op_graph(OpKind::Einsum, types, {{"equation", c.equation}}), inputs,
+                        name_of(dtype) + " Einsum " + c.equation);
+      if (dtype == DType::F32 || dtype == DType::F64) {  // finite values: the sums in play
+        for (Tensor& t : inputs) t = random_tensor(dtype, t.shape(), ++seed, -2.0, 2.0);
+        check_against_cpu(op_graph(OpKind::Einsum, types, {{"equation", c.equation}}), inputs,
+                          name_of(dtype) + " Einsum of finite values " + c.equation);
+      }
     }
   }
 }
