@@ -225,16 +225,19 @@ class CudaBackend final : public Backend {
     if (workspace.bytes > 0) check_device(node, "workspace", 0, workspace.data, workspace.space);
     const auto* k = static_cast<const CudaKernel*>(kernel.impl);
     RunGraphs& graphs = cuda.graphs();
-    if (ctx.step_observer() || reads_back(kernel)) {
+    if (ctx.step_observer() || exchanges_with_host(kernel)) {
       // This step cannot wait for the end of the run (run_graphs.h): what was kept before it
       // goes first, then the step itself.
       graphs.launch_eagerly(cuda.stream());
-      k->fn(CudaKernelArgs{node, inputs, outputs, cuda.stream(), workspace});
+      k->fn(CudaKernelArgs{node, inputs, outputs, cuda.stream(), workspace, &cuda});
       return;
     }
-    graphs.defer(
-        {k, &node, {inputs.begin(), inputs.end()}, {outputs.begin(), outputs.end()}, workspace});
-    k->fn(CudaKernelArgs{node, inputs, outputs, cuda.stream(), workspace, &cuda});
+    graphs.defer({k,
+                  &node,
+                  {inputs.begin(), inputs.end()},
+                  {outputs.begin(), outputs.end()},
+                  workspace,
+                  &cuda});
   }
 };
 

@@ -38,9 +38,10 @@ using CudaKernelFn = void (*)(const CudaKernelArgs& args);
 struct CudaKernel {
   CudaKernelFn fn = nullptr;
   std::string_view variant;
-  // The launch reads a check word back to the host before it returns (device_checks.cpp), so
-  // its step launches at once, outside the run's CUDA graph (run_graphs.h).
-  bool reads_back = false;
+  // The launch exchanges data with the host before it returns (a check word read back,
+  // device_checks.cpp; Constant's value copied in), so its step launches at once, outside the
+  // run's CUDA graph (run_graphs.h).
+  bool exchanges_with_host = false;
 };
 
 struct CudaKernelQuery {
@@ -97,12 +98,12 @@ ElementType element_type(DType dtype);
 // integer minimum, whatever the launch), and the host waits for the answer before the op
 // runs. So a node with a check synchronises its stream once per run.
 inline constexpr int64_t kCheckWorkspaceBytes = sizeof(unsigned long long);
-inline bool reads_back(const KernelChoice& choice) {
-  return static_cast<const CudaKernel*>(choice.impl)->reads_back;
+inline bool exchanges_with_host(const KernelChoice& choice) {
+  return static_cast<const CudaKernel*>(choice.impl)->exchanges_with_host;
 }
-// Thrown by a check that finds its stream capturing a graph: a kernel not marked reads_back. The
-// capture is dropped and the run's launches go one by one (run_graphs.h).
-struct ReadBackInCapture {};
+// Thrown by a check that finds its stream capturing a graph (its kernel is not marked
+// exchanges_with_host): the capture is dropped and the run's launches go one by one.
+struct HostExchangeInCapture {};
 // Sets the word to all ones, enqueues find(word) and returns the position it left, or nullopt.
 std::optional<int64_t> first_flagged(const CudaKernelArgs& args,
                                      const std::function<cudaError_t(unsigned long long*)>& find);

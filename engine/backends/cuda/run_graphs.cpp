@@ -11,7 +11,7 @@ namespace volta::cuda {
 namespace {
 
 CudaKernelArgs args_of(const DeferredLaunch& l, cudaStream_t stream) {
-  return CudaKernelArgs{*l.node, l.inputs, l.outputs, stream, l.workspace};
+  return CudaKernelArgs{*l.node, l.inputs, l.outputs, stream, l.workspace, l.context};
 }
 
 template <typename View>
@@ -104,8 +104,9 @@ void RunGraphs::capture(cudaStream_t stream) {
   };
   try {
     for (const DeferredLaunch& l : launches) l.kernel->fn(args_of(l, stream));
-  } catch (const ReadBackInCapture&) {
-    // A check not marked reads_back: nothing of the capture ran; launch one by one instead.
+  } catch (const HostExchangeInCapture&) {
+    // A check not marked exchanges_with_host: nothing of the capture ran; launch one by one
+    // instead.
     drop_capture();
     pending_ = std::move(launches);
     launch_eagerly(stream);

@@ -9,8 +9,8 @@
 //
 // Steps that cannot wait for the end of the run launch at once, after everything kept before
 // them: a run with a step observer (it reads each step's outputs as the step ends), and a step
-// whose kernel reads a check word back to the host mid-run (cuda_kernel.h's reads_back), which a
-// capture cannot do. What follows such a step is kept and captured again.
+// whose kernel reads a check word back to the host mid-run (cuda_kernel.h's exchanges_with_host),
+// which a capture cannot do. What follows such a step is kept and captured again.
 
 #include <cuda_runtime_api.h>
 
@@ -27,6 +27,7 @@ struct DeferredLaunch {
   std::vector<ConstTensorView> inputs;
   std::vector<TensorView> outputs;
   MemoryRegion workspace;
+  CudaContextImpl* context = nullptr;
 };
 
 class RunGraphs {

@@ -8,11 +8,11 @@ namespace volta::cuda {
 namespace {
 
 // A check inside a graph capture would read nothing back: its kernel should be marked
-// reads_back (launched outside captures); one that is not gives up the capture here.
+// exchanges_with_host (launched outside captures); one that is not gives up the capture here.
 void refuse_capture(const CudaKernelArgs& args) {
   cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
   check_launch(cudaStreamIsCapturing(args.stream, &status), args.node);
-  if (status != cudaStreamCaptureStatusNone) throw ReadBackInCapture{};
+  if (status != cudaStreamCaptureStatusNone) throw HostExchangeInCapture{};
 }
 
 }  // namespace

@@ -114,7 +114,7 @@ struct OpKernelTable {
     return kernels[static_cast<size_t>(dtype)][variant];
   }
 };
-// `checks_integers`: the integer kernels check their divisors first (reads_back).
+// `checks_integers`: the integer kernels check their divisors first (exchanges_with_host).
 OpKernelTable make_table(CudaKernelFn fn, std::string_view op,
                          std::array<std::string_view, kVariants> suffixes,
                          bool checks_integers = false) {

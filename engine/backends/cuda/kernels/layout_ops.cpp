@@ -203,12 +203,12 @@ void reverse_sequence(const CudaKernelArgs& args) {
 
 // By element size, then length type (i32, i64).
 constexpr CudaKernel kReverseSequence[3][2] = {
-    {{reverse_sequence, "x8_reversesequence_i32_lens_cuda"},
-     {reverse_sequence, "x8_reversesequence_i64_lens_cuda"}},
-    {{reverse_sequence, "x32_reversesequence_i32_lens_cuda"},
-     {reverse_sequence, "x32_reversesequence_i64_lens_cuda"}},
-    {{reverse_sequence, "x64_reversesequence_i32_lens_cuda"},
-     {reverse_sequence, "x64_reversesequence_i64_lens_cuda"}}};
+    {{reverse_sequence, "x8_reversesequence_i32_lens_cuda", true},
+     {reverse_sequence, "x8_reversesequence_i64_lens_cuda", true}},
+    {{reverse_sequence, "x32_reversesequence_i32_lens_cuda", true},
+     {reverse_sequence, "x32_reversesequence_i64_lens_cuda", true}},
+    {{reverse_sequence, "x64_reversesequence_i32_lens_cuda", true},
+     {reverse_sequence, "x64_reversesequence_i64_lens_cuda", true}}};
 
 KernelSelection select_reverse_sequence(const CudaKernelQuery& query) {
   const DType length_type = query.inputs[1]->dtype;
@@ -236,7 +236,7 @@ void constant(const CudaKernelArgs& args) {
                                static_cast<int64_t>(value.nbytes()));
 }
 
-constexpr CudaKernel kConstant{constant, "constant_upload_cuda"};
+constexpr CudaKernel kConstant{constant, "constant_upload_cuda", true};
 KernelSelection select_constant(const CudaKernelQuery&) { return choice_of(kConstant); }
 
 using E = CrossBackendExactness;

@@ -76,6 +76,15 @@ bool is_libm(OpKind op) {
   return false;
 }
 
+// The ops that claim no CPU bits at any dtype: where the CPU kernel calls libm (Pow and the
+// trigonometric functions; log, exp or pow inside LogSoftmax, ReduceLogSumExp, LRN and
+// SoftmaxCrossEntropyLoss).
+bool claims_nothing(OpKind op) {
+  using K = OpKind;
+  return is_libm(op) || op == K::LogSoftmax || op == K::ReduceLogSumExp || op == K::LRN ||
+         op == K::SoftmaxCrossEntropyLoss;
+}
+
 // The ops whose kernels take every dtype (they move, select or compare bytes).
 bool takes_every_dtype(OpKind op) {
   return op == OpKind::Where || op == OpKind::Cast || op == OpKind::Equal ||
@@ -158,13 +167,9 @@ BOOST_AUTO_TEST_CASE(the_claims_name_the_ops_with_kernels_in_op_order) {
     previous = op_index(c.op);
     if (pinned_here(c.op)) BOOST_TEST(c.dtypes.str() == claimed_dtypes(c.op), op_name(c.op));
     BOOST_TEST(!c.how.empty());
-    // SoftmaxCrossEntropyLoss alone claims no CPU bits: the CPU's LogSoftmax calls libm's log.
-    BOOST_TEST(((c.exactness != CrossBackendExactness::NotClaimed) ==
-                (c.op != OpKind::SoftmaxCrossEntropyLoss)),
+    BOOST_TEST((c.exactness == CrossBackendExactness::NotClaimed) == claims_nothing(c.op),
                op_name(c.op));
     if (pinned_here(c.op)) {
-      BOOST_TEST((c.exactness == CrossBackendExactness::NotClaimed) == is_libm(c.op),
-                 op_name(c.op));
       BOOST_TEST(c.tolerance_dtypes.str() == (f64_is_libm(c.op) ? "{f64}" : "{}"), op_name(c.op));
     }
   }
@@ -255,12 +260,15 @@ BOOST_AUTO_TEST_SUITE(planning)
 
 // The planner's R-MISSING-KERNEL, exactly as a user reads it.
 BOOST_AUTO_TEST_CASE(an_op_without_a_kernel_is_refused_at_compile_time) {
-  const Graph trilu = single_op_graph(OpKind::Trilu, {TypeInfo{DType::F32, Shape{3, 3}}});
-  expect_error([&] { compile(trilu, cuda_backend(), DeterminismMode::Strict); },
+  // Every op has a kernel; attributes a kernel does not take are refused the same way.
+  const Graph lp =
+      single_op_graph(OpKind::LpPool, {TypeInfo{DType::F32, Shape{1, 1, 4, 4}}},
+                      {{"kernel_shape", std::vector<int64_t>{2, 2}}, {"p", int64_t{3}}});
+  expect_error([&] { compile(lp, cuda_backend(), DeterminismMode::Strict); },
                ErrorCode::MissingKernel,
-               "node 'op' (Trilu) on backend 'cuda' has no kernel: the CUDA backend has no "
-               "Trilu kernel (it has kernels for " +
-                   cuda_ops() + "). Volta never falls back to another backend.");
+               "node 'op' (LpPool) on backend 'cuda' has no kernel: no CUDA kernel for LpPool with "
+               "p 3 (supported: p 1 and 2; the CPU's std::pow for other p has no bit-equal device "
+               "counterpart). Volta never falls back to another backend.");
   // Seven alternating broadcast dims: more than the kernels merge into.
   const Graph pow =
       f_graph(OpKind::Pow, DType::F64, Shape{2, 1, 2, 1, 2, 1, 2}, Shape{1, 2, 1, 2, 1, 2, 1});
@@ -1114,6 +1122,10 @@ BOOST_AUTO_TEST_CASE(the_claims_say_which_loss_has_the_cpus_bits) {
   BOOST_TEST(claims ==
              "SoftmaxCrossEntropyLoss {f32,f64} not-claimed; "
              "NegativeLogLikelihoodLoss {f32,f64} bitwise-except-nan-payload; ");
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
 // ---- Math kernels: libm-backed ops, f64 activations, LogSoftmax, LRN, ReduceLogSumExp ----
 
 BOOST_AUTO_TEST_SUITE(math_selection)
@@ -1179,6 +1191,10 @@ BOOST_AUTO_TEST_CASE(libm_f64_kernels_are_left_out_of_the_claims) {
     BOOST_TEST(c.dtypes.str() == "{f32,f64}", op_name(op));
     BOOST_TEST(cross_backend_exactness_name(c.cpu_exactness) == "not-claimed", op_name(op));
   }
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
 // ---- Layout and resampling ----
 
 BOOST_AUTO_TEST_SUITE(layout_and_resampling)
