@@ -95,6 +95,12 @@ write_if_changed(${OUT} "${content}")
 set(texts "// Generated at build time by cmake/BuildInfo.cmake: do not edit.
 #pragma once
 #include <string_view>
+// The committed files verbatim: one may exceed the 65536 characters the standard asks every
+// compiler to take in a literal (GCC and Clang take far more), which Clang would flag.
+#if defined(__clang__)
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored \"-Woverlength-strings\"
+#endif
 namespace volta::build {
 // The files gates judge by, as committed at kCommit (build_info.h); empty when it is unknown.
 ")
@@ -117,5 +123,5 @@ while(judged_files)
   endif()
   string(APPEND texts "inline constexpr std::string_view ${name} = R\"${delimiter}(${text})${delimiter}\";\n")
 endwhile()
-string(APPEND texts "}  // namespace volta::build\n")
+string(APPEND texts "}  // namespace volta::build\n#if defined(__clang__)\n#pragma clang diagnostic pop\n#endif\n")
 write_if_changed(${TEXTS_OUT} "${texts}")

@@ -201,7 +201,11 @@ std::vector<conformance::RunInput> run_inputs(const std::vector<std::string>& su
       inputs.push_back(file_input("conformance/expectations/" + suite + ".tsv",
                                   fs::path(expectations_dir) / (suite + ".tsv")));
       // The backend's own expectations, where it has them here or at the commit.
-      const std::string name = "conformance/expectations/" + backend + "/" + suite + ".tsv";
+      std::string name = "conformance/expectations/";
+      name += backend;
+      name += '/';
+      name += suite;
+      name += ".tsv";
       const fs::path path =
           conformance::backend_expectations_path(expectations_dir, suite, backend);
       if (fs::exists(path) || committed_sha256(name) != conformance::kAbsent) {

@@ -94,8 +94,10 @@ std::vector<std::string> suggested_lines(const std::map<std::string, Planned>& p
     }
   }
   std::vector<std::string> lines;
+  lines.reserve(patterns.size());
   for (const std::string& p : patterns) {
-    lines.push_back(p + "\tUNSUPPORTED\tno CUDA kernel for this op (dtype, attributes) yet\t#18\t" +
+    lines.push_back(p +
+                    "\tUNSUPPORTED\tno CUDA kernel for this op (dtype, attributes) yet\t#18\t"
                     "2027-02-28");
   }
   return lines;
