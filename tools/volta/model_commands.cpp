@@ -190,6 +190,42 @@ int run(std::span<const std::string_view> args) {
   return 0;
 }
 
+namespace {
+
+int64_t value_bytes(const Graph& g, ValueId v) {
+  const Value& value = g.value(v);
+  return value.shape.numel() * static_cast<int64_t>(dtype_size(value.dtype));
+}
+
+int64_t total_bytes(const Graph& g, std::span<const ValueId> values) {
+  int64_t total = 0;
+  for (ValueId v : values) total += value_bytes(g, v);
+  return total;
+}
+
+// A device backend's copies per run and memory by class, from the plan: what the context
+// copies in (inputs, states) and out (outputs, states) on every run, what it keeps (weights,
+// uploaded once per context; the arena of temporaries). Copies go straight from and to the
+// caller's tensors: no host staging buffers.
+std::string describe_device_traffic(const ExecutionPlan& plan) {
+  const Graph& g = plan.graph;
+  const int64_t inputs = total_bytes(g, g.inputs());
+  const int64_t states = total_bytes(g, g.states());
+  const int64_t outputs = total_bytes(g, g.outputs());
+  const int64_t parameters = total_bytes(g, g.parameters());
+  const auto n = [](std::span<const ValueId> v) { return std::to_string(v.size()); };
+  return "copies per run on " + plan.backend + ": host->device " + std::to_string(inputs + states) +
+         " bytes (" + n(g.inputs()) + " inputs, " + n(g.states()) + " states), device->host " +
+         std::to_string(outputs + states) + " bytes (" + n(g.outputs()) + " outputs, " +
+         n(g.states()) + " states)\nmemory on " + plan.backend + ": device state " +
+         std::to_string(parameters + states) + " bytes (" + n(g.parameters()) +
+         " parameters, uploaded once per context, and the states), device temporaries " +
+         std::to_string(plan.memory.arena_bytes) +
+         " bytes (the arena), host staging 0 bytes (copies use the caller's tensors)\n";
+}
+
+}  // namespace
+
 int info_model(std::span<const std::string_view> args) {
   const std::optional<ModelArgs> parsed =
       parse("info", args, "--input NAME=FILE.pb, --backend NAME, --strict, --relaxed");
@@ -207,6 +243,7 @@ int info_model(std::span<const std::string_view> args) {
               to_text(imported.graph).c_str());
   const ExecutionPlan plan = compile(std::move(imported.graph), *backend, parsed->mode);
   std::fputs(describe_plan(plan).c_str(), stdout);
+  if (plan.backend != "cpu") std::fputs(describe_device_traffic(plan).c_str(), stdout);
   return 0;
 }
 
