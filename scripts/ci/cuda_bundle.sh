@@ -2,7 +2,8 @@
 # Builds the CUDA verification bundle: everything scripts/ci/cuda_verify.sh needs on a GPU
 # machine that has the NVIDIA driver and nothing of Volta's Debian dependencies. Writes
 # build/cuda-bundle/volta-cuda.tar.xz (and MANIFEST.txt beside it), under 60 MiB:
-#   bin/    volta, volta-audit, volta-perf and every test binary labelled `cuda`, stripped
+#   bin/    volta, volta-audit, volta-perf and every test binary labelled `cuda` (but the host
+#           emulation tests), stripped
 #   lib/    the non-system shared libraries they load (found with ldd; glibc and the driver
 #           stay the machine's: the CUDA runtime is linked in statically)
 #   tests.tsv   the cuda-labelled tests, fields split by 0x1f: name, skip regex, pass regex
@@ -42,8 +43,9 @@ fi
 
 # The cuda-labelled tests as CTest knows them, fields split by the unit separator (0x1f; tabs
 # would collapse where a field is empty): name, skip, pass, binary, arguments. CTest passes a
-# test when its output matches any one expression of the list.
-tests_tsv=$(ctest --test-dir "$build" -L cuda --show-only=json-v1 | python3 -c '
+# test when its output matches any one expression of the list. The *_emulation_test ones run
+# the kernels' code on the host, which the GPU machine would only repeat: left out.
+tests_tsv=$(ctest --test-dir "$build" -L cuda -E '_emulation_test$' --show-only=json-v1 | python3 -c '
 import json, sys
 def regexes(props, name):
     return "|".join("(?:" + r.replace("\n", "\\n").replace("\t", "\\t") + ")"
@@ -87,9 +89,10 @@ ldd "${binaries[@]}" | awk '$2 == "=>" && $3 ~ /^\// {print $1, $3}' | sort -u |
     fi
   done
 
-# tests.tsv names each binary relative to the bundle.
+# tests.tsv names each binary, and the ONNX test data a test reads, relative to the bundle.
 while IFS="$sep" read -r name skip pass exe args; do
-  printf '%s\x1f%s\x1f%s\x1fbin/%s\x1f%s\n' "$name" "$skip" "$pass" "$(basename "$exe")" "$args"
+  printf '%s\x1f%s\x1f%s\x1fbin/%s\x1f%s\n' "$name" "$skip" "$pass" "$(basename "$exe")" \
+    "${args//$onnx_data/onnx-data}"
 done <<<"$tests_tsv" >"$stage/tests.tsv"
 
 git ls-files -z | tar --null -T - -cf - | tar -C "$stage/src" -xf -
