@@ -36,66 +36,11 @@ namespace {
 
 using cuda_test::DeviceOrSkip;
 BOOST_TEST_GLOBAL_FIXTURE(DeviceOrSkip);
+using cuda_test::check_against_cpu;
 using cuda_test::cpu;
 using cuda_test::device_available;
 using cuda_test::gpu;
 using cuda_test::run_on;
-
-CrossBackendExactness claim_of(OpKind op) {
-  for (const CudaOpClaim& c : cuda_op_claims()) {
-    if (c.op == op) return c.exactness;
-  }
-  BOOST_FAIL("no CUDA claim for " << op_name(op));
-  return CrossBackendExactness::Bitwise;
-}
-
-template <class T>
-bool is_nan_at(const Tensor& t, int64_t i) {
-  T v;
-  std::memcpy(&v, static_cast<const std::byte*>(t.data()) + i * sizeof(T), sizeof(T));
-  return v != v;
-}
-
-// The first element where `got` breaks the claim against `want`, or empty.
-std::string first_breach(CrossBackendExactness claim, const Tensor& got, const Tensor& want) {
-  if (got.dtype() != want.dtype() || got.shape() != want.shape()) {
-    return "type " + std::string(dtype_name(got.dtype())) + got.shape().str() + " vs " +
-           std::string(dtype_name(want.dtype())) + want.shape().str();
-  }
-  const size_t size = dtype_size(got.dtype());
-  const auto* g = static_cast<const std::byte*>(got.data());
-  const auto* w = static_cast<const std::byte*>(want.data());
-  for (int64_t i = 0; i < got.numel(); ++i) {
-    const auto at = static_cast<size_t>(i) * size;
-    if (std::memcmp(g + at, w + at, size) == 0) continue;
-    if (claim == CrossBackendExactness::BitwiseExceptNanPayload) {
-      if (got.dtype() == DType::F32 && is_nan_at<float>(got, i) && is_nan_at<float>(want, i))
-        continue;
-      if (got.dtype() == DType::F64 && is_nan_at<double>(got, i) && is_nan_at<double>(want, i))
-        continue;
-    }
-    return "element " + std::to_string(i) + ": cuda " + std::to_string(got.get_double(i)) +
-           ", cpu " + std::to_string(want.get_double(i));
-  }
-  return {};
-}
-
-// Runs `graph` (one op node) on both backends and checks every output against the op's claim.
-void check_against_cpu(const Graph& graph, const std::vector<Tensor>& inputs,
-                       const std::string& what) {
-  const OpKind op = graph.node(0).op;
-  const CrossBackendExactness claim = claim_of(op);
-  const std::vector<Tensor> want = run_on(cpu(), graph, inputs);
-  const std::vector<Tensor> got = run_on(gpu(), graph, inputs, std::byte{0xff});
-  BOOST_REQUIRE_EQUAL(got.size(), want.size());
-  for (size_t k = 0; k < got.size(); ++k) {
-    const std::string breach = first_breach(claim, got[k], want[k]);
-    BOOST_CHECK_MESSAGE(breach.empty(), std::string(op_name(op))
-                                            << " (" << cross_backend_exactness_name(claim)
-                                            << ") on " << what << ", output " << k << ": "
-                                            << breach);
-  }
-}
 
 Graph op_graph(OpKind op, const std::vector<TypeInfo>& inputs, Attributes attrs = {},
                int num_outputs = 1) {

@@ -34,6 +34,7 @@ using cuda_test::DeviceOrSkip;
 BOOST_TEST_GLOBAL_FIXTURE(DeviceOrSkip);
 using cuda_test::cpu;
 using cuda_test::device_available;
+using cuda_test::first_breach;
 using cuda_test::gpu;
 using cuda_test::run_on;
 
@@ -48,37 +49,6 @@ CrossBackendExactness claim_for(OpKind op, DType dtype) {
   }
   BOOST_FAIL("no CUDA claim for " << op_name(op));
   return CrossBackendExactness::Bitwise;
-}
-
-template <class T>
-bool is_nan_at(const Tensor& t, int64_t i) {
-  T v;
-  std::memcpy(&v, static_cast<const std::byte*>(t.data()) + i * sizeof(T), sizeof(T));
-  return v != v;
-}
-
-// The first element where `got` breaks a claim of bits against `want`, or empty.
-std::string first_breach(CrossBackendExactness claim, const Tensor& got, const Tensor& want) {
-  if (got.dtype() != want.dtype() || got.shape() != want.shape()) {
-    return "type " + std::string(dtype_name(got.dtype())) + got.shape().str() + " vs " +
-           std::string(dtype_name(want.dtype())) + want.shape().str();
-  }
-  const size_t size = dtype_size(got.dtype());
-  const auto* g = static_cast<const std::byte*>(got.data());
-  const auto* w = static_cast<const std::byte*>(want.data());
-  for (int64_t i = 0; i < got.numel(); ++i) {
-    const auto at = static_cast<size_t>(i) * size;
-    if (std::memcmp(g + at, w + at, size) == 0) continue;
-    if (claim == CrossBackendExactness::BitwiseExceptNanPayload) {
-      if (got.dtype() == DType::F32 && is_nan_at<float>(got, i) && is_nan_at<float>(want, i))
-        continue;
-      if (got.dtype() == DType::F64 && is_nan_at<double>(got, i) && is_nan_at<double>(want, i))
-        continue;
-    }
-    return "element " + std::to_string(i) + ": " + std::to_string(got.get_double(i)) + " vs " +
-           std::to_string(want.get_double(i));
-  }
-  return {};
 }
 
 // Runs the one-op graph on the device twice (the same bits both times), then holds the outputs
