@@ -3,6 +3,7 @@
 
 #include <type_traits>
 
+#include "element_types.cuh"
 #include "indexing_kernels.cuh"
 #include "map.cuh"
 
@@ -10,28 +11,6 @@ namespace volta::cuda {
 namespace {
 
 using namespace indexing_detail;  // NOLINT(google-build-using-namespace): this file's kernels
-
-// Calls fn(U{}) with U the unsigned integer of `bytes` bytes.
-template <class Fn>
-cudaError_t with_element(int bytes, Fn&& fn) {
-  switch (bytes) {
-    case 1:
-      return fn(uint8_t{});
-    case 4:
-      return fn(uint32_t{});
-    case 8:
-      return fn(uint64_t{});
-    default:
-      return cudaErrorInvalidValue;
-  }
-}
-
-template <class Fn>
-cudaError_t with_index(int bytes, Fn&& fn) {
-  if (bytes == 4) return fn(int32_t{});
-  if (bytes == 8) return fn(int64_t{});
-  return cudaErrorInvalidValue;
-}
 
 // Calls fn(T{}) with T the C++ type of `type` (bool: its byte).
 template <class Fn>

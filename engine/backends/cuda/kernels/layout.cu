@@ -3,6 +3,7 @@
 // for it (or Pad's constant). Elements move by size, so results are the CPU's bits whatever the
 // dtype, NaN payloads included.
 
+#include "element_types.cuh"
 #include "layout_kernel.cuh"
 #include "map.cuh"
 
@@ -50,28 +51,6 @@ __global__ void reverse_sequence_kernel(ReverseSequenceGeometry g, const U* x, c
   }
 }
 
-// Calls fn(U{}) with U the unsigned integer of `bytes` bytes.
-template <class Fn>
-cudaError_t with_element(int bytes, Fn&& fn) {
-  switch (bytes) {
-    case 1:
-      return fn(uint8_t{});
-    case 4:
-      return fn(uint32_t{});
-    case 8:
-      return fn(uint64_t{});
-    default:
-      return cudaErrorInvalidValue;
-  }
-}
-
-template <class Fn>
-cudaError_t with_length(int bytes, Fn&& fn) {
-  if (bytes == 4) return fn(int32_t{});
-  if (bytes == 8) return fn(int64_t{});
-  return cudaErrorInvalidValue;
-}
-
 }  // namespace
 
 cudaError_t launch_tile(int element_bytes, const LayoutAxes& axes, const void* x, void* y,
@@ -106,7 +85,7 @@ cudaError_t launch_space_depth(int element_bytes, SpaceDepthOp op, const SpaceDe
 
 cudaError_t launch_find_bad_length(int length_bytes, const void* lengths, int64_t n, int64_t steps,
                                    unsigned long long* first_bad, cudaStream_t stream) {
-  return with_length(length_bytes, [&](auto tag) {
+  return with_index(length_bytes, [&](auto tag) {
     using I = decltype(tag);
     find_bad_length_kernel<I><<<blocks_for(n), kThreadsPerBlock, 0, stream>>>(
         static_cast<const I*>(lengths), n, steps, first_bad);
@@ -118,7 +97,7 @@ cudaError_t launch_reverse_sequence(int element_bytes, int length_bytes,
                                     const ReverseSequenceGeometry& g, const void* x,
                                     const void* lengths, void* y, cudaStream_t stream) {
   return with_element(element_bytes, [&](auto element_tag) {
-    return with_length(length_bytes, [&](auto length_tag) {
+    return with_index(length_bytes, [&](auto length_tag) {
       using U = decltype(element_tag);
       using I = decltype(length_tag);
       reverse_sequence_kernel<U, I>

@@ -2,6 +2,7 @@
 // Split) and Gather with its index check. They only copy elements, by size (1, 4 or 8 bytes),
 // so results are the CPU backend's bits whatever the dtype, NaN payloads included.
 
+#include "element_types.cuh"
 #include "map.cuh"
 
 namespace volta::cuda {
@@ -49,30 +50,6 @@ __global__ void gather_kernel(GatherGeometry g, const U* data, const I* indices,
     const int64_t index = indices[row % g.num_indices];
     out[i] = data[(o * g.dim + (index < 0 ? index + g.dim : index)) * g.inner + c];
   }
-}
-
-// Calls fn(U{}) with U the unsigned integer of `bytes` bytes.
-template <class Fn>
-cudaError_t with_element(int bytes, Fn&& fn) {
-  switch (bytes) {
-    case 1:
-      return fn(uint8_t{});
-    case 2:
-      return fn(uint16_t{});
-    case 4:
-      return fn(uint32_t{});
-    case 8:
-      return fn(uint64_t{});
-    default:
-      return cudaErrorInvalidValue;
-  }
-}
-
-template <class Fn>
-cudaError_t with_index(int bytes, Fn&& fn) {
-  if (bytes == 4) return fn(int32_t{});
-  if (bytes == 8) return fn(int64_t{});
-  return cudaErrorInvalidValue;
 }
 
 }  // namespace
