@@ -36,39 +36,14 @@ BOOST_TEST_GLOBAL_FIXTURE(DeviceOrSkip);
 using cuda_test::check_against_cpu;
 using cuda_test::cpu;
 using cuda_test::device_available;
+using cuda_test::error_of;
 using cuda_test::gpu;
+using cuda_test::op_graph;
 using cuda_test::run_on;
 
 constexpr DType kDTypes[] = {DType::F32, DType::F64, DType::I64, DType::I32, DType::Bool};
 constexpr DType kNumeric[] = {DType::F32, DType::F64, DType::I64, DType::I32};
 constexpr DType kIndexTypes[] = {DType::I64, DType::I32};
-
-Graph op_graph(OpKind op, const std::vector<TypeInfo>& inputs, Attributes attrs = {},
-               int num_outputs = 1) {
-  Graph g;
-  std::vector<ValueId> ids;
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    ids.push_back(g.add_input("in" + std::to_string(i), inputs[i].dtype, inputs[i].shape));
-  }
-  g.set_outputs(g.add_node(op, ids, std::move(attrs), "op", num_outputs));
-  return g;
-}
-
-// The error a run fails with, code and message, the backend's name in it written as "<backend>".
-std::string error_of(const Backend& backend, const Graph& graph,
-                     const std::vector<Tensor>& inputs) {
-  try {
-    run_on(backend, graph, inputs);
-  } catch (const VoltaError& e) {
-    std::string message = std::string(error_code_name(e.code())) + ": " + e.message();
-    const std::string name = "backend '" + std::string(backend.name()) + "'";
-    if (const size_t at = message.find(name); at != std::string::npos) {
-      message.replace(at, name.size(), "backend '<backend>'");
-    }
-    return message;
-  }
-  return {};
-}
 
 // Random bytes: every f32 / f64 class appears, NaN payloads included.
 Tensor random_of(DType dtype, const Shape& shape, uint64_t seed) {

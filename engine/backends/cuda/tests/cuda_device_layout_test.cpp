@@ -39,8 +39,9 @@ BOOST_TEST_GLOBAL_FIXTURE(DeviceOrSkip);
 using cuda_test::check_against_cpu;
 using cuda_test::cpu;
 using cuda_test::device_available;
+using cuda_test::error_of;
 using cuda_test::gpu;
-using cuda_test::run_on;
+using cuda_test::op_graph;
 using resampling_test::float_data;
 using resampling_test::grid_sample_cases;
 using resampling_test::grid_values;
@@ -51,32 +52,6 @@ using resampling_test::resize_cases;
 using resampling_test::ResizeCase;
 
 constexpr DType kDTypes[] = {DType::F32, DType::F64, DType::I64, DType::I32, DType::Bool};
-
-Graph op_graph(OpKind op, const std::vector<TypeInfo>& inputs, Attributes attrs = {}) {
-  Graph g;
-  std::vector<ValueId> ids;
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    ids.push_back(g.add_input("in" + std::to_string(i), inputs[i].dtype, inputs[i].shape));
-  }
-  g.set_outputs({g.add(op, ids, std::move(attrs), "op")});
-  return g;
-}
-
-// The error a run fails with, the backend's name written as "<backend>".
-std::string error_of(const Backend& backend, const Graph& graph,
-                     const std::vector<Tensor>& inputs) {
-  try {
-    run_on(backend, graph, inputs);
-  } catch (const VoltaError& e) {
-    std::string message = std::string(error_code_name(e.code())) + ": " + e.message();
-    const std::string name = "backend '" + std::string(backend.name()) + "'";
-    if (const size_t at = message.find(name); at != std::string::npos) {
-      message.replace(at, name.size(), "backend '<backend>'");
-    }
-    return message;
-  }
-  return {};
-}
 
 std::string name_of(DType dtype) { return std::string(dtype_name(dtype)); }
 

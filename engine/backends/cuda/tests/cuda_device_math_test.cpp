@@ -36,6 +36,7 @@ using cuda_test::cpu;
 using cuda_test::device_available;
 using cuda_test::first_breach;
 using cuda_test::gpu;
+using cuda_test::op_graph;
 using cuda_test::run_on;
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
@@ -82,16 +83,6 @@ void check(const Graph& graph, const std::vector<Tensor>& inputs, const std::str
     BOOST_CHECK_MESSAGE(c.passed(), name << " (tolerance " << tolerance.str() << "), output " << k
                                          << ": " << c.detail);
   }
-}
-
-Graph op_graph(OpKind op, const std::vector<TypeInfo>& inputs, Attributes attrs = {}) {
-  Graph g;
-  std::vector<ValueId> ids;
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    ids.push_back(g.add_input("in" + std::to_string(i), inputs[i].dtype, inputs[i].shape));
-  }
-  g.set_outputs(g.add_node(op, ids, std::move(attrs), "op"));
-  return g;
 }
 
 void check_unary(OpKind op, const Tensor& x, Attributes attrs, const std::string& what) {

@@ -65,6 +65,35 @@ inline std::vector<Tensor> run_on(const Backend& backend, const Graph& graph,
   return execute(plan, backend, *ctx, inputs);
 }
 
+// One node of `op` over graph inputs of `inputs`' types, its outputs the graph's.
+inline Graph op_graph(OpKind op, const std::vector<TypeInfo>& inputs, Attributes attrs = {},
+                      int num_outputs = 1) {
+  Graph g;
+  std::vector<ValueId> ids;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    ids.push_back(g.add_input("in" + std::to_string(i), inputs[i].dtype, inputs[i].shape));
+  }
+  g.set_outputs(g.add_node(op, ids, std::move(attrs), "op", num_outputs));
+  return g;
+}
+
+// The error a run fails with, code and message, the backend's name in it written as "<backend>"
+// so the two backends' errors compare equal when they say the same; empty when it runs.
+inline std::string error_of(const Backend& backend, const Graph& graph,
+                            const std::vector<Tensor>& inputs) {
+  try {
+    run_on(backend, graph, inputs);
+  } catch (const VoltaError& e) {
+    std::string message = std::string(error_code_name(e.code())) + ": " + e.message();
+    const std::string name = "backend '" + std::string(backend.name()) + "'";
+    if (const size_t at = message.find(name); at != std::string::npos) {
+      message.replace(at, name.size(), "backend '<backend>'");
+    }
+    return message;
+  }
+  return {};
+}
+
 // The claim the CUDA backend makes for `op` against the CPU backend.
 inline CrossBackendExactness claim_of(OpKind op) {
   for (const CudaOpClaim& c : cuda_op_claims()) {
