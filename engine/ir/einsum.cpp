@@ -170,4 +170,49 @@ EinsumEquation parse_einsum_equation(std::string_view equation, std::span<const 
   return out;
 }
 
+int64_t einsum_extent(const std::vector<int>& labels, const EinsumEquation& eq) {
+  int64_t n = 1;
+  for (int l : labels) n *= eq.label_extent[static_cast<size_t>(l)];
+  return n;
+}
+
+std::vector<int64_t> einsum_packed_strides(const std::vector<int>& labels,
+                                           const EinsumEquation& eq) {
+  std::vector<int64_t> strides(eq.label_extent.size(), 0);
+  int64_t stride = 1;
+  for (auto l = labels.rbegin(); l != labels.rend(); ++l) {
+    strides[static_cast<size_t>(*l)] = stride;
+    stride *= eq.label_extent[static_cast<size_t>(*l)];
+  }
+  return strides;
+}
+
+std::vector<int> joined_labels(std::vector<int> a, const std::vector<int>& b,
+                               const std::vector<int>& c) {
+  a.insert(a.end(), b.begin(), b.end());
+  a.insert(a.end(), c.begin(), c.end());
+  return a;
+}
+
+EinsumGemm einsum_gemm(const EinsumEquation& eq) {
+  const auto has = [&](int operand, int label) {
+    const std::vector<int>& axes = eq.operand_axes[static_cast<size_t>(operand)];
+    return std::find(axes.begin(), axes.end(), label) != axes.end();
+  };
+  EinsumGemm e;
+  for (int l : eq.output_labels) {
+    if (has(0, l) && has(1, l)) {
+      e.batch.push_back(l);
+    } else {
+      (has(0, l) ? e.m : e.n).push_back(l);
+    }
+  }
+  e.batches = einsum_extent(e.batch, eq);
+  e.rows = einsum_extent(e.m, eq);
+  e.cols = einsum_extent(e.n, eq);
+  e.depth = einsum_extent(eq.summed_labels, eq);
+  e.product_is_output = joined_labels(e.batch, e.m, e.n) == eq.output_labels;
+  return e;
+}
+
 }  // namespace volta

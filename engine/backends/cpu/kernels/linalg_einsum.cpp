@@ -152,58 +152,6 @@ void gather_by_labels(const T* src, const std::vector<int>& labels,
   });
 }
 
-// The strides of a contiguous row-major layout of `labels`, per label (0 for the others).
-std::vector<int64_t> packed_strides(const std::vector<int>& labels, const EinsumEquation& eq) {
-  std::vector<int64_t> strides(eq.label_extent.size(), 0);
-  int64_t stride = 1;
-  for (auto l = labels.rbegin(); l != labels.rend(); ++l) {
-    strides[static_cast<size_t>(*l)] = stride;
-    stride *= eq.label_extent[static_cast<size_t>(*l)];
-  }
-  return strides;
-}
-
-int64_t extent_of(const std::vector<int>& labels, const EinsumEquation& eq) {
-  int64_t n = 1;
-  for (int l : labels) n *= eq.label_extent[static_cast<size_t>(l)];
-  return n;
-}
-
-std::vector<int> joined(std::vector<int> a, const std::vector<int>& b, const std::vector<int>& c) {
-  a.insert(a.end(), b.begin(), b.end());
-  a.insert(a.end(), c.begin(), c.end());
-  return a;
-}
-
-// Y[b, m, n] = sum over k of A[b, m, k] * B[b, k, n]: b are the output labels both operands
-// have, m and n those only A or only B has, k every summed label. A summed label only one
-// operand has gets stride 0 in the other, whose value then multiplies each term of that sum
-// once, which is the same sum.
-struct EinsumGemm {
-  std::vector<int> batch, m, n;
-  int64_t batches = 0, rows = 0, cols = 0, depth = 0;
-  bool product_is_output = false;  // [batch, M, N] is the output's label order
-};
-
-EinsumGemm einsum_gemm(const EinsumEquation& eq) {
-  const auto has = [&](int operand, int label) {
-    const std::vector<int>& axes = eq.operand_axes[static_cast<size_t>(operand)];
-    return std::find(axes.begin(), axes.end(), label) != axes.end();
-  };
-  EinsumGemm e;
-  for (int l : eq.output_labels) {
-    if (has(0, l) && has(1, l)) {
-      e.batch.push_back(l);
-    } else {
-      (has(0, l) ? e.m : e.n).push_back(l);
-    }
-  }
-  e.batches = extent_of(e.batch, eq), e.rows = extent_of(e.m, eq);
-  e.cols = extent_of(e.n, eq), e.depth = extent_of(eq.summed_labels, eq);
-  e.product_is_output = joined(e.batch, e.m, e.n) == eq.output_labels;
-  return e;
-}
-
 // Its planned workspace: packed A and B, the product when it is not the output, and the GEMM
 // call's shared op(B) panels; the GEMM tasks pack into the worker scratch.
 struct EinsumScratch {
@@ -235,7 +183,7 @@ struct EinsumGemmKernel {
     T* y = args.outputs[0].as<T>();
     const int64_t out_count = eq.output_shape().numel();
     if (out_count == 0) return;
-    if (extent_of(eq.summed_labels, eq) == 0) {
+    if (einsum_extent(eq.summed_labels, eq) == 0) {
       std::fill_n(y, out_count, T{0});
       return;
     }
@@ -249,14 +197,14 @@ struct EinsumGemmKernel {
         workspace_part<T>(args.workspace, s.a_offset, batches * rows * depth, args.node);
     T* const b_packed =
         workspace_part<T>(args.workspace, s.b_offset, batches * depth * cols, args.node);
-    gather_by_labels(args.inputs[0].as<T>(), joined(e.batch, e.m, k),
+    gather_by_labels(args.inputs[0].as<T>(), joined_labels(e.batch, e.m, k),
                      eq.label_strides(0, shapes[0]), eq, a_packed, args.pool);
-    gather_by_labels(args.inputs[1].as<T>(), joined(e.batch, k, e.n),
+    gather_by_labels(args.inputs[1].as<T>(), joined_labels(e.batch, k, e.n),
                      eq.label_strides(1, shapes[1]), eq, b_packed, args.pool);
 
     // The product is [batch, M, N]; unless that is the output's label order it goes to
     // the workspace and is then gathered into the output.
-    const std::vector<int> product_labels = joined(e.batch, e.m, e.n);
+    const std::vector<int> product_labels = joined_labels(e.batch, e.m, e.n);
     T* product = e.product_is_output
                      ? y
                      : workspace_part<T>(args.workspace, s.product_offset, out_count, args.node);
@@ -279,7 +227,7 @@ struct EinsumGemmKernel {
             args.workspace.subspan(static_cast<size_t>(s.shared_offset)));
     if (product != y) {
       gather_by_labels(static_cast<const T*>(product), eq.output_labels,
-                       packed_strides(product_labels, eq), eq, y, args.pool);
+                       einsum_packed_strides(product_labels, eq), eq, y, args.pool);
     }
   }
 };

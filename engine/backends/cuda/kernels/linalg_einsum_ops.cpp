@@ -25,47 +25,6 @@ bool uses_gemm(DType dtype, size_t operands) {
   return operands == 2 && (dtype == DType::F32 || dtype == DType::F64);
 }
 
-std::vector<int> joined(std::vector<int> a, const std::vector<int>& b, const std::vector<int>& c) {
-  a.insert(a.end(), b.begin(), b.end());
-  a.insert(a.end(), c.begin(), c.end());
-  return a;
-}
-
-int64_t extent_of(const std::vector<int>& labels, const EinsumEquation& eq) {
-  int64_t n = 1;
-  for (int l : labels) n *= eq.label_extent[static_cast<size_t>(l)];
-  return n;
-}
-
-// The CPU's EinsumGemm: batch labels (output labels both operands have), M (A's alone), N (B's
-// alone); K every summed label.
-struct EinsumGemm {
-  std::vector<int> batch, m, n;
-  int64_t batches = 0, rows = 0, cols = 0, depth = 0;
-  bool product_is_output = false;
-};
-
-EinsumGemm einsum_gemm(const EinsumEquation& eq) {
-  const auto has = [&](int operand, int label) {
-    const std::vector<int>& axes = eq.operand_axes[static_cast<size_t>(operand)];
-    return std::find(axes.begin(), axes.end(), label) != axes.end();
-  };
-  EinsumGemm e;
-  for (int l : eq.output_labels) {
-    if (has(0, l) && has(1, l)) {
-      e.batch.push_back(l);
-    } else {
-      (has(0, l) ? e.m : e.n).push_back(l);
-    }
-  }
-  e.batches = extent_of(e.batch, eq);
-  e.rows = extent_of(e.m, eq);
-  e.cols = extent_of(e.n, eq);
-  e.depth = extent_of(eq.summed_labels, eq);
-  e.product_is_output = joined(e.batch, e.m, e.n) == eq.output_labels;
-  return e;
-}
-
 int64_t aligned(int64_t bytes) { return (bytes + 255) / 256 * 256; }
 
 // The workspace of the GEMM path: packed A, packed B, then the product when it is not the
@@ -102,17 +61,6 @@ void gather_by_labels(const void* src, const std::vector<int>& labels,
                args.node);
 }
 
-// The strides of a contiguous row-major layout of `labels`, per label (0 for the others).
-std::vector<int64_t> packed_strides(const std::vector<int>& labels, const EinsumEquation& eq) {
-  std::vector<int64_t> strides(eq.label_extent.size(), 0);
-  int64_t stride = 1;
-  for (auto l = labels.rbegin(); l != labels.rend(); ++l) {
-    strides[static_cast<size_t>(*l)] = stride;
-    stride *= eq.label_extent[static_cast<size_t>(*l)];
-  }
-  return strides;
-}
-
 std::vector<Shape> shapes_of(std::span<const ConstTensorView> inputs) {
   std::vector<Shape> shapes;
   for (const ConstTensorView& in : inputs) shapes.push_back(in.shape);
@@ -133,10 +81,10 @@ void einsum_gemm_run(const CudaKernelArgs& args, const EinsumEquation& eq) {
   T* b = reinterpret_cast<T*>(base + w.b_offset);
   const std::vector<Shape> shapes = shapes_of(args.inputs);
   const std::vector<int>& k = eq.summed_labels;
-  gather_by_labels(args.inputs[0].data, joined(e.batch, e.m, k), eq.label_strides(0, shapes[0]), eq,
-                   a, out.dtype, args);
-  gather_by_labels(args.inputs[1].data, joined(e.batch, k, e.n), eq.label_strides(1, shapes[1]), eq,
-                   b, out.dtype, args);
+  gather_by_labels(args.inputs[0].data, joined_labels(e.batch, e.m, k),
+                   eq.label_strides(0, shapes[0]), eq, a, out.dtype, args);
+  gather_by_labels(args.inputs[1].data, joined_labels(e.batch, k, e.n),
+                   eq.label_strides(1, shapes[1]), eq, b, out.dtype, args);
   T* product = e.product_is_output ? static_cast<T*>(out.data)
                                    : reinterpret_cast<T*>(base + w.product_offset);
   GemmLaunch<T> g;
@@ -159,8 +107,9 @@ void einsum_gemm_run(const CudaKernelArgs& args, const EinsumEquation& eq) {
     check_launch(launch_f64_gemm(g, args.stream), args.node);
   }
   if (!e.product_is_output) {
-    gather_by_labels(product, eq.output_labels, packed_strides(joined(e.batch, e.m, e.n), eq), eq,
-                     out.data, out.dtype, args);
+    gather_by_labels(product, eq.output_labels,
+                     einsum_packed_strides(joined_labels(e.batch, e.m, e.n), eq), eq, out.data,
+                     out.dtype, args);
   }
 }
 
@@ -200,7 +149,7 @@ void einsum(const CudaKernelArgs& args) {
   if (out.numel() == 0) return;
   const EinsumEquation eq =
       parse_einsum_equation(AttrReader(args.node).get_string("equation"), shapes_of(args.inputs));
-  if (extent_of(eq.summed_labels, eq) == 0) {  // an empty sum: every output is 0
+  if (einsum_extent(eq.summed_labels, eq) == 0) {  // an empty sum: every output is 0
     check_launch(
         cudaMemsetAsync(out.data, 0, static_cast<size_t>(out.numel()) * dtype_size(out.dtype),
                         args.stream),
@@ -243,7 +192,7 @@ KernelSelection select_einsum(const CudaKernelQuery& query) {
     const EinsumGemm e = einsum_gemm(eq);
     const std::vector<int>& k = eq.summed_labels;
     for (const std::vector<int>& labels :
-         {joined(e.batch, e.m, k), joined(e.batch, k, e.n), eq.output_labels}) {
+         {joined_labels(e.batch, e.m, k), joined_labels(e.batch, k, e.n), eq.output_labels}) {
       if (labels.size() > static_cast<size_t>(kMaxCopyAxes)) {
         return KernelUnsupported{
             too_many("labels in an operand or the output", labels.size(), kMaxCopyAxes)};

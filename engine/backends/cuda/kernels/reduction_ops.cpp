@@ -47,19 +47,24 @@ ReduceGeometry geometry_of(const Node& node, const Shape& input) {
   return *g;
 }
 
+// noop_with_empty_axes and no axes: the identity, copied as the CPU copies it. Returns whether
+// the node was one.
+bool copied_as_identity(const CudaKernelArgs& args) {
+  const ConstTensorView& x = args.inputs[0];
+  if (!resolve_reduce_axes(AttrReader(args.node), x.shape.rank()).noop) return false;
+  if (x.numel() == 0) return true;
+  check_launch(cudaMemcpyAsync(args.outputs[0].data, x.data,
+                               static_cast<size_t>(x.numel()) * dtype_size(x.dtype),
+                               cudaMemcpyDeviceToDevice, args.stream),
+               args.node);
+  return true;
+}
+
 template <ReduceOp kOp>
 void run_reduce(const CudaKernelArgs& args) {
   const ConstTensorView& x = args.inputs[0];
   const TensorView& y = args.outputs[0];
-  if (resolve_reduce_axes(AttrReader(args.node), x.shape.rank()).noop) {
-    // noop_with_empty_axes and no axes: the identity, as the CPU copies it.
-    if (x.numel() == 0) return;
-    check_launch(
-        cudaMemcpyAsync(y.data, x.data, static_cast<size_t>(x.numel()) * dtype_size(x.dtype),
-                        cudaMemcpyDeviceToDevice, args.stream),
-        args.node);
-    return;
-  }
+  if (copied_as_identity(args)) return;
   const ReduceGeometry g = geometry_of(args.node, x.shape);
   if (g.outputs == 0) return;
   check_launch(
@@ -112,14 +117,7 @@ VOLTA_CUDA_REDUCE(L2, "reduce_l2")
 void run_log_sum_exp(const CudaKernelArgs& args) {
   const ConstTensorView& x = args.inputs[0];
   const TensorView& y = args.outputs[0];
-  if (resolve_reduce_axes(AttrReader(args.node), x.shape.rank()).noop) {
-    if (x.numel() == 0) return;
-    check_launch(
-        cudaMemcpyAsync(y.data, x.data, static_cast<size_t>(x.numel()) * dtype_size(x.dtype),
-                        cudaMemcpyDeviceToDevice, args.stream),
-        args.node);
-    return;
-  }
+  if (copied_as_identity(args)) return;
   const ReduceGeometry g = geometry_of(args.node, x.shape);
   if (g.outputs == 0) return;
   check_launch(launch_reduce_log_sum_exp(reduce_type(x.dtype), g, x.data, y.data,

@@ -37,4 +37,25 @@ struct EinsumEquation {
 // stretches); lettered axes must agree exactly.
 EinsumEquation parse_einsum_equation(std::string_view equation, std::span<const Shape> operands);
 
+// The product of the labels' extents.
+int64_t einsum_extent(const std::vector<int>& labels, const EinsumEquation& eq);
+// The strides of a contiguous row-major layout of `labels`, per label (0 for the others).
+std::vector<int64_t> einsum_packed_strides(const std::vector<int>& labels,
+                                           const EinsumEquation& eq);
+// a, then b, then c.
+std::vector<int> joined_labels(std::vector<int> a, const std::vector<int>& b,
+                               const std::vector<int>& c);
+
+// A two-operand equation as one batched GEMM, as the CPU and CUDA kernels both run it:
+// Y[b, m, n] = sum over k of A[b, m, k] * B[b, k, n]: b are the output labels both operands
+// have, m and n those only A or only B has, k every summed label. A summed label only one
+// operand has gets stride 0 in the other, whose value then multiplies each term of that sum
+// once, which is the same sum.
+struct EinsumGemm {
+  std::vector<int> batch, m, n;
+  int64_t batches = 0, rows = 0, cols = 0, depth = 0;
+  bool product_is_output = false;  // [batch, M, N] is the output's label order
+};
+EinsumGemm einsum_gemm(const EinsumEquation& eq);
+
 }  // namespace volta
