@@ -47,18 +47,14 @@ void add_activation_schemas(std::vector<OpSchema>& t) {
       unary(K::Relu, "Relu", F::Activation, kNumericTypes, D::Differentiable, any, "max(X, 0)"));
   t.push_back(unary(K::LeakyRelu, "LeakyRelu", F::Activation, kFloatTypes, D::Differentiable, any,
                     "X if X >= 0 else alpha * X", {{"alpha", AttrType::Float, AttrValue{0.01}}}));
-  OpSchema gelu = unary(K::Gelu, "Gelu", F::Activation, kFloatTypes, D::Differentiable, any,
-                        "X * Phi(X); approximate=\"tanh\" uses the tanh form",
-                        {{"approximate",
-                          AttrType::String,
-                          AttrValue{std::string("none")},
-                          std::nullopt,
-                          std::nullopt,
-                          {"none", "tanh"}}});
-  gelu.no_onnx_lowering =
-      "ONNX's Gelu is opset 20, newer than the ONNX library Volta reads models with (1.12, "
-      "opsets up to 17)";
-  t.push_back(std::move(gelu));
+  t.push_back(unary(K::Gelu, "Gelu", F::Activation, kFloatTypes, D::Differentiable, any,
+                    "X * Phi(X); approximate=\"tanh\" uses the tanh form",
+                    {{"approximate",
+                      AttrType::String,
+                      AttrValue{std::string("none")},
+                      std::nullopt,
+                      std::nullopt,
+                      {"none", "tanh"}}}));
   t.push_back(activation(K::Elu, "Elu", D::Differentiable, "X if X >= 0 else alpha * (e^X - 1)",
                          {float_attr("alpha", 1.0)}));
   t.push_back(activation(K::Selu, "Selu", D::Differentiable,

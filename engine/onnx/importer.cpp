@@ -197,10 +197,15 @@ const Tensor& Importer::known_value(ValueId v, const std::string& who, std::stri
   const Node node = graph_.node(p->second);  // a copy: evaluation may add to the graph
   Graph single;
   std::vector<ValueId> args;
+  std::map<int32_t, ValueId> parameters;  // a value the node reads twice is one parameter
   for (ValueId in : node.inputs) {
-    args.push_back(in.valid()
-                       ? single.add_parameter(graph_.value(in).name, known_value(in, who, what))
-                       : kNoValue);
+    if (!in.valid()) {
+      args.push_back(kNoValue);
+      continue;
+    }
+    auto [it, added] = parameters.try_emplace(in.index);
+    if (added) it->second = single.add_parameter(graph_.value(in).name, known_value(in, who, what));
+    args.push_back(it->second);
   }
   single.set_outputs(
       single.add_node(node.op, args, node.attrs, node.name, static_cast<int>(node.outputs.size())));
@@ -268,19 +273,11 @@ void Importer::lower(const ::onnx::NodeProto& node, int index) {
     unsupported("op " + node.op_type() +
                 " is not supported (`volta check --ops` lists the supported ops)");
   }
-  const auto* schema =
-      ::onnx::OpSchemaRegistry::Schema(node.op_type(), static_cast<int>(model_.opset), "");
-  if (schema == nullptr) {
-    fail(ErrorCode::ImportInvalidModel, "node '" + name + "': no ONNX schema for " +
-                                            node.op_type() + " at opset " +
-                                            std::to_string(model_.opset));
-  }
-  if (schema->SinceVersion() < lowering->min_version) {
-    unsupported(
-        "version " + std::to_string(schema->SinceVersion()) +
-        " is not supported; supported: versions >= " + std::to_string(lowering->min_version));
-  }
-  NodeContext ctx(*this, node, name, schema->SinceVersion());
+  const VersionCheck version = check_version(node.op_type(), model_.opset, *lowering);
+  if (version.invalid)
+    fail(ErrorCode::ImportInvalidModel, "node '" + name + "': " + version.problem);
+  if (!version.problem.empty()) unsupported(version.problem);
+  NodeContext ctx(*this, node, name, version.version);
   lowering->lower(ctx);
   ctx.finish();
 }

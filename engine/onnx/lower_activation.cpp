@@ -46,6 +46,15 @@ void lower_shrink(LoweringContext& ctx) {
 // From version 7 the slope broadcasts to X (numpy rules, one direction). Before, a 1-D slope
 // of X's channel count (dim 1) holds one slope per channel, as Caffe2 and PyTorch export it:
 // it is reshaped to [C, 1, ...] so that it lines up with dim 1.
+// Gelu (20): approximate "none" or "tanh", as the internal op.
+void lower_gelu(LoweringContext& ctx) {
+  const std::string approximate = ctx.attr_string("approximate", "none");
+  if (approximate != "none" && approximate != "tanh") {
+    ctx.unsupported("approximate \"" + approximate + "\"; supported: \"none\", \"tanh\"");
+  }
+  ctx.set_output(0, add_op(ctx, K::Gelu, {ctx.input(0)}, {{"approximate", approximate}}));
+}
+
 void lower_prelu(LoweringContext& ctx) {
   drop_consumed_inputs(ctx);
   const ValueId x = ctx.input(0);
@@ -67,6 +76,7 @@ void register_activation_lowerings(LoweringTable& table) {
   table.add("Tanh", K::Tanh, 1, &lower_unary<K::Tanh>);
   table.add("Sigmoid", K::Sigmoid, 1, &lower_unary<K::Sigmoid>);
   table.add("Relu", K::Relu, 1, &lower_unary<K::Relu>);
+  table.add("Gelu", K::Gelu, 20, &lower_gelu);
   table.add("LeakyRelu", K::LeakyRelu, 1, &lower_leaky_relu);
   table.add("Elu", K::Elu, 1, &lower_elu);
   table.add("Selu", K::Selu, 1, &lower_selu);

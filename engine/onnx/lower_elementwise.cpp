@@ -211,12 +211,21 @@ ValueId cast_to(LoweringContext& ctx, ValueId x, DType to) {
   return add_op(ctx, K::Cast, {x}, {{"to", std::string(dtype_name(to))}});
 }
 
+// Version 19's saturate and version 24's round_mode apply only to casts to the float8 types,
+// which Volta refuses: for every target Volta has they change nothing.
+void consume_float8_attrs(LoweringContext& ctx) {
+  if (ctx.since_version() >= 19) ctx.attr_int("saturate", 1);
+  if (ctx.since_version() >= 24) ctx.attr_string("round_mode", "up");
+}
+
 void lower_cast(LoweringContext& ctx) {
   const DType to = cast_target(ctx);
+  consume_float8_attrs(ctx);
   ctx.set_output(0, cast_to(ctx, ctx.input(0), to));
 }
 
 void lower_cast_like(LoweringContext& ctx) {
+  consume_float8_attrs(ctx);
   ctx.set_output(0, cast_to(ctx, ctx.input(0), ctx.input_type(1).dtype));
 }
 

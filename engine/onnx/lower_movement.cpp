@@ -94,6 +94,8 @@ void lower_constant_of_shape(LoweringContext& ctx) {
 
 // Range: ceil((limit - start) / delta) elements start + i * delta, in the inputs' dtype.
 void lower_range(LoweringContext& ctx) {
+  // Version 27's stash_type applies only to float16 and bfloat16 inputs, which Volta refuses.
+  if (ctx.since_version() >= 27) ctx.attr_int("stash_type", 1);
   const Tensor& start = ctx.constant_input(0, "start");
   const Tensor& limit = ctx.constant_input(1, "limit");
   const Tensor& delta = ctx.constant_input(2, "delta");
@@ -156,14 +158,44 @@ void lower_concat(LoweringContext& ctx) {
   ctx.set_output(0, ctx.add(OpKind::Concat, inputs, {{"axis", axis}}));
 }
 
+// Split 18's num_outputs: parts of ceil(extent / n), the last one what remains.
+Ints equal_split(LoweringContext& ctx, int64_t axis, int64_t n) {
+  const Shape& shape = ctx.input_type(0).shape;
+  if (axis < -shape.rank() || axis >= shape.rank()) {
+    ctx.invalid("axis " + std::to_string(axis) + " is out of range for rank " +
+                std::to_string(shape.rank()));
+  }
+  const int64_t extent = shape[static_cast<int>(axis < 0 ? axis + shape.rank() : axis)];
+  if (n < 1 || n != ctx.num_outputs()) {
+    ctx.invalid("num_outputs " + std::to_string(n) + " must equal the node's " +
+                std::to_string(ctx.num_outputs()) + " outputs");
+  }
+  const int64_t part = (extent + n - 1) / n;
+  const int64_t last = extent - part * (n - 1);
+  if (last < 0 || (last == 0 && extent > 0)) {
+    ctx.unsupported("num_outputs " + std::to_string(n) + " on an axis of " +
+                    std::to_string(extent) + " leaves the last part empty");
+  }
+  Ints sizes(static_cast<size_t>(n), part);
+  sizes.back() = last;
+  return sizes;
+}
+
 void lower_split(LoweringContext& ctx) {
-  Attributes attrs{{"axis", ctx.attr_int("axis", 0)}};
+  const int64_t axis = ctx.attr_int("axis", 0);
+  Attributes attrs{{"axis", axis}};
   std::optional<Ints> split;
   if (ctx.since_version() >= 13) {
     if (ctx.has_input(1)) split = ctx.constant_ints(1, "split");
   } else {
     if (ctx.has_attr("split")) split = ctx.attr_ints("split", std::nullopt);
     if (ctx.since_version() < 2 && ctx.has_input(1)) split = ctx.constant_ints(1, "split");
+  }
+  // Version 18: num_outputs equal parts instead of sizes, the last one smaller when the axis
+  // does not divide.
+  if (ctx.since_version() >= 18 && ctx.has_attr("num_outputs")) {
+    if (split) ctx.invalid("takes either the split input or num_outputs, not both");
+    split = equal_split(ctx, axis, ctx.attr_int("num_outputs", std::nullopt));
   }
   if (split) attrs["split"] = *split;
   const std::vector<ValueId> outs =
@@ -289,6 +321,27 @@ Tensor pad_value(LoweringContext& ctx, double value, DType dtype) {
   return t;
 }
 
+// Pad 18's axes input: `pads` then holds the begins and ends of those axes only.
+Ints pads_of_axes(LoweringContext& ctx, const Ints& pads) {
+  const Ints axes = ctx.constant_ints(3, "axes");
+  const int64_t rank = ctx.input_type(0).shape.rank();
+  if (pads.size() != 2 * axes.size()) {
+    ctx.invalid("pads holds " + std::to_string(pads.size()) + " values for " +
+                std::to_string(axes.size()) + " axes; it must hold two per axis");
+  }
+  Ints full(static_cast<size_t>(2 * rank), 0);
+  for (size_t i = 0; i < axes.size(); ++i) {
+    const int64_t axis = axes[i] < 0 ? axes[i] + rank : axes[i];
+    if (axis < 0 || axis >= rank) {
+      ctx.invalid("axis " + std::to_string(axes[i]) + " is out of range for rank " +
+                  std::to_string(rank));
+    }
+    full[static_cast<size_t>(axis)] = pads[i];
+    full[static_cast<size_t>(axis + rank)] = pads[i + axes.size()];
+  }
+  return full;
+}
+
 // Versions 1 and 2 give pads ("paddings" in 1) and value as attributes; 11 on as inputs.
 // The constant is only used, and only passed on, in mode "constant".
 void lower_pad(LoweringContext& ctx) {
@@ -308,6 +361,7 @@ void lower_pad(LoweringContext& ctx) {
   } else {
     pads = ctx.constant_ints(1, "pads");
     if (constant && ctx.has_input(2)) inputs.push_back(ctx.input(2));
+    if (ctx.since_version() >= 18 && ctx.has_input(3)) pads = pads_of_axes(ctx, pads);
   }
   ctx.set_output(0, ctx.add(OpKind::Pad, inputs, {{"pads", pads}, {"mode", mode}}));
 }
@@ -323,6 +377,9 @@ void lower_depth_to_space(LoweringContext& ctx) {
 }
 
 void lower_space_to_depth(LoweringContext& ctx) {
+  // Version 28 adds DepthToSpace's modes; Volta's SpaceToDepth is DCR.
+  const std::string mode = ctx.since_version() >= 28 ? ctx.attr_string("mode", "DCR") : "DCR";
+  if (mode != "DCR") ctx.unsupported("mode \"" + mode + "\"; supported: \"DCR\"");
   ctx.set_output(0, ctx.add(OpKind::SpaceToDepth, {ctx.input(0)},
                             {{"blocksize", ctx.attr_int("blocksize", std::nullopt)}}));
 }

@@ -11,26 +11,26 @@ namespace {
 
 using Ints = std::vector<int64_t>;
 
-// Reduce* with axes as an attribute: every version through 17 but ReduceSum from 13.
+// Reduce*: axes are an attribute up to version 17 (ReduceSum: 11); from version 18 (ReduceSum:
+// 13) an optional input, whose absence or emptiness reduces every axis, or none with
+// noop_with_empty_axes.
+Attributes reduce_attrs(LoweringContext& ctx, bool axes_as_input) {
+  Attributes attrs = {{"keepdims", ctx.attr_int("keepdims", 1)}};
+  if (axes_as_input) {
+    attrs["axes"] = ctx.has_input(1) ? ctx.constant_ints(1, "axes") : Ints{};
+    attrs["noop_with_empty_axes"] = ctx.attr_int("noop_with_empty_axes", 0);
+  } else {
+    attrs["axes"] = ctx.attr_ints("axes", Ints{});
+  }
+  return attrs;
+}
+
 template <OpKind Op>
 void lower_reduce(LoweringContext& ctx) {
   require_dtype(ctx, Op, ctx.input_type(0).dtype);
-  const Ints axes = ctx.attr_ints("axes", Ints{});
-  const int64_t keepdims = ctx.attr_int("keepdims", 1);
-  ctx.set_output(0, ctx.add(Op, {ctx.input(0)}, {{"axes", axes}, {"keepdims", keepdims}}));
-}
-
-// ReduceSum 13 takes axes as an optional input; empty axes reduce everything, or nothing with
-// noop_with_empty_axes.
-void lower_reduce_sum(LoweringContext& ctx) {
-  if (ctx.since_version() < 13) return lower_reduce<OpKind::ReduceSum>(ctx);
-  require_dtype(ctx, OpKind::ReduceSum, ctx.input_type(0).dtype);
-  const Ints axes = ctx.has_input(1) ? ctx.constant_ints(1, "axes") : Ints{};
-  const int64_t keepdims = ctx.attr_int("keepdims", 1);
-  const int64_t noop = ctx.attr_int("noop_with_empty_axes", 0);
-  ctx.set_output(0,
-                 ctx.add(OpKind::ReduceSum, {ctx.input(0)},
-                         {{"axes", axes}, {"keepdims", keepdims}, {"noop_with_empty_axes", noop}}));
+  const int axes_input_since = Op == OpKind::ReduceSum ? 13 : 18;
+  ctx.set_output(
+      0, ctx.add(Op, {ctx.input(0)}, reduce_attrs(ctx, ctx.since_version() >= axes_input_since)));
 }
 
 // ReduceLogSum = log(ReduceSum(x)): no internal op of its own.
@@ -40,10 +40,8 @@ void lower_reduce_log_sum(LoweringContext& ctx) {
     ctx.unsupported("input of dtype " + std::string(dtype_name(dtype)) +
                     "; supported: f32, f64 (the log of an integer sum is not an integer)");
   }
-  const Ints axes = ctx.attr_ints("axes", Ints{});
-  const int64_t keepdims = ctx.attr_int("keepdims", 1);
   const ValueId sum =
-      ctx.add(OpKind::ReduceSum, {ctx.input(0)}, {{"axes", axes}, {"keepdims", keepdims}});
+      ctx.add(OpKind::ReduceSum, {ctx.input(0)}, reduce_attrs(ctx, ctx.since_version() >= 18));
   ctx.set_output(0, ctx.add(OpKind::Log, {sum}));
 }
 
@@ -75,7 +73,7 @@ void lower_cumsum(LoweringContext& ctx) {
 
 void register_reduction_lowerings(LoweringTable& table) {
   using K = OpKind;
-  table.add("ReduceSum", OpKind::ReduceSum, 1, &lower_reduce_sum);
+  table.add("ReduceSum", OpKind::ReduceSum, 1, &lower_reduce<K::ReduceSum>);
   table.add("ReduceMean", OpKind::ReduceMean, 1, &lower_reduce<K::ReduceMean>);
   table.add("ReduceMax", OpKind::ReduceMax, 1, &lower_reduce<K::ReduceMax>);
   table.add("ReduceMin", OpKind::ReduceMin, 1, &lower_reduce<K::ReduceMin>);

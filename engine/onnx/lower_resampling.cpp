@@ -2,8 +2,10 @@
 // Resize's scales and sizes inputs must be known at import time; they become attributes of the
 // internal op.
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <optional>
 #include <string>
 
 #include "lowering.h"
@@ -62,6 +64,8 @@ struct ResizeRequest {
   Floats scales;  // empty when sizes are given
   Ints sizes;     // empty when scales are given
   Floats roi;     // tf_crop_and_resize only
+  // keep_aspect_ratio_policy not_larger / not_smaller: sizes and the one scale both resolved.
+  bool sizes_and_scales = false;
 };
 
 // Checks the request against X, resolves the output shape and emits the internal Resize.
@@ -73,7 +77,7 @@ void emit_resize(LoweringContext& ctx, ResizeRequest r) {
                     " input; supported: f32, f64 (nearest copies any dtype)");
   }
   require_dtype(ctx, OpKind::Resize, x.dtype);
-  if (r.scales.empty() == r.sizes.empty()) {
+  if (!r.sizes_and_scales && r.scales.empty() == r.sizes.empty()) {
     ctx.invalid(r.scales.empty() ? "neither scales nor sizes is given; give one"
                                  : "scales and sizes are both given; give one");
   }
@@ -83,7 +87,9 @@ void emit_resize(LoweringContext& ctx, ResizeRequest r) {
                 " values (starts, ends) for an input of rank " + std::to_string(rank) + "; got " +
                 std::to_string(r.roi.size()));
   }
-  if (!r.scales.empty()) {
+  if (r.sizes_and_scales) {
+    // Resolved by apply_aspect_policy.
+  } else if (!r.scales.empty()) {
     if (static_cast<int>(r.scales.size()) != rank) {
       ctx.invalid("scales has " + std::to_string(r.scales.size()) +
                   " values for an input of rank " + std::to_string(rank));
@@ -131,6 +137,77 @@ ResizeRequest scales_only_request(LoweringContext& ctx, Floats scales) {
   return r;
 }
 
+// Resize 18's axes: roi, scales and sizes name only those axes; the others keep their extent.
+void expand_to_axes(LoweringContext& ctx, ResizeRequest& r, const Ints& axes) {
+  const Shape& shape = ctx.input_type(0).shape;
+  const int64_t rank = shape.rank();
+  Ints resolved;
+  for (int64_t a : axes) {
+    const int64_t axis = a < 0 ? a + rank : a;
+    if (axis < 0 || axis >= rank) {
+      ctx.invalid("axis " + std::to_string(a) + " is out of range for rank " +
+                  std::to_string(rank));
+    }
+    resolved.push_back(axis);
+  }
+  const size_t n = resolved.size();
+  auto check = [&](size_t size, size_t per_axis, std::string_view what) {
+    if (size != per_axis * n) {
+      ctx.invalid(std::string(what) + " has " + std::to_string(size) + " values for " +
+                  std::to_string(n) + " axes");
+    }
+  };
+  if (!r.scales.empty()) {
+    check(r.scales.size(), 1, "scales");
+    Floats full(static_cast<size_t>(rank), 1.0);
+    for (size_t i = 0; i < n; ++i) full[static_cast<size_t>(resolved[i])] = r.scales[i];
+    r.scales = std::move(full);
+  }
+  if (!r.sizes.empty()) {
+    check(r.sizes.size(), 1, "sizes");
+    Ints full = shape.dims();
+    for (size_t i = 0; i < n; ++i) full[static_cast<size_t>(resolved[i])] = r.sizes[i];
+    r.sizes = std::move(full);
+  }
+  if (!r.roi.empty()) {
+    check(r.roi.size(), 2, "roi");
+    Floats full(static_cast<size_t>(2 * rank), 0.0);
+    std::fill(full.begin() + rank, full.end(), 1.0);
+    for (size_t i = 0; i < n; ++i) {
+      full[static_cast<size_t>(resolved[i])] = r.roi[i];
+      full[static_cast<size_t>(resolved[i] + rank)] = r.roi[n + i];
+    }
+    r.roi = std::move(full);
+  }
+}
+
+// Resize 18's keep_aspect_ratio_policy with sizes: one scale for every resized axis, the
+// smallest (not_larger) or largest (not_smaller) of sizes / extent, and each such axis sized
+// round-half-up(scale * extent), as ONNX defines it.
+void apply_aspect_policy(LoweringContext& ctx, ResizeRequest& r, const std::string& policy,
+                         const Ints& axes) {
+  const Shape& shape = ctx.input_type(0).shape;
+  const int rank = shape.rank();
+  if (static_cast<int>(r.sizes.size()) != rank) return;  // emit_resize says what is wrong
+  std::vector<bool> resized(static_cast<size_t>(rank), axes.empty());
+  for (int64_t a : axes) resized[static_cast<size_t>(a < 0 ? a + rank : a)] = true;
+  std::optional<double> scale;
+  for (int a = 0; a < rank; ++a) {
+    if (!resized[static_cast<size_t>(a)]) continue;
+    const double s =
+        static_cast<double>(r.sizes[static_cast<size_t>(a)]) / static_cast<double>(shape[a]);
+    if (!scale || (policy == "not_larger" ? s < *scale : s > *scale)) scale = s;
+  }
+  r.scales.assign(static_cast<size_t>(rank), 1.0);
+  for (int a = 0; a < rank; ++a) {
+    if (!resized[static_cast<size_t>(a)] || !scale) continue;
+    r.scales[static_cast<size_t>(a)] = *scale;
+    r.sizes[static_cast<size_t>(a)] =
+        static_cast<int64_t>(*scale * static_cast<double>(shape[a]) + 0.5);
+  }
+  r.sizes_and_scales = true;
+}
+
 void lower_resize(LoweringContext& ctx) {
   if (ctx.since_version() < 11) {
     return emit_resize(ctx, scales_only_request(ctx, constant_floats(ctx, 1, "scales")));
@@ -158,6 +235,15 @@ void lower_resize(LoweringContext& ctx) {
   }
   if (given(ctx, 2, "scales")) r.scales = constant_floats(ctx, 2, "scales");
   if (given(ctx, 3, "sizes")) r.sizes = ctx.constant_ints(3, "sizes");
+  if (ctx.since_version() >= 18) {
+    if (ctx.attr_int("antialias", 0) != 0) ctx.unsupported("antialias 1; supported: 0");
+    const Ints axes = ctx.attr_ints("axes", Ints{});
+    if (!axes.empty()) expand_to_axes(ctx, r, axes);
+    const std::string policy = one_of(ctx, "keep_aspect_ratio_policy",
+                                      ctx.attr_string("keep_aspect_ratio_policy", "stretch"),
+                                      {"stretch", "not_larger", "not_smaller"});
+    if (policy != "stretch" && !r.sizes.empty()) apply_aspect_policy(ctx, r, policy, axes);
+  }
   emit_resize(ctx, std::move(r));
 }
 
@@ -192,8 +278,18 @@ void lower_grid_sample(LoweringContext& ctx) {
   if (align_corners != 0 && align_corners != 1) {
     ctx.invalid("align_corners must be 0 or 1, got " + std::to_string(align_corners));
   }
-  const std::string mode =
-      one_of(ctx, "mode", ctx.attr_string("mode", "bilinear"), {"bilinear", "nearest", "bicubic"});
+  // Version 20 renames the modes (linear, cubic) and allows any spatial rank; Volta samples 2.
+  const bool v20 = ctx.since_version() >= 20;
+  if (v20 && ctx.input_type(0).shape.rank() != 4) {
+    ctx.unsupported("X of rank " + std::to_string(ctx.input_type(0).shape.rank()) +
+                    "; supported: rank 4 (two spatial dims)");
+  }
+  std::string mode =
+      v20 ? one_of(ctx, "mode", ctx.attr_string("mode", "linear"), {"linear", "nearest", "cubic"})
+          : one_of(ctx, "mode", ctx.attr_string("mode", "bilinear"),
+                   {"bilinear", "nearest", "bicubic"});
+  if (mode == "linear") mode = "bilinear";
+  if (mode == "cubic") mode = "bicubic";
   const std::string padding = one_of(ctx, "padding_mode", ctx.attr_string("padding_mode", "zeros"),
                                      {"zeros", "border", "reflection"});
   ctx.set_output(

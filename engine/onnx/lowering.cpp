@@ -2,8 +2,10 @@
 
 #include <onnx/onnx_pb.h>
 
+#include <array>
 #include <stdexcept>
 
+#include "onnx_versions.h"
 #include "volta/error.h"
 
 namespace volta::onnx {
@@ -112,7 +114,40 @@ std::string onnx_type_name(int64_t elem_type) {
   if (::onnx::TensorProto_DataType_IsValid(static_cast<int>(elem_type))) {
     return ::onnx::TensorProto_DataType_Name(static_cast<::onnx::TensorProto_DataType>(elem_type));
   }
+  // The element types of IR versions 9 to 14, which ONNX 1.12's enum lacks.
+  static constexpr std::array<std::string_view, 12> kNewer = {
+      "FLOAT8E4M3FN", "FLOAT8E4M3FNUZ", "FLOAT8E5M2", "FLOAT8E5M2FNUZ", "UINT4",      "INT4",
+      "FLOAT4E2M1",   "FLOAT8E8M0",     "UINT2",      "INT2",           "FLOAT6E2M3", "FLOAT6E3M2"};
+  const int64_t k = elem_type - kLibraryNewestElementType - 1;
+  if (k >= 0 && k < static_cast<int64_t>(kNewer.size())) {
+    return std::string(kNewer[static_cast<size_t>(k)]);
+  }
   return "element type " + std::to_string(elem_type);
+}
+
+VersionCheck check_version(std::string_view op, int64_t opset, const Lowering& lowering) {
+  const std::optional<int> version = schema_version(op, opset);
+  const std::string name(op);
+  if (!version) {
+    return {0, "ONNX has no op " + name + " at opset " + std::to_string(opset), true};
+  }
+  if (*version < lowering.min_version) {
+    return {
+        0, "version " + std::to_string(*version) + " of " + name +
+               " is not supported; supported: versions >= " + std::to_string(lowering.min_version)};
+  }
+  for (const NewerSchema& s : newer_schemas()) {
+    if (s.op != op || s.version > opset || s.change != SchemaChange::Refused) continue;
+    // The first version whose form no lowering reads: the one before it is the newest read.
+    const std::optional<int> newest_read = schema_version(op, s.version - 1);
+    return {0, "version " + std::to_string(s.version) + " of " + name +
+                   " changed its inputs or attributes and is not supported yet; supported: "
+                   "versions " +
+                   std::to_string(lowering.min_version) + " to " +
+                   std::to_string(newest_read.value_or(lowering.min_version)) + " (opset " +
+                   std::to_string(s.version - 1) + " and older)"};
+  }
+  return {*version, ""};
 }
 
 DType attr_dtype(const LoweringContext& ctx, int64_t elem_type, std::string_view what) {

@@ -157,4 +157,15 @@ void register_resampling_lowerings(LoweringTable& table);
 
 const LoweringTable& lowering_table();
 
+// The version of `op`'s schema in force at the model's `opset`, when `lowering` reads it;
+// otherwise `problem` says why not: an opset with no such op (`invalid`: the model is
+// malformed), a version older than the lowering's oldest, or a newer version whose form no
+// lowering reads yet (onnx_versions.h).
+struct VersionCheck {
+  int version = 0;
+  std::string problem;
+  bool invalid = false;
+};
+VersionCheck check_version(std::string_view op, int64_t opset, const Lowering& lowering);
+
 }  // namespace volta::onnx

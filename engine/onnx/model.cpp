@@ -4,11 +4,14 @@
 #include <onnx/checker.h>
 #include <onnx/defs/schema.h>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
+#include <unordered_map>
 
 #include "lowering.h"
 #include "model_impl.h"
+#include "onnx_versions.h"
 #include "volta/error.h"
 
 namespace volta::onnx {
@@ -46,6 +49,100 @@ ValueSpec spec_of(const ::onnx::ValueInfoProto& info) {
   return spec;
 }
 
+bool is_default_domain(const std::string& domain) { return domain.empty() || domain == "ai.onnx"; }
+
+std::string node_text(const ::onnx::NodeProto& node) {
+  return "node '" + node.name() + "' (" + node.op_type() + ")";
+}
+
+// What ::onnx::checker::check_model checks, for a model newer than the library knows (IR
+// version above 8 or an opset above 17): every graph input, output and value info; every
+// initializer of an element type the library knows (Volta refuses the others); every node of
+// the default domain whose schema in force the library has, at the same schema version (the
+// others are checked by their lowering, and other domains are refused, when imported); and the
+// graph's own rules: an IR version, names defined
+// before they are used, each output name defined once.
+void check_newer_model(const ::onnx::ModelProto& model, int64_t opset) {
+  using ::onnx::checker::ValidationError;
+  namespace checker = ::onnx::checker;
+  if (!model.has_ir_version()) throw ValidationError("The model does not have an ir_version set");
+  checker::CheckerContext ctx;
+  ctx.set_ir_version(static_cast<int>(kLibraryIrVersion));
+  std::unordered_map<std::string, int> opsets;
+  for (const auto& o : model.opset_import()) {
+    const int64_t version =
+        is_default_domain(o.domain()) ? std::min(o.version(), kLibraryOpset) : o.version();
+    opsets[o.domain()] = static_cast<int>(version);
+  }
+  ctx.set_opset_imports(opsets);
+
+  const auto& graph = model.graph();
+  checker::LexicalScopeContext scope;
+  for (const auto& input : graph.input()) {
+    checker::check_value_info(input, ctx);
+    scope.add(input.name());
+  }
+  for (const auto& init : graph.initializer()) {
+    if (init.data_type() <= kLibraryNewestElementType) checker::check_tensor(init, ctx);
+    scope.add(init.name());
+  }
+  for (const auto& info : graph.value_info()) checker::check_value_info(info, ctx);
+  for (const auto& node : graph.node()) {
+    for (const std::string& in : node.input()) {
+      if (!in.empty() && !scope.this_graph_has(in)) {
+        throw ValidationError("Nodes in a graph must be topologically sorted, however input '" +
+                              in + "' of " + node_text(node) +
+                              " is not output of any previous nodes.");
+      }
+    }
+    if (!is_default_domain(node.domain())) {
+      // Volta refuses other domains; their versions may be newer than the library's too.
+    } else if (!schema_version(node.op_type(), opset)) {
+      throw ValidationError("No Op registered for " + node.op_type() + " with domain_version of " +
+                            std::to_string(opset));
+    } else if (newer_schema(node.op_type(), opset) == nullptr) {
+      checker::check_node(node, ctx, scope);  // the library's schema is the one in force
+    }
+    for (const std::string& out : node.output()) {
+      if (out.empty()) continue;
+      if (scope.this_graph_has(out)) {
+        throw ValidationError("Graph must be in single static assignment (SSA) form, however '" +
+                              out + "' has been used as output names multiple times.");
+      }
+      scope.add(out);
+    }
+  }
+  for (const auto& output : graph.output()) checker::check_value_info(output, ctx);
+}
+
+// Refuses what is newer than Volta reads, naming both; then checks the model with the ONNX
+// library's checker, whole when the library knows its IR version and opset.
+void check_model(const Model::Impl& impl) {
+  const int64_t ir_version = impl.proto.ir_version();
+  if (ir_version > kNewestIrVersion) {
+    fail(ErrorCode::ImportUnsupported, impl.source + " has IR version " +
+                                           std::to_string(ir_version) +
+                                           "; Volta reads IR versions up to " +
+                                           std::to_string(kNewestIrVersion) + " (ONNX 1.23)");
+  }
+  if (impl.opset > kNewestOpset) {
+    fail(ErrorCode::ImportUnsupported, impl.source + " imports opset " +
+                                           std::to_string(impl.opset) +
+                                           " of the default domain; Volta reads opsets 1 to " +
+                                           std::to_string(kNewestOpset) + " (ONNX 1.23)");
+  }
+  try {
+    if (ir_version <= kLibraryIrVersion && impl.opset <= kLibraryOpset) {
+      ::onnx::checker::check_model(impl.proto);
+    } else {
+      check_newer_model(impl.proto, impl.opset);
+    }
+  } catch (const std::exception& e) {
+    fail(ErrorCode::ImportInvalidModel,
+         impl.source + " fails the ONNX checker: " + std::string(e.what()));
+  }
+}
+
 }  // namespace
 
 Model::Model(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -67,15 +164,10 @@ Model Model::parse(std::string_view bytes, std::string source) {
   if (!impl->proto.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
     fail(ErrorCode::ImportInvalidModel, impl->source + " is not a serialized ONNX ModelProto");
   }
-  try {
-    ::onnx::checker::check_model(impl->proto);
-  } catch (const std::exception& e) {
-    fail(ErrorCode::ImportInvalidModel,
-         impl->source + " fails the ONNX checker: " + std::string(e.what()));
-  }
   for (const auto& opset : impl->proto.opset_import()) {
-    if (opset.domain().empty() || opset.domain() == "ai.onnx") impl->opset = opset.version();
+    if (is_default_domain(opset.domain())) impl->opset = opset.version();
   }
+  check_model(*impl);
   const auto& graph = impl->proto.graph();
   for (const auto& init : graph.initializer()) impl->initializer_names.insert(init.name());
   for (const auto& input : graph.input()) {
@@ -153,18 +245,8 @@ std::vector<ImportIssue> static_issues(const Model::Impl& model) {
                             " is not supported (`volta check --ops` lists the supported ops)"});
       continue;
     }
-    const auto* schema =
-        ::onnx::OpSchemaRegistry::Schema(node.op_type(), static_cast<int>(model.opset), "");
-    if (schema == nullptr) {
-      issues.push_back(
-          {name, node.op_type(),
-           "no ONNX schema for " + node.op_type() + " at opset " + std::to_string(model.opset)});
-    } else if (schema->SinceVersion() < lowering->min_version) {
-      issues.push_back({name, node.op_type(),
-                        "version " + std::to_string(schema->SinceVersion()) + " of " +
-                            node.op_type() + " is not supported; supported: versions >= " +
-                            std::to_string(lowering->min_version)});
-    }
+    const VersionCheck version = check_version(node.op_type(), model.opset, *lowering);
+    if (!version.problem.empty()) issues.push_back({name, node.op_type(), version.problem});
   }
   return issues;
 }

@@ -1,16 +1,19 @@
 // The ONNX lowering registry (lowering.h) is the one source of Volta's ONNX mapping. Every op of
 // the op table is lowered onto by some ONNX op, or the table says why not
-// (OpSchema::no_onnx_lowering); every lowering reads an ONNX op the ONNX library has, from a
-// version it has, and is reported under the family of the op it lowers onto.
+// (OpSchema::no_onnx_lowering); every lowering reads an ONNX op from a version ONNX has (the
+// library's up to opset 17, onnx_versions.h beyond), reads every newer version of it, and is
+// reported under the family of the op it lowers onto.
 #define BOOST_TEST_MODULE onnx_lowering
 #include <onnx/defs/schema.h>
 
 #include <boost/test/unit_test.hpp>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "lowering.h"
+#include "onnx_versions.h"
 
 namespace volta::onnx {
 namespace {
@@ -41,22 +44,61 @@ BOOST_AUTO_TEST_CASE(every_op_is_lowered_onto_or_says_why_not) {
   }
 }
 
-BOOST_AUTO_TEST_CASE(every_lowering_reads_an_onnx_op_of_the_library_from_a_version_it_has) {
+BOOST_AUTO_TEST_CASE(every_lowering_reads_an_onnx_op_from_a_version_onnx_has) {
   for (const auto& [op_type, lowering] : lowering_table().all()) {
     BOOST_TEST_CONTEXT(op_type) {
-      BOOST_TEST_REQUIRE(newest_schema(op_type) != nullptr);
-      const ::onnx::OpSchema* oldest =
-          ::onnx::OpSchemaRegistry::Schema(op_type, lowering.min_version, "");
-      BOOST_TEST_REQUIRE(oldest != nullptr,
+      // The library's schemas up to opset 17, the newer-version table beyond.
+      const std::optional<int> oldest = schema_version(op_type, lowering.min_version);
+      BOOST_TEST_REQUIRE(oldest.has_value(),
                          "ONNX has no " << op_type << " at version " << lowering.min_version);
-      BOOST_TEST(oldest->SinceVersion() == lowering.min_version,
-                 "the oldest version handled is " << lowering.min_version << ", but " << op_type
-                                                  << " has no schema of that version");
+      BOOST_TEST(*oldest == lowering.min_version, "the oldest version handled is "
+                                                      << lowering.min_version << ", but " << op_type
+                                                      << " has no schema of that version");
+      BOOST_TEST(schema_version(op_type, kNewestOpset).has_value());
       if (lowering.onto) {
         BOOST_TEST((lowering.family == op_schema(*lowering.onto).family));
       }
     }
   }
+}
+
+// Every version of an op Volta lowers, up to the newest opset it reads, is read: a version that
+// changed the op's inputs or attributes is `Lowered` once its lowering reads the new form.
+BOOST_AUTO_TEST_CASE(every_newer_version_of_a_lowered_op_is_read) {
+  for (const NewerSchema& s : newer_schemas()) {
+    BOOST_TEST_CONTEXT(s.op << " " << s.version) {
+      BOOST_TEST(s.version > kLibraryOpset);
+      BOOST_TEST(s.version <= kNewestOpset);
+      const Lowering* lowering = lowering_table().find(s.op);
+      if (lowering != nullptr) BOOST_TEST((s.change != SchemaChange::Refused));
+      if (lowering == nullptr) BOOST_TEST((s.change != SchemaChange::Lowered));
+    }
+  }
+  // An op's first newer version is New exactly when the library lacks the op.
+  for (size_t i = 0; i < newer_schemas().size(); ++i) {
+    const NewerSchema& s = newer_schemas()[i];
+    const bool first = i == 0 || newer_schemas()[i - 1].op != s.op;
+    BOOST_TEST_CONTEXT(s.op << " " << s.version) {
+      BOOST_TEST((s.change == SchemaChange::New) == (first && newest_schema(s.op) == nullptr));
+    }
+  }
+  for (size_t i = 1; i < newer_schemas().size(); ++i) {
+    const NewerSchema& a = newer_schemas()[i - 1];
+    const NewerSchema& b = newer_schemas()[i];
+    BOOST_TEST((a.op < b.op || (a.op == b.op && a.version < b.version)), b.op << " " << b.version);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(the_schema_in_force_comes_from_the_library_or_the_newer_table) {
+  BOOST_TEST(schema_version("Softmax", 15).value() == 13);  // the library's
+  BOOST_TEST(schema_version("ReduceMean", 17).value() == 13);
+  BOOST_TEST(schema_version("ReduceMean", 18).value() == 18);  // the newer table's
+  BOOST_TEST(schema_version("ReduceMean", 28).value() == 18);
+  BOOST_TEST(schema_version("Add", 28).value() == 14);
+  BOOST_TEST(!schema_version("Gelu", 19).has_value());
+  BOOST_TEST(schema_version("Gelu", 20).value() == 20);
+  BOOST_TEST(!schema_version("NoSuchOp", 18).has_value());
+  BOOST_TEST(newer_schema("Softmax", 28) == nullptr);
 }
 
 // An op whose ONNX counterpart the ONNX library cannot express says so, and the claim holds:
@@ -70,7 +112,7 @@ BOOST_AUTO_TEST_CASE(ops_the_onnx_library_lacks_are_the_ones_said_to_be_lacking)
                                                        << "no_onnx_lowering from its schema");
     }
   }
-  BOOST_TEST(!op_schema(OpKind::Gelu).no_onnx_lowering.empty());
+  BOOST_TEST(op_schema(OpKind::Gelu).no_onnx_lowering.empty());  // ONNX opset 20
   BOOST_TEST(op_schema(OpKind::FusedMatMul).no_onnx_lowering.starts_with("internal:"));
 }
 

@@ -3,126 +3,13 @@
 // old attribute defaults, PRelu's per-channel slope before version 7, Pow across dtypes,
 // and the diagnostics for dtypes and attribute values Volta does not take.
 #define BOOST_TEST_MODULE onnx_math_lowering
-#include <onnx/onnx_pb.h>
-
-#include <boost/test/unit_test.hpp>
 #include <cfloat>
-#include <cmath>
-#include <functional>
 #include <limits>
 
-#include "volta/error.h"
-#include "volta/onnx/model.h"
-#include "volta/onnx/session.h"
-#include "volta/runtime/registry.h"
-#include "volta/runtime/runtime.h"
+#include "onnx_test_models.h"
 
-namespace volta::onnx {
+namespace volta::onnx::test {
 namespace {
-
-// Import-time values evaluated by the CPU backend, as a Session on it would.
-ImportOptions cpu_import() {
-  static const std::unique_ptr<Backend> cpu = make_backend("cpu");
-  ImportOptions options;
-  options.evaluator = make_backend_evaluator(*cpu, DeterminismMode::Strict);
-  return options;
-}
-
-namespace pb = ::onnx;
-
-struct Io {
-  std::string name;
-  int elem_type;
-  std::vector<int64_t> dims;
-};
-
-using NodeAttrs = std::function<void(pb::NodeProto&)>;
-
-void add_io(pb::ValueInfoProto* v, const Io& io) {
-  v->set_name(io.name);
-  auto* tensor = v->mutable_type()->mutable_tensor_type();
-  tensor->set_elem_type(io.elem_type);
-  auto* shape = tensor->mutable_shape();
-  for (int64_t d : io.dims) shape->add_dim()->set_dim_value(d);
-}
-
-void set_int(pb::NodeProto& n, const std::string& name, int64_t v) {
-  auto* a = n.add_attribute();
-  a->set_name(name);
-  a->set_type(pb::AttributeProto::INT);
-  a->set_i(v);
-}
-void set_float(pb::NodeProto& n, const std::string& name, float v) {
-  auto* a = n.add_attribute();
-  a->set_name(name);
-  a->set_type(pb::AttributeProto::FLOAT);
-  a->set_f(v);
-}
-void set_string(pb::NodeProto& n, const std::string& name, const std::string& v) {
-  auto* a = n.add_attribute();
-  a->set_name(name);
-  a->set_type(pb::AttributeProto::STRING);
-  a->set_s(v);
-}
-
-// A model of one node `op` (default domain, `opset`) from graph inputs to one output.
-Model one_node(const std::string& op, int opset, const std::vector<Io>& inputs, const Io& output,
-               const NodeAttrs& attrs = {}) {
-  pb::ModelProto m;
-  m.set_ir_version(opset < 7 ? 3 : 8);
-  auto* o = m.add_opset_import();
-  o->set_domain("");
-  o->set_version(opset);
-  auto* g = m.mutable_graph();
-  g->set_name(op);
-  pb::NodeProto* n = g->add_node();
-  n->set_op_type(op);
-  n->set_name("node");
-  for (const Io& in : inputs) {
-    add_io(g->add_input(), in);
-    n->add_input(in.name);
-  }
-  add_io(g->add_output(), output);
-  n->add_output(output.name);
-  if (attrs) attrs(*n);
-  return Model::parse(m.SerializeAsString(), op + ".onnx");
-}
-
-std::vector<Tensor> run_cpu(const Model& model, const std::vector<Tensor>& inputs) {
-  static const std::unique_ptr<Backend> cpu = make_backend("cpu");
-  Session session(model, *cpu, DeterminismMode::Strict);
-  return session.run(inputs);
-}
-
-template <class T>
-Tensor tensor(Shape shape, std::initializer_list<T> values) {
-  return Tensor::from<T>(std::move(shape), values);
-}
-
-void check_values(const Tensor& got, const std::vector<double>& want, double tol = 0) {
-  BOOST_REQUIRE_EQUAL(got.numel(), static_cast<int64_t>(want.size()));
-  for (int64_t i = 0; i < got.numel(); ++i) {
-    BOOST_CHECK_MESSAGE(std::abs(got.get_double(i) - want[static_cast<size_t>(i)]) <= tol,
-                        "element " << i << ": got " << got.get_double(i) << ", want "
-                                   << want[static_cast<size_t>(i)]);
-  }
-}
-
-// Importing for `inputs` fails with `code` and a message containing `fragment`.
-void expect_import_error(const Model& model, const std::vector<Tensor>& inputs, ErrorCode code,
-                         const std::string& fragment) {
-  try {
-    model.import_for(inputs, cpu_import());
-    BOOST_FAIL("expected " << error_code_name(code));
-  } catch (const VoltaError& e) {
-    BOOST_TEST(std::string(error_code_name(e.code())) == std::string(error_code_name(code)));
-    BOOST_TEST(e.message().find(fragment) != std::string::npos, e.message());
-  }
-}
-
-constexpr int kFloat = pb::TensorProto::FLOAT;
-constexpr int kInt32 = pb::TensorProto::INT32;
-constexpr int kInt64 = pb::TensorProto::INT64;
 
 BOOST_AUTO_TEST_CASE(legacy_broadcast_aligns_b_with_a_at_axis) {
   const Model model = one_node("Add", 6, {{"a", kFloat, {2, 3, 2}}, {"b", kFloat, {3}}},
@@ -247,4 +134,4 @@ BOOST_AUTO_TEST_CASE(unsupported_dtypes_and_attribute_values_are_named) {
 }
 
 }  // namespace
-}  // namespace volta::onnx
+}  // namespace volta::onnx::test
