@@ -1,5 +1,5 @@
-// volta-onnx-expectations: rewrites conformance/onnx/expectations.tsv from the onnx results of
-// a commit in a results database (see onnx_draft.h). scripts/onnx_expectations.sh runs the
+// volta-onnx-expectations: rewrites an ONNX corpus's expectations file from its results for a
+// commit in a results database (see onnx_draft.h). scripts/onnx_expectations.sh runs the
 // suite and then this, so regenerating the file is one command.
 #include <cstdio>
 #include <filesystem>
@@ -15,11 +15,12 @@
 namespace {
 
 constexpr const char* kUsage =
-    "usage: volta-onnx-expectations --file EXPECTATIONS.tsv [--db PATH] [--commit SHA]\n"
-    "                               [--fresh]\n"
-    "  Rewrites EXPECTATIONS.tsv from the onnx results of the commit (default: the newest\n"
-    "  complete run with onnx results) in the results database (default volta-results.db),\n"
-    "  keeping the fields of lines whose outcome still holds; --fresh drafts every line anew.\n";
+    "usage: volta-onnx-expectations --file EXPECTATIONS.tsv [--suite onnx|onnx-current]\n"
+    "                               [--db PATH] [--commit SHA] [--fresh]\n"
+    "  Rewrites EXPECTATIONS.tsv from the results of the suite (default onnx) for the commit\n"
+    "  (default: the newest complete run with results of the suite) in the results database\n"
+    "  (default volta-results.db), keeping the fields of lines whose outcome still holds;\n"
+    "  --fresh drafts every line anew.\n";
 
 int usage(const std::string& problem) {
   std::fprintf(stderr, "volta-onnx-expectations: %s\n%s", problem.c_str(), kUsage);
@@ -30,7 +31,7 @@ int usage(const std::string& problem) {
 
 int main(int argc, char** argv) {
   using namespace volta::conformance;
-  std::string file, db_path = kDefaultDatabase, commit;
+  std::string file, db_path = kDefaultDatabase, commit, suite(kOnnxCorpus.suite);
   bool fresh = false;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
@@ -50,23 +51,28 @@ int main(int argc, char** argv) {
       db_path = value;
     } else if (arg == "--commit") {
       commit = value;
+    } else if (arg == "--suite") {
+      suite = value;
     } else {
       return usage("unknown option '" + arg + "'");
     }
   }
   if (file.empty()) return usage("--file is required");
+  const OnnxCorpus* corpus = find_onnx_corpus(suite);
+  if (corpus == nullptr) return usage("no ONNX corpus suite '" + suite + "' (onnx, onnx-current)");
   try {
     const ResultStore store(db_path, volta::conformance::Database::Mode::ReadOnly);
-    if (commit.empty()) commit = newest_onnx_commit(store.db());
+    if (commit.empty()) commit = newest_onnx_commit(store.db(), suite);
     if (commit.empty()) {
-      std::fprintf(stderr, "volta-onnx-expectations: %s has no complete onnx run\n",
-                   db_path.c_str());
+      std::fprintf(stderr, "volta-onnx-expectations: %s has no complete %s run\n", db_path.c_str(),
+                   suite.c_str());
       return 1;
     }
     const std::vector<OnnxExpectation> existing = std::filesystem::exists(file) && !fresh
                                                       ? load_onnx_expectations(file)
                                                       : std::vector<OnnxExpectation>{};
-    const OnnxDraft draft = draft_onnx_expectations(store.db(), commit, existing, today_utc());
+    const OnnxDraft draft =
+        draft_onnx_expectations(store.db(), commit, existing, today_utc(), *corpus);
     std::ofstream(file, std::ios::binary | std::ios::trunc) << draft.text;
     for (const std::string& d : draft.dropped) {
       std::fprintf(stderr, "dropped %s\n", d.c_str());

@@ -156,22 +156,32 @@ std::string principal_op(std::string_view folder, std::string_view test_name,
   return op_types.empty() ? "" : op_types.front();
 }
 
+const OnnxCorpus* find_onnx_corpus(std::string_view suite) {
+  for (const OnnxCorpus* corpus : kOnnxCorpora) {
+    if (corpus->suite == suite) return corpus;
+  }
+  return nullptr;
+}
+
 std::vector<OnnxTest> discover_onnx_corpus(const fs::path& root, const OnnxFamilyFn& family_of,
-                                           int64_t floor) {
+                                           int64_t floor, const OnnxCorpus& corpus) {
+  const std::string remedy(corpus.how_to_get);
   if (!fs::is_directory(root)) {
-    fail(ErrorCode::InvalidArgument,
-         "ONNX test data root '" + root.string() +
-             "' is not a directory: install libonnx-testdata (scripts/ci/bootstrap.sh) or pass "
-             "--data DIR");
+    fail(ErrorCode::InvalidArgument, "ONNX test data root '" + root.string() +
+                                         "' is not a directory (" + std::string(corpus.title) +
+                                         "): " + remedy);
+  }
+  std::string expected;
+  for (std::string_view folder : corpus.folders) {
+    expected += (expected.empty() ? "" : ", ") + std::string(folder);
   }
   std::vector<OnnxTest> tests;
-  for (std::string_view folder : kOnnxFolders) {
+  for (std::string_view folder : corpus.folders) {
     const fs::path dir = root / folder;
     if (!fs::is_directory(dir)) {
       fail(ErrorCode::InvalidArgument, "ONNX test data root '" + root.string() + "' has no " +
-                                           std::string(folder) +
-                                           "/ folder (expected node, pytorch-converted, "
-                                           "pytorch-operator and simple)");
+                                           std::string(folder) + "/ folder (expected " + expected +
+                                           ")");
     }
     for (const fs::directory_entry& entry : fs::directory_iterator(dir)) {
       if (entry.is_directory()) tests.push_back(read_test(std::string(folder), entry.path()));
@@ -181,7 +191,7 @@ std::vector<OnnxTest> discover_onnx_corpus(const fs::path& root, const OnnxFamil
     fail(ErrorCode::InvalidArgument,
          "ONNX test data root '" + root.string() + "' holds " + std::to_string(tests.size()) +
              " test directories, fewer than the corpus floor of " + std::to_string(floor) +
-             ": the package moved or is partial (reinstall libonnx-testdata or pass --data DIR)");
+             ": the data moved or is partial (" + remedy + ")");
   }
   std::sort(tests.begin(), tests.end(),
             [](const OnnxTest& a, const OnnxTest& b) { return a.id < b.id; });

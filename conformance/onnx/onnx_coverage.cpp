@@ -4,7 +4,7 @@
 
 namespace volta::conformance {
 
-std::string onnx_evidence_ctes(std::string_view runs) {
+std::string onnx_evidence_ctes(std::string_view runs, std::string_view suite) {
   std::string sql = R"sql(
 onnx_ranked AS (
   SELECT c.case_id, c.family, c.op, r.params, c.backend, r.outcome, r.verdict, r.message, r.run_id,
@@ -14,7 +14,7 @@ onnx_ranked AS (
   FROM result r
   JOIN {runs} run ON run.id = r.run_id
   JOIN test_case c ON c.id = r.case_ref
-  WHERE c.suite = 'onnx'
+  WHERE c.suite = {suite}
 ),
 onnx_evidence AS (
   SELECT case_id, family, op, params, backend, outcome, verdict, message, run_id, expectation,
@@ -22,18 +22,27 @@ onnx_evidence AS (
   FROM onnx_ranked WHERE recency = 1
 ))sql";
   sql.replace(sql.find("{runs}"), 6, runs);
+  std::string quoted = "'";  // an SQL string literal of the suite name
+  for (char c : suite) quoted += c == '\'' ? std::string("''") : std::string(1, c);
+  sql.replace(sql.find("{suite}"), 7, quoted + "'");
   return sql;
 }
 
-std::vector<OnnxCoverageRow> onnx_coverage(const Database& db, std::string_view commit) {
-  Statement query =
-      db.prepare("WITH " + std::string(usable_run_cte()) + "," + onnx_evidence_ctes() + R"sql(
-SELECT family, op, backend, count(*),
+namespace {
+
+// The evidence tallied per backend, grouped by `family` and `op` (SQL expressions over
+// onnx_evidence) and ordered by `order`.
+std::vector<OnnxCoverageRow> tally(const Database& db, std::string_view commit,
+                                   std::string_view suite, const std::string& family,
+                                   const std::string& op, const std::string& order) {
+  Statement query = db.prepare("WITH " + std::string(usable_run_cte()) + "," +
+                               onnx_evidence_ctes("usable_run", suite) + "\nSELECT " + family +
+                               ", " + op + R"sql(, backend, count(*),
        sum(outcome = 'PASS'), sum(outcome = 'UNSUPPORTED'),
        sum(outcome NOT IN ('PASS', 'UNSUPPORTED', 'SKIPPED'))
 FROM onnx_evidence WHERE outcome <> 'MISSING'
-GROUP BY family, op, backend ORDER BY family, op, backend
-)sql");
+GROUP BY 1, 2, backend ORDER BY )sql" +
+                               order + ", backend");
   query.bind(query.parameter_index(":commit"), commit);
   query.bind(query.parameter_index(":release"), int64_t{0});
   std::vector<OnnxCoverageRow> rows;
@@ -43,6 +52,20 @@ GROUP BY family, op, backend ORDER BY family, op, backend
                     query.column_int(6)});
   }
   return rows;
+}
+
+}  // namespace
+
+std::vector<OnnxCoverageRow> onnx_coverage(const Database& db, std::string_view commit,
+                                           std::string_view suite) {
+  return tally(db, commit, suite, "family", "op", "family, op");
+}
+
+std::vector<OnnxCoverageRow> onnx_coverage_by_opset(const Database& db, std::string_view commit,
+                                                    std::string_view suite) {
+  // params: "opset=N ops=..." (onnx_suite.cpp's params_of).
+  const std::string opset = "substr(params, 7, instr(params, ' ') - 7)";
+  return tally(db, commit, suite, "''", opset, "CAST(" + opset + " AS INTEGER)");
 }
 
 }  // namespace volta::conformance

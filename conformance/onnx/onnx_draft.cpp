@@ -20,10 +20,11 @@ struct Topic {
 };
 
 // Unsupported by design, by the ops a test's model uses (checked in this order).
-const std::array<Topic, 7> kByDesign = {{
+const std::array<Topic, 8> kByDesign = {{
     {"training preview ops (ai.onnx.preview.training)",
      {"Adagrad", "Adam", "Momentum", "Gradient"}},
-    {"strings", {"StringNormalizer", "TfIdfVectorizer", "RegexFullMatch", "StringConcat"}},
+    {"strings",
+     {"StringNormalizer", "TfIdfVectorizer", "RegexFullMatch", "StringConcat", "StringSplit"}},
     {"sequences",
      {"SequenceAt", "SequenceConstruct", "SequenceEmpty", "SequenceErase", "SequenceInsert",
       "SequenceLength", "SequenceMap", "SplitToSequence", "ConcatFromSequence"}},
@@ -35,11 +36,15 @@ const std::array<Topic, 7> kByDesign = {{
     {"quantization",
      {"QuantizeLinear", "DequantizeLinear", "DynamicQuantizeLinear", "QLinearConv", "QLinearMatMul",
       "ConvInteger", "MatMulInteger"}},
+    {"image decoding", {"ImageDecoder"}},
 }};
 
-// Element types Volta does not have yet (tracked in #4), as ONNX spells them.
-constexpr std::array<std::string_view, 9> kOtherDtypes = {
-    "UINT8", "INT8", "INT16", "UINT16", "UINT32", "UINT64", "FLOAT16", "BFLOAT16", "COMPLEX"};
+// Element types Volta does not have yet (tracked in #4 and #19), as ONNX spells them.
+constexpr std::array<std::string_view, 21> kOtherDtypes = {
+    "UINT8",          "INT8",       "INT16",     "UINT16",       "UINT32",         "UINT64",
+    "FLOAT16",        "BFLOAT16",   "COMPLEX",   "FLOAT8E4M3FN", "FLOAT8E4M3FNUZ", "FLOAT8E5M2",
+    "FLOAT8E5M2FNUZ", "FLOAT8E8M0", "UINT4",     "INT4",         "UINT2",          "INT2",
+    "FLOAT4E2M1",     "FLOAT6E2M3", "FLOAT6E3M2"};
 
 bool contains(std::string_view text, std::string_view word) {
   return text.find(word) != std::string_view::npos;
@@ -153,22 +158,25 @@ OnnxClassification classify_onnx_failure(std::string_view test_id, std::span<con
   return {OnnxCategory::NotYetImplemented, "op"};
 }
 
-std::string newest_onnx_commit(const Database& db) {
+std::string newest_onnx_commit(const Database& db, std::string_view suite) {
   Statement q = db.prepare(
       "SELECT run.commit_sha FROM run WHERE run.status = 'complete' AND EXISTS (SELECT 1 FROM "
       "result r JOIN test_case c ON c.id = r.case_ref WHERE r.run_id = run.id AND c.suite = "
-      "'onnx') ORDER BY run.started_at DESC, run.id DESC LIMIT 1");
+      ":suite) ORDER BY run.started_at DESC, run.id DESC LIMIT 1");
+  q.bind(q.parameter_index(":suite"), suite);
   return q.step() ? q.column_text(0) : "";
 }
 
 OnnxDraft draft_onnx_expectations(const Database& db, std::string_view commit,
                                   std::span<const OnnxExpectation> existing, std::string_view today,
-                                  int64_t floor) {
+                                  const OnnxCorpus& corpus) {
+  const std::string suite(corpus.suite);
+  const int64_t floor = corpus.floor;
   // Every complete run: a draft reads outcomes, which no expectation decides.
   Statement q = db.prepare(
       "WITH complete_run AS (SELECT * FROM run WHERE commit_sha = :commit "
       "AND status = 'complete')," +
-      onnx_evidence_ctes("complete_run") +
+      onnx_evidence_ctes("complete_run", suite) +
       " SELECT case_id, params, backend, outcome, message FROM onnx_evidence"
       " WHERE outcome <> 'MISSING' ORDER BY case_id, backend");
   q.bind(q.parameter_index(":commit"), commit);
@@ -185,10 +193,10 @@ OnnxDraft draft_onnx_expectations(const Database& db, std::string_view commit,
     const int64_t n = tests_per_backend[std::string(backend)];
     if (n < floor) {
       fail(ErrorCode::InvalidArgument,
-           "commit " + std::string(commit.substr(0, 12)) + " has onnx results for " +
+           "commit " + std::string(commit.substr(0, 12)) + " has " + suite + " results for " +
                std::to_string(n) + " tests on backend " + std::string(backend) +
                ", fewer than the corpus floor of " + std::to_string(floor) +
-               ": draft from a full run (`volta-audit run onnx`), or lines would be lost");
+               ": draft from a full run (`volta-audit run " + suite + "`), or lines would be lost");
     }
   }
 
@@ -230,7 +238,7 @@ OnnxDraft draft_onnx_expectations(const Database& db, std::string_view commit,
     }
     const std::vector<std::string> ops = ops_of(params[test]);
     for (const auto& [backend, r] : open) {
-      Line line{test, backend, r.outcome, OnnxCategory::Failing, "", "#4", ""};
+      Line line{test, backend, r.outcome, OnnxCategory::Failing, "", std::string(corpus.issue), ""};
       if (const OnnxExpectation* e = kept_fields(test, backend, r.outcome)) {
         line.category = e->category;
         line.reason = e->reason;
@@ -258,14 +266,18 @@ OnnxDraft draft_onnx_expectations(const Database& db, std::string_view commit,
   }
 
   draft.text =
-      "# Expectations of the onnx suite: every ONNX backend test that is not expected to pass\n"
-      "# on a backend. A test without a line must pass; a listed test that passes is an\n"
-      "# unexpected pass and fails the onnx-conformance gate, as does a line past its expiry.\n"
+      "# Expectations of the " + suite + " suite, " + std::string(corpus.title) +
+      ":\n# every ONNX backend test that is not expected to pass on a backend. A test without a\n"
+      "# line must pass; a listed test that passes is an unexpected pass and fails the\n# " +
+      suite +
+      "-conformance gate, as does a line past its expiry.\n"
       "# Columns (tab-separated): test pattern ('*' wildcard), backend (cpu, reference or *),\n"
       "# outcome (UNSUPPORTED, FAIL_NUMERIC, FAIL_SHAPE, FAIL_DTYPE), category\n"
       "# (unsupported-by-design, not-yet-implemented, failing), reason, issue, expires.\n"
-      "# Regenerate with scripts/onnx_expectations.sh (conformance/onnx/README.md): it keeps the\n"
-      "# category, reason, issue and expiry of every line whose outcome still holds.\n";
+      "# Regenerate with scripts/onnx_expectations.sh --suite " +
+      suite +
+      " (conformance/onnx/README.md): it\n"
+      "# keeps the category, reason, issue and expiry of every line whose outcome still holds.\n";
   for (OnnxCategory category : {OnnxCategory::UnsupportedByDesign, OnnxCategory::NotYetImplemented,
                                 OnnxCategory::Failing}) {
     std::string block;

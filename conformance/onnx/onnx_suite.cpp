@@ -151,12 +151,12 @@ std::vector<SuiteCase> onnx_suite_cases(std::span<const OnnxTest> corpus, std::s
 SuiteSummary run_onnx_suite(ResultStore& store, int64_t run_id, std::string_view backend,
                             std::span<const SuiteCase> cases,
                             std::span<const OnnxExpectation> expectations,
-                            const RunOptions& options) {
+                            const RunOptions& options, std::string_view suite) {
   const std::vector<Expectation> mine = onnx_expectations_for(expectations, backend);
   std::vector<ExpectationRow> recorded;
   recorded.reserve(mine.size());
   for (const Expectation& e : mine) {
-    recorded.push_back({std::string(kOnnxSuite), e.pattern, std::string(outcome_name(e.outcome)),
+    recorded.push_back({std::string(suite), e.pattern, std::string(outcome_name(e.outcome)),
                         e.reason, e.issue, e.expires});
   }
   store.record_expectations(run_id, recorded);
@@ -170,7 +170,7 @@ SuiteSummary run_onnx_suite(ResultStore& store, int64_t run_id, std::string_view
   }
   const std::string today = today_utc();
   SuiteSummary summary;
-  Progress progress(std::string(kOnnxSuite) + " (" + std::string(backend) + ")",
+  Progress progress(std::string(suite) + " (" + std::string(backend) + ")",
                     static_cast<int64_t>(chosen.size()), options.interactive);
   std::vector<ResultRow> batch;
   auto add = [&](ResultRow row) {
@@ -186,8 +186,7 @@ SuiteSummary run_onnx_suite(ResultStore& store, int64_t run_id, std::string_view
   std::set<std::string> seen;
   for (const SuiteCase* c : chosen) {
     const CaseOutcome outcome = run_case(c->body, options.isolation);
-    add(result_row(std::string(kOnnxSuite), *c, outcome, match_expectation(mine, c->case_id),
-                   today));
+    add(result_row(std::string(suite), *c, outcome, match_expectation(mine, c->case_id), today));
     seen.insert(c->case_id);
   }
   // A line naming one exact test the corpus no longer has would otherwise rot unnoticed.
@@ -199,7 +198,7 @@ SuiteSummary run_onnx_suite(ResultStore& store, int64_t run_id, std::string_view
       o.outcome = Outcome::Missing;
       o.message = "expectation at line " + std::to_string(e.line) +
                   " names a test the corpus does not have";
-      add(result_row(std::string(kOnnxSuite), missing, o, &e, today));
+      add(result_row(std::string(suite), missing, o, &e, today));
     }
   }
   store.record(run_id, batch);

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The release audit, from a fresh machine: install missing packages, build, run every suite
-# (parity; onnx and the numerics matrix on the CPU backend and the reference engine, plus the
+# (parity; onnx, onnx-current (the current ONNX release's tests, scripts/ci/onnx_current_data.sh)
+# and the numerics matrix on the CPU backend and the reference engine, plus the
 # numerics suite's CUDA cells, skipped without that backend; the gradients suite on the
 # reference engine (finite differences) and the CPU backend (engine vs reference, thread
 # counts); the training suite (the tiny transformer: train, save, reload, resume, kill -9,
@@ -35,6 +36,10 @@ audit="build/$preset/tools/volta-audit/volta-audit"
 "$audit" run parity --backend cpu --db "$db" || true
 "$audit" run parity --backend cuda --db "$db" || true
 "$audit" run onnx --db "$db" || true
+# The current ONNX release's tests, generated from the interop venv (NOT VERIFIED without it).
+if scripts/ci/onnx_current_data.sh; then
+  "$audit" run onnx-current --db "$db" || true
+fi
 "$audit" run numerics --db "$db" || true
 "$audit" run numerics --backend cuda --db "$db" || true
 "$audit" run gradients --db "$db" || true

@@ -31,6 +31,8 @@ if [ "$1" = perf ]; then
   if [ -n "${VOLTA_PERF_BASELINES:-}" ]; then cp "$3" "$VOLTA_PERF_BASELINES"; fi
   exit 0
 fi
+# The current ONNX release's tests are generated from the interop venv first.
+if [ "$1" = onnx-current ]; then scripts/ci/onnx_current_data.sh || true; fi
 build/relassert/tools/volta-audit/volta-audit run "$1" --backend "$2" --db "$3" || true
 if [ "$1" = determinism ]; then
   VOLTA_WERROR="${VOLTA_WERROR:-ON}" cmake --preset debug >/dev/null

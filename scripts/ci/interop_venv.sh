@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Creates build/interop-venv (or $VOLTA_INTEROP_VENV): a Python virtual environment with the
 # pinned, hash-checked PyPI packages of scripts/ci/interop-requirements.txt (safetensors,
-# onnxruntime) that the interop tests run. Only tests use Python; the product has no Python
+# onnxruntime, and onnx, whose node tests scripts/ci/onnx_current_data.sh generates) that the
+# interop tests run. Only tests use Python; the product has no Python
 # dependency. scripts/ci/bootstrap.sh calls it after installing Debian's python3-venv.
 #
 # Idempotent: a venv whose stamp records the same requirements and interpreter is kept, silently.

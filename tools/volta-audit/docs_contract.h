@@ -96,11 +96,13 @@ std::span<const GeneratedSection> generated_sections();
 // classes, never the ISA-specific kernel variant a machine would pick.
 std::string render_op_backend_matrix();
 
-// The onnx suite's coverage for the commit (governance/onnx-coverage.md): per family, then per
-// principal op, the tests and how they ended on each backend. Throws SectionUnavailable when
-// the commit has no onnx results.
-std::string render_onnx_coverage(const conformance::Database& db, std::string_view commit);
+// An ONNX corpus suite's coverage for the commit (governance/onnx-coverage.md): per family,
+// per default-domain opset of the tests' models, then per principal op, the tests and how they
+// ended on each backend. Throws SectionUnavailable when the commit has no results of `suite`.
+std::string render_onnx_coverage(const conformance::Database& db, std::string_view commit,
+                                 std::string_view suite = "onnx");
 // Its totals per backend (README.md).
-std::string render_onnx_totals(const conformance::Database& db, std::string_view commit);
+std::string render_onnx_totals(const conformance::Database& db, std::string_view commit,
+                               std::string_view suite = "onnx");
 
 }  // namespace volta::audit

@@ -8,6 +8,8 @@
 #include <string_view>
 #include <vector>
 
+#include "volta/conformance/onnx_corpus.h"
+
 namespace volta::audit {
 
 std::string sql_literal(std::string_view text);
@@ -55,7 +57,7 @@ struct SuiteGateSpec {
 };
 std::string suite_gate_sql(const SuiteGateSpec& spec);
 
-std::string onnx_gate_sql();
+std::string onnx_gate_sql(const conformance::OnnxCorpus& corpus);
 std::string numerics_gate_sql();
 std::string perf_gate_sql();
 std::string gradients_gate_sql();

@@ -128,11 +128,13 @@ struct Tally {
 };
 
 std::vector<conformance::OnnxCoverageRow> onnx_rows(const conformance::Database& db,
-                                                    std::string_view commit) {
-  std::vector<conformance::OnnxCoverageRow> rows = conformance::onnx_coverage(db, commit);
+                                                    std::string_view commit,
+                                                    std::string_view suite) {
+  std::vector<conformance::OnnxCoverageRow> rows = conformance::onnx_coverage(db, commit, suite);
   if (rows.empty()) {
-    throw SectionUnavailable("no onnx results for commit " + std::string(commit.substr(0, 12)) +
-                             "; run `volta-audit run onnx` first");
+    throw SectionUnavailable("no " + std::string(suite) + " results for commit " +
+                             std::string(commit.substr(0, 12)) + "; run `volta-audit run " +
+                             std::string(suite) + "` first");
   }
   return rows;
 }
@@ -421,6 +423,14 @@ constexpr GeneratedSection kGeneratedSections[] = {
      [](const ResultsSource& r) { return render_onnx_coverage(*r.db, r.commit); }},
     {"onnx-totals", true,
      [](const ResultsSource& r) { return render_onnx_totals(*r.db, r.commit); }},
+    {"onnx-current-coverage", true,
+     [](const ResultsSource& r) {
+       return render_onnx_coverage(*r.db, r.commit, conformance::kOnnxCurrentSuite);
+     }},
+    {"onnx-current-totals", true,
+     [](const ResultsSource& r) {
+       return render_onnx_totals(*r.db, r.commit, conformance::kOnnxCurrentSuite);
+     }},
     {"numerics-matrix", true,
      [](const ResultsSource& r) { return render_numerics_matrix(*r.db, r.commit); }},
     {"tolerances", false, [](const ResultsSource&) { return render_tolerances(); }},
@@ -450,11 +460,12 @@ std::string render_op_backend_matrix() {
   return markdown_table({"op", "family", "dtypes", "NaN policy", "cpu", "cuda", "reference"}, rows);
 }
 
-std::string render_onnx_coverage(const conformance::Database& db, std::string_view commit) {
+std::string render_onnx_coverage(const conformance::Database& db, std::string_view commit,
+                                 std::string_view suite) {
   std::map<std::string, Tally> families, ops;
   std::map<std::string, std::string> family_of_op;
   Tally total;
-  for (const conformance::OnnxCoverageRow& row : onnx_rows(db, commit)) {
+  for (const conformance::OnnxCoverageRow& row : onnx_rows(db, commit, suite)) {
     families[row.family].add(row);
     ops[row.op].add(row);
     family_of_op[row.op] = row.family;
@@ -474,13 +485,28 @@ std::string render_onnx_coverage(const conformance::Database& db, std::string_vi
     op_rows.push_back(onnx_cells(tally, {op.empty() ? "(no nodes)" : op, family_of_op[op],
                                          std::to_string(tests_of(tally))}));
   }
+  // Opsets in numeric order (the query's), not as text.
+  std::vector<std::pair<std::string, Tally>> opsets;
+  for (const conformance::OnnxCoverageRow& row :
+       conformance::onnx_coverage_by_opset(db, commit, suite)) {
+    if (opsets.empty() || opsets.back().first != row.op) opsets.emplace_back(row.op, Tally{});
+    opsets.back().second.add(row);
+  }
+  std::vector<std::vector<std::string>> opset_rows;
+  opset_rows.reserve(opsets.size());
+  for (const auto& [opset, tally] : opsets) {
+    opset_rows.push_back(onnx_cells(tally, {opset, std::to_string(tests_of(tally))}));
+  }
   return "By family:\n\n" + markdown_table(onnx_header({"family", "ops", "tests"}), family_rows) +
-         "\nBy op:\n\n" + markdown_table(onnx_header({"op", "family", "tests"}), op_rows);
+         "\nBy the opset of the test's model:\n\n" +
+         markdown_table(onnx_header({"opset", "tests"}), opset_rows) + "\nBy op:\n\n" +
+         markdown_table(onnx_header({"op", "family", "tests"}), op_rows);
 }
 
-std::string render_onnx_totals(const conformance::Database& db, std::string_view commit) {
+std::string render_onnx_totals(const conformance::Database& db, std::string_view commit,
+                               std::string_view suite) {
   Tally total;
-  for (const conformance::OnnxCoverageRow& row : onnx_rows(db, commit)) total.add(row);
+  for (const conformance::OnnxCoverageRow& row : onnx_rows(db, commit, suite)) total.add(row);
   std::vector<std::vector<std::string>> rows;
   for (std::string_view backend : conformance::kOnnxBackends) {
     const auto it = total.by_backend.find(std::string(backend));

@@ -1,4 +1,5 @@
-// The onnx-conformance gate: the onnx suite's evidence (onnx_evidence_ctes over the usable
+// The onnx-conformance gates, one per ONNX corpus (onnx: ONNX 1.12's test data, onnx-current:
+// the current release's): the corpus suite's evidence (onnx_evidence_ctes over the usable
 // runs) with its blockers, each with its own reason: an unexpected outcome or unexpected pass
 // (a SKIPPED without an expectation or declared precondition included), an ERROR / CRASH /
 // TIMEOUT (expected or not), a backend with results for fewer tests than the corpus floor, and
@@ -24,7 +25,7 @@ WITH {usable_run},
 refused AS (
   SELECT f.reason FROM refused_run f
   WHERE EXISTS (SELECT 1 FROM result r JOIN test_case c ON c.id = r.case_ref
-                WHERE r.run_id = f.run_id AND c.suite = 'onnx')
+                WHERE r.run_id = f.run_id AND c.suite = {suite})
 ),
 backends(backend) AS (VALUES {backends}),
 judged AS (
@@ -51,7 +52,7 @@ corpus AS (
 ),
 expired AS (
   SELECT DISTINCT x.pattern, x.expires FROM expectation x
-  WHERE x.suite = 'onnx' AND x.expires < date('now')
+  WHERE x.suite = {suite} AND x.expires < date('now')
     AND x.run_id IN (SELECT run_id FROM onnx_evidence)
 ),
 reasons(k, reason) AS (
@@ -69,14 +70,14 @@ reasons(k, reason) AS (
   FROM tally WHERE broken > 0
   UNION ALL
   SELECT 3, 'backend ' || backend || ' has results for ' || tests ||
-         ' tests, below the corpus floor of {floor}; run `volta-audit run onnx --backend ' ||
+         ' tests, below the corpus floor of {floor}; run `volta-audit run {suite_name} --backend ' ||
          backend || '`'
   FROM corpus WHERE tests < {floor}
   UNION ALL
   SELECT 4, n || ' expired expectation(s); first: ' ||
          (SELECT pattern || ' (expired ' || expires || ')' FROM expired
           ORDER BY expires, pattern LIMIT 1) ||
-         '; renew or remove them in conformance/onnx/expectations.tsv'
+         '; renew or remove them in {expectations}'
   FROM (SELECT count(*) AS n FROM expired) WHERE n > 0
 )
 SELECT
@@ -84,14 +85,14 @@ SELECT
        WHEN EXISTS (SELECT 1 FROM reasons) THEN 'FAIL'
        ELSE 'PASS' END,
   CASE WHEN results = 0 THEN
-         'no usable onnx results for commit ' || substr(:commit, 1, 12) ||
+         'no usable {suite_name} results for commit ' || substr(:commit, 1, 12) ||
          coalesce(': ' || (SELECT count(*) FROM refused) || ' run(s) refused, first: ' ||
                   (SELECT reason FROM refused ORDER BY reason LIMIT 1), '') ||
          CASE WHEN :release = 1 AND EXISTS (
                 SELECT 1 FROM run WHERE run.commit_sha = :commit AND run.status = 'complete'
-                  AND run.dirty = 1 AND run.suites LIKE '%onnx%')
+                  AND run.dirty = 1 AND (',' || run.suites || ',') LIKE {suite_in_list})
               THEN ' (runs of a dirty tree are not release evidence)' ELSE '' END ||
-         '; run `volta-audit run onnx`'
+         '; run `volta-audit run {suite_name}`{how_to_get}'
        WHEN EXISTS (SELECT 1 FROM reasons) THEN
          (SELECT group_concat(reason, '; ') FROM (SELECT reason FROM reasons ORDER BY k)) ||
          coalesce('; ' || (SELECT count(*) FROM refused) || ' run(s) refused as evidence, first: ' ||
@@ -106,12 +107,22 @@ FROM tally
 
 }  // namespace
 
-std::string onnx_gate_sql() {
+std::string onnx_gate_sql(const conformance::OnnxCorpus& corpus) {
   std::string sql(kOnnxGateSql);
+  const std::string suite(corpus.suite);
   replace_all(sql, "{usable_run}", conformance::usable_run_cte());
   replace_all(sql, "{refused_run}", conformance::refused_run_cte());
-  replace_all(sql, "{evidence}", conformance::onnx_evidence_ctes());
-  replace_all(sql, "{floor}", std::to_string(conformance::kOnnxCorpusFloor));
+  replace_all(sql, "{evidence}", conformance::onnx_evidence_ctes("usable_run", suite));
+  replace_all(sql, "{floor}", std::to_string(corpus.floor));
+  replace_all(sql, "{suite}", sql_literal(suite));
+  replace_all(sql, "{suite_name}", suite);
+  replace_all(sql, "{suite_in_list}", sql_literal("%," + suite + ",%"));
+  replace_all(sql, "{expectations}", std::string(corpus.expectations));
+  // The data of the 1.12 corpus is a Debian package; the current one must be generated first.
+  replace_all(sql, "{how_to_get}",
+              corpus.suite == conformance::kOnnxCorpus.suite
+                  ? std::string()
+                  : " (" + std::string(corpus.how_to_get) + ")");
   std::string backends;
   for (std::string_view b : conformance::kOnnxBackends) {
     backends += (backends.empty() ? "(" : ", (") + sql_literal(b) + ")";

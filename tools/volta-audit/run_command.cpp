@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iterator>
+#include <map>
 #include <set>
 #include <thread>
 
@@ -56,7 +57,8 @@ std::string device_of(const std::string& backend) {
 
 using conformance::SuiteCase;
 
-constexpr std::string_view kSuites = "parity, onnx, numerics, determinism, gradients, training";
+constexpr std::string_view kSuites =
+    "parity, onnx, onnx-current, numerics, determinism, gradients, training";
 constexpr std::string_view kRunOptions =
     "--family F, --backend cpu|cuda|reference, --filter PATTERN, --threads N, "
     "--timeout SECONDS, --no-isolate, --expectations DIR, --data DIR, --replay ID, --runs N, "
@@ -73,7 +75,7 @@ int positive_int(const std::string& text, std::string_view option) {
 }
 
 void check_suite(const std::string& suite) {
-  if (suite != "parity" && suite != conformance::kOnnxSuite &&
+  if (suite != "parity" && conformance::find_onnx_corpus(suite) == nullptr &&
       suite != conformance::kNumericsSuite && suite != conformance::kDeterminismSuite &&
       suite != conformance::kGradientsSuite && suite != conformance::kTrainingSuite) {
     throw UsageError("unknown suite '" + suite + "' (available: " + std::string(kSuites) + ")");
@@ -81,11 +83,12 @@ void check_suite(const std::string& suite) {
 }
 
 // The backends a suite runs on when --backend is not given: parity judges the CPU backend
-// (CUDA only on request), onnx runs every test on the CPU backend and the reference engine,
+// (CUDA only on request), onnx and onnx-current run every test on the CPU backend and the
+// reference engine,
 // numerics checks the policy on both (its CUDA cells are NOT VERIFIED: --backend cuda),
 // gradients checks the reference against finite differences and the CPU engine against it.
 std::vector<std::string> default_backends(const std::string& suite) {
-  if (suite == conformance::kOnnxSuite) {
+  if (conformance::find_onnx_corpus(suite) != nullptr) {
     return {conformance::kOnnxBackends.begin(), conformance::kOnnxBackends.end()};
   }
   if (suite == conformance::kNumericsSuite || suite == conformance::kGradientsSuite) {
@@ -94,20 +97,39 @@ std::vector<std::string> default_backends(const std::string& suite) {
   return {"cpu"};
 }
 
-// What the onnx suite needs beyond the common options, read once for all its backends.
+// What an ONNX corpus suite (onnx, onnx-current) needs beyond the common options, read once for
+// all its backends.
 struct OnnxInputs {
-  std::vector<conformance::OnnxTest> corpus;
+  const conformance::OnnxCorpus* corpus = nullptr;
+  std::vector<conformance::OnnxTest> tests;
+  std::string expectations_file;
   std::vector<conformance::OnnxExpectation> expectations;
 };
 
-OnnxInputs load_onnx_inputs(const std::filesystem::path& data_root,
+// The corpus's expectations: `--expectations DIR` reads DIR/<suite>.tsv, else the committed file.
+std::string onnx_expectations_file(const conformance::OnnxCorpus& corpus,
+                                   const std::optional<std::string>& expectations_dir) {
+  return expectations_dir ? *expectations_dir + "/" + std::string(corpus.suite) + ".tsv"
+                          : (source_dir() / corpus.expectations).string();
+}
+
+// The data root: --data, else the corpus's default (a relative one is under the source tree).
+std::filesystem::path onnx_data_root(const conformance::OnnxCorpus& corpus,
+                                     const std::optional<std::string>& data_arg) {
+  if (data_arg) return *data_arg;
+  const std::filesystem::path root(corpus.data_root);
+  return root.is_absolute() ? root : source_dir() / root;
+}
+
+OnnxInputs load_onnx_inputs(const conformance::OnnxCorpus& corpus,
+                            const std::optional<std::string>& data_arg,
                             const std::optional<std::string>& expectations_dir) {
   OnnxInputs in;
-  in.corpus = conformance::discover_onnx_corpus(data_root, onnx::onnx_op_family);
-  const std::string file = expectations_dir
-                               ? *expectations_dir + "/onnx.tsv"
-                               : source_dir().string() + "/conformance/onnx/expectations.tsv";
-  in.expectations = conformance::load_onnx_expectations(file);
+  in.corpus = &corpus;
+  in.tests = conformance::discover_onnx_corpus(onnx_data_root(corpus, data_arg),
+                                               onnx::onnx_op_family, corpus.floor, corpus);
+  in.expectations_file = onnx_expectations_file(corpus, expectations_dir);
+  in.expectations = conformance::load_onnx_expectations(in.expectations_file);
   return in;
 }
 
@@ -187,6 +209,7 @@ std::vector<conformance::RunInput> run_inputs(const std::vector<std::string>& su
                                               const std::string& backend,
                                               const std::string& expectations_dir,
                                               const std::string& onnx_expectations,
+                                              const std::optional<std::string>& expectations_arg,
                                               const std::optional<std::string>& plant,
                                               const std::optional<std::string>& wrong_vjp) {
   namespace fs = std::filesystem;
@@ -197,7 +220,12 @@ std::vector<conformance::RunInput> run_inputs(const std::vector<std::string>& su
     if (suite == conformance::kOnnxSuite || suite == conformance::kDeterminismSuite) {
       onnx_read = true;
     }
-    if (suite != conformance::kOnnxSuite) {
+    if (suite == conformance::kOnnxCurrentSuite) {
+      const conformance::OnnxCorpus& corpus = conformance::kOnnxCurrentCorpus;
+      inputs.push_back(file_input(std::string(corpus.expectations),
+                                  onnx_expectations_file(corpus, expectations_arg)));
+    }
+    if (conformance::find_onnx_corpus(suite) == nullptr) {
       inputs.push_back(file_input("conformance/expectations/" + suite + ".tsv",
                                   fs::path(expectations_dir) / (suite + ".tsv")));
       // The backend's own expectations, where it has them here or at the commit.
@@ -266,8 +294,11 @@ int run_command(Args& args) {
     throw UsageError("name at least one suite (available: " + std::string(kSuites) + ")");
   }
   std::for_each(suites.begin(), suites.end(), check_suite);
-  const bool onnx =
-      std::find(suites.begin(), suites.end(), conformance::kOnnxSuite) != suites.end();
+  std::vector<const conformance::OnnxCorpus*> corpora;  // the ONNX corpus suites asked for
+  for (const std::string& suite : suites) {
+    if (const conformance::OnnxCorpus* c = conformance::find_onnx_corpus(suite))
+      corpora.push_back(c);
+  }
   const bool numerics = std::find(suites.begin(), suites.end(),
                                   std::string(conformance::kNumericsSuite)) != suites.end();
   const bool determinism = std::find(suites.begin(), suites.end(),
@@ -290,8 +321,13 @@ int run_command(Args& args) {
       throw UsageError(e.message());
     }
   }
-  if (data_arg && !onnx && !determinism) {
-    throw UsageError("--data DIR applies to the onnx and determinism suites only");
+  if (data_arg && corpora.empty() && !determinism) {
+    throw UsageError("--data DIR applies to the onnx, onnx-current and determinism suites only");
+  }
+  if (data_arg && corpora.size() + (determinism ? 1 : 0) > 1) {
+    throw UsageError(
+        "--data DIR names one corpus: run onnx, onnx-current and determinism one "
+        "at a time with it");
   }
 
   if (replay_arg) {
@@ -308,14 +344,12 @@ int run_command(Args& args) {
   }
 
   // Build every suite's cases before opening a run, so a bad argument records nothing.
-  std::optional<OnnxInputs> onnx_inputs;
-  if (onnx) {
-    onnx_inputs = load_onnx_inputs(data_arg.value_or(std::string(conformance::kOnnxDataRoot)),
-                                   expectations_arg);
+  std::map<std::string, OnnxInputs, std::less<>> onnx_inputs;  // by suite
+  for (const conformance::OnnxCorpus* corpus : corpora) {
+    onnx_inputs.emplace(corpus->suite, load_onnx_inputs(*corpus, data_arg, expectations_arg));
   }
   const std::string onnx_expectations =
-      expectations_arg ? *expectations_arg + "/onnx.tsv"
-                       : source_dir().string() + "/conformance/onnx/expectations.tsv";
+      onnx_expectations_file(conformance::kOnnxCorpus, expectations_arg);
   std::optional<conformance::Policy> policy;
   if (numerics) policy = conformance::load_policy(source_dir().string());
   conformance::DeterminismOptions determinism_options;
@@ -349,9 +383,10 @@ int run_command(Args& args) {
     const std::vector<std::string> chosen =
         backend_arg ? std::vector<std::string>{*backend_arg} : default_backends(suite);
     for (const std::string& backend : chosen) {
+      const auto onnx_it = onnx_inputs.find(suite);
       std::vector<SuiteCase> cases =
-          suite == conformance::kOnnxSuite
-              ? conformance::onnx_suite_cases(onnx_inputs->corpus, backend, threads)
+          onnx_it != onnx_inputs.end()
+              ? conformance::onnx_suite_cases(onnx_it->second.tests, backend, threads)
           : suite == conformance::kNumericsSuite ? numerics_cases(*policy, backend, threads)
           : suite == conformance::kDeterminismSuite
               ? conformance::determinism_cases(determinism_options)
@@ -419,18 +454,20 @@ int run_command(Args& args) {
         (large_models ? " --large-models" : "") +
         (replay_arg ? " --replay '" + *replay_arg + "'" : "");
     const int64_t run_id = store.begin_run(info);
-    store.record_inputs(run_id, run_inputs(run_suites, backend, options.expectations_dir,
-                                           onnx_expectations, plant_arg, wrong_vjp_arg));
+    store.record_inputs(run_id,
+                        run_inputs(run_suites, backend, options.expectations_dir, onnx_expectations,
+                                   expectations_arg, plant_arg, wrong_vjp_arg));
     std::fprintf(stderr, "run %lld: commit %.12s%s, backend %s, database %s\n",
                  static_cast<long long>(run_id), build::kCommit, build::kDirty ? " (dirty)" : "",
                  backend.c_str(), db.c_str());
     int64_t run_unexpected = 0;
     for (const PlannedSuite& p : planned) {
       if (p.backend != backend) continue;
+      const auto onnx_it = onnx_inputs.find(p.suite);
       run_unexpected +=
-          p.suite == conformance::kOnnxSuite
+          onnx_it != onnx_inputs.end()
               ? conformance::run_onnx_suite(store, run_id, backend, p.cases,
-                                            onnx_inputs->expectations, options)
+                                            onnx_it->second.expectations, options, p.suite)
                     .unexpected
               : conformance::run_suite(store, run_id, p.suite, p.cases, options).unexpected;
     }

@@ -17,6 +17,7 @@ namespace {
 // Suites `volta-audit run` records (run_command.cpp checks the same names).
 constexpr std::string_view kRunnableSuites[] = {"parity",
                                                 conformance::kOnnxSuite,
+                                                conformance::kOnnxCurrentSuite,
                                                 conformance::kNumericsSuite,
                                                 conformance::kDeterminismSuite,
                                                 conformance::kGradientsSuite,

@@ -8,6 +8,7 @@
 
 #include <boost/test/unit_test.hpp>
 #include <optional>
+#include <tuple>
 
 #include "fake_corpus.h"
 #include "volta/conformance/onnx_coverage.h"
@@ -315,6 +316,37 @@ BOOST_AUTO_TEST_CASE(coverage_counts_each_op_per_backend_and_skips_missing_lines
   BOOST_TEST(got == expected, boost::test_tools::per_element());
   BOOST_TEST(onnx_coverage(t.store().db(), "another").empty());
   BOOST_TEST(newest_onnx_commit(t.store().db()) == "c0ffee");
+  // Another corpus's suite is counted apart.
+  BOOST_TEST(onnx_coverage(t.store().db(), "c0ffee", kOnnxCurrentSuite).empty());
+  BOOST_TEST(newest_onnx_commit(t.store().db(), kOnnxCurrentSuite).empty());
+}
+
+BOOST_AUTO_TEST_CASE(coverage_by_opset_orders_opsets_as_numbers) {
+  TempStore t;
+  const int64_t run = t.begin("cpu");
+  std::vector<ResultRow> rows;
+  for (const auto& [id, opset, outcome] : std::vector<std::tuple<std::string, int, Outcome>>{
+           {"node/test_a", 9, Outcome::Pass},
+           {"node/test_b", 18, Outcome::Unsupported},
+           {"node/test_c", 18, Outcome::Pass},
+           {"node/test_d", 23, Outcome::FailNumeric}}) {
+    ResultRow r = row(id, "cpu", outcome);
+    r.suite = std::string(kOnnxCurrentSuite);
+    r.params = "opset=" + std::to_string(opset) + " ops=Identity";
+    rows.push_back(r);
+  }
+  t.store().record(run, rows);
+  t.store().finish_run(run);
+  std::vector<std::string> got;
+  for (const OnnxCoverageRow& r :
+       onnx_coverage_by_opset(t.store().db(), "c0ffee", kOnnxCurrentSuite)) {
+    got.push_back(r.op + " " + r.backend + " " + std::to_string(r.tests) + " " +
+                  std::to_string(r.passed) + "/" + std::to_string(r.unsupported) + "/" +
+                  std::to_string(r.failed));
+  }
+  const std::vector<std::string> expected = {"9 cpu 1 1/0/0", "18 cpu 2 1/1/0", "23 cpu 1 0/0/1"};
+  BOOST_TEST(got == expected, boost::test_tools::per_element());
+  BOOST_TEST(onnx_coverage_by_opset(t.store().db(), "c0ffee").empty());  // no onnx rows
 }
 
 BOOST_AUTO_TEST_CASE(classification_follows_the_by_design_list_then_dtypes) {
@@ -354,8 +386,10 @@ BOOST_AUTO_TEST_CASE(a_draft_lists_every_non_pass_keeps_human_fields_and_round_t
       "node/test_a\t*\tUNSUPPORTED\tnot-yet-implemented\tnot yet\t#4\t2030-01-01\n"
       "node/test_s*\t*\tUNSUPPORTED\tnot-yet-implemented\tstuff\t#4\t2030-01-01\n",
       "old.tsv");
+  OnnxCorpus six_tests = kOnnxCorpus;
+  six_tests.floor = 6;
   const OnnxDraft draft =
-      draft_onnx_expectations(t.store().db(), "c0ffee", existing, "2026-01-01", 6);
+      draft_onnx_expectations(t.store().db(), "c0ffee", existing, "2026-01-01", six_tests);
   BOOST_TEST_MESSAGE(draft.text);
   BOOST_TEST(draft.lines == 4);
   BOOST_TEST(draft.kept == 1);

@@ -71,7 +71,7 @@ std::string second_case() {
   return rows[1].case_id;
 }
 
-BOOST_AUTO_TEST_CASE(gates_are_the_fourteen_release_gates_in_table_order) {
+BOOST_AUTO_TEST_CASE(gates_are_the_fifteen_release_gates_in_table_order) {
   std::vector<std::string_view> names;
   std::vector<std::string_view> pr_blockers;
   for (const Gate& g : gates()) {
@@ -81,12 +81,14 @@ BOOST_AUTO_TEST_CASE(gates_are_the_fourteen_release_gates_in_table_order) {
     BOOST_TEST(!g.evidence.empty(), g.name << " declares no complete evidence");
   }
   const std::vector<std::string_view> expected = {
-      "onnx-conformance", "numerics-matrix",  "parity-cpu-reference",     "parity-cuda-cpu",
-      "gradients",        "determinism-100",  "thread-invariance",        "plan-stability",
-      "batch-invariance", "determinism-cuda", "transformer-train-reload", "checkpoint-round-trip",
-      "perf-double-pass", "docs-contract"};
+      "onnx-conformance",      "onnx-current-conformance", "numerics-matrix",
+      "parity-cpu-reference",  "parity-cuda-cpu",          "gradients",
+      "determinism-100",       "thread-invariance",        "plan-stability",
+      "batch-invariance",      "determinism-cuda",         "transformer-train-reload",
+      "checkpoint-round-trip", "perf-double-pass",         "docs-contract"};
   BOOST_TEST(names == expected, boost::test_tools::per_element());
   const std::vector<std::string_view> blockers = {"onnx-conformance",
+                                                  "onnx-current-conformance",
                                                   "numerics-matrix",
                                                   "parity-cpu-reference",
                                                   "gradients",
@@ -98,7 +100,7 @@ BOOST_AUTO_TEST_CASE(gates_are_the_fourteen_release_gates_in_table_order) {
                                                   "checkpoint-round-trip",
                                                   "docs-contract"};
   BOOST_TEST(pr_blockers == blockers, boost::test_tools::per_element());
-  BOOST_TEST(find_gate("parity-cuda-cpu") == &gates()[3]);
+  BOOST_TEST(find_gate("parity-cuda-cpu") == &gates()[4]);
   BOOST_TEST(find_gate("no-such-gate") == nullptr);
 }
 
@@ -588,11 +590,12 @@ BOOST_AUTO_TEST_CASE(gate_command_refuses_to_create_a_store) {
   BOOST_CHECK_THROW(run_gate_command({"--db", t.path(), "extra"}), UsageError);
 }
 
-// Every blocker of a pull request with complete evidence for `commit`: the onnx corpus on both
+// Every blocker of a pull request with complete evidence for `commit`: both ONNX corpora on both
 // backends, the numerics matrix, parity, and the determinism suite over the built-in models and
 // every ONNX test the corpus passes, the gradients suite and the training suite.
 void add_every_pr_blocker(TempStore& t, const std::string& commit) {
   testing::add_passing_onnx_corpus(t, {.commit = commit});
+  testing::add_passing_onnx_corpus(t, {.commit = commit}, conformance::kOnnxCurrentCorpus);
   testing::add_passing_numerics_matrix(t, {.commit = commit});
   t.add_run(parity_rows(), {.commit = commit});
   testing::add_passing_determinism_suite(t, testing::onnx_corpus_ids(), commit);

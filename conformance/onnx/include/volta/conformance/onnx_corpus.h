@@ -1,6 +1,7 @@
 #pragma once
-// The ONNX backend test data (Debian's libonnx-testdata, ONNX 1.12): finding its test
-// directories and naming the op and family each test is reported under.
+// The ONNX backend test data (Debian's libonnx-testdata, ONNX 1.12, and the tests of a current
+// ONNX release generated into the build tree): finding its test directories and naming the op
+// and family each test is reported under.
 
 #include <array>
 #include <cstdint>
@@ -23,6 +24,49 @@ inline constexpr std::array<std::string_view, 4> kOnnxFolders = {"node", "pytorc
 // ONNX 1.12's data holds 1,072 test directories. Finding fewer means a moved or partial
 // package: a loud error, never a quietly smaller suite.
 inline constexpr int64_t kOnnxCorpusFloor = 1072;
+// The node and model tests of a current ONNX release (onnx 1.23.2: 1,884 node tests and 26
+// simple models), generated into the build tree from the pinned PyPI wheel.
+inline constexpr std::array<std::string_view, 2> kOnnxCurrentFolders = {"node", "simple"};
+inline constexpr int64_t kOnnxCurrentCorpusFloor = 1910;
+
+// One corpus of ONNX backend tests, run as its own suite with its own expectations and floor.
+struct OnnxCorpus {
+  std::string_view suite;      // the suite its rows are recorded under
+  std::string_view title;      // what the data is, for reports and docs
+  std::string_view data_root;  // the default root; a relative one is under the source tree
+  std::span<const std::string_view> folders;
+  int64_t floor;                  // fewer test directories than this is an error
+  std::string_view expectations;  // its expectations file, relative to the source tree
+  std::string_view how_to_get;    // the remedy when the data is missing
+  std::string_view issue;         // the issue new expectation lines name
+};
+
+// ONNX 1.12's backend test data, from Debian's libonnx-testdata: suite `onnx`.
+inline constexpr OnnxCorpus kOnnxCorpus = {
+    "onnx",
+    "ONNX 1.12 backend test data (Debian's libonnx-testdata)",
+    kOnnxDataRoot,
+    kOnnxFolders,
+    kOnnxCorpusFloor,
+    "conformance/onnx/expectations.tsv",
+    "install libonnx-testdata (scripts/ci/bootstrap.sh) or pass --data DIR",
+    "#4"};
+// The current ONNX release's tests: suite `onnx-current`.
+inline constexpr OnnxCorpus kOnnxCurrentCorpus = {
+    "onnx-current",
+    "ONNX 1.23.2 backend test data (generated from the pinned onnx wheel)",
+    "build/onnx-current-data",
+    kOnnxCurrentFolders,
+    kOnnxCurrentCorpusFloor,
+    "conformance/onnx/expectations-current.tsv",
+    "generate it with scripts/ci/onnx_current_data.sh (it needs the interop venv of "
+    "scripts/ci/bootstrap.sh) or pass --data DIR",
+    "#19"};
+inline constexpr std::array<const OnnxCorpus*, 2> kOnnxCorpora = {&kOnnxCorpus,
+                                                                  &kOnnxCurrentCorpus};
+// The corpus run as `suite`; nullptr for another suite.
+const OnnxCorpus* find_onnx_corpus(std::string_view suite);
+
 // The family of tests whose op Volta does not lower (strings, sequences, control flow, ...).
 inline constexpr std::string_view kOnnxOtherFamily = "other";
 
@@ -42,13 +86,14 @@ struct OnnxTest {
 // The internal family an ONNX op is reported under; nullopt when Volta does not lower it.
 using OnnxFamilyFn = std::function<std::optional<OpFamily>(std::string_view op_type)>;
 
-// Every test directory under `root`/<each of kOnnxFolders>, sorted by id. Throws
+// Every test directory under `root`/<each of corpus.folders>, sorted by id. Throws
 // VoltaError(InvalidArgument) when `root` or a folder is missing, or when fewer than `floor`
 // test directories are found. A directory that cannot run is returned with its `problem`
 // (the suite reports it as ERROR), never dropped.
 std::vector<OnnxTest> discover_onnx_corpus(const std::filesystem::path& root,
                                            const OnnxFamilyFn& family_of,
-                                           int64_t floor = kOnnxCorpusFloor);
+                                           int64_t floor = kOnnxCorpusFloor,
+                                           const OnnxCorpus& corpus = kOnnxCorpus);
 
 // The op a test is about. A one-node model: that node's op. A node test "X_expanded" (an
 // op's function body spelled out): the op of its sibling test "X" (`sibling_op`, empty when

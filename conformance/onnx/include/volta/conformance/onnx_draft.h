@@ -36,16 +36,17 @@ struct OnnxDraft {
   std::vector<std::string> dropped;  // existing lines not carried over, with why
 };
 
-// Reads the onnx evidence of `commit` (as the gate does). Throws VoltaError(InvalidArgument)
-// when a backend of kOnnxBackends has results for fewer than `floor` tests: a draft from a
+// Reads the evidence of the corpus's suite for `commit` (as the gate does). Throws
+// VoltaError(InvalidArgument) when a backend of kOnnxBackends has results for fewer than the
+// corpus floor of tests: a draft from a
 // partial run would drop the lines of the tests it did not run. `today`: YYYY-MM-DD, from
 // which new lines expire (unsupported-by-design after a year, not-yet-implemented after 180
 // days, failing after 90).
 OnnxDraft draft_onnx_expectations(const Database& db, std::string_view commit,
                                   std::span<const OnnxExpectation> existing, std::string_view today,
-                                  int64_t floor = kOnnxCorpusFloor);
+                                  const OnnxCorpus& corpus = kOnnxCorpus);
 
-// The commit of the newest complete run with onnx results; "" when there is none.
-std::string newest_onnx_commit(const Database& db);
+// The commit of the newest complete run with results of `suite`; "" when there is none.
+std::string newest_onnx_commit(const Database& db, std::string_view suite = kOnnxCorpus.suite);
 
 }  // namespace volta::conformance

@@ -15,7 +15,8 @@
 
 namespace volta::conformance {
 
-inline constexpr std::string_view kOnnxSuite = "onnx";
+inline constexpr std::string_view kOnnxSuite = kOnnxCorpus.suite;
+inline constexpr std::string_view kOnnxCurrentSuite = kOnnxCurrentCorpus.suite;
 // The backends the suite runs on by default; kOnnxCudaBackend only when asked for.
 inline constexpr std::array<std::string_view, 2> kOnnxBackends = {"cpu", "reference"};
 inline constexpr std::string_view kOnnxCudaBackend = "cuda";
@@ -38,9 +39,10 @@ std::vector<SuiteCase> onnx_suite_cases(
 // Runs the chosen cases (all of one backend) into `run_id`, judging each against the
 // expectations that apply to `backend`, which are also recorded with the run. A line naming
 // one exact test that the corpus lacks is recorded as MISSING when the whole suite runs.
+// Rows are recorded under `suite`: the suite of the corpus the cases come from.
 SuiteSummary run_onnx_suite(ResultStore& store, int64_t run_id, std::string_view backend,
                             std::span<const SuiteCase> cases,
                             std::span<const OnnxExpectation> expectations,
-                            const RunOptions& options);
+                            const RunOptions& options, std::string_view suite = kOnnxSuite);
 
 }  // namespace volta::conformance
