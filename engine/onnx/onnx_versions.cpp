@@ -95,7 +95,7 @@ constexpr std::array kNewerSchemas = std::to_array<NewerSchema>({
     {"GridSample", 20, C::Lowered},
     {"GridSample", 22, C::Types},
     {"GroupNormalization", 18, C::New},
-    {"GroupNormalization", 21, C::Refused},
+    {"GroupNormalization", 21, C::Lowered},
     {"HardSigmoid", 22, C::Types},
     {"HardSwish", 22, C::Types},
     {"Identity", 19, C::Types},
