@@ -55,6 +55,27 @@ void lower_gelu(LoweringContext& ctx) {
   ctx.set_output(0, add_op(ctx, K::Gelu, {ctx.input(0)}, {{"approximate", approximate}}));
 }
 
+// Mish (18): x * tanh(softplus(x)), ONNX's function body.
+void lower_mish(LoweringContext& ctx) {
+  const ValueId x = ctx.input(0);
+  const ValueId tanh_softplus = add_op(ctx, K::Tanh, {add_op(ctx, K::Softplus, {x})});
+  ctx.set_output(0, add_op(ctx, K::Mul, {x, tanh_softplus}));
+}
+
+// Swish (24): x * sigmoid(alpha * x), alpha (an f32 attribute) in x's type as the function
+// body's CastLike makes it. alpha 1 multiplies by nothing: x * 1 is x.
+void lower_swish(LoweringContext& ctx) {
+  const DType dtype = ctx.input_type(0).dtype;
+  if (!is_floating(dtype)) {
+    ctx.unsupported("X is " + onnx_name(dtype) + "; supported: FLOAT, DOUBLE");
+  }
+  const double alpha = ctx.attr_float("alpha", 1.0);
+  const ValueId x = ctx.input(0);
+  const ValueId scaled =
+      alpha == 1.0 ? x : add_op(ctx, K::Mul, {scalar_constant(ctx, dtype, alpha), x});
+  ctx.set_output(0, add_op(ctx, K::Mul, {x, add_op(ctx, K::Sigmoid, {scaled})}));
+}
+
 void lower_prelu(LoweringContext& ctx) {
   drop_consumed_inputs(ctx);
   const ValueId x = ctx.input(0);
@@ -88,6 +109,8 @@ void register_activation_lowerings(LoweringTable& table) {
   table.add("PRelu", K::PRelu, 1, &lower_prelu);
   table.add("ThresholdedRelu", K::ThresholdedRelu, 10, &lower_thresholded_relu);
   table.add("Shrink", K::Shrink, 9, &lower_shrink);
+  table.add_composite("Mish", OpFamily::Activation, 18, &lower_mish);
+  table.add_composite("Swish", OpFamily::Activation, 24, &lower_swish);
 }
 
 }  // namespace volta::onnx

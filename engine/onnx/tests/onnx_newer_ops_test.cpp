@@ -1,8 +1,8 @@
 // ONNX ops of opsets 18 to 24 lowered as composites of internal ops: RMSNormalization (23),
-// LpNormalization (1, 22) and GroupNormalization (18 per group, 21 per channel). Expected values
-// come from ONNX 1.23.2's reference implementation (or numpy for the ops it has none of), computed
-// once and pasted here; the stash_type tests check that the first stage runs in the precision asked
-// for.
+// LpNormalization (1, 22), GroupNormalization (18 per group, 21 per channel), Mish (18) and
+// Swish (24). Expected values come from ONNX 1.23.2's reference implementation (or
+// numpy for the ops it has none of), computed once and pasted here; the stash_type tests check
+// that the first stage runs in the precision asked for.
 #define BOOST_TEST_MODULE onnx_newer_ops
 
 #include <cmath>
@@ -217,6 +217,38 @@ BOOST_AUTO_TEST_CASE(group_normalization_refuses_what_it_does_not_support) {
                       {tensor<int64_t>(Shape{1, 2}, {1, 2}), tensor<int64_t>(Shape{2}, {1, 1}),
                        tensor<int64_t>(Shape{2}, {0, 0})},
                       ErrorCode::ImportUnsupported, "X is INT64; supported: FLOAT, DOUBLE");
+}
+
+// ---- Mish and Swish ------------------------------------------------------------------------
+
+BOOST_AUTO_TEST_CASE(mish_is_x_times_tanh_of_softplus) {
+  const std::vector<double> want = {-0.2525014826957089, 0.0, 0.8650983882673103, 30.0};
+  for (const int opset : {18, 22}) {
+    BOOST_TEST_CONTEXT("opset " << opset) {
+      const Model f32 = one_node("Mish", opset, {{"x", kFloat, {4}}}, {"y", kFloat, {4}});
+      check_values(run_cpu(f32, {tensor<float>(Shape{4}, {-2, 0, 1, 30})}).at(0), want, 1e-6);
+    }
+  }
+  const Model f64 = one_node("Mish", 22, {{"x", kDouble, {4}}}, {"y", kDouble, {4}});
+  check_values(run_cpu(f64, {tensor<double>(Shape{4}, {-2, 0, 1, 30})}).at(0), want, 1e-14);
+  const Model ints = one_node("Mish", 22, {{"x", kInt64, {1}}}, {"y", kInt64, {1}});
+  expect_import_error(ints, {tensor<int64_t>(Shape{1}, {1})}, ErrorCode::ImportUnsupported,
+                      "input 0 is INT64; supported: FLOAT, DOUBLE");
+}
+
+BOOST_AUTO_TEST_CASE(swish_is_x_times_sigmoid_of_alpha_x) {
+  const Tensor x = tensor<double>(Shape{4}, {-2, 0, 1, 30});
+  const Model plain = one_node("Swish", 24, {{"x", kDouble, {4}}}, {"y", kDouble, {4}});
+  check_values(run_cpu(plain, {x}).at(0),
+               {-0.2384058440442351, 0.0, 0.7310585786300049, 29.999999999997197}, 1e-14);
+  const Model half = one_node("Swish", 24, {{"x", kFloat, {4}}}, {"y", kFloat, {4}},
+                              [](pb::NodeProto& n) { set_float(n, "alpha", 0.5F); });
+  check_values(run_cpu(half, {tensor<float>(Shape{4}, {-2, 0, 1, 30})}).at(0),
+               {-0.5378828427399902, 0.0, 0.6224593312018546, 29.99999082293319},
+               4e-6);  // 2 ulps at 30
+  const Model ints = one_node("Swish", 24, {{"x", kInt32, {1}}}, {"y", kInt32, {1}});
+  expect_import_error(ints, {tensor<int32_t>(Shape{1}, {1})}, ErrorCode::ImportUnsupported,
+                      "X is INT32; supported: FLOAT, DOUBLE");
 }
 
 }  // namespace
