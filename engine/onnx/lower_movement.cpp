@@ -4,6 +4,7 @@
 // static shapes those become constants, computed here. Shape-like inputs (Tile's repeats, Pad's
 // pads) must be known at import time and become attributes.
 
+#include <algorithm>
 #include <cmath>
 
 #include "lowering.h"
@@ -366,6 +367,49 @@ void lower_pad(LoweringContext& ctx) {
   ctx.set_output(0, ctx.add(OpKind::Pad, inputs, {{"pads", pads}, {"mode", mode}}));
 }
 
+// CenterCropPad (18): each axis of `axes` (default: all) cropped or zero-padded to its size in
+// `shape`, centred. An odd difference leaves the extra element at the end: the crop window
+// starts rounded down, and the extra padding goes after. One Pad does both (negative pads crop):
+// begin = diff / 2 rounded toward zero, end = the rest, for diff = target - size.
+void lower_center_crop_pad(LoweringContext& ctx) {
+  const Shape shape = ctx.input_type(0).shape;
+  const int64_t rank = shape.rank();
+  const Ints target = ctx.constant_ints(1, "shape");
+  Ints axes;
+  if (ctx.has_attr("axes")) {
+    axes = ctx.attr_ints("axes", std::nullopt);
+  } else {
+    for (int64_t a = 0; a < rank; ++a) axes.push_back(a);
+  }
+  if (target.size() != axes.size()) {
+    ctx.invalid("shape holds " + std::to_string(target.size()) + " sizes for " +
+                std::to_string(axes.size()) + " axes; it must hold one per axis");
+  }
+  Ints pads(static_cast<size_t>(2 * rank), 0);
+  std::vector<bool> named(static_cast<size_t>(rank), false);
+  for (size_t i = 0; i < axes.size(); ++i) {
+    const int64_t axis = axes[i] < 0 ? axes[i] + rank : axes[i];
+    if (axis < 0 || axis >= rank) {
+      ctx.invalid("axis " + std::to_string(axes[i]) + " is out of range for rank " +
+                  std::to_string(rank));
+    }
+    if (named[static_cast<size_t>(axis)]) {
+      ctx.invalid("axes name axis " + std::to_string(axis) + " twice");
+    }
+    named[static_cast<size_t>(axis)] = true;
+    if (target[i] < 0) ctx.invalid("shape holds a negative size " + std::to_string(target[i]));
+    const int64_t diff = target[i] - shape[static_cast<int>(axis)];
+    pads[static_cast<size_t>(axis)] = diff / 2;
+    pads[static_cast<size_t>(axis + rank)] = diff - diff / 2;
+  }
+  if (std::all_of(pads.begin(), pads.end(), [](int64_t p) { return p == 0; })) {
+    ctx.set_output(0, ctx.input(0));
+    return;
+  }
+  ctx.set_output(
+      0, ctx.add(OpKind::Pad, {ctx.input(0)}, {{"pads", pads}, {"mode", std::string("constant")}}));
+}
+
 void lower_depth_to_space(LoweringContext& ctx) {
   const std::string mode = ctx.since_version() >= 11 ? ctx.attr_string("mode", "DCR") : "DCR";
   if (mode != "DCR" && mode != "CRD") {
@@ -413,6 +457,7 @@ void register_movement_lowerings(LoweringTable& table) {
   table.add_composite("Dropout", OpFamily::Movement, 1, &lower_dropout);
   table.add("Tile", OpKind::Tile, 1, &lower_tile);
   table.add("Pad", OpKind::Pad, 1, &lower_pad);
+  table.add_composite("CenterCropPad", OpFamily::Movement, 18, &lower_center_crop_pad);
   table.add("DepthToSpace", OpKind::DepthToSpace, 1, &lower_depth_to_space);
   table.add("SpaceToDepth", OpKind::SpaceToDepth, 1, &lower_space_to_depth);
   table.add("ReverseSequence", OpKind::ReverseSequence, 10, &lower_reverse_sequence);

@@ -1,6 +1,6 @@
 // ONNX ops of opsets 18 to 24 lowered as composites of internal ops: RMSNormalization (23),
-// LpNormalization (1, 22), GroupNormalization (18 per group, 21 per channel), Mish (18) and
-// Swish (24). Expected values come from ONNX 1.23.2's reference implementation (or
+// LpNormalization (1, 22), GroupNormalization (18 per group, 21 per channel), Mish (18), Swish (24)
+// and CenterCropPad (18). Expected values come from ONNX 1.23.2's reference implementation (or
 // numpy for the ops it has none of), computed once and pasted here; the stash_type tests check
 // that the first stage runs in the precision asked for.
 #define BOOST_TEST_MODULE onnx_newer_ops
@@ -249,6 +249,71 @@ BOOST_AUTO_TEST_CASE(swish_is_x_times_sigmoid_of_alpha_x) {
   const Model ints = one_node("Swish", 24, {{"x", kInt32, {1}}}, {"y", kInt32, {1}});
   expect_import_error(ints, {tensor<int32_t>(Shape{1}, {1})}, ErrorCode::ImportUnsupported,
                       "X is INT32; supported: FLOAT, DOUBLE");
+}
+
+// ---- CenterCropPad --------------------------------------------------------------------------
+
+constexpr int kBool = pb::TensorProto::BOOL;
+
+void set_ints(pb::NodeProto& n, const std::string& name, const std::vector<int64_t>& v) {
+  auto* a = n.add_attribute();
+  a->set_name(name);
+  a->set_type(pb::AttributeProto::INTS);
+  for (int64_t x : v) a->add_ints(x);
+}
+
+Model center_crop_pad(int elem_type, const std::vector<int64_t>& in,
+                      const std::vector<int64_t>& out, const std::vector<int64_t>& axes = {}) {
+  const auto n_sizes = static_cast<int64_t>(axes.empty() ? in.size() : axes.size());
+  return one_node("CenterCropPad", 18, {{"x", elem_type, in}, {"shape", kInt64, {n_sizes}}},
+                  {"y", elem_type, out}, [axes](pb::NodeProto& n) {
+                    if (!axes.empty()) set_ints(n, "axes", axes);
+                  });
+}
+
+BOOST_AUTO_TEST_CASE(center_crop_pad_leaves_an_odd_element_at_the_end) {
+  // [3, 4] to [2, 7]: one row cropped from the end, three columns padded: one before, two after.
+  const Model both = center_crop_pad(kInt64, {3, 4}, {2, 7});
+  check_values(run_cpu(both, {tensor<int64_t>(Shape{3, 4}, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}),
+                              tensor<int64_t>(Shape{2}, {2, 7})})
+                   .at(0),
+               {0, 0, 1, 2, 3, 0, 0, 0, 4, 5, 6, 7, 0, 0});
+  // Columns 5 to 2 (axes [-1]): the window starts at 1, rounded down from 1.5.
+  const Model crop = center_crop_pad(kFloat, {2, 5}, {2, 2}, {-1});
+  check_values(run_cpu(crop, {tensor<float>(Shape{2, 5}, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9}),
+                              tensor<int64_t>(Shape{1}, {2})})
+                   .at(0),
+               {1, 2, 6, 7});
+  // Rows 2 to 4, one zero row on each side; the columns as they are.
+  const Model pad = center_crop_pad(kDouble, {2, 5}, {4, 5});
+  check_values(run_cpu(pad, {tensor<double>(Shape{2, 5}, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9}),
+                             tensor<int64_t>(Shape{2}, {4, 5})})
+                   .at(0),
+               {0, 0, 0, 0, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 0, 0, 0, 0});
+  // Bool data, and a size equal to the input's: nothing to do.
+  Tensor flags(DType::Bool, Shape{2});
+  flags.set_int(0, 1);
+  const Model same = center_crop_pad(kBool, {2}, {2});
+  check_values(run_cpu(same, {flags, tensor<int64_t>(Shape{1}, {2})}).at(0), {1, 0});
+}
+
+BOOST_AUTO_TEST_CASE(center_crop_pad_refuses_malformed_sizes_and_axes) {
+  const Tensor x = tensor<float>(Shape{2, 2}, {1, 2, 3, 4});
+  const Model two_for_one =
+      one_node("CenterCropPad", 18, {{"x", kFloat, {2, 2}}, {"shape", kInt64, {2}}},
+               {"y", kFloat, {2, 2}}, [](pb::NodeProto& n) { set_ints(n, "axes", {0}); });
+  expect_import_error(two_for_one, {x, tensor<int64_t>(Shape{2}, {2, 2})},
+                      ErrorCode::ImportInvalidModel,
+                      "shape holds 2 sizes for 1 axes; it must hold one per axis");
+  expect_import_error(center_crop_pad(kFloat, {2, 2}, {2, 2}, {1, -1}),
+                      {x, tensor<int64_t>(Shape{2}, {2, 2})}, ErrorCode::ImportInvalidModel,
+                      "axes name axis 1 twice");
+  expect_import_error(center_crop_pad(kFloat, {2, 2}, {2, 2}, {2}),
+                      {x, tensor<int64_t>(Shape{1}, {2})}, ErrorCode::ImportInvalidModel,
+                      "axis 2 is out of range for rank 2");
+  expect_import_error(center_crop_pad(kFloat, {2, 2}, {2, 2}),
+                      {x, tensor<int64_t>(Shape{2}, {2, -1})}, ErrorCode::ImportInvalidModel,
+                      "shape holds a negative size -1");
 }
 
 }  // namespace
