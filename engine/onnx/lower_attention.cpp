@@ -136,7 +136,8 @@ void AttentionLowering::read_attributes() {
 ValueId AttentionLowering::split_heads(AttentionInput input, int64_t heads) {
   const Shape s = ctx_.input_type(input).shape;
   if (heads < 1 || s[2] % heads != 0) {
-    ctx_.invalid("input " + str(input) + " of shape " + s.str() + " does not split into " +
+    constexpr std::array<std::string_view, 3> kNames = {"Q", "K", "V"};
+    ctx_.invalid(std::string(kNames[input]) + " of shape " + s.str() + " does not split into " +
                  str(heads) + " heads");
   }
   const ValueId x = add(K::Reshape, {ctx_.input(input)}, {{"shape", Ints{s[0], s[1], heads, -1}}});
