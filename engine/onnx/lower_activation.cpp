@@ -43,9 +43,6 @@ void lower_shrink(LoweringContext& ctx) {
   ctx.set_output(0, add_op(ctx, K::Shrink, {ctx.input(0)}, {{"bias", bias}, {"lambd", lambd}}));
 }
 
-// From version 7 the slope broadcasts to X (numpy rules, one direction). Before, a 1-D slope
-// of X's channel count (dim 1) holds one slope per channel, as Caffe2 and PyTorch export it:
-// it is reshaped to [C, 1, ...] so that it lines up with dim 1.
 // Gelu (20): approximate "none" or "tanh", as the internal op.
 void lower_gelu(LoweringContext& ctx) {
   const std::string approximate = ctx.attr_string("approximate", "none");
@@ -76,6 +73,9 @@ void lower_swish(LoweringContext& ctx) {
   ctx.set_output(0, add_op(ctx, K::Mul, {x, add_op(ctx, K::Sigmoid, {scaled})}));
 }
 
+// From version 7 the slope broadcasts to X (numpy rules, one direction). Before, a 1-D slope
+// of X's channel count (dim 1) holds one slope per channel, as Caffe2 and PyTorch export it:
+// it is reshaped to [C, 1, ...] so that it lines up with dim 1.
 void lower_prelu(LoweringContext& ctx) {
   drop_consumed_inputs(ctx);
   const ValueId x = ctx.input(0);
