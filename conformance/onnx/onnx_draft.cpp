@@ -266,8 +266,9 @@ OnnxDraft draft_onnx_expectations(const Database& db, std::string_view commit,
   }
 
   draft.text =
-      "# Expectations of the " + suite + " suite, " + std::string(corpus.title) +
-      ":\n# every ONNX backend test that is not expected to pass on a backend. A test without a\n"
+      "# Expectations of the " + suite + " suite:\n# " + std::string(corpus.title) +
+      ".\n"
+      "# Every ONNX backend test that is not expected to pass on a backend. A test without a\n"
       "# line must pass; a listed test that passes is an unexpected pass and fails the\n# " +
       suite +
       "-conformance gate, as does a line past its expiry.\n"
