@@ -277,8 +277,8 @@ OnnxDraft draft_onnx_expectations(const Database& db, std::string_view commit,
       "# (unsupported-by-design, not-yet-implemented, failing), reason, issue, expires.\n"
       "# Regenerate with scripts/onnx_expectations.sh --suite " +
       suite +
-      " (conformance/onnx/README.md): it\n"
-      "# keeps the category, reason, issue and expiry of every line whose outcome still holds.\n";
+      "\n# (conformance/onnx/README.md): it keeps the category, reason, issue and expiry of\n"
+      "# every line whose outcome still holds.\n";
   for (OnnxCategory category : {OnnxCategory::UnsupportedByDesign, OnnxCategory::NotYetImplemented,
                                 OnnxCategory::Failing}) {
     std::string block;
