@@ -9,6 +9,7 @@ set(verdict_roots
   governance
   conformance/expectations
   conformance/onnx/expectations.tsv
+  conformance/onnx/expectations-current.tsv
   conformance/determinism/configs
   .github/workflows)
 

@@ -1,10 +1,12 @@
-// The onnx-conformance gate: its four blockers (unexpected outcome, ERROR/CRASH/TIMEOUT,
+// The onnx-conformance gates (onnx-current-conformance judges its own corpus by the same SQL):
+// its four blockers (unexpected outcome, ERROR/CRASH/TIMEOUT,
 // corpus below the floor on a backend, expired expectation), each with its own reason.
 #define BOOST_TEST_MODULE onnx_gate
 #include <boost/test/unit_test.hpp>
 #include <cstdio>
 
 #include "gates.h"
+#include "onnx_evidence.h"
 #include "store_builder.h"
 #include "volta/conformance/onnx_corpus.h"
 
@@ -61,6 +63,27 @@ BOOST_AUTO_TEST_CASE(both_backends_at_the_floor_with_every_result_expected_pass)
                                         "[I-UNSUPPORTED] no STRING")}));
   check(onnx_gate(t), GateStatus::Pass,
         "cpu: 1072 of 1072 tests pass, reference: 1071 of 1072 tests pass; every other result "
+        "as expected (corpus floor 1072)");
+}
+
+// Each ONNX corpus has its own gate, judging its own suite's rows against its own floor.
+BOOST_AUTO_TEST_CASE(the_current_corpus_has_its_own_gate_suite_and_floor) {
+  TempStore t;
+  const Gate& current = *find_gate("onnx-current-conformance");
+  GateResult r = evaluate_gate(t.db(), current, kCommit, false);
+  BOOST_TEST(gate_status_name(r.status) == "NOT VERIFIED");
+  BOOST_TEST(r.reason.find("no usable onnx-current results") != std::string::npos, r.reason);
+  BOOST_TEST(r.reason.find("scripts/ci/onnx_current_data.sh") != std::string::npos, r.reason);
+  // The 1.12 corpus is no evidence for it, nor it for the 1.12 gate.
+  testing::add_passing_onnx_corpus(t, {}, conformance::kOnnxCorpus);
+  BOOST_TEST(gate_status_name(evaluate_gate(t.db(), current, kCommit, false).status) ==
+             "NOT VERIFIED");
+  testing::add_passing_onnx_corpus(t, {}, conformance::kOnnxCurrentCorpus);
+  check(evaluate_gate(t.db(), current, kCommit, false), GateStatus::Pass,
+        "cpu: 1910 of 1910 tests pass, reference: 1910 of 1910 tests pass; every other result "
+        "as expected (corpus floor 1910)");
+  check(onnx_gate(t), GateStatus::Pass,
+        "cpu: 1072 of 1072 tests pass, reference: 1072 of 1072 tests pass; every other result "
         "as expected (corpus floor 1072)");
 }
 
