@@ -192,11 +192,11 @@ OnnxDraft draft_onnx_expectations(const Database& db, std::string_view commit,
   for (std::string_view backend : kOnnxBackends) {
     const int64_t n = tests_per_backend[std::string(backend)];
     if (n < floor) {
-      fail(ErrorCode::InvalidArgument,
-           "commit " + std::string(commit.substr(0, 12)) + " has " + suite + " results for " +
-               std::to_string(n) + " tests on backend " + std::string(backend) +
-               ", fewer than the corpus floor of " + std::to_string(floor) +
-               ": draft from a full run (`volta-audit run " + suite + "`), or lines would be lost");
+      std::string why = "commit " + std::string(commit.substr(0, 12)) + " has " + suite;
+      why += " results for " + std::to_string(n) + " tests on backend " + std::string(backend);
+      why += ", fewer than the corpus floor of " + std::to_string(floor);
+      why += ": draft from a full run (`volta-audit run " + suite + "`), or lines would be lost";
+      fail(ErrorCode::InvalidArgument, why);
     }
   }
 

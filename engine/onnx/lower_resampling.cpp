@@ -202,8 +202,8 @@ void apply_aspect_policy(LoweringContext& ctx, ResizeRequest& r, const std::stri
   for (int a = 0; a < rank; ++a) {
     if (!resized[static_cast<size_t>(a)] || !scale) continue;
     r.scales[static_cast<size_t>(a)] = *scale;
-    r.sizes[static_cast<size_t>(a)] =
-        static_cast<int64_t>(*scale * static_cast<double>(shape[a]) + 0.5);
+    // Half up, as ONNX's int(x + 0.5): x > 0, where llround's half away from zero is the same.
+    r.sizes[static_cast<size_t>(a)] = std::llround(*scale * static_cast<double>(shape[a]));
   }
   r.sizes_and_scales = true;
 }
