@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Generates the onnx-current suite's data: the backend test data of the onnx release pinned in
-# scripts/ci/interop-requirements.txt (node tests and model tests), from the interop venv that
-# scripts/ci/bootstrap.sh creates, into build/onnx-current-data (or $VOLTA_ONNX_CURRENT_DATA).
+# scripts/ci/interop-requirements.txt (node tests and model tests), and ONNX 1.12's PyTorch
+# exports (libonnx-testdata) converted to opset 18 by that release's version converter, from the
+# interop venv that scripts/ci/bootstrap.sh creates, into build/onnx-current-data (or
+# $VOLTA_ONNX_CURRENT_DATA).
 # Idempotent: data whose stamp records the same onnx version and generator is kept, silently.
 # Exit 0 with the data in place; exit 1, saying why, when the venv (and so onnx) is missing.
 set -euo pipefail
@@ -31,8 +33,9 @@ rm -rf "$out" "$out.partial"
 mkdir -p "$(dirname "$out")"
 start=$SECONDS
 # Into a scratch folder first: an interrupted run leaves no partial corpus behind.
-"$python" -W ignore "$generator" "$out.partial" >/dev/null
+"$python" -W ignore "$generator" "$out.partial" >"$out.log"
 echo "$want" >"$out.partial/volta-data.stamp"
 mv "$out.partial" "$out"
-echo "onnx_current_data: onnx $version test data in $out ($(find "$out/node" -mindepth 1 \
-  -maxdepth 1 -type d | wc -l) node tests) in $((SECONDS - start)) s"
+echo "onnx_current_data: onnx $version test data in $out in $((SECONDS - start)) s:" \
+  "$(find "$out/node" -mindepth 1 -maxdepth 1 -type d | wc -l) node tests; $(tr '\n' ';' <"$out.log")"
+rm -f "$out.log"
