@@ -61,16 +61,29 @@ void lower_mish(LoweringContext& ctx) {
 
 // Swish (24): x * sigmoid(alpha * x), alpha (an f32 attribute) in x's type as the function
 // body's CastLike makes it. alpha 1 multiplies by nothing: x * 1 is x.
-void lower_swish(LoweringContext& ctx) {
+ValueId swish(LoweringContext& ctx) {
   const DType dtype = ctx.input_type(0).dtype;
   if (!is_floating(dtype)) {
-    ctx.unsupported("X is " + onnx_name(dtype) + "; supported: FLOAT, DOUBLE");
+    ctx.unsupported("input 0 is " + onnx_name(dtype) + "; supported: FLOAT, DOUBLE");
   }
   const double alpha = ctx.attr_float("alpha", 1.0);
   const ValueId x = ctx.input(0);
   const ValueId scaled =
       alpha == 1.0 ? x : add_op(ctx, K::Mul, {scalar_constant(ctx, dtype, alpha), x});
-  ctx.set_output(0, add_op(ctx, K::Mul, {x, add_op(ctx, K::Sigmoid, {scaled})}));
+  return add_op(ctx, K::Mul, {x, add_op(ctx, K::Sigmoid, {scaled})});
+}
+
+void lower_swish(LoweringContext& ctx) { ctx.set_output(0, swish(ctx)); }
+
+// SwiGLU (28): Swish_alpha(A) * B, its function body; A and B of one shape, no broadcasting.
+void lower_swiglu(LoweringContext& ctx) {
+  const TypeInfo& a = ctx.input_type(0);
+  const TypeInfo& b = ctx.input_type(1);
+  if (a.dtype != b.dtype || a.shape != b.shape) {
+    ctx.invalid("A (" + onnx_name(a.dtype) + " " + a.shape.str() + ") and B (" +
+                onnx_name(b.dtype) + " " + b.shape.str() + ") must have one dtype and shape");
+  }
+  ctx.set_output(0, add_op(ctx, K::Mul, {swish(ctx), ctx.input(1)}));
 }
 
 // From version 7 the slope broadcasts to X (numpy rules, one direction). Before, a 1-D slope
@@ -111,6 +124,7 @@ void register_activation_lowerings(LoweringTable& table) {
   table.add("Shrink", K::Shrink, 9, &lower_shrink);
   table.add_composite("Mish", OpFamily::Activation, 18, &lower_mish);
   table.add_composite("Swish", OpFamily::Activation, 24, &lower_swish);
+  table.add_composite("SwiGLU", OpFamily::Activation, 28, &lower_swiglu);
 }
 
 }  // namespace volta::onnx

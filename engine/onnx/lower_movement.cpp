@@ -345,10 +345,34 @@ Ints pads_of_axes(LoweringContext& ctx, const Ints& pads) {
 
 // Versions 1 and 2 give pads ("paddings" in 1) and value as attributes; 11 on as inputs.
 // The constant is only used, and only passed on, in mode "constant".
+// Pad 19's "wrap": the axis continued periodically, out[i] = x[(i - begin) mod n] (negative
+// pads crop): one Gather of constant indices per padded axis, an exact copy.
+ValueId wrap_pad(LoweringContext& ctx, ValueId x, const Ints& pads) {
+  const Shape& shape = ctx.input_type(0).shape;
+  const int64_t rank = shape.rank();
+  for (int64_t axis = 0; axis < rank; ++axis) {
+    const int64_t begin = pads[static_cast<size_t>(axis)];
+    const int64_t end = pads[static_cast<size_t>(axis + rank)];
+    if (begin == 0 && end == 0) continue;
+    const int64_t n = shape[static_cast<int>(axis)];
+    const int64_t out = n + begin + end;
+    if (n == 0 || out < 0) {
+      ctx.invalid("wrap pads " + std::to_string(begin) + ", " + std::to_string(end) +
+                  " on an axis of " + std::to_string(n));
+    }
+    Tensor indices(DType::I64, Shape{out});
+    for (int64_t i = 0; i < out; ++i) indices.set_int(i, (((i - begin) % n) + n) % n);
+    x = ctx.add(OpKind::Gather, {x, ctx.constant(std::move(indices))}, {{"axis", axis}});
+  }
+  return x;
+}
+
 void lower_pad(LoweringContext& ctx) {
   const std::string mode = ctx.attr_string("mode", "constant");
-  if (mode != "constant" && mode != "reflect" && mode != "edge") {
-    ctx.unsupported("mode \"" + mode + "\"; supported: \"constant\", \"reflect\", \"edge\"");
+  const bool wrap = ctx.since_version() >= 19 && mode == "wrap";
+  if (mode != "constant" && mode != "reflect" && mode != "edge" && !wrap) {
+    ctx.unsupported("mode \"" + mode + "\"; supported: \"constant\", \"reflect\", \"edge\"" +
+                    (ctx.since_version() >= 19 ? ", \"wrap\"" : ""));
   }
   const bool constant = mode == "constant";
   std::vector<ValueId> inputs = {ctx.input(0)};
@@ -363,6 +387,13 @@ void lower_pad(LoweringContext& ctx) {
     pads = ctx.constant_ints(1, "pads");
     if (constant && ctx.has_input(2)) inputs.push_back(ctx.input(2));
     if (ctx.since_version() >= 18 && ctx.has_input(3)) pads = pads_of_axes(ctx, pads);
+  }
+  if (wrap) {
+    if (static_cast<int64_t>(pads.size()) != 2 * ctx.input_type(0).shape.rank()) {
+      ctx.invalid("pads holds " + std::to_string(pads.size()) + " values for rank " +
+                  std::to_string(ctx.input_type(0).shape.rank()));
+    }
+    return ctx.set_output(0, wrap_pad(ctx, ctx.input(0), pads));
   }
   ctx.set_output(0, ctx.add(OpKind::Pad, inputs, {{"pads", pads}, {"mode", mode}}));
 }
@@ -420,10 +451,31 @@ void lower_depth_to_space(LoweringContext& ctx) {
                          {{"blocksize", ctx.attr_int("blocksize", std::nullopt)}, {"mode", mode}}));
 }
 
+// SpaceToDepth 28's CRD mode: the blocks' offsets after the channel, not before (Volta's
+// SpaceToDepth is DCR): its definition's Reshape, Transpose and Reshape, an exact copy.
+ValueId space_to_depth_crd(LoweringContext& ctx, int64_t block) {
+  const Shape& s = ctx.input_type(0).shape;
+  if (s.rank() != 4 || block < 1 || s[2] % block != 0 || s[3] % block != 0) {
+    ctx.invalid("CRD needs a 4-D input whose H and W divide by blocksize " + std::to_string(block) +
+                "; got " + s.str());
+  }
+  const ValueId blocks =
+      ctx.add(OpKind::Reshape, {ctx.input(0)},
+              {{"shape", Ints{s[0], s[1], s[2] / block, block, s[3] / block, block}}});
+  const ValueId moved = ctx.add(OpKind::Transpose, {blocks}, {{"perm", Ints{0, 1, 3, 5, 2, 4}}});
+  return ctx.add(OpKind::Reshape, {moved},
+                 {{"shape", Ints{s[0], s[1] * block * block, s[2] / block, s[3] / block}}});
+}
+
 void lower_space_to_depth(LoweringContext& ctx) {
   // Version 28 adds DepthToSpace's modes; Volta's SpaceToDepth is DCR.
   const std::string mode = ctx.since_version() >= 28 ? ctx.attr_string("mode", "DCR") : "DCR";
-  if (mode != "DCR") ctx.unsupported("mode \"" + mode + "\"; supported: \"DCR\"");
+  if (mode != "DCR" && mode != "CRD") {
+    ctx.unsupported("mode \"" + mode + "\"; supported: \"DCR\", \"CRD\"");
+  }
+  if (mode == "CRD") {
+    return ctx.set_output(0, space_to_depth_crd(ctx, ctx.attr_int("blocksize", std::nullopt)));
+  }
   ctx.set_output(0, ctx.add(OpKind::SpaceToDepth, {ctx.input(0)},
                             {{"blocksize", ctx.attr_int("blocksize", std::nullopt)}}));
 }

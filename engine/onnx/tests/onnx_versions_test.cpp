@@ -206,6 +206,60 @@ BOOST_AUTO_TEST_CASE(resize_18_resizes_the_axes_it_names_keeping_the_aspect_rati
   BOOST_TEST(y.shape().str() == "[1,1,2,3]");
 }
 
+BOOST_AUTO_TEST_CASE(pad_19_wraps_periodically_past_the_axis_length) {
+  const Model model =
+      one_node("Pad", 19, {{"x", kFloat, {1, 3}}, {"pads", kInt64, {4}}}, {"y", kFloat, {1, 9}},
+               [](pb::NodeProto& n) { set_string(n, "mode", "wrap"); });
+  const std::vector<Tensor> in = {tensor<float>(Shape{1, 3}, {1, 2, 3}),
+                                  tensor<int64_t>(Shape{4}, {0, 2, 0, 4})};
+  check_values(run_cpu(model, in).at(0), {2, 3, 1, 2, 3, 1, 2, 3, 1});
+  const Model old =
+      one_node("Pad", 18, {{"x", kFloat, {1, 3}}, {"pads", kInt64, {4}}}, {"y", kFloat, {1, 9}},
+               [](pb::NodeProto& n) { set_string(n, "mode", "wrap"); });
+  expect_import_error(old, in, ErrorCode::ImportUnsupported,
+                      "mode \"wrap\"; supported: \"constant\", \"reflect\", \"edge\"");
+}
+
+BOOST_AUTO_TEST_CASE(space_to_depth_28_crd_keeps_each_channel_s_blocks_together) {
+  auto model = [](const std::string& mode) {
+    return one_node("SpaceToDepth", 28, {{"x", kFloat, {1, 2, 2, 2}}}, {"y", kFloat, {1, 8, 1, 1}},
+                    [mode](pb::NodeProto& n) {
+                      set_int(n, "blocksize", 2);
+                      set_string(n, "mode", mode);
+                    });
+  };
+  const Tensor x = tensor<float>(Shape{1, 2, 2, 2}, {0, 1, 2, 3, 4, 5, 6, 7});
+  check_values(run_cpu(model("CRD"), {x}).at(0), {0, 1, 2, 3, 4, 5, 6, 7});
+  check_values(run_cpu(model("DCR"), {x}).at(0), {0, 4, 1, 5, 2, 6, 3, 7});
+}
+
+BOOST_AUTO_TEST_CASE(swiglu_28_gates_b_with_the_swish_of_a) {
+  const Model model =
+      one_node("SwiGLU", 28, {{"a", kFloat, {2}}, {"b", kFloat, {2}}}, {"y", kFloat, {2}});
+  check_values(
+      run_cpu(model, {tensor<float>(Shape{2}, {0, 1}), tensor<float>(Shape{2}, {2, 3})}).at(0),
+      {0.0, 3.0 / (1.0 + std::exp(-1.0))}, 1e-6);
+  const Model mismatched =
+      one_node("SwiGLU", 28, {{"a", kFloat, {2}}, {"b", kFloat, {1}}}, {"y", kFloat, {2}});
+  expect_import_error(mismatched, {tensor<float>(Shape{2}, {0, 1}), tensor<float>(Shape{1}, {2})},
+                      ErrorCode::ImportInvalidModel, "must have one dtype and shape");
+}
+
+BOOST_AUTO_TEST_CASE(reduce_max_and_min_20_take_bool) {
+  constexpr int kBool = pb::TensorProto::BOOL;
+  const Tensor x = tensor<uint8_t>(Shape{2, 2}, {1, 0, 0, 0});  // bool
+  const Tensor axes = tensor<int64_t>(Shape{1}, {1});
+  for (const auto& [op, want] :
+       {std::pair<std::string, std::vector<double>>{"ReduceMax", {1, 0}}, {"ReduceMin", {0, 0}}}) {
+    const Model model =
+        one_node(op, 20, {{"x", kBool, {2, 2}}, {"axes", kInt64, {1}}}, {"y", kBool, {2}},
+                 [](pb::NodeProto& n) { set_int(n, "keepdims", 0); });
+    const Tensor y = run_cpu(model, {x, axes}).at(0);
+    BOOST_TEST((y.dtype() == DType::Bool));
+    check_values(y, want);
+  }
+}
+
 BOOST_AUTO_TEST_CASE(byte_types_are_named_when_refused) {
   const Model model = one_node("Relu", 21, {{"x", kUint8, {2}}}, {"y", kUint8, {2}});
   BOOST_TEST(model.inputs().at(0).type == "UINT8");
