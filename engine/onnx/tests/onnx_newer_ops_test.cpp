@@ -248,7 +248,7 @@ BOOST_AUTO_TEST_CASE(swish_is_x_times_sigmoid_of_alpha_x) {
                4e-6);  // 2 ulps at 30
   const Model ints = one_node("Swish", 24, {{"x", kInt32, {1}}}, {"y", kInt32, {1}});
   expect_import_error(ints, {tensor<int32_t>(Shape{1}, {1})}, ErrorCode::ImportUnsupported,
-                      "X is INT32; supported: FLOAT, DOUBLE");
+                      "input 0 is INT32; supported: FLOAT, DOUBLE");
 }
 
 // ---- CenterCropPad --------------------------------------------------------------------------
