@@ -146,7 +146,8 @@ void register_activation_lowerings(LoweringTable& table);
 void register_logical_lowerings(LoweringTable& table);
 void register_linalg_lowerings(LoweringTable& table);
 void register_linalg_rnn_lowerings(LoweringTable& table);
-void register_attention_lowerings(LoweringTable& table);  // Attention, RotaryEmbedding (linalg)
+void register_attention_lowerings(LoweringTable& table);      // Attention, RotaryEmbedding (linalg)
+void register_linalg_signal_lowerings(LoweringTable& table);  // DFT, STFT, MelWeightMatrix
 void register_normalization_lowerings(LoweringTable& table);
 void register_reduction_lowerings(LoweringTable& table);
 void register_movement_lowerings(LoweringTable& table);

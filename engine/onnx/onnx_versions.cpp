@@ -67,7 +67,7 @@ constexpr std::array kNewerSchemas = std::to_array<NewerSchema>({
     {"Cos", 22, C::Types},
     {"Cosh", 22, C::Types},
     {"CumProd", 26, C::New},
-    {"DFT", 20, C::Refused},
+    {"DFT", 20, C::Lowered},
     {"DeformConv", 19, C::New},
     {"DeformConv", 22, C::Types},
     {"DepthToSpace", 28, C::Types},

@@ -93,21 +93,22 @@ BOOST_AUTO_TEST_CASE(newer_element_types_are_unsupported_and_named) {
 }
 
 BOOST_AUTO_TEST_CASE(a_version_whose_new_form_no_lowering_reads_is_refused_naming_the_last_read) {
-  // DFT 20 moved its axis from an attribute to an input; were DFT lowered from version 17, a
-  // model of opset 20 would be refused until that lowering read the new form.
-  const Lowering dft{"DFT", OpFamily::Elementwise, 17, nullptr, std::nullopt};
-  BOOST_TEST(check_version("DFT", 19, dft).problem.empty());
-  BOOST_TEST(check_version("DFT", 19, dft).version == 17);
-  const VersionCheck refused = check_version("DFT", kNewestOpset, dft);
+  // OptionalHasElement 18 takes tensors as well as optionals; were it lowered from version 15,
+  // a model of opset 18 would be refused until that lowering read the new form.
+  const Lowering has{"OptionalHasElement", OpFamily::Elementwise, 15, nullptr, std::nullopt};
+  BOOST_TEST(check_version("OptionalHasElement", 17, has).problem.empty());
+  BOOST_TEST(check_version("OptionalHasElement", 17, has).version == 15);
+  const VersionCheck refused = check_version("OptionalHasElement", kNewestOpset, has);
   BOOST_TEST(refused.problem ==
-             "version 20 of DFT changed its inputs or attributes and is not supported yet; "
-             "supported: versions 17 to 17 (opset 19 and older)");
+             "version 18 of OptionalHasElement changed its inputs or attributes and is not "
+             "supported yet; supported: versions 15 to 15 (opset 17 and older)");
   BOOST_TEST(!refused.invalid);
-  BOOST_TEST(check_version("DFT", 16, dft).problem == "ONNX has no op DFT at opset 16");
-  BOOST_TEST(check_version("DFT", 16, dft).invalid);
-  const Lowering from_20{"DFT", OpFamily::Elementwise, 20, nullptr, std::nullopt};
-  BOOST_TEST(check_version("DFT", 17, from_20).problem ==
-             "version 17 of DFT is not supported; supported: versions >= 20");
+  BOOST_TEST(check_version("OptionalHasElement", 14, has).problem ==
+             "ONNX has no op OptionalHasElement at opset 14");
+  BOOST_TEST(check_version("OptionalHasElement", 14, has).invalid);
+  const Lowering from_18{"OptionalHasElement", OpFamily::Elementwise, 18, nullptr, std::nullopt};
+  BOOST_TEST(check_version("OptionalHasElement", 17, from_18).problem ==
+             "version 15 of OptionalHasElement is not supported; supported: versions >= 18");
 }
 
 BOOST_AUTO_TEST_CASE(reductions_take_axes_as_an_input_from_opset_18) {
