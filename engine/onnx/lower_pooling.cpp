@@ -1,5 +1,5 @@
 // Lowerings of the ONNX pools onto the internal ops, whose window attributes are explicit
-// (lower_window.h).
+// (lower_window.h), and of MaxUnpool, a scatter of X into zeros.
 //
 // Attributes are read only in the versions that define them, so one a version lacks is left
 // unread and reported by the importer.
@@ -88,6 +88,73 @@ void lower_global_pool(LoweringContext& ctx) {
   ctx.set_output(0, ctx.add(Op, {ctx.input(0)}, std::move(attrs)));
 }
 
+// The unpooled shape [N, C, (D - 1) * stride - pads + kernel ...] that MaxUnpool's indices
+// address.
+Ints unpooled_shape(LoweringContext& ctx, const Shape& x) {
+  const int spatial = x.rank() - 2;
+  const Ints kernel = ctx.attr_ints("kernel_shape", std::nullopt);
+  if (kernel.size() != static_cast<size_t>(spatial)) {
+    ctx.invalid("kernel_shape has " + std::to_string(kernel.size()) + " entries; X has " +
+                std::to_string(spatial) + " spatial dims");
+  }
+  const Ints strides = per_axis(ctx, "strides", spatial, 1);
+  const Ints pads = per_axis(ctx, "pads", spatial, 0, 2);
+  Ints dims = {x[0], x[1]};
+  for (size_t a = 0; a < kernel.size(); ++a) {
+    const int64_t extent = x[static_cast<int>(a) + 2];
+    dims.push_back((extent - 1) * strides[a] - pads[a] - pads[a + kernel.size()] + kernel[a]);
+    if (dims.back() < 0) {
+      ctx.invalid("the unpooled shape of X " + x.str() + " with kernel_shape, strides and pads " +
+                  "has a negative dim on spatial axis " + std::to_string(a));
+    }
+  }
+  return dims;
+}
+
+// MaxUnpool: zeros of the unpooled shape with X's values at I's flat indices (over the whole
+// tensor, N and C included); with duplicate indices the last write wins, as in ONNX's reference
+// implementation. A larger output_shape pads that at the end of each axis: as in the reference
+// implementation (and the ONNX tests made with it), the indices stay those of the unpooled shape.
+void lower_max_unpool(LoweringContext& ctx) {
+  const TypeInfo x = ctx.input_type(0);
+  require_dtype(ctx, OpKind::ScatterND, x.dtype);
+  if (x.shape.rank() < 3) {
+    ctx.unsupported("X of shape " + x.shape.str() + "; supported: [N, C, D1...Dn], n >= 1");
+  }
+  if (ctx.input_type(1).shape != x.shape) {
+    ctx.invalid("I " + ctx.input_type(1).shape.str() + " must have the shape of X " +
+                x.shape.str());
+  }
+  const Ints unpooled = unpooled_shape(ctx, x.shape);
+  const int64_t count = x.shape.numel();
+  const ValueId zeros = ctx.add(OpKind::Expand, {scalar_constant(ctx, x.dtype, 0.0)},
+                                {{"shape", Ints{Shape(unpooled).numel()}}});
+  const ValueId values = ctx.add(OpKind::Reshape, {ctx.input(0)}, {{"shape", Ints{count}}});
+  const ValueId indices = ctx.add(OpKind::Reshape, {ctx.input(1)}, {{"shape", Ints{count, 1}}});
+  const ValueId scattered =
+      ctx.add(OpKind::ScatterND, {zeros, indices, values}, {{"reduction", std::string("none")}});
+  ValueId y = ctx.add(OpKind::Reshape, {scattered}, {{"shape", unpooled}});
+  if (ctx.has_input(2)) {
+    const Ints wanted = ctx.constant_ints(2, "output_shape");
+    if (wanted.size() != unpooled.size()) {
+      ctx.invalid("output_shape has " + std::to_string(wanted.size()) + " entries; X has rank " +
+                  std::to_string(unpooled.size()));
+    }
+    Ints pads(2 * unpooled.size(), 0);
+    for (size_t a = 0; a < unpooled.size(); ++a) {
+      if (wanted[a] < unpooled[a]) {
+        ctx.invalid("output_shape " + Shape(wanted).str() + " is smaller than the unpooled shape " +
+                    Shape(unpooled).str());
+      }
+      pads[a + unpooled.size()] = wanted[a] - unpooled[a];
+    }
+    if (wanted != unpooled) {
+      y = ctx.add(OpKind::Pad, {y}, {{"pads", pads}, {"mode", std::string("constant")}});
+    }
+  }
+  ctx.set_output(0, y);
+}
+
 }  // namespace
 
 void register_pooling_lowerings(LoweringTable& table) {
@@ -98,6 +165,7 @@ void register_pooling_lowerings(LoweringTable& table) {
             &lower_global_pool<OpKind::GlobalAveragePool>);
   table.add("GlobalMaxPool", OpKind::GlobalMaxPool, 1, &lower_global_pool<OpKind::GlobalMaxPool>);
   table.add("GlobalLpPool", OpKind::GlobalLpPool, 1, &lower_global_pool<OpKind::GlobalLpPool>);
+  table.add_composite("MaxUnpool", OpFamily::Pooling, 9, &lower_max_unpool);
 }
 
 }  // namespace volta::onnx
