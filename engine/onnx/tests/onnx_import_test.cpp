@@ -239,10 +239,10 @@ BOOST_AUTO_TEST_CASE(check_lists_every_unsupported_node_at_once) {
   add_io(g->add_output(), "w", pb::TensorProto::FLOAT, {4});
   add_io(g->add_output(), "r", pb::TensorProto::FLOAT, {4});
   add_io(g->add_output(), "s", pb::TensorProto::FLOAT, {4});
-  add_node(g, "Unique", {"x"}, {"u"}, "unique");
-  add_node(g, "Bernoulli", {"x"}, {"w"}, "coin");  // random ops are unsupported
+  add_node(g, "RandomUniformLike", {"x"}, {"u"}, "noise");  // random ops are unsupported
+  add_node(g, "Bernoulli", {"x"}, {"w"}, "coin");
   add_node(g, "Identity", {"x"}, {"r"}, "copy");
-  add_node(g, "Identity", {"u"}, {"s_in"}, "depends_on_unique");  // skipped: its input failed
+  add_node(g, "Identity", {"u"}, {"s_in"}, "depends_on_noise");  // skipped: its input failed
   auto* c = add_node(g, "Constant", {}, {"s"}, "text");
   auto* attr = c->add_attribute();
   attr->set_name("value_string");
@@ -252,8 +252,8 @@ BOOST_AUTO_TEST_CASE(check_lists_every_unsupported_node_at_once) {
   const Model model = Model::parse(serialize(m, 17), "mixed.onnx");
   const std::vector<ImportIssue> issues = model.check(cpu_import());
   BOOST_REQUIRE_EQUAL(issues.size(), 3u);
-  BOOST_TEST(issues[0].node == "unique");
-  BOOST_TEST(issues[0].message.find("op Unique is not supported") != std::string::npos);
+  BOOST_TEST(issues[0].node == "noise");
+  BOOST_TEST(issues[0].message.find("op RandomUniformLike is not supported") != std::string::npos);
   BOOST_TEST(issues[1].node == "coin");
   BOOST_TEST(issues[2].node == "text");
   BOOST_TEST(
@@ -264,7 +264,7 @@ BOOST_AUTO_TEST_CASE(check_lists_every_unsupported_node_at_once) {
     BOOST_FAIL("expected I-UNSUPPORTED");
   } catch (const VoltaError& e) {
     BOOST_TEST((e.code() == ErrorCode::ImportUnsupported));
-    BOOST_TEST(e.message().find("node 'unique' (Unique)") != std::string::npos);
+    BOOST_TEST(e.message().find("node 'noise' (RandomUniformLike)") != std::string::npos);
   }
 }
 
