@@ -1,0 +1,369 @@
+// MaxUnpool (a scatter into zeros), and Unique and NonMaxSuppression, whose output shapes depend
+// on their inputs' values and which are therefore computed at import time, the plan specialized
+// on those values. Expected values come from ONNX 1.23.2's reference implementation, run once
+// and pasted here, except where it departs from the spec (noted at the case).
+#define BOOST_TEST_MODULE onnx_data_dependent
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+
+#include "onnx_test_models.h"
+
+namespace volta::onnx::test {
+namespace {
+
+constexpr int kDouble = pb::TensorProto::DOUBLE;
+constexpr int kBool = pb::TensorProto::BOOL;
+
+void set_ints(pb::NodeProto& n, const std::string& name, const std::vector<int64_t>& v) {
+  auto* a = n.add_attribute();
+  a->set_name(name);
+  a->set_type(pb::AttributeProto::INTS);
+  for (int64_t i : v) a->add_ints(i);
+}
+
+void check_ints(const Tensor& got, const Shape& shape, const std::vector<double>& want) {
+  BOOST_TEST((got.dtype() == DType::I64));
+  BOOST_TEST((got.shape() == shape), got.shape().str() << " != " << shape.str());
+  check_values(got, want);
+}
+
+// A model of `op` whose inputs are Expand(x, shape) for each of `shapes`: values too large to
+// compute at import time that cost nothing until then.
+Model after_expands(const std::string& op, int opset,
+                    const std::vector<std::vector<int64_t>>& shapes) {
+  pb::ModelProto m;
+  m.set_ir_version(ir_version_for(opset));
+  auto* o = m.add_opset_import();
+  o->set_domain("");
+  o->set_version(opset);
+  auto* g = m.mutable_graph();
+  g->set_name(op);
+  add_io(g->add_input(), {"x", kFloat, {1}});
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    const std::string name = "big" + std::to_string(i);
+    auto* shape = g->add_initializer();
+    shape->set_name(name + "_shape");
+    shape->set_data_type(kInt64);
+    shape->add_dims(static_cast<int64_t>(shapes[i].size()));
+    for (int64_t d : shapes[i]) shape->add_int64_data(d);
+    pb::NodeProto* expand = g->add_node();
+    expand->set_op_type("Expand");
+    expand->set_name("expand" + std::to_string(i));
+    expand->add_input("x");
+    expand->add_input(name + "_shape");
+    expand->add_output(name);
+  }
+  pb::NodeProto* n = g->add_node();
+  n->set_op_type(op);
+  n->set_name("node");
+  for (size_t i = 0; i < shapes.size(); ++i) n->add_input("big" + std::to_string(i));
+  n->add_output("y");
+  add_io(g->add_output(), {"y", kFloat, {}});
+  return Model::parse(m.SerializeAsString(), op + ".onnx");
+}
+
+// ---- MaxUnpool -------------------------------------------------------------------------------
+
+BOOST_AUTO_TEST_CASE(max_unpool_scatters_x_at_the_flat_indices_of_the_unpooled_shape) {
+  // 1 spatial dim, kernel 3, stride 2, pads 1 + 1: unpooled length (3 - 1) * 2 - 2 + 3 = 5. The
+  // indices count over N * C * 5; channel 1 names position 9 twice: the last write wins.
+  const Model model =
+      one_node("MaxUnpool", 11, {{"x", kFloat, {1, 2, 3}}, {"i", kInt64, {1, 2, 3}}},
+               {"y", kFloat, {1, 2, 5}}, [](pb::NodeProto& n) {
+                 set_ints(n, "kernel_shape", {3});
+                 set_ints(n, "strides", {2});
+                 set_ints(n, "pads", {1, 1});
+               });
+  const Tensor y = run_cpu(model, {tensor<float>(Shape{1, 2, 3}, {1, 2, 3, 4, 5, 6}),
+                                   tensor<int64_t>(Shape{1, 2, 3}, {0, 3, 4, 5, 9, 9})})
+                       .at(0);
+  BOOST_TEST((y.shape() == Shape{1, 2, 5}));
+  check_values(y, {1, 0, 0, 2, 3, 4, 0, 0, 0, 6});
+}
+
+BOOST_AUTO_TEST_CASE(max_unpool_pads_the_unpooled_result_to_output_shape_at_the_end) {
+  // Kernel 2, stride 2, end pads 1: unpooled [1, 1, 3, 3]; output_shape [1, 1, 4, 5] adds zeros
+  // after it, the indices staying those of the 3 x 3 result (ONNX's reference implementation).
+  const Model model =
+      one_node("MaxUnpool", 11,
+               {{"x", kFloat, {1, 1, 2, 2}}, {"i", kInt64, {1, 1, 2, 2}}, {"shape", kInt64, {4}}},
+               {"y", kFloat, {1, 1, 4, 5}}, [](pb::NodeProto& n) {
+                 set_ints(n, "kernel_shape", {2, 2});
+                 set_ints(n, "strides", {2, 2});
+                 set_ints(n, "pads", {0, 0, 1, 1});
+               });
+  const Tensor y = run_cpu(model, {tensor<float>(Shape{1, 1, 2, 2}, {5, 6, 7, 8}),
+                                   tensor<int64_t>(Shape{1, 1, 2, 2}, {0, 2, 6, 8}),
+                                   tensor<int64_t>(Shape{4}, {1, 1, 4, 5})})
+                       .at(0);
+  BOOST_TEST((y.shape() == Shape{1, 1, 4, 5}));
+  check_values(y, {5, 0, 6, 0, 0, 0, 0, 0, 0, 0, 7, 0, 8, 0, 0, 0, 0, 0, 0, 0});
+  // Version 9 reads the same form; double X.
+  const Model v9 =
+      one_node("MaxUnpool", 9, {{"x", kDouble, {1, 1, 1, 2}}, {"i", kInt64, {1, 1, 1, 2}}},
+               {"y", kDouble, {1, 1, 2, 4}}, [](pb::NodeProto& n) {
+                 set_ints(n, "kernel_shape", {2, 2});
+                 set_ints(n, "strides", {2, 2});
+               });
+  Tensor x(DType::F64, Shape{1, 1, 1, 2});
+  x.set_double(0, 0.25);
+  x.set_double(1, -1.5);
+  check_values(run_cpu(v9, {x, tensor<int64_t>(Shape{1, 1, 1, 2}, {1, 6})}).at(0),
+               {0, 0.25, 0, 0, 0, 0, -1.5, 0});
+}
+
+BOOST_AUTO_TEST_CASE(max_unpool_refuses_malformed_attributes_and_shapes) {
+  const Tensor x = tensor<float>(Shape{1, 1, 2, 2}, {1, 2, 3, 4});
+  const Tensor i = tensor<int64_t>(Shape{1, 1, 2, 2}, {0, 1, 2, 3});
+  const std::vector<Io> inputs = {{"x", kFloat, {1, 1, 2, 2}}, {"i", kInt64, {1, 1, 2, 2}}};
+  const Io out{"y", kFloat, {1, 1, 4, 4}};
+  // Version 22 is newer than the ONNX library, whose checker finds this in older ones.
+  expect_import_error(one_node("MaxUnpool", 22, inputs, out), {x, i}, ErrorCode::ImportInvalidModel,
+                      "attribute 'kernel_shape' is required");
+  expect_import_error(one_node("MaxUnpool", 11, inputs, out,
+                               [](pb::NodeProto& n) { set_ints(n, "kernel_shape", {2}); }),
+                      {x, i}, ErrorCode::ImportInvalidModel,
+                      "kernel_shape has 1 entries; X has 2 spatial dims");
+  const auto with_shape = [&inputs, &out](int64_t entries) {
+    return one_node("MaxUnpool", 11, {inputs[0], inputs[1], {"shape", kInt64, {entries}}}, out,
+                    [](pb::NodeProto& n) {
+                      set_ints(n, "kernel_shape", {2, 2});
+                      set_ints(n, "strides", {2, 2});
+                    });
+  };
+  expect_import_error(with_shape(4), {x, i, tensor<int64_t>(Shape{4}, {1, 1, 3, 4})},
+                      ErrorCode::ImportInvalidModel,
+                      "output_shape [1,1,3,4] is smaller than the unpooled shape [1,1,4,4]");
+  expect_import_error(with_shape(3), {x, i, tensor<int64_t>(Shape{3}, {1, 4, 4})},
+                      ErrorCode::ImportInvalidModel, "output_shape has 3 entries; X has rank 4");
+  const Model flat =
+      one_node("MaxUnpool", 11, {{"x", kFloat, {1, 4}}, {"i", kInt64, {1, 4}}},
+               {"y", kFloat, {1, 4}}, [](pb::NodeProto& n) { set_ints(n, "kernel_shape", {2}); });
+  expect_import_error(
+      flat, {tensor<float>(Shape{1, 4}, {1, 2, 3, 4}), tensor<int64_t>(Shape{1, 4}, {0, 1, 2, 3})},
+      ErrorCode::ImportUnsupported, "supported: [N, C, D1...Dn], n >= 1");
+}
+
+// ---- Unique ----------------------------------------------------------------------------------
+
+struct UniqueWant {
+  Shape y_shape;
+  std::vector<double> y, indices, inverse, counts;
+};
+
+void check_unique(const Model& model, const Tensor& x, const UniqueWant& want) {
+  const std::vector<Tensor> out = run_cpu(model, {x});
+  BOOST_REQUIRE_EQUAL(out.size(), 4u);
+  BOOST_TEST((out[0].dtype() == x.dtype()));
+  BOOST_TEST((out[0].shape() == want.y_shape), out[0].shape().str());
+  check_values(out[0], want.y);
+  const auto unique = static_cast<int64_t>(want.indices.size());
+  check_ints(out[1], Shape{unique}, want.indices);
+  check_ints(out[2], Shape{static_cast<int64_t>(want.inverse.size())}, want.inverse);
+  check_ints(out[3], Shape{unique}, want.counts);
+}
+
+Model unique_model(int elem_type, const std::vector<int64_t>& dims, int64_t sorted,
+                   std::optional<int64_t> axis = std::nullopt) {
+  return one_node("Unique", 11, {{"x", elem_type, dims}},
+                  {{"y", elem_type, {}},
+                   {"indices", kInt64, {}},
+                   {"inverse", kInt64, {}},
+                   {"counts", kInt64, {}}},
+                  [sorted, axis](pb::NodeProto& n) {
+                    set_int(n, "sorted", sorted);
+                    if (axis) set_int(n, "axis", *axis);
+                  });
+}
+
+BOOST_AUTO_TEST_CASE(unique_without_axis_flattens_x) {
+  // The spec's examples 1 (first-occurrence order) and 2 (ascending).
+  check_unique(unique_model(kFloat, {6}, 0), tensor<float>(Shape{6}, {2, 1, 1, 3, 4, 3}),
+               {Shape{4}, {2, 1, 3, 4}, {0, 1, 3, 4}, {0, 1, 1, 2, 3, 2}, {1, 2, 2, 1}});
+  check_unique(unique_model(kFloat, {2, 2}, 1), tensor<float>(Shape{2, 2}, {1, 3, 2, 3}),
+               {Shape{3}, {1, 2, 3}, {0, 2, 1}, {0, 2, 1, 2}, {1, 1, 2}});
+  // sorted = 0 on a matrix: the flattened values in order of first occurrence (by hand: the
+  // reference implementation takes Y's rows along axis 0 here, against the spec).
+  check_unique(unique_model(kFloat, {2, 2}, 0), tensor<float>(Shape{2, 2}, {3, 1, 3, 5}),
+               {Shape{3}, {3, 1, 5}, {0, 1, 3}, {0, 1, 0, 2}, {2, 1, 1}});
+}
+
+BOOST_AUTO_TEST_CASE(unique_along_an_axis_compares_whole_slices) {
+  // The spec's examples 3 and 4; axis -2 is axis 1.
+  check_unique(unique_model(kFloat, {3, 3}, 1, 0),
+               tensor<float>(Shape{3, 3}, {1, 0, 0, 1, 0, 0, 2, 3, 4}),
+               {Shape{2, 3}, {1, 0, 0, 2, 3, 4}, {0, 2}, {0, 0, 1}, {2, 1}});
+  const Tensor x = tensor<float>(Shape{2, 4, 2}, {1, 1, 0, 1, 2, 1, 0, 1, 1, 1, 0, 1, 2, 1, 0, 1});
+  const UniqueWant sorted{
+      Shape{2, 3, 2}, {0, 1, 1, 1, 2, 1, 0, 1, 1, 1, 2, 1}, {1, 0, 2}, {1, 0, 2, 0}, {2, 1, 1}};
+  check_unique(unique_model(kFloat, {2, 4, 2}, 1, 1), x, sorted);
+  check_unique(unique_model(kFloat, {2, 4, 2}, 1, -2), x, sorted);
+  // sorted = 0 along axis 1, by hand (the reference implementation takes along axis 0 here).
+  check_unique(
+      unique_model(kFloat, {2, 4, 2}, 0, 1), x,
+      {Shape{2, 3, 2}, {1, 1, 0, 1, 2, 1, 1, 1, 0, 1, 2, 1}, {0, 1, 2}, {0, 1, 2, 1}, {1, 2, 1}});
+  // int32 columns [3, 3, 0] and [1, 1, 2]: the second sorts first.
+  check_unique(unique_model(kInt32, {3, 2}, 1, 1), tensor<int32_t>(Shape{3, 2}, {3, 1, 3, 1, 0, 2}),
+               {Shape{3, 2}, {1, 3, 1, 3, 2, 0}, {1, 0}, {1, 0}, {1, 1}});
+}
+
+BOOST_AUTO_TEST_CASE(unique_orders_nan_last_and_compares_integers_exactly) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  // NaN equals NaN and sorts last; -0 equals 0 (numpy.unique's rules).
+  Tensor f(DType::F64, Shape{5});
+  const double values[] = {nan, 0.0, -0.0, nan, 1.0};
+  for (int64_t i = 0; i < 5; ++i) f.set_double(i, values[i]);
+  const std::vector<Tensor> out = run_cpu(unique_model(kDouble, {5}, 1), {f});
+  BOOST_TEST((out[0].shape() == Shape{3}));
+  BOOST_TEST(out[0].get_double(0) == 0.0);
+  BOOST_TEST(!std::signbit(out[0].get_double(0)));  // the first occurrence's value
+  BOOST_TEST(out[0].get_double(1) == 1.0);
+  BOOST_TEST(std::isnan(out[0].get_double(2)));
+  check_ints(out[1], Shape{3}, {1, 4, 0});
+  check_ints(out[2], Shape{5}, {2, 0, 0, 2, 1});
+  check_ints(out[3], Shape{3}, {2, 1, 2});
+  // 2^53 and 2^53 + 1 are one double but two int64 values.
+  const int64_t big = int64_t{1} << 53;
+  const std::vector<Tensor> ints = run_cpu(
+      unique_model(kInt64, {4}, 1), {tensor<int64_t>(Shape{4}, {big + 1, big, big + 1, -5})});
+  BOOST_TEST(ints[0].get_int(0) == -5);
+  BOOST_TEST(ints[0].get_int(1) == big);
+  BOOST_TEST(ints[0].get_int(2) == big + 1);
+  check_ints(ints[1], Shape{3}, {3, 1, 0});
+  check_ints(ints[2], Shape{4}, {2, 1, 2, 0});
+  check_ints(ints[3], Shape{3}, {1, 1, 2});
+  Tensor b(DType::Bool, Shape{3});
+  b.set_int(0, 1);
+  b.set_int(2, 1);
+  check_unique(unique_model(kBool, {3}, 1), b, {Shape{2}, {0, 1}, {1, 0}, {1, 0, 1}, {1, 2}});
+}
+
+BOOST_AUTO_TEST_CASE(unique_specializes_the_plan_on_the_input_values) {
+  // Only Y, in first-occurrence order (the reference implementation returns it sorted when Y is
+  // the only output, against the spec).
+  const Model model = one_node("Unique", 11, {{"x", kInt64, {4}}}, {"y", kInt64, {}},
+                               [](pb::NodeProto& n) { set_int(n, "sorted", 0); });
+  static const std::unique_ptr<Backend> cpu = make_backend("cpu");
+  Session session(model, *cpu, DeterminismMode::Strict);
+  check_values(session.run(std::vector<Tensor>{tensor<int64_t>(Shape{4}, {7, 3, 7, 3})}).at(0),
+               {7, 3});
+  check_values(session.run(std::vector<Tensor>{tensor<int64_t>(Shape{4}, {1, 2, 3, 1})}).at(0),
+               {1, 2, 3});
+  check_values(session.run(std::vector<Tensor>{tensor<int64_t>(Shape{4}, {7, 3, 7, 3})}).at(0),
+               {7, 3});
+  BOOST_TEST(session.cache_stats().hits == 1);
+  BOOST_TEST(session.cache_stats().misses == 2);
+}
+
+BOOST_AUTO_TEST_CASE(unique_refuses_bad_attributes_and_inputs_too_large) {
+  const Tensor x = tensor<float>(Shape{2, 2}, {1, 2, 3, 4});
+  expect_import_error(unique_model(kFloat, {2, 2}, 2), {x}, ErrorCode::ImportInvalidModel,
+                      "sorted must be 0 or 1; got 2");
+  expect_import_error(unique_model(kFloat, {2, 2}, 1, 2), {x}, ErrorCode::ImportInvalidModel,
+                      "axis 2 is out of range for X [2,2]");
+  expect_import_error(unique_model(kFloat, {2, 2}, 1, -3), {x}, ErrorCode::ImportInvalidModel,
+                      "axis -3 is out of range");
+  expect_import_error(after_expands("Unique", 11, {{int64_t{1} << 28, 2}}),
+                      {tensor<float>(Shape{1}, {1})}, ErrorCode::ImportUnsupported,
+                      "the constant output [268435456,2] exceeds 268435456 elements");
+}
+
+// ---- NonMaxSuppression -----------------------------------------------------------------------
+
+Model nms_model(int opset, int64_t batches, int64_t classes, int64_t boxes, bool thresholds,
+                const NodeAttrs& attrs = {}) {
+  std::vector<Io> inputs = {{"boxes", kFloat, {batches, boxes, 4}},
+                            {"scores", kFloat, {batches, classes, boxes}},
+                            {"max", kInt64, {1}},
+                            {"iou", kFloat, {1}}};
+  if (thresholds) inputs.push_back({"score", kFloat, {1}});
+  return one_node("NonMaxSuppression", opset, inputs, {"selected", kInt64, {-1, 3}}, attrs);
+}
+
+BOOST_AUTO_TEST_CASE(nms_selects_by_score_and_suppresses_by_iou) {
+  // ONNX's suppress_by_IOU case: boxes 1 and 2 overlap box 0 beyond IoU 0.5, 4 overlaps 3.
+  const Tensor boxes =
+      tensor<float>(Shape{1, 6, 4}, {0.0F, 0.0F,  1.0F, 1.0F,  0.0F, 0.1F,   1.0F, 1.1F,
+                                     0.0F, -0.1F, 1.0F, 0.9F,  0.0F, 10.0F,  1.0F, 11.0F,
+                                     0.0F, 10.1F, 1.0F, 11.1F, 0.0F, 100.0F, 1.0F, 101.0F});
+  const Tensor scores = tensor<float>(Shape{1, 1, 6}, {0.9F, 0.75F, 0.6F, 0.95F, 0.5F, 0.3F});
+  const std::vector<Tensor> out =
+      run_cpu(nms_model(11, 1, 1, 6, true),
+              {boxes, scores, tensor<int64_t>(Shape{1}, {3}), tensor<float>(Shape{1}, {0.5F}),
+               tensor<float>(Shape{1}, {0.0F})});
+  check_ints(out.at(0), Shape{3, 3}, {0, 0, 3, 0, 0, 0, 0, 0, 5});
+}
+
+BOOST_AUTO_TEST_CASE(nms_breaks_score_ties_by_box_index) {
+  // Boxes 0 to 3 are one box; 1 to 4 score 0.7: box 1 is kept, 2 and 3 suppressed, then the
+  // distinct box 4, and box 0 (score 0.5) is suppressed by box 1.
+  const Tensor boxes =
+      tensor<float>(Shape{1, 5, 4}, {0, 0, 1, 1, 0, 0, 1, 1, 0, 0, 1, 1, 0, 0, 1, 1, 5, 5, 6, 6});
+  const Tensor scores = tensor<float>(Shape{1, 1, 5}, {0.5F, 0.7F, 0.7F, 0.7F, 0.7F});
+  check_ints(run_cpu(nms_model(11, 1, 1, 5, false), {boxes, scores, tensor<int64_t>(Shape{1}, {10}),
+                                                     tensor<float>(Shape{1}, {0.5F})})
+                 .at(0),
+             Shape{2, 3}, {0, 0, 1, 0, 0, 4});
+}
+
+BOOST_AUTO_TEST_CASE(nms_center_point_boxes_per_batch_and_class_with_a_strict_score_threshold) {
+  // Version 10, center_point_box 1, at most 2 per class; scores equal to the threshold 0.3 drop.
+  const Tensor boxes =
+      tensor<float>(Shape{2, 3, 4}, {0.5F, 0.5F, 1, 1, 0.5F, 0.6F, 1, 1, 0.5F, 10.5F, 1, 1,
+                                     0.5F, 0.5F, 1, 1, 3,    3,    2, 2, 0.5F, 0.55F, 1, 1});
+  const Tensor scores = tensor<float>(
+      Shape{2, 2, 3}, {0.9F, 0.8F, 0.7F, 0.1F, 0.2F, 0.3F, 0.4F, 0.6F, 0.5F, 0.3F, 0.3F, 0.9F});
+  const Model model =
+      nms_model(10, 2, 2, 3, true, [](pb::NodeProto& n) { set_int(n, "center_point_box", 1); });
+  check_ints(run_cpu(model, {boxes, scores, tensor<int64_t>(Shape{1}, {2}),
+                             tensor<float>(Shape{1}, {0.3F}), tensor<float>(Shape{1}, {0.3F})})
+                 .at(0),
+             Shape{5, 3}, {0, 0, 0, 0, 0, 2, 1, 0, 1, 1, 0, 2, 1, 1, 2});
+}
+
+BOOST_AUTO_TEST_CASE(nms_without_max_output_boxes_selects_none) {
+  const Model model = one_node("NonMaxSuppression", 11,
+                               {{"boxes", kFloat, {1, 1, 4}}, {"scores", kFloat, {1, 1, 1}}},
+                               {"selected", kInt64, {-1, 3}});
+  check_ints(run_cpu(model, {tensor<float>(Shape{1, 1, 4}, {0, 0, 1, 1}),
+                             tensor<float>(Shape{1, 1, 1}, {0.5F})})
+                 .at(0),
+             Shape{0, 3}, {});
+}
+
+BOOST_AUTO_TEST_CASE(nms_refuses_bad_attributes_shapes_thresholds_and_too_much_work) {
+  const Tensor boxes = tensor<float>(Shape{1, 1, 4}, {0, 0, 1, 1});
+  const Tensor scores = tensor<float>(Shape{1, 1, 1}, {0.5F});
+  const Tensor max = tensor<int64_t>(Shape{1}, {1});
+  const Tensor iou = tensor<float>(Shape{1}, {0.5F});
+  expect_import_error(
+      nms_model(11, 1, 1, 1, false, [](pb::NodeProto& n) { set_int(n, "center_point_box", 2); }),
+      {boxes, scores, max, iou}, ErrorCode::ImportInvalidModel,
+      "center_point_box must be 0 ([y1, x1, y2, x2]) or 1");
+  expect_import_error(nms_model(11, 1, 1, 1, false),
+                      {boxes, scores, max, tensor<float>(Shape{1}, {1.5F})},
+                      ErrorCode::ImportInvalidModel, "iou_threshold must be in [0, 1]; got 1.5");
+  const Model wrong_scores = one_node("NonMaxSuppression", 11,
+                                      {{"boxes", kFloat, {1, 1, 4}}, {"scores", kFloat, {1, 1, 2}}},
+                                      {"selected", kInt64, {-1, 3}});
+  expect_import_error(wrong_scores, {boxes, tensor<float>(Shape{1, 1, 2}, {0.5F, 0.5F})},
+                      ErrorCode::ImportInvalidModel,
+                      "boxes [1,1,4] and scores [1,1,2] must have shapes");
+  // 2^15 boxes, up to 2^14 kept per class: 2^29 IoU comparisons.
+  const int64_t n = int64_t{1} << 15;
+  expect_import_error(nms_model(11, 1, 1, n, false),
+                      {Tensor(DType::F32, Shape{1, n, 4}), Tensor(DType::F32, Shape{1, 1, n}),
+                       tensor<int64_t>(Shape{1}, {n / 2}), iou},
+                      ErrorCode::ImportUnsupported,
+                      "takes up to 536870912 IoU comparisons; supported: up to 268435456");
+  // Boxes [1, 2^26 + 1, 4], too large to read at import time.
+  const int64_t many = (int64_t{1} << 26) + 1;
+  expect_import_error(after_expands("NonMaxSuppression", 11, {{1, many, 4}, {1, 1, many}}),
+                      {tensor<float>(Shape{1}, {1})}, ErrorCode::ImportUnsupported,
+                      "the constant output [1,67108865,4] exceeds 268435456 elements");
+}
+
+}  // namespace
+}  // namespace volta::onnx::test
