@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "volta/error.h"
+#include "volta/onnx/model.h"
 
 namespace volta::conformance {
 namespace fs = std::filesystem;
@@ -64,7 +65,26 @@ std::vector<fs::path> data_sets_of(const fs::path& dir) {
   return out;
 }
 
-// Reads the op types and opset of a model; a problem when the file does not parse.
+// ONNX's element type of a tensor; the kind of any other value.
+std::string type_of(const ::onnx::TypeProto& type) {
+  switch (type.value_case()) {
+    case ::onnx::TypeProto::kTensorType:
+      return onnx::onnx_type_name(type.tensor_type().elem_type());
+    case ::onnx::TypeProto::kSequenceType:
+      return "seq";
+    case ::onnx::TypeProto::kOptionalType:
+      return "optional";
+    case ::onnx::TypeProto::kMapType:
+      return "map";
+    case ::onnx::TypeProto::kSparseTensorType:
+      return "sparse";
+    default:
+      return "unknown";
+  }
+}
+
+// Reads the op types, opset and first input's type of a model; a problem when the file does
+// not parse.
 void read_model(const fs::path& file, OnnxTest& test) {
   std::ifstream in(file, std::ios::binary);
   std::ostringstream bytes;
@@ -76,6 +96,12 @@ void read_model(const fs::path& file, OnnxTest& test) {
   }
   for (const ::onnx::NodeProto& node : model.graph().node())
     test.op_types.push_back(node.op_type());
+  const auto& graph = model.graph();
+  if (graph.input_size() > 0) {
+    test.dtype = type_of(graph.input(0).type());
+  } else if (graph.output_size() > 0) {
+    test.dtype = type_of(graph.output(0).type());
+  }
   for (const ::onnx::OperatorSetIdProto& opset : model.opset_import()) {
     if (opset.domain().empty() || opset.domain() == "ai.onnx") test.opset = opset.version();
   }

@@ -61,9 +61,18 @@ std::vector<OnnxCoverageRow> onnx_coverage(const Database& db, std::string_view 
   return tally(db, commit, suite, "family", "op", "family, op");
 }
 
+std::vector<OnnxCoverageRow> onnx_coverage_by_dtype(const Database& db, std::string_view commit,
+                                                    std::string_view suite) {
+  // params: "opset=N dtype=T ops=..." (onnx_suite.cpp's params_of).
+  const std::string rest = "substr(params, instr(params, ' dtype=') + 7)";
+  const std::string dtype = "CASE WHEN instr(params, ' dtype=') > 0 THEN substr(" + rest +
+                            ", 1, instr(" + rest + ", ' ') - 1) ELSE '' END";
+  return tally(db, commit, suite, "''", dtype, dtype);
+}
+
 std::vector<OnnxCoverageRow> onnx_coverage_by_opset(const Database& db, std::string_view commit,
                                                     std::string_view suite) {
-  // params: "opset=N ops=..." (onnx_suite.cpp's params_of).
+  // params: "opset=N dtype=T ops=..." (onnx_suite.cpp's params_of).
   const std::string opset = "substr(params, 7, instr(params, ' ') - 7)";
   return tally(db, commit, suite, "''", opset, "CAST(" + opset + " AS INTEGER)");
 }

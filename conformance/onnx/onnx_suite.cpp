@@ -58,7 +58,7 @@ std::vector<Tensor> run_reference(const onnx::Model& model, const std::vector<Te
 std::string params_of(const OnnxTest& test) {
   std::string ops;
   for (const std::string& op : test.op_types) ops += (ops.empty() ? "" : ",") + op;
-  return "opset=" + std::to_string(test.opset) + " ops=" + ops;
+  return "opset=" + std::to_string(test.opset) + " dtype=" + test.dtype + " ops=" + ops;
 }
 
 }  // namespace

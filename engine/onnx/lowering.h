@@ -13,6 +13,7 @@
 
 #include "volta/ir/graph.h"
 #include "volta/ir/op_schema.h"
+#include "volta/onnx/model.h"
 
 namespace volta::onnx {
 
@@ -102,10 +103,9 @@ void require_dtype(LoweringContext& ctx, OpKind op, DType dtype);
 void check_constant_size(LoweringContext& ctx, const Shape& shape);
 
 // The Volta dtype for an ONNX TensorProto element type, or nullopt (float16, uint8, string,
-// ...). onnx_type_name names any element type ("FLOAT16").
+// ...). onnx_type_name (volta/onnx/model.h) names any element type ("FLOAT16").
 std::optional<DType> dtype_from_onnx(int64_t elem_type);
 int64_t onnx_from_dtype(DType dtype);
-std::string onnx_type_name(int64_t elem_type);
 // The dtype for an ONNX element type given in an attribute (Cast's "to"), or unsupported()
 // naming it and the supported ones.
 DType attr_dtype(const LoweringContext& ctx, int64_t elem_type, std::string_view what);

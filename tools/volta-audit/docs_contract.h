@@ -97,7 +97,8 @@ std::span<const GeneratedSection> generated_sections();
 std::string render_op_backend_matrix();
 
 // An ONNX corpus suite's coverage for the commit (governance/onnx-coverage.md): per family,
-// per default-domain opset of the tests' models, then per principal op, the tests and how they
+// per default-domain opset of the tests' models, per type of their first input, then per
+// principal op, the tests and how they
 // ended on each backend. Throws SectionUnavailable when the commit has no results of `suite`.
 std::string render_onnx_coverage(const conformance::Database& db, std::string_view commit,
                                  std::string_view suite = "onnx");

@@ -499,9 +499,23 @@ std::string render_onnx_coverage(const conformance::Database& db, std::string_vi
     opset_rows.push_back(
         onnx_cells(tally, {opset == "0" ? "none" : opset, std::to_string(tests_of(tally))}));
   }
+  std::vector<std::pair<std::string, Tally>> dtypes;
+  for (const conformance::OnnxCoverageRow& row :
+       conformance::onnx_coverage_by_dtype(db, commit, suite)) {
+    if (dtypes.empty() || dtypes.back().first != row.op) dtypes.emplace_back(row.op, Tally{});
+    dtypes.back().second.add(row);
+  }
+  std::vector<std::vector<std::string>> dtype_rows;
+  dtype_rows.reserve(dtypes.size());
+  for (const auto& [dtype, tally] : dtypes) {
+    dtype_rows.push_back(
+        onnx_cells(tally, {dtype.empty() ? "none" : dtype, std::to_string(tests_of(tally))}));
+  }
   return "By family:\n\n" + markdown_table(onnx_header({"family", "ops", "tests"}), family_rows) +
          "\nBy the opset of the test's model:\n\n" +
-         markdown_table(onnx_header({"opset", "tests"}), opset_rows) + "\nBy op:\n\n" +
+         markdown_table(onnx_header({"opset", "tests"}), opset_rows) +
+         "\nBy the type of the test's first input:\n\n" +
+         markdown_table(onnx_header({"type", "tests"}), dtype_rows) + "\nBy op:\n\n" +
          markdown_table(onnx_header({"op", "family", "tests"}), op_rows);
 }
 

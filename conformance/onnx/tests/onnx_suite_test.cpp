@@ -155,7 +155,7 @@ BOOST_AUTO_TEST_CASE(cases_name_op_family_params_and_refuse_other_backends) {
   BOOST_TEST(cases[0].op == "Identity");
   BOOST_TEST(cases[0].family == "movement");
   BOOST_TEST(cases[0].backend == "reference");
-  BOOST_TEST(cases[0].params == "opset=13 ops=Identity");
+  BOOST_TEST(cases[0].params == "opset=13 dtype=FLOAT ops=Identity");
   // The body runs isolated in a child process as the runner does it.
   const CaseOutcome o = run_case(cases[0].body, IsolationOptions{});
   BOOST_TEST(outcome_name(o.outcome) == "PASS", o.message);
@@ -267,7 +267,7 @@ ResultRow row(std::string id, std::string backend, Outcome outcome, std::string 
   r.op = std::move(op);
   r.backend = std::move(backend);
   r.case_id = std::move(id);
-  r.params = "opset=13 ops=" + ops;
+  r.params = "opset=13 dtype=FLOAT ops=" + ops;
   r.outcome = outcome;
   r.verdict = outcome == Outcome::Pass ? Verdict::Expected : Verdict::Unexpected;
   r.message = std::move(message);
@@ -321,7 +321,7 @@ BOOST_AUTO_TEST_CASE(coverage_counts_each_op_per_backend_and_skips_missing_lines
   BOOST_TEST(newest_onnx_commit(t.store().db(), kOnnxCurrentSuite).empty());
 }
 
-BOOST_AUTO_TEST_CASE(coverage_by_opset_orders_opsets_as_numbers) {
+BOOST_AUTO_TEST_CASE(coverage_by_opset_and_by_dtype) {
   TempStore t;
   const int64_t run = t.begin("cpu");
   std::vector<ResultRow> rows;
@@ -332,7 +332,8 @@ BOOST_AUTO_TEST_CASE(coverage_by_opset_orders_opsets_as_numbers) {
            {"node/test_d", 23, Outcome::FailNumeric}}) {
     ResultRow r = row(id, "cpu", outcome);
     r.suite = std::string(kOnnxCurrentSuite);
-    r.params = "opset=" + std::to_string(opset) + " ops=Identity";
+    r.params = "opset=" + std::to_string(opset) +
+               (opset == 23 ? " dtype=FLOAT16" : " dtype=FLOAT") + " ops=Identity";
     rows.push_back(r);
   }
   t.store().record(run, rows);
@@ -347,6 +348,13 @@ BOOST_AUTO_TEST_CASE(coverage_by_opset_orders_opsets_as_numbers) {
   const std::vector<std::string> expected = {"9 cpu 1 1/0/0", "18 cpu 2 1/1/0", "23 cpu 1 0/0/1"};
   BOOST_TEST(got == expected, boost::test_tools::per_element());
   BOOST_TEST(onnx_coverage_by_opset(t.store().db(), "c0ffee").empty());  // no onnx rows
+  got.clear();
+  for (const OnnxCoverageRow& r :
+       onnx_coverage_by_dtype(t.store().db(), "c0ffee", kOnnxCurrentSuite)) {
+    got.push_back(r.op + " " + std::to_string(r.tests) + " " + std::to_string(r.passed));
+  }
+  BOOST_TEST(got == (std::vector<std::string>{"FLOAT 3 2", "FLOAT16 1 0"}),
+             boost::test_tools::per_element());
 }
 
 BOOST_AUTO_TEST_CASE(classification_follows_the_by_design_list_then_dtypes) {

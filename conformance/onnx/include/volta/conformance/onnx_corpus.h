@@ -78,8 +78,11 @@ struct OnnxTest {
   std::filesystem::path dir;
   std::vector<std::string> op_types;  // of the top-level graph's nodes, in node order
   int64_t opset = 0;                  // of the default domain; 0 when the model does not say
-  std::string op;                     // the principal op (see principal_op)
-  std::string family;                 // op_family_name of op, or kOnnxOtherFamily
+  // ONNX's type of the first graph input (the first output when there is none): "FLOAT",
+  // "UINT8", "seq", ...; what the coverage reports per element type.
+  std::string dtype;
+  std::string op;                                // the principal op (see principal_op)
+  std::string family;                            // op_family_name of op, or kOnnxOtherFamily
   std::vector<std::filesystem::path> data_sets;  // test_data_set_N, by N
   std::string problem;  // why the directory cannot run (no model.onnx, ...); empty when it can
 };

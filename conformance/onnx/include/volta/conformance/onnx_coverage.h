@@ -36,5 +36,9 @@ std::vector<OnnxCoverageRow> onnx_coverage(const Database& db, std::string_view 
 // ("18"), `family` is empty. Ordered by opset, then backend.
 std::vector<OnnxCoverageRow> onnx_coverage_by_opset(const Database& db, std::string_view commit,
                                                     std::string_view suite = "onnx");
+// And by the ONNX type of the tests' first graph input ("FLOAT", "FLOAT16", "seq"; "" for a
+// test without one): `op` holds the type. Ordered by type, then backend.
+std::vector<OnnxCoverageRow> onnx_coverage_by_dtype(const Database& db, std::string_view commit,
+                                                    std::string_view suite = "onnx");
 
 }  // namespace volta::conformance

@@ -19,6 +19,10 @@
 namespace volta::onnx {
 
 // A graph input or output as the model declares it.
+// ONNX's name of a TensorProto element type ("FLOAT", "UINT8", "FLOAT8E4M3FN"), known to ONNX
+// 1.23 (IR version 14); "element type N" for another number.
+std::string onnx_type_name(int64_t elem_type);
+
 struct ValueSpec {
   std::string name;
   std::optional<DType> dtype;  // nullopt: a type Volta does not support
