@@ -167,6 +167,25 @@ std::vector<std::string> onnx_cells(const Tally& tally, std::vector<std::string>
   return first;
 }
 
+// Table rows of tallies keyed by `op` (an opset, numeric in the query's order, or a type): the
+// key, the tests and each backend's cells. "0" (the model imports no default-domain opset) and
+// "" (no input) read "none".
+std::vector<std::vector<std::string>> keyed_rows(
+    const std::vector<conformance::OnnxCoverageRow>& rows) {
+  std::vector<std::pair<std::string, Tally>> keyed;
+  for (const conformance::OnnxCoverageRow& row : rows) {
+    if (keyed.empty() || keyed.back().first != row.op) keyed.emplace_back(row.op, Tally{});
+    keyed.back().second.add(row);
+  }
+  std::vector<std::vector<std::string>> out;
+  out.reserve(keyed.size());
+  for (const auto& [key, tally] : keyed) {
+    const bool none = key.empty() || key == "0";
+    out.push_back(onnx_cells(tally, {none ? "none" : key, std::to_string(tests_of(tally))}));
+  }
+  return out;
+}
+
 // `sql` over the usable runs of `commit` (conformance::usable_run_cte), as the gates read them.
 conformance::Statement prepare_for_commit(const conformance::Database& db, std::string_view sql,
                                           std::string_view commit) {
@@ -485,32 +504,10 @@ std::string render_onnx_coverage(const conformance::Database& db, std::string_vi
     op_rows.push_back(onnx_cells(tally, {op.empty() ? "(no nodes)" : op, family_of_op[op],
                                          std::to_string(tests_of(tally))}));
   }
-  // Opsets in numeric order (the query's), not as text.
-  std::vector<std::pair<std::string, Tally>> opsets;
-  for (const conformance::OnnxCoverageRow& row :
-       conformance::onnx_coverage_by_opset(db, commit, suite)) {
-    if (opsets.empty() || opsets.back().first != row.op) opsets.emplace_back(row.op, Tally{});
-    opsets.back().second.add(row);
-  }
-  std::vector<std::vector<std::string>> opset_rows;
-  opset_rows.reserve(opsets.size());
-  for (const auto& [opset, tally] : opsets) {
-    // 0: the model imports no opset of the default domain (only ai.onnx.ml, say).
-    opset_rows.push_back(
-        onnx_cells(tally, {opset == "0" ? "none" : opset, std::to_string(tests_of(tally))}));
-  }
-  std::vector<std::pair<std::string, Tally>> dtypes;
-  for (const conformance::OnnxCoverageRow& row :
-       conformance::onnx_coverage_by_dtype(db, commit, suite)) {
-    if (dtypes.empty() || dtypes.back().first != row.op) dtypes.emplace_back(row.op, Tally{});
-    dtypes.back().second.add(row);
-  }
-  std::vector<std::vector<std::string>> dtype_rows;
-  dtype_rows.reserve(dtypes.size());
-  for (const auto& [dtype, tally] : dtypes) {
-    dtype_rows.push_back(
-        onnx_cells(tally, {dtype.empty() ? "none" : dtype, std::to_string(tests_of(tally))}));
-  }
+  const std::vector<std::vector<std::string>> opset_rows =
+      keyed_rows(conformance::onnx_coverage_by_opset(db, commit, suite));
+  const std::vector<std::vector<std::string>> dtype_rows =
+      keyed_rows(conformance::onnx_coverage_by_dtype(db, commit, suite));
   return "By family:\n\n" + markdown_table(onnx_header({"family", "ops", "tests"}), family_rows) +
          "\nBy the opset of the test's model:\n\n" +
          markdown_table(onnx_header({"opset", "tests"}), opset_rows) +

@@ -11,8 +11,6 @@
 namespace volta::onnx::test {
 namespace {
 
-constexpr int kDouble = pb::TensorProto::DOUBLE;
-constexpr int kBool = pb::TensorProto::BOOL;
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kTol = 1e-6;
 
@@ -47,26 +45,7 @@ void check_close(const Tensor& got, const std::vector<double>& want) {
 // One Attention node; inputs and outputs with an empty name are left out of it.
 Model attention(int opset, const std::vector<Io>& inputs, const std::vector<Io>& outputs,
                 const NodeAttrs& attrs) {
-  pb::ModelProto m;
-  m.set_ir_version(ir_version_for(opset));
-  auto* o = m.add_opset_import();
-  o->set_domain("");
-  o->set_version(opset);
-  auto* g = m.mutable_graph();
-  g->set_name("attention");
-  pb::NodeProto* n = g->add_node();
-  n->set_op_type("Attention");
-  n->set_name("node");
-  for (const Io& in : inputs) {
-    if (!in.name.empty()) add_io(g->add_input(), in);
-    n->add_input(in.name);
-  }
-  for (const Io& out : outputs) {
-    if (!out.name.empty()) add_io(g->add_output(), out);
-    n->add_output(out.name);
-  }
-  if (attrs) attrs(*n);
-  return Model::parse(m.SerializeAsString(), "attention.onnx");
+  return one_node("Attention", opset, inputs, outputs, attrs);
 }
 
 const Io kNone{"", kFloat, {}};

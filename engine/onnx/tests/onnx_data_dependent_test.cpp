@@ -13,16 +13,6 @@
 namespace volta::onnx::test {
 namespace {
 
-constexpr int kDouble = pb::TensorProto::DOUBLE;
-constexpr int kBool = pb::TensorProto::BOOL;
-
-void set_ints(pb::NodeProto& n, const std::string& name, const std::vector<int64_t>& v) {
-  auto* a = n.add_attribute();
-  a->set_name(name);
-  a->set_type(pb::AttributeProto::INTS);
-  for (int64_t i : v) a->add_ints(i);
-}
-
 void check_ints(const Tensor& got, const Shape& shape, const std::vector<double>& want) {
   BOOST_TEST((got.dtype() == DType::I64));
   BOOST_TEST((got.shape() == shape), got.shape().str() << " != " << shape.str());
@@ -33,13 +23,8 @@ void check_ints(const Tensor& got, const Shape& shape, const std::vector<double>
 // compute at import time that cost nothing until then.
 Model after_expands(const std::string& op, int opset,
                     const std::vector<std::vector<int64_t>>& shapes) {
-  pb::ModelProto m;
-  m.set_ir_version(ir_version_for(opset));
-  auto* o = m.add_opset_import();
-  o->set_domain("");
-  o->set_version(opset);
+  pb::ModelProto m = empty_model(opset, op);
   auto* g = m.mutable_graph();
-  g->set_name(op);
   add_io(g->add_input(), {"x", kFloat, {1}});
   for (size_t i = 0; i < shapes.size(); ++i) {
     const std::string name = "big" + std::to_string(i);

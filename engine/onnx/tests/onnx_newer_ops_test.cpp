@@ -13,8 +13,6 @@
 namespace volta::onnx::test {
 namespace {
 
-constexpr int kDouble = pb::TensorProto::DOUBLE;
-
 // ---- RMSNormalization ------------------------------------------------------------------------
 
 BOOST_AUTO_TEST_CASE(rms_normalization_divides_by_the_root_mean_square_of_the_trailing_axes) {
@@ -252,15 +250,6 @@ BOOST_AUTO_TEST_CASE(swish_is_x_times_sigmoid_of_alpha_x) {
 }
 
 // ---- CenterCropPad --------------------------------------------------------------------------
-
-constexpr int kBool = pb::TensorProto::BOOL;
-
-void set_ints(pb::NodeProto& n, const std::string& name, const std::vector<int64_t>& v) {
-  auto* a = n.add_attribute();
-  a->set_name(name);
-  a->set_type(pb::AttributeProto::INTS);
-  for (int64_t x : v) a->add_ints(x);
-}
 
 Model center_crop_pad(int elem_type, const std::vector<int64_t>& in,
                       const std::vector<int64_t>& out, const std::vector<int64_t>& axes = {}) {

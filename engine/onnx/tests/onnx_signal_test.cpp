@@ -16,8 +16,6 @@
 namespace volta::onnx::test {
 namespace {
 
-constexpr int kDouble = pb::TensorProto::DOUBLE;
-
 Tensor scalar_i64(int64_t v) { return tensor<int64_t>(Shape{}, {v}); }
 
 // ---- DFT ------------------------------------------------------------------------------------

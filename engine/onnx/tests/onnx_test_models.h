@@ -55,6 +55,12 @@ inline void set_float(pb::NodeProto& n, const std::string& name, float v) {
   a->set_type(pb::AttributeProto::FLOAT);
   a->set_f(v);
 }
+inline void set_ints(pb::NodeProto& n, const std::string& name, const std::vector<int64_t>& v) {
+  auto* a = n.add_attribute();
+  a->set_name(name);
+  a->set_type(pb::AttributeProto::INTS);
+  for (int64_t x : v) a->add_ints(x);
+}
 inline void set_string(pb::NodeProto& n, const std::string& name, const std::string& v) {
   auto* a = n.add_attribute();
   a->set_name(name);
@@ -70,16 +76,23 @@ inline int64_t ir_version_for(int opset) {
   return 9 + (opset - 19) / 2;
 }
 
-// A model of one node `op` (default domain, `opset`) from graph inputs to its outputs.
-inline Model one_node(const std::string& op, int opset, const std::vector<Io>& inputs,
-                      const std::vector<Io>& outputs, const NodeAttrs& attrs = {}) {
+// An empty model of the default domain at `opset`, its graph named `name`.
+inline pb::ModelProto empty_model(int opset, const std::string& name) {
   pb::ModelProto m;
   m.set_ir_version(ir_version_for(opset));
   auto* o = m.add_opset_import();
   o->set_domain("");
   o->set_version(opset);
+  m.mutable_graph()->set_name(name);
+  return m;
+}
+
+// A model of one node `op` (default domain, `opset`) from graph inputs to its outputs; an input
+// or output with an empty name is left out of the node (an absent optional one).
+inline Model one_node(const std::string& op, int opset, const std::vector<Io>& inputs,
+                      const std::vector<Io>& outputs, const NodeAttrs& attrs = {}) {
+  pb::ModelProto m = empty_model(opset, op);
   auto* g = m.mutable_graph();
-  g->set_name(op);
   pb::NodeProto* n = g->add_node();
   n->set_op_type(op);
   n->set_name("node");
@@ -88,7 +101,7 @@ inline Model one_node(const std::string& op, int opset, const std::vector<Io>& i
     n->add_input(in.name);
   }
   for (const Io& out : outputs) {
-    add_io(g->add_output(), out);
+    if (!out.name.empty()) add_io(g->add_output(), out);
     n->add_output(out.name);
   }
   if (attrs) attrs(*n);
@@ -135,5 +148,8 @@ inline void expect_import_error(const Model& model, const std::vector<Tensor>& i
 constexpr int kFloat = pb::TensorProto::FLOAT;
 constexpr int kInt32 = pb::TensorProto::INT32;
 constexpr int kInt64 = pb::TensorProto::INT64;
+constexpr int kDouble = pb::TensorProto::DOUBLE;
+constexpr int kBool = pb::TensorProto::BOOL;
+constexpr int kUint8 = pb::TensorProto::UINT8;
 
 }  // namespace volta::onnx::test

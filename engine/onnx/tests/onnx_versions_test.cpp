@@ -13,8 +13,6 @@
 namespace volta::onnx::test {
 namespace {
 
-constexpr int kUint8 = pb::TensorProto::UINT8;
-
 // Parsing `m` fails with `code` and a message containing `fragment`.
 void expect_parse_error(const pb::ModelProto& m, ErrorCode code, const std::string& fragment) {
   try {
@@ -115,10 +113,7 @@ BOOST_AUTO_TEST_CASE(reductions_take_axes_as_an_input_from_opset_18) {
   const Tensor x = tensor<float>(Shape{2, 3}, {1, 2, 3, 4, 5, 6});
   const Model by_attribute =
       one_node("ReduceMean", 17, {{"x", kFloat, {2, 3}}}, {"y", kFloat, {2}}, [](pb::NodeProto& n) {
-        auto* a = n.add_attribute();
-        a->set_name("axes");
-        a->set_type(pb::AttributeProto::INTS);
-        a->add_ints(1);
+        set_ints(n, "axes", {1});
         set_int(n, "keepdims", 0);
       });
   check_values(run_cpu(by_attribute, {x}).at(0), {2.0, 5.0});
@@ -195,11 +190,7 @@ BOOST_AUTO_TEST_CASE(resize_18_resizes_the_axes_it_names_keeping_the_aspect_rati
       {"y", kFloat, {1, 1, 2, 3}}, [](pb::NodeProto& n) {
         set_string(n, "mode", "nearest");
         set_string(n, "keep_aspect_ratio_policy", "not_larger");
-        auto* a = n.add_attribute();
-        a->set_name("axes");
-        a->set_type(pb::AttributeProto::INTS);
-        a->add_ints(2);
-        a->add_ints(3);
+        set_ints(n, "axes", {2, 3});
       });
   const Tensor y = run_cpu(model, {tensor<float>(Shape{1, 1, 2, 4}, {1, 2, 3, 4, 5, 6, 7, 8}),
                                    tensor<int64_t>(Shape{2}, {3, 3})})
@@ -247,7 +238,6 @@ BOOST_AUTO_TEST_CASE(swiglu_28_gates_b_with_the_swish_of_a) {
 }
 
 BOOST_AUTO_TEST_CASE(reduce_max_and_min_20_take_bool) {
-  constexpr int kBool = pb::TensorProto::BOOL;
   const Tensor x = tensor<uint8_t>(Shape{2, 2}, {1, 0, 0, 0});  // bool
   const Tensor axes = tensor<int64_t>(Shape{1}, {1});
   for (const auto& [op, want] :
