@@ -1,6 +1,6 @@
-// ONNX lowerings of Resize, Upsample and GridSample onto the internal Resize and GridSample.
-// Resize's scales and sizes inputs must be known at import time; they become attributes of the
-// internal op.
+// ONNX lowerings of Resize, Upsample and GridSample onto the internal Resize and GridSample, and
+// AffineGrid as a composite. Resize's scales and sizes inputs, and AffineGrid's size, must be known
+// at import time; they become attributes of the internal op or constants.
 
 #include <algorithm>
 #include <charconv>
@@ -297,12 +297,84 @@ void lower_grid_sample(LoweringContext& ctx) {
                  {{"align_corners", align_corners}, {"mode", mode}, {"padding_mode", padding}}));
 }
 
+// ---- AffineGrid ------------------------------------------------------------------------------
+
+// The normalized coordinate of position i of an axis of n positions: -1 and 1 at the corner
+// pixels' centres under align_corners, else at their outer edges. A lone position sits at 0 under
+// align_corners, as in PyTorch's affine_grid (ONNX's reference divides by zero there).
+double grid_coordinate(int64_t i, int64_t n, bool align_corners) {
+  const auto di = static_cast<double>(i);
+  const auto dn = static_cast<double>(n);
+  if (align_corners) return n == 1 ? 0.0 : -1.0 + 2.0 * di / (dn - 1.0);
+  return -1.0 + (2.0 * di + 1.0) / dn;
+}
+
+// The homogeneous base grid [positions, dims + 1]: each row (x, y[, z], 1), x the fastest axis.
+Tensor affine_base_grid(DType dtype, const Ints& spatial, bool align_corners) {
+  const auto dims = static_cast<int64_t>(spatial.size());
+  int64_t positions = 1;
+  for (int64_t s : spatial) positions *= s;
+  Tensor grid(dtype, Shape{positions, dims + 1});
+  for (int64_t p = 0; p < positions; ++p) {
+    int64_t rest = p;
+    // The last spatial axis (W) varies fastest and is the grid's first coordinate (x).
+    for (int64_t a = dims - 1; a >= 0; --a) {
+      const int64_t n = spatial[static_cast<size_t>(a)];
+      grid.set_double(p * (dims + 1) + (dims - 1 - a), grid_coordinate(rest % n, n, align_corners));
+      rest /= n;
+    }
+    grid.set_double(p * (dims + 1) + dims, 1.0);
+  }
+  return grid;
+}
+
+// AffineGrid 20: grid [N, (D,) H, W, dims] = base grid [positions, dims + 1] @ theta^T, the base
+// grid computed here from size (known at import time) and theta any runtime value.
+void lower_affine_grid(LoweringContext& ctx) {
+  const TypeInfo& theta = ctx.input_type(0);
+  if (!is_floating(theta.dtype)) {
+    ctx.unsupported("theta of dtype " + std::string(dtype_name(theta.dtype)) +
+                    "; supported: f32, f64");
+  }
+  const int64_t align_corners = ctx.attr_int("align_corners", 0);
+  if (align_corners != 0 && align_corners != 1) {
+    ctx.invalid("align_corners must be 0 or 1, got " + std::to_string(align_corners));
+  }
+  const Ints size = ctx.constant_ints(1, "AffineGrid size");
+  if (size.size() != 4 && size.size() != 5) {
+    ctx.unsupported("size " + ints_str(size) +
+                    "; supported: [N, C, H, W] (2-D) or [N, C, D, H, W] (3-D)");
+  }
+  for (int64_t s : size) {
+    if (s <= 0) ctx.invalid("size " + ints_str(size) + " must be positive");
+  }
+  const auto dims = static_cast<int64_t>(size.size()) - 2;
+  const Ints want_theta = {size[0], dims, dims + 1};
+  if (theta.shape.dims() != want_theta) {
+    ctx.invalid("theta of shape " + theta.shape.str() + " for size " + ints_str(size) +
+                "; expected " + ints_str(want_theta));
+  }
+  const Ints spatial(size.begin() + 2, size.end());
+  int64_t positions = 1;
+  for (int64_t s : spatial) positions *= s;
+  check_constant_size(ctx, Shape{positions, dims + 1});
+  const ValueId base = ctx.constant(affine_base_grid(theta.dtype, spatial, align_corners == 1));
+  const ValueId theta_t =
+      ctx.add(OpKind::Transpose, {ctx.input(0)}, {{"perm", Ints{0, 2, 1}}});  // [N, dims+1, dims]
+  const ValueId grid = ctx.add(OpKind::MatMul, {base, theta_t});  // [N, positions, dims]
+  Ints out = {size[0]};
+  out.insert(out.end(), spatial.begin(), spatial.end());
+  out.push_back(dims);
+  ctx.set_output(0, ctx.add(OpKind::Reshape, {grid}, {{"shape", out}}));
+}
+
 }  // namespace
 
 void register_resampling_lowerings(LoweringTable& table) {
   table.add("Resize", OpKind::Resize, 10, &lower_resize);
   table.add("Upsample", OpKind::Resize, 7, &lower_upsample);
   table.add("GridSample", OpKind::GridSample, 16, &lower_grid_sample);
+  table.add_composite("AffineGrid", OpFamily::Resampling, 20, &lower_affine_grid);
 }
 
 }  // namespace volta::onnx
