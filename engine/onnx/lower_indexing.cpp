@@ -1,5 +1,6 @@
 // Lowerings of the ONNX gathers, scatters, TopK, OneHot and Trilu, and of NonZero, Compress,
-// Unique and NonMaxSuppression, whose output shapes depend on values known at import time.
+// Unique and NonMaxSuppression, whose output shapes depend on values known at import time, and
+// TensorScatter (a KV-cache write) as a ScatterElements with in-graph indices.
 // Shape-like inputs (TopK's K, OneHot's depth, Trilu's k) must be known at import time and become
 // attributes; data inputs stay inputs.
 
@@ -470,6 +471,66 @@ void lower_non_max_suppression(LoweringContext& ctx) {
       0, Tensor::from<int64_t>(Shape{static_cast<int64_t>(selected.size()) / 3, 3}, selected));
 }
 
+// TensorScatter 24: present = past with update written along `axis` from each batch row's
+// write index on (modulo the cache length under circular): a ScatterElements whose indices,
+// write_indices[b] + s for update position s, are built in the graph, write_indices being a
+// runtime value (the decode step's positions).
+void lower_tensor_scatter(LoweringContext& ctx) {
+  const TypeInfo& past = ctx.input_type(0);
+  const TypeInfo& update = ctx.input_type(1);
+  require_dtype(ctx, OpKind::ScatterElements, past.dtype);
+  const std::string mode = ctx.attr_string("mode", "linear");
+  if (mode != "linear" && mode != "circular") {
+    ctx.unsupported("mode '" + mode + "'; supported: linear, circular");
+  }
+  const int rank = past.shape.rank();
+  const int64_t axis_attr = ctx.attr_int("axis", -2);
+  const int64_t axis = axis_attr < 0 ? axis_attr + rank : axis_attr;
+  if (rank < 2 || axis <= 0 || axis >= rank) {
+    ctx.invalid("axis " + std::to_string(axis_attr) + " for a cache of rank " +
+                std::to_string(rank) + "; it must name a non-batch axis");
+  }
+  if (update.dtype != past.dtype || update.shape.rank() != rank) {
+    ctx.invalid("update " + std::string(dtype_name(update.dtype)) + update.shape.str() +
+                " must have past_cache's dtype and rank (" + std::string(dtype_name(past.dtype)) +
+                past.shape.str() + ")");
+  }
+  for (int a = 0; a < rank; ++a) {
+    const bool ok = a == axis ? update.shape[a] <= past.shape[a] : update.shape[a] == past.shape[a];
+    if (!ok) {
+      ctx.invalid("update of shape " + update.shape.str() + " does not fit past_cache of shape " +
+                  past.shape.str() + " (it may be shorter only along axis " + std::to_string(axis) +
+                  ")");
+    }
+  }
+  const int64_t length = update.shape[static_cast<int>(axis)];
+  Ints iota_shape(static_cast<size_t>(rank), 1);
+  iota_shape[static_cast<size_t>(axis)] = length;
+  Ints positions(static_cast<size_t>(length));
+  std::iota(positions.begin(), positions.end(), int64_t{0});
+  ValueId indices = ctx.constant(Tensor::from<int64_t>(Shape(iota_shape), positions));
+  if (ctx.num_inputs() > 2 && ctx.has_input(2)) {
+    const TypeInfo& writes = ctx.input_type(2);
+    const Ints want = {past.shape[0]};
+    if (writes.dtype != DType::I64 || writes.shape.dims() != want) {
+      ctx.invalid("write_indices " + std::string(dtype_name(writes.dtype)) + writes.shape.str() +
+                  " must be i64 of shape " + Shape(want).str());
+    }
+    Ints batch_shape(static_cast<size_t>(rank), 1);
+    batch_shape[0] = past.shape[0];
+    const ValueId starts = ctx.add(OpKind::Reshape, {ctx.input(2)}, {{"shape", batch_shape}});
+    indices = ctx.add(OpKind::Add, {starts, indices});
+    if (mode == "circular") {
+      const ValueId cache_length =
+          scalar_constant(ctx, DType::I64, static_cast<double>(past.shape[static_cast<int>(axis)]));
+      indices = ctx.add(OpKind::Mod, {indices, cache_length}, {{"fmod", int64_t{0}}});
+    }
+  }  // Absent write_indices: every row writes from 0, and length <= the cache's, so no wrap.
+  indices = ctx.add(OpKind::Expand, {indices}, {{"shape", update.shape.dims()}});
+  ctx.set_output(0, ctx.add(OpKind::ScatterElements, {ctx.input(0), indices, ctx.input(1)},
+                            {{"axis", axis}, {"reduction", std::string("none")}}));
+}
+
 }  // namespace
 
 void register_indexing_lowerings(LoweringTable& table) {
@@ -478,6 +539,7 @@ void register_indexing_lowerings(LoweringTable& table) {
   table.add("ScatterElements", OpKind::ScatterElements, 11, &lower_scatter_elements);
   table.add("Scatter", OpKind::ScatterElements, 9, &lower_scatter_elements);
   table.add("ScatterND", OpKind::ScatterND, 11, &lower_scatter_nd);
+  table.add_composite("TensorScatter", OpFamily::Indexing, 24, &lower_tensor_scatter);
   table.add("TopK", OpKind::TopK, 1, &lower_top_k);
   table.add("OneHot", OpKind::OneHot, 9, &lower_one_hot);
   table.add("Trilu", OpKind::Trilu, 14, &lower_trilu);

@@ -99,5 +99,63 @@ BOOST_AUTO_TEST_CASE(affine_grid_refuses_other_ranks_mismatched_theta_and_intege
                       ErrorCode::ImportUnsupported, "supported: f32, f64");
 }
 
+// ---- TensorScatter ---------------------------------------------------------------------------
+
+// Values from `first` on, stepping by `step`: the caches count up, the updates down from -1.
+Tensor counting(Shape shape, float first, float step) {
+  std::vector<float> v(static_cast<size_t>(shape.numel()));
+  for (size_t i = 0; i < v.size(); ++i) v[i] = first + step * static_cast<float>(i);
+  return Tensor::from<float>(std::move(shape), v);
+}
+
+Model tensor_scatter(const std::vector<int64_t>& past, const std::vector<int64_t>& update,
+                     bool with_writes, const std::string& mode, int64_t axis) {
+  std::vector<Io> inputs = {{"past", kFloat, past}, {"update", kFloat, update}};
+  if (with_writes) inputs.push_back({"writes", kInt64, {past[0]}});
+  return one_node("TensorScatter", 24, inputs, {"present", kFloat, past},
+                  [mode, axis](pb::NodeProto& n) {
+                    set_string(n, "mode", mode);
+                    set_int(n, "axis", axis);
+                  });
+}
+
+BOOST_AUTO_TEST_CASE(tensor_scatter_circular_wraps_each_rows_writes_around_the_cache) {
+  const Tensor present =
+      run_cpu(tensor_scatter({2, 2, 4, 2}, {2, 2, 3, 2}, true, "circular", 2),
+              {counting(Shape{2, 2, 4, 2}, 0, 1), counting(Shape{2, 2, 3, 2}, -1, -1),
+               tensor<int64_t>(Shape{2}, {1, 3})})
+          .at(0);
+  BOOST_TEST((present.shape() == Shape{2, 2, 4, 2}));
+  check_values(present,
+               {0,   1,   -1,  -2,  -3, -4, -5,  -6,  8,   9,   -7,  -8,  -9, -10, -11, -12,
+                -15, -16, -17, -18, 20, 21, -13, -14, -21, -22, -23, -24, 28, 29,  -19, -20});
+}
+
+BOOST_AUTO_TEST_CASE(tensor_scatter_linear_writes_from_each_rows_index) {
+  const Tensor present =
+      run_cpu(tensor_scatter({2, 2, 4, 2}, {2, 2, 2, 2}, true, "linear", -2),
+              {counting(Shape{2, 2, 4, 2}, 0, 1), counting(Shape{2, 2, 2, 2}, -1, -1),
+               tensor<int64_t>(Shape{2}, {2, 0})})
+          .at(0);
+  check_values(present, {0,  1,   2,   3,   -1, -2, -3, -4, 8,   9,   10,  11,  -5, -6, -7, -8,
+                         -9, -10, -11, -12, 20, 21, 22, 23, -13, -14, -15, -16, 28, 29, 30, 31});
+  // The last axis, and no write_indices: every row writes from position 0.
+  const Tensor last = run_cpu(tensor_scatter({2, 3, 2}, {2, 3, 1}, false, "linear", -1),
+                              {counting(Shape{2, 3, 2}, 0, 1), counting(Shape{2, 3, 1}, -1, -1)})
+                          .at(0);
+  check_values(last, {-1, 1, -2, 3, -3, 5, -4, 7, -5, 9, -6, 11});
+}
+
+BOOST_AUTO_TEST_CASE(tensor_scatter_refuses_other_modes_the_batch_axis_and_misfit_updates) {
+  const std::vector<Tensor> inputs = {counting(Shape{2, 4, 2}, 0, 1),
+                                      counting(Shape{2, 2, 2}, -1, -1)};
+  expect_import_error(tensor_scatter({2, 4, 2}, {2, 2, 2}, false, "ring", 1), inputs,
+                      ErrorCode::ImportUnsupported, "supported: linear, circular");
+  expect_import_error(tensor_scatter({2, 4, 2}, {2, 2, 2}, false, "linear", 0), inputs,
+                      ErrorCode::ImportInvalidModel, "it must name a non-batch axis");
+  expect_import_error(tensor_scatter({2, 4, 2}, {2, 2, 2}, false, "linear", 2), inputs,
+                      ErrorCode::ImportInvalidModel, "does not fit past_cache");
+}
+
 }  // namespace
 }  // namespace volta::onnx::test
