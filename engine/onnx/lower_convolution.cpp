@@ -1,5 +1,5 @@
 // Lowerings of ONNX Conv and ConvTranspose onto the internal ops, whose window attributes are
-// explicit (lower_window.h).
+// explicit (lower_window.h), and of CausalConvWithState as a composite around Conv.
 //
 // Attributes are read only in the versions that define them, so one a version lacks is left
 // unread and reported by the importer.
@@ -93,10 +93,62 @@ void lower_conv_transpose(LoweringContext& ctx) {
                              {"group", ctx.attr_int("group", 1)}}));
 }
 
+// CausalConvWithState 27: a depthwise Conv1d over [past_state (zeros when absent), input], with
+// an optional fused SiLU; present_state is the last k - 1 positions of that padded sequence.
+void lower_causal_conv_with_state(LoweringContext& ctx) {
+  const TypeInfo& x = ctx.input_type(0);
+  const TypeInfo& w = ctx.input_type(1);
+  require_dtype(ctx, OpKind::Conv, x.dtype);
+  const std::string activation = ctx.attr_string("activation", "none");
+  if (activation != "none" && activation != "silu" && activation != "swish") {
+    ctx.unsupported("activation '" + activation + "'; supported: none, silu, swish");
+  }
+  if (x.shape.rank() != 3) {
+    ctx.invalid("input " + x.shape.str() + " must be rank 3 (batch, channels, length)");
+  }
+  const int64_t batch = x.shape[0];
+  const int64_t channels = x.shape[1];
+  const int64_t length = x.shape[2];
+  if (w.shape.rank() != 3 || w.shape[0] != channels || w.shape[1] != 1 || w.shape[2] < 1) {
+    ctx.invalid("weight " + w.shape.str() + " must be (channels, 1, k) with channels " +
+                std::to_string(channels));
+  }
+  const int64_t carry = w.shape[2] - 1;
+  const Ints state_shape = {batch, channels, carry};
+  ValueId padded = ctx.input(0);
+  if (ctx.num_inputs() > 3 && ctx.has_input(3)) {
+    if (ctx.input_type(3).shape.dims() != state_shape) {
+      ctx.invalid("past_state " + ctx.input_type(3).shape.str() + " must be " +
+                  Shape(state_shape).str());
+    }
+    if (carry > 0) padded = ctx.add(OpKind::Concat, {ctx.input(3), padded}, {{"axis", int64_t{2}}});
+  } else if (carry > 0) {
+    const ValueId zeros = ctx.constant(Tensor(x.dtype, Shape(state_shape)));
+    padded = ctx.add(OpKind::Concat, {zeros, padded}, {{"axis", int64_t{2}}});
+  }
+  std::vector<ValueId> inputs = {padded, ctx.input(1)};
+  if (ctx.has_input(2)) inputs.push_back(ctx.input(2));
+  ValueId y = ctx.add(OpKind::Conv, inputs,
+                      {{"kernel_shape", Ints{carry + 1}},
+                       {"strides", Ints{1}},
+                       {"dilations", Ints{1}},
+                       {"pads", Ints{0, 0}},
+                       {"group", channels}});
+  if (activation != "none") y = ctx.add(OpKind::Mul, {y, ctx.add(OpKind::Sigmoid, {y})});
+  ctx.set_output(0, y);
+  if (!ctx.has_output(1)) return;
+  if (carry == 0) return ctx.set_output_constant(1, Tensor(x.dtype, Shape(state_shape)));
+  ctx.set_output(
+      1, ctx.add(OpKind::Slice, {padded},
+                 {{"starts", Ints{length}}, {"ends", Ints{length + carry}}, {"axes", Ints{2}}}));
+}
+
 }  // namespace
 
 void register_convolution_lowerings(LoweringTable& table) {
   table.add("Conv", OpKind::Conv, 1, &lower_conv);
+  table.add_composite("CausalConvWithState", OpFamily::Convolution, 27,
+                      &lower_causal_conv_with_state);
   table.add("ConvTranspose", OpKind::ConvTranspose, 1, &lower_conv_transpose);
 }
 

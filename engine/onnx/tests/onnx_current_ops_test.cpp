@@ -157,5 +157,58 @@ BOOST_AUTO_TEST_CASE(tensor_scatter_refuses_other_modes_the_batch_axis_and_misfi
                       ErrorCode::ImportInvalidModel, "does not fit past_cache");
 }
 
+// ---- CausalConvWithState ---------------------------------------------------------------------
+
+// CausalConvWithState over x [1, 2, length] with a kernel of 3, its optional inputs named when
+// given ("" leaves one out).
+Model causal_conv(int64_t length, bool bias, bool past, const std::string& activation = "none") {
+  std::vector<Io> inputs = {{"x", kFloat, {1, 2, length}}, {"w", kFloat, {2, 1, 3}}};
+  inputs.push_back(bias ? Io{"b", kFloat, {2}} : Io{"", kFloat, {}});
+  if (past) inputs.push_back({"state", kFloat, {1, 2, 2}});
+  return one_node("CausalConvWithState", 27, inputs,
+                  {{"y", kFloat, {1, 2, length}}, {"present", kFloat, {1, 2, 2}}},
+                  [activation](pb::NodeProto& n) { set_string(n, "activation", activation); });
+}
+
+const Tensor kConvX = tensor<float>(Shape{1, 2, 4}, {1, 2, -1, 0.5, 0, -2, 3, 1});
+const Tensor kConvW = tensor<float>(Shape{2, 1, 3}, {0.5, -1, 2, 1, 0.25, -0.5});
+const Tensor kConvState = tensor<float>(Shape{1, 2, 2}, {3, -1, 0.5, 2});
+
+BOOST_AUTO_TEST_CASE(causal_conv_pads_with_zeros_and_carries_the_last_positions) {
+  const std::vector<Tensor> out = run_cpu(causal_conv(4, false, false), {kConvX, kConvW});
+  check_values(out.at(0), {2, 3, -3.5, 3, 0, 1, -2, -1.75}, 1e-6);
+  BOOST_TEST((out.at(1).shape() == Shape{1, 2, 2}));
+  check_values(out.at(1), {-1, 0.5, 3, 1});
+}
+
+BOOST_AUTO_TEST_CASE(causal_conv_reads_past_state_bias_and_silu) {
+  const Tensor bias = tensor<float>(Shape{2}, {0.1F, -0.2F});
+  const std::vector<Tensor> out =
+      run_cpu(causal_conv(4, true, true, "silu"), {kConvX, kConvW, bias, kConvState});
+  check_values(out.at(0),
+               {4.5542216300964355, 2.4202401638031006, -0.10980457067489624, 2.966367483139038,
+                0.5519796013832092, 2.6394922733306885, -0.21945105493068695, -0.24287903308868408},
+               1e-6);
+  check_values(out.at(1), {-1, 0.5, 3, 1});
+  // A decode step shorter than the carry: the state keeps its last position and gains x.
+  const std::vector<Tensor> step = run_cpu(
+      causal_conv(1, false, true), {tensor<float>(Shape{1, 2, 1}, {1.5, -2}), kConvW, kConvState});
+  check_values(step.at(0), {5.5, 2}, 1e-6);
+  check_values(step.at(1), {-1, 1.5, 2, -2});
+}
+
+BOOST_AUTO_TEST_CASE(causal_conv_refuses_other_activations_and_misshapen_state) {
+  expect_import_error(causal_conv(4, false, false, "gelu"), {kConvX, kConvW},
+                      ErrorCode::ImportUnsupported, "supported: none, silu, swish");
+  const Model wrong_state = one_node("CausalConvWithState", 27,
+                                     {{"x", kFloat, {1, 2, 4}},
+                                      {"w", kFloat, {2, 1, 3}},
+                                      {"", kFloat, {}},
+                                      {"state", kFloat, {1, 2, 3}}},
+                                     {{"y", kFloat, {1, 2, 4}}, {"present", kFloat, {1, 2, 2}}});
+  expect_import_error(wrong_state, {kConvX, kConvW, counting(Shape{1, 2, 3}, 0, 1)},
+                      ErrorCode::ImportInvalidModel, "past_state [1,2,3] must be [1,2,2]");
+}
+
 }  // namespace
 }  // namespace volta::onnx::test
