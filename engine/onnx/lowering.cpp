@@ -192,6 +192,7 @@ constexpr FamilyFile kFamilyFiles[] = {
     {OpFamily::Linalg, register_linalg_rnn_lowerings},
     {OpFamily::Linalg, register_attention_lowerings},
     {OpFamily::Linalg, register_linalg_signal_lowerings},
+    {OpFamily::Linalg, register_linalg_recurrent_lowerings},
     {OpFamily::Normalization, register_normalization_lowerings},
     {OpFamily::Reduction, register_reduction_lowerings},
     {OpFamily::Movement, register_movement_lowerings},

@@ -148,6 +148,7 @@ void register_linalg_lowerings(LoweringTable& table);
 void register_linalg_rnn_lowerings(LoweringTable& table);
 void register_attention_lowerings(LoweringTable& table);      // Attention, RotaryEmbedding (linalg)
 void register_linalg_signal_lowerings(LoweringTable& table);  // DFT, STFT, MelWeightMatrix
+void register_linalg_recurrent_lowerings(LoweringTable& table);  // LinearAttention
 void register_normalization_lowerings(LoweringTable& table);
 void register_reduction_lowerings(LoweringTable& table);
 void register_movement_lowerings(LoweringTable& table);

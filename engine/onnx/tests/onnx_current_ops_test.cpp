@@ -12,8 +12,6 @@
 namespace volta::onnx::test {
 namespace {
 
-constexpr int kDouble = pb::TensorProto::DOUBLE;
-
 // ---- AffineGrid ------------------------------------------------------------------------------
 
 Model affine_grid(int64_t align_corners, const std::vector<int64_t>& theta_shape,
@@ -208,6 +206,83 @@ BOOST_AUTO_TEST_CASE(causal_conv_refuses_other_activations_and_misshapen_state) 
                                      {{"y", kFloat, {1, 2, 4}}, {"present", kFloat, {1, 2, 2}}});
   expect_import_error(wrong_state, {kConvX, kConvW, counting(Shape{1, 2, 3}, 0, 1)},
                       ErrorCode::ImportInvalidModel, "past_state [1,2,3] must be [1,2,2]");
+}
+
+// ---- LinearAttention -------------------------------------------------------------------------
+
+// LinearAttention with inputs named in order; "" leaves an optional one out.
+Model linear_attention(const std::vector<Io>& inputs, const std::vector<Io>& outputs,
+                       const std::string& rule, int64_t q_heads, int64_t kv_heads,
+                       float scale = 0) {
+  return one_node("LinearAttention", 27, inputs, outputs,
+                  [rule, q_heads, kv_heads, scale](pb::NodeProto& n) {
+                    set_string(n, "update_rule", rule);
+                    set_int(n, "q_num_heads", q_heads);
+                    set_int(n, "kv_num_heads", kv_heads);
+                    if (scale != 0) set_float(n, "scale", scale);
+                  });
+}
+
+BOOST_AUTO_TEST_CASE(linear_attention_gated_delta_shares_a_kv_heads_state_across_query_heads) {
+  // Two query heads on one key-value head, a decay per key dim, beta per step, a past state.
+  const Model model = linear_attention(
+      {{"q", kFloat, {1, 2, 4}},
+       {"k", kFloat, {1, 2, 2}},
+       {"v", kFloat, {1, 2, 2}},
+       {"past", kFloat, {1, 1, 2, 2}},
+       {"decay", kFloat, {1, 2, 2}},
+       {"beta", kFloat, {1, 2, 1}}},
+      {{"y", kFloat, {1, 2, 4}}, {"present", kFloat, {1, 1, 2, 2}}}, "gated_delta", 2, 1);
+  const std::vector<Tensor> out = run_cpu(
+      model, {tensor<float>(Shape{1, 2, 4}, {-1.0, 0.75, -0.25, -1.25, 0.5, -0.5, 1.25, 0.25}),
+              tensor<float>(Shape{1, 2, 2}, {-0.75, 1.0, 0.0, -1.0}),
+              tensor<float>(Shape{1, 2, 2}, {-0.5, 1.25, 0.25, -0.75}),
+              tensor<float>(Shape{1, 1, 2, 2}, {0.0, -1.0, 0.75, -0.25}),
+              tensor<float>(Shape{1, 2, 2}, {-0.125, -0.625, 0.25, -0.25}),
+              tensor<float>(Shape{1, 2, 1}, {0.5, 0.25})});
+  check_values(
+      out.at(0),
+      {-0.2651650309562683, 0.9359211921691895, -0.016202887520194054, 0.003083969233557582,
+       0.18573489785194397, -0.6367329955101013, 0.3675173223018646, -1.2522282600402832},
+      1e-6);
+  check_values(out.at(1),
+               {0.4340549111366272, -1.4807709455490112, -0.09128271043300629, 0.3201819360256195},
+               1e-6);
+}
+
+BOOST_AUTO_TEST_CASE(linear_attention_linear_accumulates_from_zero_with_an_explicit_scale) {
+  const Model model = linear_attention(
+      {{"q", kFloat, {2, 3, 2}}, {"k", kFloat, {2, 3, 2}}, {"v", kFloat, {2, 3, 1}}},
+      {{"y", kFloat, {2, 3, 1}}, {"present", kFloat, {2, 1, 2, 1}}}, "linear", 1, 1, 0.5F);
+  const std::vector<Tensor> out = run_cpu(
+      model, {tensor<float>(Shape{2, 3, 2},
+                            {0.25, -0.75, 1, 0, -1, 0.75, -0.25, -1.25, 0.5, -0.5, 1.25, 0.25}),
+              tensor<float>(Shape{2, 3, 2},
+                            {0.5, -0.5, 1.25, 0.25, -0.75, 1, 0, -1, 0.75, -0.25, -1.25, 0.5}),
+              tensor<float>(Shape{2, 3, 1}, {0.75, -0.25, -1.25, 0.5, -0.5, 1.25})});
+  check_values(out.at(0), {0.1875, 0.03125, -1.1328125, 0.3125, 0.0, -1.1796875}, 1e-6);
+  check_values(out.at(1), {1.0, -1.6875, -1.9375, 0.25}, 1e-6);
+}
+
+BOOST_AUTO_TEST_CASE(linear_attention_refuses_unknown_rules_and_missing_or_stray_gates) {
+  const std::vector<Io> qkv = {
+      {"q", kFloat, {1, 1, 2}}, {"k", kFloat, {1, 1, 2}}, {"v", kFloat, {1, 1, 2}}};
+  const std::vector<Io> out = {{"y", kFloat, {1, 1, 2}}};
+  const std::vector<Tensor> values(3, tensor<float>(Shape{1, 1, 2}, {1, 2}));
+  expect_import_error(linear_attention(qkv, out, "softmax", 1, 1), values,
+                      ErrorCode::ImportUnsupported, "supported: linear, gated, delta, gated_delta");
+  expect_import_error(linear_attention(qkv, out, "gated", 1, 1), values,
+                      ErrorCode::ImportInvalidModel, "'gated' requires the decay input");
+  std::vector<Io> with_beta = qkv;
+  with_beta.push_back({"", kFloat, {}});
+  with_beta.push_back({"", kFloat, {}});
+  with_beta.push_back({"beta", kFloat, {1, 1, 1}});
+  std::vector<Tensor> beta_values = values;
+  beta_values.push_back(tensor<float>(Shape{1, 1, 1}, {0.5}));
+  expect_import_error(linear_attention(with_beta, out, "linear", 1, 1), beta_values,
+                      ErrorCode::ImportInvalidModel, "'linear' forbids the beta input");
+  expect_import_error(linear_attention(qkv, out, "linear", 3, 2), values,
+                      ErrorCode::ImportInvalidModel, "must be a positive multiple of kv_num_heads");
 }
 
 }  // namespace
