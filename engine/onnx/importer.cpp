@@ -59,6 +59,7 @@ class NodeContext final : public LoweringContext {
   std::vector<std::string> attr_strings(std::string_view name,
                                         std::optional<std::vector<std::string>> def) override;
   Tensor attr_tensor(std::string_view name) override;
+  std::vector<ValueId> lower_graph_attr(std::string_view name) override;
   void consume_attr(std::string_view name) override { consumed_.insert(std::string(name)); }
 
   int num_outputs() const override { return node_.output_size(); }
@@ -115,10 +116,13 @@ class Importer {
   void record_constant(ValueId v, Tensor t) { known_.insert_or_assign(v.index, std::move(t)); }
   std::vector<ValueId> add_node(OpKind op, std::vector<ValueId> inputs, Attributes attrs,
                                 const std::string& stem, int num_outputs);
+  // A subgraph lowered inline under node `scope` (its nodes named "<scope>/<node>"); the
+  // values of its outputs.
+  std::vector<ValueId> lower_subgraph(const ::onnx::GraphProto& graph, const std::string& scope);
 
  private:
   void add_inputs();
-  void lower(const ::onnx::NodeProto& node, int index);
+  void lower(const ::onnx::NodeProto& node, int index, const std::string& scope = "");
 
   const Model::Impl& model_;
   std::span<const Tensor> given_;
@@ -258,9 +262,21 @@ void Importer::add_inputs() {
   }
 }
 
-void Importer::lower(const ::onnx::NodeProto& node, int index) {
+std::vector<ValueId> Importer::lower_subgraph(const ::onnx::GraphProto& graph,
+                                              const std::string& scope) {
+  for (const auto& init : graph.initializer()) {
+    names_[init.name()] = graph_.add_parameter(init.name(), model_.initializer(init));
+  }
+  for (int i = 0; i < graph.node_size(); ++i) lower(graph.node(i), i, scope + "/");
+  std::vector<ValueId> outputs;
+  outputs.reserve(static_cast<size_t>(graph.output_size()));
+  for (const auto& out : graph.output()) outputs.push_back(value_of(out.name(), scope));
+  return outputs;
+}
+
+void Importer::lower(const ::onnx::NodeProto& node, int index, const std::string& scope) {
   const std::string name =
-      node.name().empty() ? node.op_type() + "_" + std::to_string(index) : node.name();
+      scope + (node.name().empty() ? node.op_type() + "_" + std::to_string(index) : node.name());
   auto unsupported = [&](const std::string& what) {
     fail(ErrorCode::ImportUnsupported, "node '" + name + "' (" + node.op_type() + "): " + what);
   };
@@ -421,6 +437,11 @@ std::vector<std::string> NodeContext::attr_strings(std::string_view name,
 Tensor NodeContext::attr_tensor(std::string_view name) {
   const auto* a = attr(name, ::onnx::AttributeProto::TENSOR, true);
   return tensor_from_proto(a->t(), "attribute '" + std::string(name) + "' of node '" + name_ + "'");
+}
+
+std::vector<ValueId> NodeContext::lower_graph_attr(std::string_view name) {
+  const auto* a = attr(name, ::onnx::AttributeProto::GRAPH, true);
+  return importer_.lower_subgraph(a->g(), name_);
 }
 
 void NodeContext::set_output(int i, ValueId value) {

@@ -1,5 +1,6 @@
 // ONNX lowerings of the comparisons, the boolean logic ops, IsNaN and IsInf onto the internal ops
-// of the same names (shared helpers: lower_elementwise.h).
+// of the same names (shared helpers: lower_elementwise.h), and of If whose condition is known at
+// import time.
 
 #include <string>
 
@@ -20,6 +21,24 @@ void lower_is_inf(LoweringContext& ctx) {
                            {{"detect_positive", positive}, {"detect_negative", negative}}));
 }
 
+// If: plans are static, so the condition must be known at import time (a constant, or a graph
+// input the plan is then specialized on, as Reshape's shape is). The branch it picks is lowered
+// inline and its outputs are the node's; the other is never lowered.
+void lower_if(LoweringContext& ctx) {
+  const Tensor& cond = ctx.constant_input(0, "cond");
+  if (cond.numel() != 1) {
+    ctx.invalid("cond must hold one value; got " + std::to_string(cond.numel()));
+  }
+  const bool then = cond.get_double(0) != 0.0;
+  ctx.consume_attr(then ? "else_branch" : "then_branch");
+  const std::vector<ValueId> outs = ctx.lower_graph_attr(then ? "then_branch" : "else_branch");
+  if (static_cast<int>(outs.size()) != ctx.num_outputs()) {
+    ctx.invalid("the branch has " + std::to_string(outs.size()) + " outputs; the node has " +
+                std::to_string(ctx.num_outputs()));
+  }
+  for (int i = 0; i < ctx.num_outputs(); ++i) ctx.set_output(i, outs[static_cast<size_t>(i)]);
+}
+
 }  // namespace
 
 void register_logical_lowerings(LoweringTable& table) {
@@ -34,6 +53,7 @@ void register_logical_lowerings(LoweringTable& table) {
   table.add("Not", K::Not, 1, &lower_unary<K::Not>);
   table.add("IsNaN", K::IsNaN, 9, &lower_unary<K::IsNaN>);
   table.add("IsInf", K::IsInf, 10, &lower_is_inf);
+  table.add_composite("If", OpFamily::Logical, 1, &lower_if);
 }
 
 }  // namespace volta::onnx

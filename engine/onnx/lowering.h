@@ -63,6 +63,10 @@ class LoweringContext {
   virtual std::vector<std::string> attr_strings(std::string_view name,
                                                 std::optional<std::vector<std::string>> def) = 0;
   virtual Tensor attr_tensor(std::string_view name) = 0;
+  // Lowers the graph attribute `name` (If's branches) into this import, in this node's scope:
+  // its initializers and nodes join the graph, the outer values stay visible to it, and its
+  // outputs' values are returned in order.
+  virtual std::vector<ValueId> lower_graph_attr(std::string_view name) = 0;
   // Marks an attribute as read when its only accepted value was checked by hand.
   virtual void consume_attr(std::string_view name) = 0;
 

@@ -1,6 +1,6 @@
-// MaxUnpool (a scatter into zeros), and Unique and NonMaxSuppression, whose output shapes depend
+// MaxUnpool (a scatter into zeros), Unique and NonMaxSuppression, whose output shapes depend
 // on their inputs' values and which are therefore computed at import time, the plan specialized
-// on those values. Expected values come from ONNX 1.23.2's reference implementation, run once
+// on those values, and If, whose condition picks the branch lowered, likewise. Expected values come from ONNX 1.23.2's reference implementation, run once
 // and pasted here, except where it departs from the spec (noted at the case).
 #define BOOST_TEST_MODULE onnx_data_dependent
 
@@ -348,6 +348,66 @@ BOOST_AUTO_TEST_CASE(nms_refuses_bad_attributes_shapes_thresholds_and_too_much_w
   expect_import_error(after_expands("NonMaxSuppression", 11, {{1, many, 4}, {1, 1, many}}),
                       {tensor<float>(Shape{1}, {1})}, ErrorCode::ImportUnsupported,
                       "the constant output [1,67108865,4] exceeds 268435456 elements");
+}
+
+// ---- If --------------------------------------------------------------------------------------
+
+// y = If(cond) then [10, 20] (a Constant) else x * x (an outer value), cond a graph input.
+Model if_model() {
+  pb::ModelProto m = empty_model(16, "if");
+  auto* g = m.mutable_graph();
+  add_io(g->add_input(), {"cond", kBool, {}});
+  add_io(g->add_input(), {"x", kFloat, {2}});
+  add_io(g->add_output(), {"y", kFloat, {2}});
+  pb::NodeProto* n = g->add_node();
+  n->set_op_type("If");
+  n->set_name("if");
+  n->add_input("cond");
+  n->add_output("y");
+  auto branch = [&](const std::string& name, const std::function<void(pb::GraphProto&)>& body) {
+    auto* a = n->add_attribute();
+    a->set_name(name);
+    a->set_type(pb::AttributeProto::GRAPH);
+    pb::GraphProto* b = a->mutable_g();
+    b->set_name(name);
+    body(*b);
+  };
+  branch("then_branch", [](pb::GraphProto& b) {
+    pb::NodeProto* c = b.add_node();
+    c->set_op_type("Constant");
+    c->add_output("ten_twenty");
+    auto* value = c->add_attribute();
+    value->set_name("value");
+    value->set_type(pb::AttributeProto::TENSOR);
+    value->mutable_t()->set_data_type(kFloat);
+    value->mutable_t()->add_dims(2);
+    value->mutable_t()->add_float_data(10);
+    value->mutable_t()->add_float_data(20);
+    add_io(b.add_output(), {"ten_twenty", kFloat, {2}});
+  });
+  branch("else_branch", [](pb::GraphProto& b) {
+    pb::NodeProto* mul = b.add_node();
+    mul->set_op_type("Mul");
+    mul->add_input("x");
+    mul->add_input("x");
+    mul->add_output("squared");
+    add_io(b.add_output(), {"squared", kFloat, {2}});
+  });
+  return Model::parse(m.SerializeAsString(), "if.onnx");
+}
+
+BOOST_AUTO_TEST_CASE(if_lowers_the_branch_its_condition_picks_and_specializes_on_it) {
+  const Model model = if_model();
+  const std::unique_ptr<Backend> cpu = make_backend("cpu");
+  Session session(model, *cpu, DeterminismMode::Strict);
+  const Tensor x = tensor<float>(Shape{2}, {3, 4});
+  const std::vector<Tensor> then = {tensor<uint8_t>(Shape{}, {1}), x};  // bool
+  const std::vector<Tensor> otherwise = {tensor<uint8_t>(Shape{}, {0}), x};
+  check_values(session.run(then).at(0), {10, 20});
+  check_values(session.run(otherwise).at(0), {9, 16});
+  check_values(session.run(then).at(0), {10, 20});
+  BOOST_TEST(session.cache_stats().misses == 2);  // one plan per condition
+  BOOST_TEST(session.cache_stats().hits == 1);
 }
 
 }  // namespace
