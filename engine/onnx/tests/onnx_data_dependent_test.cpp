@@ -1,7 +1,8 @@
 // MaxUnpool (a scatter into zeros), Unique and NonMaxSuppression, whose output shapes depend
 // on their inputs' values and which are therefore computed at import time, the plan specialized
-// on those values, and If, whose condition picks the branch lowered, likewise. Expected values come from ONNX 1.23.2's reference implementation, run once
-// and pasted here, except where it departs from the spec (noted at the case).
+// on those values, and If, whose condition picks the branch lowered, likewise. Expected values
+// come from ONNX 1.23.2's reference implementation, run once and pasted here, except where it
+// departs from the spec (noted at the case).
 #define BOOST_TEST_MODULE onnx_data_dependent
 
 #include <cmath>
