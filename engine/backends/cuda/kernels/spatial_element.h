@@ -13,13 +13,9 @@
 #include <cstdint>
 #include <limits>
 
+#include "host_device.h"
 #include "launch.h"
-
-#ifdef __CUDACC__
-#define VOLTA_HD __host__ __device__ __forceinline__
-#else
-#define VOLTA_HD inline
-#endif
+#include "leaf_stack.h"
 
 namespace volta::cuda::spatial {
 
@@ -230,39 +226,11 @@ VOLTA_HD T sum_pool_element(PoolOp op, const PoolGeometry& g, const T* xp, int64
 
 // ---- Global pools: the CPU's fixed tree (reduce_tree.h) over one plane, by one thread ----
 
-// combine_pairwise over leaf results arriving in leaf order: complete power-of-two blocks merge
-// as they fill, and at the end the partial blocks combine from the right (tree.cuh's LeafStack).
-template <class A>
-struct LeafStack {
-  static constexpr int kDepth = 48;  // 2^48 leaves: beyond any plane
-  A values[kDepth];
-  int levels[kDepth];
-  int top = 0;
-
-  template <class Combine>
-  VOLTA_HD void push(A value, const Combine& combine) {
-    values[top] = value;
-    levels[top] = 0;
-    ++top;
-    while (top >= 2 && levels[top - 1] == levels[top - 2]) {
-      values[top - 2] = combine(values[top - 2], values[top - 1]);
-      ++levels[top - 2];
-      --top;
-    }
-  }
-  template <class Combine>
-  VOLTA_HD A result(const Combine& combine) const {
-    A r = values[top - 1];
-    for (int k = top - 2; k >= 0; --k) r = combine(values[k], r);
-    return r;
-  }
-};
-
 // The CPU's reduce_row over n elements (load(i): element i's term): leaves of kTreeLeaf, element
 // i of a leaf into lane i % kTreeLanes from `identity`, lanes combined pairwise, leaves pairwise.
 template <class A, class Load, class Combine>
 VOLTA_HD A tree_reduce(int64_t n, A identity, const Load& load, const Combine& combine) {
-  LeafStack<A> stack;
+  tree::LeafStack<A> stack;
   const int64_t leaves = n <= kTreeLeaf ? 1 : (n + kTreeLeaf - 1) / kTreeLeaf;
   for (int64_t leaf = 0; leaf < leaves; ++leaf) {
     const int64_t first = leaf * kTreeLeaf;

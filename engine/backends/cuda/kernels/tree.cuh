@@ -9,6 +9,7 @@
 #include <cstdint>
 
 #include "launch.h"
+#include "leaf_stack.h"  // LeafStack: the same tree over leaves arriving one by one
 
 namespace volta::cuda::tree {
 
@@ -58,36 +59,5 @@ __device__ A combine_group_lanes(A v, const Combine& combine) {
   if (lane == 0) v = combine(v, other);
   return __shfl_sync(0xffffffffu, v, 0, kTreeLanes);
 }
-
-// combine_pairwise over leaf results that arrive one at a time, in leaf order. Level by level
-// pairing makes node j of level k the combination of leaves [j * 2^k, (j + 1) * 2^k), with the
-// last node of a level covering whatever is left; so the complete power-of-two blocks are
-// merged as they fill (a binary counter), and at the end the partial blocks combine from the
-// right: result = c(B0, c(B1, ... c(Bm-1, Bm))), B0 the largest.
-template <class A>
-struct LeafStack {
-  static constexpr int kDepth = 48;  // 2^48 leaves: beyond any row
-  A values[kDepth];
-  int levels[kDepth];
-  int top = 0;
-
-  template <class Combine>
-  __device__ void push(A value, const Combine& combine) {
-    values[top] = value;
-    levels[top] = 0;
-    ++top;
-    while (top >= 2 && levels[top - 1] == levels[top - 2]) {
-      values[top - 2] = combine(values[top - 2], values[top - 1]);
-      ++levels[top - 2];
-      --top;
-    }
-  }
-  template <class Combine>
-  __device__ A result(const Combine& combine) const {
-    A r = values[top - 1];
-    for (int k = top - 2; k >= 0; --k) r = combine(values[k], r);
-    return r;
-  }
-};
 
 }  // namespace volta::cuda::tree
