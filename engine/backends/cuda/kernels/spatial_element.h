@@ -301,6 +301,51 @@ VOLTA_HD int64_t conv_read(const ConvGeometry& g, const Position& o, const Posit
   return flat;
 }
 
+// Where output element `flat` of a Conv or ConvTranspose sits, and the sizes both index with.
+struct ConvOutput {
+  int64_t out_size, in_size, taps;
+  int64_t m, image;             // output channel, image
+  int64_t group_in, group_out;  // channels per group
+  Position o;
+};
+
+VOLTA_HD ConvOutput conv_output(const ConvGeometry& g, int64_t flat) {
+  ConvOutput c;
+  c.out_size = volume(g.out);
+  c.in_size = volume(g.in);
+  c.taps = volume(g.kernel);
+  c.m = (flat / c.out_size) % g.channels_out;
+  c.image = flat / (c.out_size * g.channels_out);
+  c.o = position_of(g.out, flat % c.out_size);
+  c.group_in = g.channels_in / g.group;
+  c.group_out = g.channels_out / g.group;
+  return c;
+}
+
+// The CPU GEMM's sum over a depth of `depth` for one output: slices of kGemmSlice<T>, each a
+// running FMA sum of term(k) = (a, b) from +0; the first slice gives fma(1, *bias, 1 * sum) (or
+// 1 * sum without a bias), each later one fma(1, y, 1 * sum).
+template <class T, class Term>
+VOLTA_HD T gemm_order_sum(int64_t depth, const T* bias, const Term& term) {
+  T y = T(0);
+  for (int64_t k0 = 0; k0 < depth; k0 += kGemmSlice<T>) {
+    T sum = T(0);
+    const int64_t k1 = min_of(k0 + kGemmSlice<T>, depth);
+    for (int64_t k = k0; k < k1; ++k) {
+      T a, b;
+      term(k, a, b);
+      sum = fma(a, b, sum);
+    }
+    const T scaled = mul(T(1), sum);
+    if (k0 > 0) {
+      y = fma(T(1), y, scaled);
+    } else {
+      y = bias != nullptr ? fma(T(1), *bias, scaled) : scaled;
+    }
+  }
+  return y;
+}
+
 // Conv as the CPU's im2col + GEMM computes it: K = (input channel of the group, tap) in that
 // order, cut into slices of kGemmSlice<T>; within a slice one running FMA sum from +0 (a padded
 // tap reads the column matrix's 0); the first slice gives fma(1, B[m], 1 * sum) (or 1 * sum
@@ -310,48 +355,30 @@ VOLTA_HD int64_t conv_read(const ConvGeometry& g, const Position& o, const Posit
 template <class T>
 VOLTA_HD T conv_element(const ConvGeometry& g, const T* x, const T* w, const T* bias,
                         int64_t flat) {
-  const int64_t out_size = volume(g.out);
-  const int64_t in_size = volume(g.in);
-  const int64_t taps = volume(g.kernel);
-  const int64_t m = (flat / out_size) % g.channels_out;
-  const int64_t image = flat / (out_size * g.channels_out);
-  const Position o = position_of(g.out, flat % out_size);
-  const int64_t group_in = g.channels_in / g.group;
-  const int64_t group_out = g.channels_out / g.group;
+  const ConvOutput c = conv_output(g, flat);
   if (g.depthwise) {
     const int64_t multiplier = g.channels_out / g.group;
-    const T* xc = x + (image * g.channels_in + m / multiplier) * in_size;
+    const T* xc = x + (c.image * g.channels_in + c.m / multiplier) * c.in_size;
     T acc = T(0);
-    for (int64_t tap = 0; tap < taps; ++tap) {
-      const T weight = w[m * taps + tap];
-      const int64_t at = conv_read(g, o, tap_position(g, tap));
+    for (int64_t tap = 0; tap < c.taps; ++tap) {
+      const T weight = w[c.m * c.taps + tap];
+      const int64_t at = conv_read(g, c.o, tap_position(g, tap));
       if (at >= 0) {
         acc = add(acc, mul(weight, xc[at]));
       } else if (!is_finite(weight)) {
         acc = add(acc, mul(weight, T(0)));
       }
     }
-    return bias != nullptr ? add(acc, bias[m]) : acc;
+    return bias != nullptr ? add(acc, bias[c.m]) : acc;
   }
-  const T* xg = x + (image * g.channels_in + (m / group_out) * group_in) * in_size;
-  const T* wm = w + m * group_in * taps;
-  const int64_t depth = group_in * taps;
-  T y = T(0);
-  for (int64_t k0 = 0; k0 < depth; k0 += kGemmSlice<T>) {
-    T sum = T(0);
-    const int64_t k1 = min_of(k0 + kGemmSlice<T>, depth);
-    for (int64_t k = k0; k < k1; ++k) {
-      const int64_t at = conv_read(g, o, tap_position(g, k % taps));
-      sum = fma(wm[k], at >= 0 ? xg[(k / taps) * in_size + at] : T(0), sum);
-    }
-    const T scaled = mul(T(1), sum);
-    if (k0 > 0) {
-      y = fma(T(1), y, scaled);
-    } else {
-      y = bias != nullptr ? fma(T(1), bias[m], scaled) : scaled;
-    }
-  }
-  return y;
+  const T* xg = x + (c.image * g.channels_in + (c.m / c.group_out) * c.group_in) * c.in_size;
+  const T* wm = w + c.m * c.group_in * c.taps;
+  return gemm_order_sum<T>(c.group_in * c.taps, bias != nullptr ? bias + c.m : nullptr,
+                           [&](int64_t k, T& a, T& b) {
+                             const int64_t at = conv_read(g, c.o, tap_position(g, k % c.taps));
+                             a = wm[k];
+                             b = at >= 0 ? xg[(k / c.taps) * c.in_size + at] : T(0);
+                           });
 }
 
 // ConvTranspose as the CPU's GEMM + col2im computes it, gathered per output element: from B[m]
@@ -363,38 +390,25 @@ VOLTA_HD T conv_element(const ConvGeometry& g, const T* x, const T* w, const T* 
 template <class T>
 VOLTA_HD T conv_transpose_element(const ConvGeometry& g, const T* x, const T* w, const T* bias,
                                   int64_t flat) {
-  const int64_t out_size = volume(g.out);
-  const int64_t in_size = volume(g.in);
-  const int64_t taps = volume(g.kernel);
-  const int64_t m = (flat / out_size) % g.channels_out;
-  const int64_t image = flat / (out_size * g.channels_out);
-  const Position o = position_of(g.out, flat % out_size);
-  const int64_t group_in = g.channels_in / g.group;
-  const int64_t group_out = g.channels_out / g.group;
-  const int64_t grp = m / group_out;
-  const T* xg = x + (image * g.channels_in + grp * group_in) * in_size;
+  const ConvOutput c = conv_output(g, flat);
+  const int64_t grp = c.m / c.group_out;
+  const T* xg = x + (c.image * g.channels_in + grp * c.group_in) * c.in_size;
   // W is [C, M / group, k...]: channel c of the group, row (m within the group, tap).
-  const T* wg = w + grp * group_in * group_out * taps + (m % group_out) * taps;
-  T acc = bias != nullptr ? bias[m] : T(0);
-  for (int64_t tap = 0; tap < taps; ++tap) {
+  const T* wg = w + grp * c.group_in * c.group_out * c.taps + (c.m % c.group_out) * c.taps;
+  T acc = bias != nullptr ? bias[c.m] : T(0);
+  for (int64_t tap = 0; tap < c.taps; ++tap) {
     const Position k = tap_position(g, tap);
     int64_t at = 0;
     for (int a = 0; a < kSpatialDims && at >= 0; ++a) {
-      const int64_t t = o.at[a] + g.pad[a] - k.at[a] * g.dilation[a];
+      const int64_t t = c.o.at[a] + g.pad[a] - k.at[a] * g.dilation[a];
       const int64_t i = t >= 0 && t % g.stride[a] == 0 ? t / g.stride[a] : -1;
       at = i >= 0 && i < g.in[a] ? at * g.in[a] + i : -1;
     }
     if (at < 0) continue;
-    T col = T(0);
-    for (int64_t c0 = 0; c0 < group_in; c0 += kGemmSlice<T>) {
-      T sum = T(0);
-      const int64_t c1 = min_of(c0 + kGemmSlice<T>, group_in);
-      for (int64_t c = c0; c < c1; ++c) {
-        sum = fma(wg[c * group_out * taps + tap], xg[c * in_size + at], sum);
-      }
-      const T scaled = mul(T(1), sum);
-      col = c0 > 0 ? fma(T(1), col, scaled) : scaled;
-    }
+    const T col = gemm_order_sum<T>(c.group_in, nullptr, [&](int64_t channel, T& a, T& b) {
+      a = wg[channel * c.group_out * c.taps + tap];
+      b = xg[channel * c.in_size + at];
+    });
     acc = add(acc, col);
   }
   return acc;
