@@ -89,6 +89,16 @@ inline KernelChoice choice_of(const CudaKernel& k, int64_t workspace_bytes = 0) 
 // backend's words: "no f64 kernel for Exp (supported: {f32})".
 std::optional<KernelUnsupported> refuse_dtype(const CudaKernelQuery& query, DTypeSet supported);
 
+// The selection of a float op with one kernel per dtype: kKernels[input 0's dtype] (indexed in
+// DType order, f32 then f64), any other dtype refused.
+template <const CudaKernel* kKernels>
+KernelSelection select_float_kernel(const CudaKernelQuery& query) {
+  if (std::optional<KernelUnsupported> refused = refuse_dtype(query, {DType::F32, DType::F64})) {
+    return *refused;
+  }
+  return choice_of(kKernels[static_cast<size_t>(query.inputs[0]->dtype)]);
+}
+
 // The kernels' name for a dtype's elements (kernels/conversion_ops.cpp).
 ElementType element_type(DType dtype);
 

@@ -138,12 +138,6 @@ constexpr CudaKernel kPRelu[4][2] = {
     {{run_prelu, "i64_prelu_cuda_contiguous"}, {run_prelu, "i64_prelu_cuda_broadcast"}},
     {{run_prelu, "i32_prelu_cuda_contiguous"}, {run_prelu, "i32_prelu_cuda_broadcast"}}};
 
-template <const CudaKernel* kKernels>
-KernelSelection select_activation(const CudaKernelQuery& query) {
-  if (std::optional<KernelUnsupported> refused = refuse_dtype(query, kFloat)) return *refused;
-  return choice_of(kKernels[static_cast<size_t>(query.inputs[0]->dtype)]);
-}
-
 KernelSelection select_relu(const CudaKernelQuery& query) {
   if (std::optional<KernelUnsupported> refused = refuse_dtype(query, kNumeric)) return *refused;
   return choice_of(kRelu[static_cast<size_t>(query.inputs[0]->dtype)]);
@@ -181,22 +175,22 @@ const CudaOpKernels kOps[] = {
       "the CPU's erf_f32: same polynomials, exponential and operation order, no FMA; f64: "
       "CUDA's erf where the CPU calls libm's",
       kLibmF64},
-     select_activation<kErf>},
+     select_float_kernel<kErf>},
     {{OpKind::Tanh, kFloat, E::BitwiseExceptNanPayload,
       "the CPU's tanh_f32: same polynomial, exponential and operation order, no FMA; f64: "
       "CUDA's tanh where the CPU calls libm's",
       kLibmF64},
-     select_activation<kTanh>},
+     select_float_kernel<kTanh>},
     {{OpKind::Sigmoid, kFloat, E::Bitwise,
       "the CPU's sigmoid_f32: same exponential, division and operation order, no FMA; a NaN "
       "comes back as itself on both; f64: the CPU's form around CUDA's exp (libm's there)",
       kLibmF64},
-     select_activation<kSigmoid>},
+     select_float_kernel<kSigmoid>},
     {{OpKind::Relu, kNumeric, E::Bitwise, "x < 0 ? 0 : x, a select on both: NaN and -0 pass"},
      select_relu},
     {{OpKind::LeakyRelu, kFloat, E::BitwiseExceptNanPayload,
       "x >= 0 ? x : alpha * x, alpha rounded to the type as on the CPU"},
-     select_activation<kLeakyRelu>},
+     select_float_kernel<kLeakyRelu>},
     {{OpKind::Gelu, kFloat, E::BitwiseExceptNanPayload,
       "approximate=none: the CPU's gelu_f32; approximate=tanh: its gelu_tanh_f32 with the "
       "same double steps; same polynomials and operation order, no FMA; f64: the CPU's "
@@ -207,42 +201,42 @@ const CudaOpKernels kOps[] = {
       "x < 0 ? alpha * expm1(x) : x with the CPU's expm1_f32, no FMA; f64: CUDA's expm1 "
       "(libm's there)",
       kLibmF64},
-     select_activation<kElu>},
+     select_float_kernel<kElu>},
     {{OpKind::Selu, kFloat, E::BitwiseExceptNanPayload,
       "gamma * (x > 0 ? x : alpha * expm1(x)) with the CPU's expm1_f32, no FMA; f64: CUDA's "
       "expm1 (libm's there)",
       kLibmF64},
-     select_activation<kSelu>},
+     select_float_kernel<kSelu>},
     {{OpKind::Celu, kFloat, E::BitwiseExceptNanPayload,
       "x < 0 ? alpha * expm1(x / alpha) : x with the CPU's expm1_f32, no FMA; f64: CUDA's "
       "expm1 (libm's there)",
       kLibmF64},
-     select_activation<kCelu>},
+     select_float_kernel<kCelu>},
     {{OpKind::HardSigmoid, kFloat, E::BitwiseExceptNanPayload,
       "clamp01(alpha * x + beta), a multiply then an add, no FMA"},
-     select_activation<kHardSigmoid>},
+     select_float_kernel<kHardSigmoid>},
     {{OpKind::HardSwish, kFloat, E::BitwiseExceptNanPayload,
       "max(x, -3) * clamp01(x / 6 + 0.5) in the CPU's operation order, no FMA"},
-     select_activation<kHardSwish>},
+     select_float_kernel<kHardSwish>},
     {{OpKind::Softplus, kFloat, E::BitwiseExceptNanPayload,
       "max(x, 0) + log1p(exp(-|x|)) with the CPU's exp_f32 and log1p_f32, no FMA; f64: CUDA's "
       "exp and log1p (libm's there)",
       kLibmF64},
-     select_activation<kSoftplus>},
+     select_float_kernel<kSoftplus>},
     {{OpKind::Softsign, kFloat, E::BitwiseExceptNanPayload,
       "x / (1 + |x|), +-1 at +-inf, as the CPU computes it"},
-     select_activation<kSoftsign>},
+     select_float_kernel<kSoftsign>},
     {{OpKind::PRelu, kNumeric, E::BitwiseExceptNanPayload,
       "x < 0 ? slope * x : x with numpy broadcasting of the slope; integer products wrap on "
       "both"},
      select_prelu},
     {{OpKind::ThresholdedRelu, kFloat, E::Bitwise,
       "x <= alpha ? 0 : x, a select on both: NaN passes"},
-     select_activation<kThresholdedRelu>},
+     select_float_kernel<kThresholdedRelu>},
     {{OpKind::Shrink, kFloat, E::Bitwise,
       "x < -lambd ? x + bias : (x > lambd ? x - bias : 0); a NaN reaches the result by selects "
       "only"},
-     select_activation<kShrink>},
+     select_float_kernel<kShrink>},
 };
 
 }  // namespace

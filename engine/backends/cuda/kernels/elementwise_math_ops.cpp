@@ -59,12 +59,6 @@ constexpr CudaKernel kPow[2][2] = {
     {{run_pow, "f32_pow_cuda_libm_contiguous"}, {run_pow, "f32_pow_cuda_libm_broadcast"}},
     {{run_pow, "f64_pow_cuda_libm_contiguous"}, {run_pow, "f64_pow_cuda_libm_broadcast"}}};
 
-template <const CudaKernel* kKernels>
-KernelSelection select_math(const CudaKernelQuery& query) {
-  if (std::optional<KernelUnsupported> refused = refuse_dtype(query, kFloat)) return *refused;
-  return choice_of(kKernels[static_cast<size_t>(query.inputs[0]->dtype)]);
-}
-
 KernelSelection select_pow(const CudaKernelQuery& query) {
   if (std::optional<KernelUnsupported> refused = refuse_dtype(query, kFloat)) return *refused;
   const Shape& a = query.inputs[0]->shape;
@@ -90,17 +84,17 @@ const CudaOpKernels kOps[] = {
       "pow in double, rounded once to f32 (the CPU: powf); f64: CUDA's pow where the CPU calls "
       "glibc's: the last bits may differ"},
      select_pow},
-    {{OpKind::Sin, kFloat, E::NotClaimed, kLibmHow}, select_math<kSin>},
-    {{OpKind::Cos, kFloat, E::NotClaimed, kLibmHow}, select_math<kCos>},
-    {{OpKind::Tan, kFloat, E::NotClaimed, kLibmHow}, select_math<kTan>},
-    {{OpKind::Asin, kFloat, E::NotClaimed, kLibmHow}, select_math<kAsin>},
-    {{OpKind::Acos, kFloat, E::NotClaimed, kLibmHow}, select_math<kAcos>},
-    {{OpKind::Atan, kFloat, E::NotClaimed, kLibmHow}, select_math<kAtan>},
-    {{OpKind::Sinh, kFloat, E::NotClaimed, kLibmHow}, select_math<kSinh>},
-    {{OpKind::Cosh, kFloat, E::NotClaimed, kLibmHow}, select_math<kCosh>},
-    {{OpKind::Asinh, kFloat, E::NotClaimed, kLibmHow}, select_math<kAsinh>},
-    {{OpKind::Acosh, kFloat, E::NotClaimed, kLibmHow}, select_math<kAcosh>},
-    {{OpKind::Atanh, kFloat, E::NotClaimed, kLibmHow}, select_math<kAtanh>},
+    {{OpKind::Sin, kFloat, E::NotClaimed, kLibmHow}, select_float_kernel<kSin>},
+    {{OpKind::Cos, kFloat, E::NotClaimed, kLibmHow}, select_float_kernel<kCos>},
+    {{OpKind::Tan, kFloat, E::NotClaimed, kLibmHow}, select_float_kernel<kTan>},
+    {{OpKind::Asin, kFloat, E::NotClaimed, kLibmHow}, select_float_kernel<kAsin>},
+    {{OpKind::Acos, kFloat, E::NotClaimed, kLibmHow}, select_float_kernel<kAcos>},
+    {{OpKind::Atan, kFloat, E::NotClaimed, kLibmHow}, select_float_kernel<kAtan>},
+    {{OpKind::Sinh, kFloat, E::NotClaimed, kLibmHow}, select_float_kernel<kSinh>},
+    {{OpKind::Cosh, kFloat, E::NotClaimed, kLibmHow}, select_float_kernel<kCosh>},
+    {{OpKind::Asinh, kFloat, E::NotClaimed, kLibmHow}, select_float_kernel<kAsinh>},
+    {{OpKind::Acosh, kFloat, E::NotClaimed, kLibmHow}, select_float_kernel<kAcosh>},
+    {{OpKind::Atanh, kFloat, E::NotClaimed, kLibmHow}, select_float_kernel<kAtanh>},
 };
 
 }  // namespace
