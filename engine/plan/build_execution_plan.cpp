@@ -8,11 +8,6 @@
 namespace volta {
 namespace {
 
-std::string node_ref(const Node& node, const Backend& backend) {
-  return "node '" + node.name + "' (" + std::string(op_name(node.op)) + ") on backend '" +
-         std::string(backend.name()) + "'";
-}
-
 uint64_t hash_plan(const ExecutionPlan& plan) {
   StableHasher h;
   h.u64(plan.ir_hash);
@@ -50,22 +45,24 @@ KernelChoice select(const Graph& g, const Node& node, const Backend& backend,
                     DeterminismMode mode) {
   KernelSelection selection = backend.select_kernel(g, node);
   if (auto* missing = std::get_if<KernelUnsupported>(&selection)) {
-    fail(ErrorCode::MissingKernel, node_ref(node, backend) + " has no kernel: " + missing->reason +
+    fail(ErrorCode::MissingKernel, node_ref(node, backend.name()) +
+                                       " has no kernel: " + missing->reason +
                                        ". Volta never falls back to another backend.");
   }
   KernelChoice& kernel = std::get<KernelChoice>(selection);
   if (mode == DeterminismMode::Strict && kernel.determinism != KernelDeterminism::BitExact) {
     fail(ErrorCode::NonDeterministicKernel,
-         node_ref(node, backend) + ": kernel '" + kernel.variant + "' is " +
+         node_ref(node, backend.name()) + ": kernel '" + kernel.variant + "' is " +
              std::string(kernel_determinism_name(kernel.determinism)) +
              ", but DeterminismMode::Strict requires bit-exact kernels (compile with "
              "DeterminismMode::Relaxed to accept it)");
   }
   if (kernel.workspace_bytes < 0 || kernel.worker_scratch_bytes < 0) {
-    fail(ErrorCode::PlanAllocation,
-         node_ref(node, backend) + ": kernel '" + kernel.variant + "' declares a workspace of " +
-             std::to_string(kernel.workspace_bytes) + " bytes and a worker scratch of " +
-             std::to_string(kernel.worker_scratch_bytes) + " bytes");
+    fail(ErrorCode::PlanAllocation, node_ref(node, backend.name()) + ": kernel '" + kernel.variant +
+                                        "' declares a workspace of " +
+                                        std::to_string(kernel.workspace_bytes) +
+                                        " bytes and a worker scratch of " +
+                                        std::to_string(kernel.worker_scratch_bytes) + " bytes");
   }
   return std::move(kernel);
 }

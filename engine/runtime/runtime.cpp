@@ -3,12 +3,13 @@
 #include "volta/ir/verify.h"
 
 namespace volta {
-namespace {
 
-std::string node_ref(const Node& node, const Backend& backend) {
+std::string node_ref(const Node& node, std::string_view backend) {
   return "node '" + node.name + "' (" + std::string(op_name(node.op)) + ") on backend '" +
-         std::string(backend.name()) + "'";
+         std::string(backend) + "'";
 }
+
+namespace {
 
 // The context's kind the backend checks itself when it uses it (a CPU context for the CPU).
 void check_backend(const ExecutionPlan& plan, const Backend& backend) {
@@ -86,7 +87,7 @@ std::vector<Tensor> execute(const ExecutionPlan& plan, const Backend& backend,
       backend.run_kernel(step.kernel, node, in_views, out_views, workspace, ctx);
     } catch (const VoltaError& e) {
       if (e.code() != ErrorCode::KernelFailure) throw;
-      fail(ErrorCode::KernelFailure, node_ref(node, backend) + ": " + e.message());
+      fail(ErrorCode::KernelFailure, node_ref(node, backend.name()) + ": " + e.message());
     }
     if (ctx.step_observer()) {
       ctx.step_observer()(static_cast<int>(s), node, step.kernel, out_views);

@@ -83,8 +83,7 @@ void check_device(const Node& node, std::string_view role, size_t index, const v
                   MemorySpace space) {
   if (data == nullptr || space == MemorySpace::Device) return;  // absent optional input
   fail(ErrorCode::MemorySpaceMismatch,
-       "node '" + node.name + "' (" + std::string(op_name(node.op)) +
-           ") on backend 'cuda': " + std::string(role) + " " + std::to_string(index) +
+       node_ref(node, kCudaBackend) + ": " + std::string(role) + " " + std::to_string(index) +
            " is a view of " + std::string(memory_space_name(space)) +
            " memory; the CUDA backend's kernels read device memory only");
 }

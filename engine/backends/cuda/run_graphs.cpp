@@ -6,12 +6,22 @@
 #include <variant>
 
 #include "cuda_check.h"
+#include "volta/backends/cuda.h"
+#include "volta/error.h"
+#include "volta/runtime/backend.h"
 
 namespace volta::cuda {
 namespace {
 
-CudaKernelArgs args_of(const DeferredLaunch& l, cudaStream_t stream) {
-  return CudaKernelArgs{*l.node, l.inputs, l.outputs, stream, l.workspace, l.context};
+// A kept launch's host-side checks fail at the end of the run, outside the runtime's step
+// loop: the error names the step as the runtime's would.
+void launch_kept(const DeferredLaunch& l, cudaStream_t stream) {
+  try {
+    l.kernel->fn(CudaKernelArgs{*l.node, l.inputs, l.outputs, stream, l.workspace, l.context});
+  } catch (const VoltaError& e) {
+    if (e.code() != ErrorCode::KernelFailure) throw;
+    fail(ErrorCode::KernelFailure, node_ref(*l.node, kCudaBackend) + ": " + e.message());
+  }
 }
 
 template <typename View>
@@ -60,7 +70,7 @@ void RunGraphs::clear() {
 void RunGraphs::launch_eagerly(cudaStream_t stream) {
   std::vector<DeferredLaunch> launches = std::move(pending_);
   pending_.clear();
-  for (const DeferredLaunch& l : launches) l.kernel->fn(args_of(l, stream));
+  for (const DeferredLaunch& l : launches) launch_kept(l, stream);
 }
 
 bool RunGraphs::matches(const Captured& c) const {
@@ -103,7 +113,7 @@ void RunGraphs::capture(cudaStream_t stream) {
     if (graph != nullptr) cudaGraphDestroy(graph);
   };
   try {
-    for (const DeferredLaunch& l : launches) l.kernel->fn(args_of(l, stream));
+    for (const DeferredLaunch& l : launches) launch_kept(l, stream);
   } catch (const HostExchangeInCapture&) {
     // A check not marked exchanges_with_host: nothing of the capture ran; launch one by one
     // instead.

@@ -93,10 +93,17 @@ struct SignOp {
   }
 };
 
-// Both operands walk the output element by element (BroadcastGeometry::contiguous).
+// Both operands walk the output element by element (BroadcastGeometry::contiguous): `vectors`
+// groups of four first (map.cuh), then the rest one by one.
 template <class Op>
-__global__ void f32_binary_contiguous(Op op, const float* a, const float* b, float* y, int64_t n) {
-  for (int64_t i = first_index(); i < n; i += grid_stride()) y[i] = op(a[i], b[i]);
+__global__ void f32_binary_contiguous(Op op, const float* a, const float* b, float* y, int64_t n,
+                                      int64_t vectors) {
+  for (int64_t q = first_index(); q < vectors; q += grid_stride()) {
+    store4(y + q * kVector, map4(op, load4(a + q * kVector), load4(b + q * kVector)));
+  }
+  for (int64_t i = vectors * kVector + first_index(); i < n; i += grid_stride()) {
+    y[i] = op(a[i], b[i]);
+  }
 }
 
 // Any broadcast (map.cuh's operand_offsets).
@@ -111,12 +118,48 @@ __global__ void f32_binary_broadcast(Op op, BroadcastGeometry g, const float* a,
   }
 }
 
+// A broadcast whose innermost merged dim is a multiple of four long, each operand walking it
+// (stride 1) or repeating one element (stride 0): a group of four output elements reads four
+// consecutive elements of an operand, or one four times, so the offsets are split once per group.
+template <class Op>
+__global__ void f32_binary_broadcast_vectors(Op op, BroadcastGeometry g, const float* a,
+                                             const float* b, float* y) {
+  const int last = g.rank - 1;
+  const bool a_walks = g.a_strides[last] == 1;
+  const bool b_walks = g.b_strides[last] == 1;
+  for (int64_t q = first_index(); q < g.numel / kVector; q += grid_stride()) {
+    int64_t at_a = 0;
+    int64_t at_b = 0;
+    operand_offsets(g, q * kVector, at_a, at_b);
+    const float4 va = a_walks ? load4(a + at_a) : make_float4(a[at_a], a[at_a], a[at_a], a[at_a]);
+    const float4 vb = b_walks ? load4(b + at_b) : make_float4(b[at_b], b[at_b], b[at_b], b[at_b]);
+    store4(y + q * kVector, map4(op, va, vb));
+  }
+}
+
+// Whether f32_binary_broadcast_vectors can run g: an innermost dim of whole groups, each
+// operand walking it or repeating, and the pointers that are read or written as vectors aligned.
+bool broadcasts_by_vectors(const BroadcastGeometry& g, const float* a, const float* b,
+                           const float* y) {
+  if (g.rank == 0) return false;
+  const int last = g.rank - 1;
+  const int64_t sa = g.a_strides[last];
+  const int64_t sb = g.b_strides[last];
+  return g.dims[last] % kVector == 0 && (sa == 0 || sa == 1) && (sb == 0 || sb == 1) &&
+         vector_aligned(y) && (sa == 0 || vector_aligned(a)) && (sb == 0 || vector_aligned(b));
+}
+
 template <class Op>
 cudaError_t launch_binary(const BroadcastGeometry& g, const float* a, const float* b, float* y,
                           cudaStream_t stream) {
   if (g.contiguous()) {
-    f32_binary_contiguous<<<blocks_for(g.numel), kThreadsPerBlock, 0, stream>>>(Op{}, a, b, y,
-                                                                                g.numel);
+    const bool aligned = vector_aligned(a) && vector_aligned(b) && vector_aligned(y);
+    const int64_t vectors = aligned ? g.numel / kVector : 0;
+    f32_binary_contiguous<<<blocks_for(g.numel - vectors * (kVector - 1)), kThreadsPerBlock, 0,
+                            stream>>>(Op{}, a, b, y, g.numel, vectors);
+  } else if (broadcasts_by_vectors(g, a, b, y)) {
+    f32_binary_broadcast_vectors<<<blocks_for(g.numel / kVector), kThreadsPerBlock, 0, stream>>>(
+        Op{}, g, a, b, y);
   } else {
     f32_binary_broadcast<<<blocks_for(g.numel), kThreadsPerBlock, 0, stream>>>(Op{}, g, a, b, y);
   }

@@ -32,50 +32,53 @@ __device__ __forceinline__ double mul_rn(double a, double b) { return __dmul_rn(
 __device__ __forceinline__ float add_rn(float a, float b) { return __fadd_rn(a, b); }
 __device__ __forceinline__ double add_rn(double a, double b) { return __dadd_rn(a, b); }
 
-inline constexpr int kThreads = 256;
+inline constexpr int kThreads = 256;  // per block, for every tile shape
 
 // A block computes a kBlock x kBlock tile of Y, kStepK values of k per pass through shared
 // memory; each thread owns kPerThread x kPerThread elements of it: two groups of kHalf rows
 // kBlock / 2 apart by two such groups of columns, so that a warp's shared-memory reads of
-// either operand are contiguous 16-byte vectors.
+// either operand are contiguous vectors. Two tile shapes per type, both compile-time constants:
+// a large one, and a small one for problems of few large tiles, which would leave most of the
+// device idle. Which one computes an element never changes its bits: a thread's sums are the
+// same either way.
+template <class Scalar, int kBlockSize, int kPerThreadSize>
+struct Tile {
+  using T = Scalar;
+  static constexpr int kBlock = kBlockSize;
+  static constexpr int kPerThread = kPerThreadSize;
+  static constexpr int kHalf = kPerThread / 2;
+  static constexpr int kThreadsAcross = kBlock / kPerThread;
+  static_assert(kThreadsAcross * kThreadsAcross == kThreads);
+};
 template <class T>
-struct Tiling;
+struct Tiles;
 template <>
-struct Tiling<float> {
-  static constexpr int kBlock = 128;
-  static constexpr int kPerThread = 8;
+struct Tiles<float> {
+  using Large = Tile<float, 128, 8>;
+  using Small = Tile<float, 32, 2>;
 };
 template <>
-struct Tiling<double> {
-  static constexpr int kBlock = 64;
-  static constexpr int kPerThread = 4;
+struct Tiles<double> {
+  using Large = Tile<double, 64, 4>;
+  using Small = Tile<double, 32, 2>;
 };
 inline constexpr int kStepK = 8;
+// Fewer large tiles than this (a problem-size constant, not the device's SM count): small tiles.
+inline constexpr int64_t kSmallProblemTiles = 128;
 
-template <class T>
-inline constexpr int kBlock = Tiling<T>::kBlock;
-template <class T>
-inline constexpr int kPerThread = Tiling<T>::kPerThread;
-template <class T>
-inline constexpr int kHalf = kPerThread<T> / 2;
-template <class T>
-inline constexpr int kThreadsAcross = kBlock<T> / kPerThread<T>;
-
-static_assert(kThreadsAcross<float> * kThreadsAcross<float> == kThreads);
-static_assert(kThreadsAcross<double> * kThreadsAcross<double> == kThreads);
 // Every slice boundary is a K step boundary, so a step never straddles two slices.
 static_assert(kGemmSlice<float> % kStepK == 0 && kGemmSlice<double> % kStepK == 0);
 
-// kHalf consecutive elements, read as one vector (16 bytes for both types).
-template <class T>
-struct alignas(sizeof(T) * kHalf<T>) HalfGroup {
-  T v[kHalf<T>];
+// kHalf consecutive elements, read as one vector.
+template <class Tile>
+struct alignas(sizeof(typename Tile::T) * Tile::kHalf) HalfGroup {
+  typename Tile::T v[Tile::kHalf];
 };
 
 // Row (or column) within the block tile of this thread's element e, for thread coordinate t.
-template <class T>
+template <class Tile>
 __device__ __forceinline__ int owned(int t, int e) {
-  return (e / kHalf<T>)*(kBlock<T> / 2) + t * kHalf<T> + e % kHalf<T>;
+  return (e / Tile::kHalf) * (Tile::kBlock / 2) + t * Tile::kHalf + e % Tile::kHalf;
 }
 
 // One operand as the block tile reads it: element (r, p) is base[r * r_stride + p * k_stride]
@@ -94,11 +97,13 @@ struct Operand {
 // Elements outside the operand are 0; they only ever meet elements of Y outside the matrix,
 // since the K loop stops at the operand's depth. Set up once per tile, so that a step's fetch
 // is a pointer bump and a few compares.
-template <class T>
+template <class Tile>
 struct Fetcher {
-  static constexpr int kLoads = kBlock<T> * kStepK / kThreads;
-  static_assert(kLoads * static_cast<int>(sizeof(T)) == 16);
-  struct alignas(16) Vector {
+  using T = typename Tile::T;
+  static constexpr int kBlock = Tile::kBlock;
+  static constexpr int kLoads = kBlock * kStepK / kThreads;
+  static_assert(kLoads >= 1 && kLoads * sizeof(T) <= 16);
+  struct alignas(kLoads * sizeof(T)) Vector {
     T v[kLoads];
   };
 
@@ -116,8 +121,8 @@ struct Fetcher {
       r = first / kStepK;
       p = first % kStepK;
     } else {
-      r = first % kBlock<T>;
-      p = first / kBlock<T>;
+      r = first % kBlock;
+      p = first / kBlock;
     }
   }
 
@@ -130,7 +135,7 @@ struct Fetcher {
     step = along_k ? op.k_stride : op.r_stride;
     k_left = op.depth - p;
     const int64_t rows = op.rows - r;
-    rows_left = static_cast<int>(rows < kBlock<T> ? rows : kBlock<T>);
+    rows_left = static_cast<int>(rows < kBlock ? rows : kBlock);
   }
 
   // This step's elements into v, and on to the next step.
@@ -152,7 +157,7 @@ struct Fetcher {
     k_left -= kStepK;
   }
 
-  __device__ void store(const T (&v)[kLoads], T (*tile)[kBlock<T>]) const {
+  __device__ void store(const T (&v)[kLoads], T (*tile)[kBlock]) const {
     int r = 0, p = 0;
     place(along_k, r, p);
     VOLTA_UNROLL
@@ -167,36 +172,38 @@ struct Fetcher {
 };
 
 // This thread's kPerThread values of one operand at step p of the tile in shared memory.
-template <class T>
-__device__ __forceinline__ void read_owned(const T (*tile)[kBlock<T>], int p, int t,
-                                           T (&out)[kPerThread<T>]) {
+template <class Tile, class T = typename Tile::T>
+__device__ __forceinline__ void read_owned(const T (*tile)[Tile::kBlock], int p, int t,
+                                           T (&out)[Tile::kPerThread]) {
   VOLTA_UNROLL
   for (int g = 0; g < 2; ++g) {
-    const HalfGroup<T> group =
-        *reinterpret_cast<const HalfGroup<T>*>(&tile[p][owned<T>(t, g * kHalf<T>)]);
+    const HalfGroup<Tile> group =
+        *reinterpret_cast<const HalfGroup<Tile>*>(&tile[p][owned<Tile>(t, g * Tile::kHalf)]);
     VOLTA_UNROLL
-    for (int e = 0; e < kHalf<T>; ++e) out[g * kHalf<T> + e] = group.v[e];
+    for (int e = 0; e < Tile::kHalf; ++e) out[g * Tile::kHalf + e] = group.v[e];
   }
 }
 
 // A thread's running sums, one per owned element.
-template <class T>
+template <class Tile>
 struct Accumulators {
-  T v[kPerThread<T>][kPerThread<T>];
+  typename Tile::T v[Tile::kPerThread][Tile::kPerThread];
 };
 
 // One k: every owned element's running sum takes one FMA (the CPU's fmadd(a, b, acc)).
-template <class T>
-__device__ __forceinline__ void multiply_step(Accumulators<T>& acc, const T (*a_tile)[kBlock<T>],
-                                              const T (*b_tile)[kBlock<T>], int p, int ty, int tx) {
-  T a[kPerThread<T>];
-  T b[kPerThread<T>];
-  read_owned<T>(a_tile, p, ty, a);
-  read_owned<T>(b_tile, p, tx, b);
+template <class Tile, class T = typename Tile::T>
+__device__ __forceinline__ void multiply_step(Accumulators<Tile>& acc,
+                                              const T (*a_tile)[Tile::kBlock],
+                                              const T (*b_tile)[Tile::kBlock], int p, int ty,
+                                              int tx) {
+  T a[Tile::kPerThread];
+  T b[Tile::kPerThread];
+  read_owned<Tile>(a_tile, p, ty, a);
+  read_owned<Tile>(b_tile, p, tx, b);
   VOLTA_UNROLL
-  for (int i = 0; i < kPerThread<T>; ++i) {
+  for (int i = 0; i < Tile::kPerThread; ++i) {
     VOLTA_UNROLL
-    for (int j = 0; j < kPerThread<T>; ++j) acc.v[i][j] = fma_rn(a[i], b[j], acc.v[i][j]);
+    for (int j = 0; j < Tile::kPerThread; ++j) acc.v[i][j] = fma_rn(a[i], b[j], acc.v[i][j]);
   }
 }
 
@@ -219,29 +226,28 @@ struct TilePlace {
   int64_t col0;
 };
 
-template <class T>
-__device__ __forceinline__ int64_t tiles_across(const GemmLaunch<T>& g) {
-  return (g.n + kBlock<T> - 1) / kBlock<T>;
-}
-template <class T>
-__device__ __forceinline__ int64_t tiles_down(const GemmLaunch<T>& g) {
-  return (g.m + kBlock<T> - 1) / kBlock<T>;
+// The block tiles of a launch: one kBlock x kBlock tile per block.
+template <class Tile, class T>
+inline int64_t tile_count(const GemmLaunch<T>& g) {
+  return (g.m + Tile::kBlock - 1) / Tile::kBlock * ((g.n + Tile::kBlock - 1) / Tile::kBlock) *
+         g.batch.numel;
 }
 
-template <class T>
+template <class Tile, class T>
 __device__ __forceinline__ TilePlace place_of(const GemmLaunch<T>& g, int64_t tile) {
-  const int64_t across = tiles_across(g);
-  const int64_t per_problem = across * tiles_down(g);
+  const int64_t across = (g.n + Tile::kBlock - 1) / Tile::kBlock;
+  const int64_t per_problem = across * ((g.m + Tile::kBlock - 1) / Tile::kBlock);
   const int64_t in_problem = tile % per_problem;
-  return {tile / per_problem, in_problem / across * kBlock<T>, in_problem % across * kBlock<T>};
+  return {tile / per_problem, in_problem / across * Tile::kBlock,
+          in_problem % across * Tile::kBlock};
 }
 
-template <class T>
-__device__ __forceinline__ void clear(Accumulators<T>& acc) {
+template <class Tile>
+__device__ __forceinline__ void clear(Accumulators<Tile>& acc) {
   VOLTA_UNROLL
-  for (int i = 0; i < kPerThread<T>; ++i) {
+  for (int i = 0; i < Tile::kPerThread; ++i) {
     VOLTA_UNROLL
-    for (int j = 0; j < kPerThread<T>; ++j) acc.v[i][j] = T(0);
+    for (int j = 0; j < Tile::kPerThread; ++j) acc.v[i][j] = typename Tile::T(0);
   }
 }
 
@@ -249,19 +255,19 @@ __device__ __forceinline__ void clear(Accumulators<T>& acc) {
 // first slice then takes fma(beta, C, r) (C present) or r, a later one fma(1, Y, r). After the
 // last slice FusedMatMul's bias and activation follow, as its post-tile epilogue does. Clears
 // the sums for the next slice.
-template <class T>
+template <class Tile, class T>
 __device__ __forceinline__ void fold_slice(const GemmLaunch<T>& g, int64_t tile,
-                                           Accumulators<T>& acc, bool first, bool last) {
-  const TilePlace at_tile = place_of(g, opaque(tile));
+                                           Accumulators<Tile>& acc, bool first, bool last) {
+  const TilePlace at_tile = place_of<Tile>(g, opaque(tile));
   T* const y = g.y + at_tile.problem * g.m * g.n;
-  const int tx = static_cast<int>(threadIdx.x) % kThreadsAcross<T>;
-  const int ty = static_cast<int>(threadIdx.x) / kThreadsAcross<T>;
+  const int tx = static_cast<int>(threadIdx.x) % Tile::kThreadsAcross;
+  const int ty = static_cast<int>(threadIdx.x) / Tile::kThreadsAcross;
   VOLTA_UNROLL
-  for (int i = 0; i < kPerThread<T>; ++i) {
-    const int64_t row = at_tile.row0 + owned<T>(ty, i);
+  for (int i = 0; i < Tile::kPerThread; ++i) {
+    const int64_t row = at_tile.row0 + owned<Tile>(ty, i);
     VOLTA_UNROLL
-    for (int j = 0; j < kPerThread<T>; ++j) {
-      const int64_t col = at_tile.col0 + owned<T>(tx, j);
+    for (int j = 0; j < Tile::kPerThread; ++j) {
+      const int64_t col = at_tile.col0 + owned<Tile>(tx, j);
       const T sum = acc.v[i][j];
       acc.v[i][j] = T(0);
       if (row >= g.m || col >= g.n) continue;
@@ -282,24 +288,24 @@ __device__ __forceinline__ void fold_slice(const GemmLaunch<T>& g, int64_t tile,
 }
 
 // The double-buffered K steps of both operands in shared memory.
-template <class T>
+template <class Tile>
 struct alignas(16) SharedTiles {
-  T a[2][kStepK][kBlock<T>];
-  T b[2][kStepK][kBlock<T>];
+  typename Tile::T a[2][kStepK][Tile::kBlock];
+  typename Tile::T b[2][kStepK][Tile::kBlock];
 };
 
 // One kBlock x kBlock block tile of Y: the K steps double-buffered through shared memory (the
 // next step's operands are fetched into registers while this one multiplies).
-template <class T>
+template <class Tile, class T = typename Tile::T>
 __device__ __forceinline__ void block_tile(const GemmLaunch<T>& g, int64_t tile,
-                                           SharedTiles<T>& shared) {
-  Accumulators<T> acc;
+                                           SharedTiles<Tile>& shared) {
+  Accumulators<Tile> acc;
   clear(acc);
   if (g.k == 0) {  // one empty slice: Y = alpha * 0 (+ beta * C)
-    fold_slice(g, tile, acc, true, true);
+    fold_slice<Tile>(g, tile, acc, true, true);
     return;
   }
-  const TilePlace at_tile = place_of(g, tile);
+  const TilePlace at_tile = place_of<Tile>(g, tile);
   // The problem's matrices: its batch index split by the merged batch dims.
   int64_t rest = at_tile.problem;
   int64_t a_matrix = 0;
@@ -312,12 +318,12 @@ __device__ __forceinline__ void block_tile(const GemmLaunch<T>& g, int64_t tile,
   }
   const T* a = g.a + a_matrix * g.m * g.k + at_tile.row0 * g.a_row_stride;
   const T* b = g.b + b_matrix * g.k * g.n + at_tile.col0 * g.b_col_stride;
-  Fetcher<T> fetch_a(Operand<T>{a, g.a_row_stride, g.a_col_stride, g.m - at_tile.row0, g.k});
-  Fetcher<T> fetch_b(Operand<T>{b, g.b_col_stride, g.b_row_stride, g.n - at_tile.col0, g.k});
-  const int tx = static_cast<int>(threadIdx.x) % kThreadsAcross<T>;
-  const int ty = static_cast<int>(threadIdx.x) / kThreadsAcross<T>;
-  T staged_a[Fetcher<T>::kLoads];
-  T staged_b[Fetcher<T>::kLoads];
+  Fetcher<Tile> fetch_a(Operand<T>{a, g.a_row_stride, g.a_col_stride, g.m - at_tile.row0, g.k});
+  Fetcher<Tile> fetch_b(Operand<T>{b, g.b_col_stride, g.b_row_stride, g.n - at_tile.col0, g.k});
+  const int tx = static_cast<int>(threadIdx.x) % Tile::kThreadsAcross;
+  const int ty = static_cast<int>(threadIdx.x) / Tile::kThreadsAcross;
+  T staged_a[Fetcher<Tile>::kLoads];
+  T staged_b[Fetcher<Tile>::kLoads];
   // The previous tile's last step may still be reading the buffers.
   __syncthreads();
   fetch_a.fetch(staged_a);
@@ -336,16 +342,16 @@ __device__ __forceinline__ void block_tile(const GemmLaunch<T>& g, int64_t tile,
     if (more) {
       VOLTA_UNROLL
       for (int p = 0; p < kStepK; ++p) {
-        multiply_step<T>(acc, shared.a[buffer], shared.b[buffer], p, ty, tx);
+        multiply_step<Tile>(acc, shared.a[buffer], shared.b[buffer], p, ty, tx);
       }
     } else {  // the last step: up to kStepK values of k
       const auto depth = static_cast<int>(g.k - k0);
       for (int p = 0; p < depth; ++p) {
-        multiply_step<T>(acc, shared.a[buffer], shared.b[buffer], p, ty, tx);
+        multiply_step<Tile>(acc, shared.a[buffer], shared.b[buffer], p, ty, tx);
       }
     }
     if (!more || (k0 + kStepK) % kGemmSlice<T> == 0) {
-      fold_slice(g, tile, acc, first, !more);
+      fold_slice<Tile>(g, tile, acc, first, !more);
       first = false;
     }
     if (more) {
@@ -357,10 +363,13 @@ __device__ __forceinline__ void block_tile(const GemmLaunch<T>& g, int64_t tile,
 }
 
 // Block b computes tiles b, b + gridDim.x, ...: the grid never changes an element's value.
-template <class T>
-__global__ void __launch_bounds__(kThreads, 2) gemm_kernel(GemmLaunch<T> g, int64_t tiles) {
-  __shared__ SharedTiles<T> shared;
-  for (int64_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) block_tile<T>(g, tile, shared);
+template <class Tile>
+__global__ void __launch_bounds__(kThreads, 2)
+    gemm_kernel(GemmLaunch<typename Tile::T> g, int64_t tiles) {
+  __shared__ SharedTiles<Tile> shared;
+  for (int64_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+    block_tile<Tile>(g, tile, shared);
+  }
 }
 
 }  // namespace volta::cuda::gemm_detail

@@ -82,6 +82,70 @@ __device__ __forceinline__ RowSlot row_slot(int64_t first_row, int64_t rows) {
   const int64_t row = first_row + threadIdx.x / kTreeLanes;
   return {row, row < rows, static_cast<int>(threadIdx.x % kTreeLanes)};
 }
+__device__ __forceinline__ int64_t rows_per_block() { return blockDim.x / kTreeLanes; }
+
+// Softmax and the row normalizations pass over a row two or three times. Where rows are
+// contiguous and a block's run of them fits in shared memory, the block copies the run there
+// first, coalesced, and the passes read it from there: global memory is read once. `pitch`
+// elements separate staged rows (0: not staged), a row rounded up to whole bank rounds plus one
+// tree group, so that the four groups of a warp read four different sets of banks. Where the
+// values are read from never changes them.
+struct RowStaging {
+  int rows_per_block = kRowsPerBlock;
+  int64_t pitch = 0;
+};
+constexpr int64_t kStageBytes = 48 * 1024;  // the most a launch gets without opting in
+
+template <class T>
+RowStaging row_staging(int64_t length, bool contiguous_rows) {
+  constexpr int kRowsPerWarp = 32 / kTreeLanes;
+  const int64_t pitch = (length + 31) / 32 * 32 + kTreeLanes;
+  const int64_t fit = kStageBytes / (pitch * static_cast<int64_t>(sizeof(T)));
+  const int64_t rows = (fit < kRowsPerBlock ? fit : kRowsPerBlock) / kRowsPerWarp * kRowsPerWarp;
+  if (!contiguous_rows || rows == 0) return {};
+  return {static_cast<int>(rows), pitch};
+}
+
+template <class T>
+size_t stage_bytes(const RowStaging& staging) {
+  return static_cast<size_t>(staging.rows_per_block * staging.pitch) * sizeof(T);
+}
+
+// The block's rows from first_row (rows of n contiguous elements from x) into `stage`, as whole
+// 16-byte vectors where the rows allow. Every thread of the block calls it.
+template <class T>
+__device__ void stage_rows(const T* x, int64_t first_row, int64_t rows, int64_t n, int64_t pitch,
+                           T* stage) {
+  constexpr int kPerVector = static_cast<int>(sizeof(float4) / sizeof(T));
+  const int64_t left = rows - first_row;
+  const int64_t count = left < rows_per_block() ? left : rows_per_block();
+  const T* from = x + first_row * n;
+  __syncthreads();  // the previous run's passes are done with the stage
+  if (n % kPerVector == 0 && reinterpret_cast<uintptr_t>(from) % sizeof(float4) == 0) {
+    const int64_t vectors = n / kPerVector;
+    for (int64_t r = 0; r < count; ++r) {
+      const auto* src = reinterpret_cast<const float4*>(from + r * n);
+      auto* dst = reinterpret_cast<float4*>(stage + r * pitch);
+      for (int64_t v = threadIdx.x; v < vectors; v += blockDim.x) dst[v] = src[v];
+    }
+  } else {
+    for (int64_t r = 0; r < count; ++r) {
+      for (int64_t i = threadIdx.x; i < n; i += blockDim.x) stage[r * pitch + i] = from[r * n + i];
+    }
+  }
+  __syncthreads();
+}
+
+template <class T>
+__device__ __forceinline__ T* stage_memory() {
+  extern __shared__ float4 stage[];
+  return reinterpret_cast<T*>(stage);
+}
+
+unsigned row_blocks(int64_t rows, const RowStaging& staging = {}) {
+  const int64_t blocks = (rows + staging.rows_per_block - 1) / staging.rows_per_block;
+  return static_cast<unsigned>(blocks < kMaxRowBlocks ? blocks : kMaxRowBlocks);
+}
 
 // softmax_rows.h's exp_of: the CPU's exp_f32 for f32 rows; libm's exp for f64 rows, CUDA's
 // here (its last bit may differ).
@@ -98,33 +162,39 @@ __device__ __forceinline__ double log_of(double v) { return log(v); }
 // y = (x - max) - log(sum); the quiet NaN over the whole row when the sum is NaN. The
 // exponentials are recomputed for y, with the same bits.
 template <class T, bool kLog>
-__global__ void __launch_bounds__(kThreadsPerBlock) softmax_rows(RowGeometry g, const T* x, T* y) {
+__global__ void __launch_bounds__(kThreadsPerBlock)
+    softmax_rows(RowGeometry g, RowStaging staging, const T* x, T* y) {
   const int64_t n = g.length;
-  for (int64_t first_row = static_cast<int64_t>(blockIdx.x) * kRowsPerBlock; first_row < g.rows;
-       first_row += static_cast<int64_t>(gridDim.x) * kRowsPerBlock) {
+  for (int64_t first_row = static_cast<int64_t>(blockIdx.x) * rows_per_block(); first_row < g.rows;
+       first_row += static_cast<int64_t>(gridDim.x) * rows_per_block()) {
     const RowSlot s = row_slot(first_row, g.rows);
     const int64_t start = (s.row / g.inner) * n * g.inner + s.row % g.inner;
     const T* xr = x + start;
     T* yr = y + start;
-    const int64_t step = g.inner;
+    int64_t step = g.inner;
+    if (staging.pitch > 0) {
+      stage_rows(x, first_row, g.rows, n, staging.pitch, stage_memory<T>());
+      xr = stage_memory<T>() + threadIdx.x / kTreeLanes * staging.pitch;
+      step = 1;
+    }
     const T max = reduce_row(
         n, s.active, -T(dmath::kInf()), [=](int64_t i) { return xr[i * step]; }, MaxOfNumbers{});
     const T sum = reduce_row(
         n, s.active, T{0}, [=](int64_t i) { return exp_of(sub_rn(xr[i * step], max)); }, Plus{});
     if (!s.active) continue;
     if (sum != sum) {
-      for (int64_t i = s.lane; i < n; i += kTreeLanes) yr[i * step] = quiet_nan(T{});
+      for (int64_t i = s.lane; i < n; i += kTreeLanes) yr[i * g.inner] = quiet_nan(T{});
       continue;
     }
     if constexpr (kLog) {
       const T log_sum = log_of(sum);
       for (int64_t i = s.lane; i < n; i += kTreeLanes) {
-        yr[i * step] = sub_rn(sub_rn(xr[i * step], max), log_sum);
+        yr[i * g.inner] = sub_rn(sub_rn(xr[i * step], max), log_sum);
       }
     } else {
       const T inverse = div_rn(T{1}, sum);
       for (int64_t i = s.lane; i < n; i += kTreeLanes) {
-        yr[i * step] = mul_rn(exp_of(sub_rn(xr[i * step], max)), inverse);
+        yr[i * g.inner] = mul_rn(exp_of(sub_rn(xr[i * step], max)), inverse);
       }
     }
   }
@@ -177,12 +247,16 @@ __device__ OperandOffsets operand_offsets(const BroadcastGeometry& g, int64_t i)
 // scale + bias, left to right, no FMA.
 template <class T>
 __global__ void __launch_bounds__(kThreadsPerBlock)
-    normalize_rows(RowGeometry g, RowNormalization<T> a) {
+    normalize_rows(RowGeometry g, RowStaging staging, RowNormalization<T> a) {
   const int64_t n = g.length;
-  for (int64_t first_row = static_cast<int64_t>(blockIdx.x) * kRowsPerBlock; first_row < g.rows;
-       first_row += static_cast<int64_t>(gridDim.x) * kRowsPerBlock) {
+  for (int64_t first_row = static_cast<int64_t>(blockIdx.x) * rows_per_block(); first_row < g.rows;
+       first_row += static_cast<int64_t>(gridDim.x) * rows_per_block()) {
     const RowSlot s = row_slot(first_row, g.rows);
     const T* xr = a.x + s.row * n;
+    if (staging.pitch > 0) {
+      stage_rows(a.x, first_row, g.rows, n, staging.pitch, stage_memory<T>());
+      xr = stage_memory<T>() + threadIdx.x / kTreeLanes * staging.pitch;
+    }
     const T sum = reduce_row(
         n, s.active, T{0}, [=](int64_t i) { return xr[i]; }, Plus{});
     const T mean = div_rn(sum, to(T{}, n));
@@ -280,15 +354,20 @@ __global__ void batch_norm(BatchNormArgs<T> a) {
   }
 }
 
-unsigned row_blocks(int64_t rows) {
-  const int64_t blocks = (rows + kRowsPerBlock - 1) / kRowsPerBlock;
-  return static_cast<unsigned>(blocks < kMaxRowBlocks ? blocks : kMaxRowBlocks);
-}
-
 template <class T>
 cudaError_t launch_rows(const RowGeometry& rows, const RowNormalization<T>& args,
                         cudaStream_t stream) {
-  normalize_rows<T><<<row_blocks(rows.rows), kThreadsPerBlock, 0, stream>>>(rows, args);
+  const RowStaging staging = row_staging<T>(rows.length, true);
+  normalize_rows<T><<<row_blocks(rows.rows, staging), staging.rows_per_block * kTreeLanes,
+                      stage_bytes<T>(staging), stream>>>(rows, staging, args);
+  return cudaGetLastError();
+}
+
+template <class T, bool kLog>
+cudaError_t launch_softmax(const RowGeometry& rows, const T* x, T* y, cudaStream_t stream) {
+  const RowStaging staging = row_staging<T>(rows.length, rows.inner == 1);
+  softmax_rows<T, kLog><<<row_blocks(rows.rows, staging), staging.rows_per_block * kTreeLanes,
+                          stage_bytes<T>(staging), stream>>>(rows, staging, x, y);
   return cudaGetLastError();
 }
 
@@ -308,26 +387,22 @@ cudaError_t launch_batch(const BatchNormArgs<T>& args, cudaStream_t stream) {
 
 cudaError_t launch_f32_softmax(const RowGeometry& rows, const float* x, float* y,
                                cudaStream_t stream) {
-  softmax_rows<float, false><<<row_blocks(rows.rows), kThreadsPerBlock, 0, stream>>>(rows, x, y);
-  return cudaGetLastError();
+  return launch_softmax<float, false>(rows, x, y, stream);
 }
 
 cudaError_t launch_f64_softmax(const RowGeometry& rows, const double* x, double* y,
                                cudaStream_t stream) {
-  softmax_rows<double, false><<<row_blocks(rows.rows), kThreadsPerBlock, 0, stream>>>(rows, x, y);
-  return cudaGetLastError();
+  return launch_softmax<double, false>(rows, x, y, stream);
 }
 
 cudaError_t launch_log_softmax(ReduceType type, const RowGeometry& rows, const void* x, void* y,
                                cudaStream_t stream) {
   if (type == ReduceType::F64) {
-    softmax_rows<double, true><<<row_blocks(rows.rows), kThreadsPerBlock, 0, stream>>>(
-        rows, static_cast<const double*>(x), static_cast<double*>(y));
-  } else {
-    softmax_rows<float, true><<<row_blocks(rows.rows), kThreadsPerBlock, 0, stream>>>(
-        rows, static_cast<const float*>(x), static_cast<float*>(y));
+    return launch_softmax<double, true>(rows, static_cast<const double*>(x),
+                                        static_cast<double*>(y), stream);
   }
-  return cudaGetLastError();
+  return launch_softmax<float, true>(rows, static_cast<const float*>(x), static_cast<float*>(y),
+                                     stream);
 }
 
 cudaError_t launch_lrn(ReduceType type, const LrnParams& params, const void* x, void* y,

@@ -324,11 +324,12 @@ VOLTA_HD ConvOutput conv_output(const ConvGeometry& g, int64_t flat) {
 
 // The CPU GEMM's sum over a depth of `depth` for one output: slices of kGemmSlice<T>, each a
 // running FMA sum of term(k) = (a, b) from +0; the first slice gives fma(1, *bias, 1 * sum) (or
-// 1 * sum without a bias), each later one fma(1, y, 1 * sum).
+// 1 * sum without a bias), each later one fma(1, y, 1 * sum). Depth 0 is one empty slice, as
+// in the GEMM: the bias still lands.
 template <class T, class Term>
 VOLTA_HD T gemm_order_sum(int64_t depth, const T* bias, const Term& term) {
   T y = T(0);
-  for (int64_t k0 = 0; k0 < depth; k0 += kGemmSlice<T>) {
+  for (int64_t k0 = 0; k0 == 0 || k0 < depth; k0 += kGemmSlice<T>) {
     T sum = T(0);
     const int64_t k1 = min_of(k0 + kGemmSlice<T>, depth);
     for (int64_t k = k0; k < k1; ++k) {
@@ -488,7 +489,7 @@ VOLTA_HD T conv_grad_filter_element(const ConvGeometry& g, const T* x, const T* 
   T y = T(0);
   for (int64_t first = 0; first < g.batch; first += g.images_per_step) {
     const int64_t depth = min_of(g.images_per_step, g.batch - first) * out_size;  // the GEMM's K
-    for (int64_t k0 = 0; k0 < depth; k0 += kGemmSlice<T>) {
+    for (int64_t k0 = 0; k0 == 0 || k0 < depth; k0 += kGemmSlice<T>) {
       T sum = T(0);
       const int64_t k1 = min_of(k0 + kGemmSlice<T>, depth);
       for (int64_t p = k0; p < k1; ++p) {

@@ -254,6 +254,10 @@ BOOST_AUTO_TEST_CASE(softmax_matches_the_cpu, *boost::unit_test::precondition(de
       {{2, 100000}, {1}},
       {{4097, 3}, {0}},
       {{1, 1}, {0}},
+      // Rows staged in shared memory: whole vectors, and not; blocks of 8 and of 4 rows.
+      {{37, 1024}, {1}},
+      {{37, 1027}, {1}},
+      {{19, 3000}, {-1}},
   };
   uint64_t seed = 400;
   for (const auto& [shape, axes] : cases) {
@@ -287,7 +291,8 @@ BOOST_AUTO_TEST_CASE(layer_normalization_matches_the_cpu_with_every_output,
     int64_t axis;
   };
   const std::vector<Case> cases = {{{16, 32, 64}, -1}, {{16, 4, 32, 32}, 2}, {{16, 4, 32, 32}, 1},
-                                   {{2, 100000}, 1},   {{5, 4097}, -1},      {{7, 1}, 1}};
+                                   {{2, 100000}, 1},   {{5, 4097}, -1},      {{7, 1}, 1},
+                                   {{37, 1024}, 1},    {{37, 1027}, -1},     {{19, 3000}, 1}};
   uint64_t seed = 500;
   for (DType dtype : {DType::F32, DType::F64}) {
     for (const Case& c : cases) {

@@ -223,7 +223,9 @@ BOOST_AUTO_TEST_CASE(binary_ops_broadcast_like_the_cpu,
                                                       {{2, 1, 3, 1, 2, 1}, {1, 2, 1, 2, 1, 2}},
                                                       {{2, 0, 3}, {3}},
                                                       {{257}, {257}},
-                                                      {{300, 1}, {1, 300}}};
+                                                      {{300, 1}, {1, 300}},
+                                                      {{64, 1024}, {1024}},
+                                                      {{9, 1}, {9, 12}}};
   uint64_t seed = 10;
   for (const CudaOpClaim& claim : cuda_op_claims()) {
     // PRelu broadcasts its slope one way only: cuda_device_elementwise_test covers it.

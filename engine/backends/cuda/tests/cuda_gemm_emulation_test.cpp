@@ -34,8 +34,9 @@ Tensor values(const Shape& shape, uint64_t seed) {
 
 cuda::BroadcastGeometry one_problem() { return *cuda::broadcast_geometry({{1}, {0}, {0}}); }
 
-// Y through the emulated kernel, on a block per tile and on one block striding over all tiles:
-// both must give the same bits.
+// Y through the emulated kernel in its large tiles, on a block per tile and on one block
+// striding over all tiles, and in its small tiles on three blocks striding: all must give the
+// same bits.
 template <class T>
 Tensor emulated(GemmLaunch<T> g, const Shape& y_shape) {
   Tensor y(kDType<T>, y_shape);
@@ -45,6 +46,10 @@ Tensor emulated(GemmLaunch<T> g, const Shape& y_shape) {
   g.y = strided.data_as<T>();
   emulate_gemm(g, 1);
   BOOST_TEST(strided.bit_equal(y), "a grid of one block gives other bits");
+  Tensor small(kDType<T>, y_shape);
+  g.y = small.data_as<T>();
+  emulate_gemm<T, typename cuda::gemm_detail::Tiles<T>::Small>(g, 3);
+  BOOST_TEST(small.bit_equal(y), "the small tiles give other bits");
   return y;
 }
 

@@ -47,19 +47,18 @@ inline double __dadd_rn(double a, double b) { return a + b; }
 
 namespace volta::cuda {
 
-// The block tiles of the launch: linalg.cu launches a block for each.
+// The block tiles of the launch in the large tiles, which linalg.cu launches a block each for
+// when there are enough of them.
 template <class T>
 unsigned tile_count(const GemmLaunch<T>& g) {
-  using gemm_detail::kBlock;
-  return static_cast<unsigned>((g.m + kBlock<T> - 1) / kBlock<T> *
-                               ((g.n + kBlock<T> - 1) / kBlock<T>)*g.batch.numel);
+  return static_cast<unsigned>(gemm_detail::tile_count<typename gemm_detail::Tiles<T>::Large>(g));
 }
 
-// The kernel on `blocks` blocks (fewer than the tiles makes blocks stride), block after block,
-// each block's kThreads threads at once.
-template <class T>
+// The kernel of tile shape Tile (the type's Large by default) on `blocks` blocks (fewer than
+// the tiles makes blocks stride), block after block, each block's kThreads threads at once.
+template <class T, class Tile = typename gemm_detail::Tiles<T>::Large>
 void emulate_gemm(const GemmLaunch<T>& g, unsigned blocks) {
-  const int64_t tiles = tile_count(g);
+  const int64_t tiles = gemm_detail::tile_count<Tile>(g);
   gridDim = dim3(blocks, 1, 1);
   for (unsigned x = 0; x < blocks; ++x) {
     blockIdx = {x, 0, 0};
@@ -70,7 +69,7 @@ void emulate_gemm(const GemmLaunch<T>& g, unsigned blocks) {
     for (unsigned t = 0; t < static_cast<unsigned>(gemm_detail::kThreads); ++t) {
       threads.emplace_back([&g, t, tiles] {
         threadIdx = {t, 0, 0};
-        gemm_detail::gemm_kernel<T>(g, tiles);
+        gemm_detail::gemm_kernel<Tile>(g, tiles);
       });
     }
   }

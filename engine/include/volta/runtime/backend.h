@@ -159,4 +159,7 @@ class Backend {
                           ExecutionContext& ctx) const = 0;
 };
 
+// How an error names a step: "node 'NAME' (OP) on backend 'BACKEND'".
+std::string node_ref(const Node& node, std::string_view backend);
+
 }  // namespace volta
