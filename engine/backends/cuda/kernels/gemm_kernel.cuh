@@ -37,9 +37,9 @@ inline constexpr int kThreads = 256;  // per block, for every tile shape
 // A block computes a kBlock x kBlock tile of Y, kStepK values of k per pass through shared
 // memory; each thread owns kPerThread x kPerThread elements of it: two groups of kHalf rows
 // kBlock / 2 apart by two such groups of columns, so that a warp's shared-memory reads of
-// either operand are contiguous vectors. Two tile shapes per type, both compile-time constants:
-// a large one, and a small one for problems of few large tiles, which would leave most of the
-// device idle. Which one computes an element never changes its bits: a thread's sums are the
+// either operand are contiguous vectors. Three tile shapes per type, all compile-time
+// constants: a problem of few large tiles, which would leave most of the device idle, takes
+// smaller ones. Which one computes an element never changes its bits: a thread's sums are the
 // same either way.
 template <class Scalar, int kBlockSize, int kPerThreadSize>
 struct Tile {
@@ -55,16 +55,19 @@ struct Tiles;
 template <>
 struct Tiles<float> {
   using Large = Tile<float, 128, 8>;
+  using Medium = Tile<float, 64, 4>;
   using Small = Tile<float, 32, 2>;
 };
 template <>
 struct Tiles<double> {
   using Large = Tile<double, 64, 4>;
+  using Medium = Large;
   using Small = Tile<double, 32, 2>;
 };
 inline constexpr int kStepK = 8;
-// Fewer large tiles than this (a problem-size constant, not the device's SM count): small tiles.
-inline constexpr int64_t kSmallProblemTiles = 128;
+// A launch of fewer tiles of a shape than this (a problem-size constant, not the device's SM
+// count) takes the next smaller shape.
+inline constexpr int64_t kEnoughTiles = 128;
 
 // Every slice boundary is a K step boundary, so a step never straddles two slices.
 static_assert(kGemmSlice<float> % kStepK == 0 && kGemmSlice<double> % kStepK == 0);

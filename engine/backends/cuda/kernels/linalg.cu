@@ -1,5 +1,5 @@
 // Linalg-family kernels (f32, f64): the launch of the GEMM behind MatMul, Gemm and FusedMatMul
-// (gemm_kernel.cuh). Small tiles for a problem of few large ones; one block per tile of Y up to
+// (gemm_kernel.cuh). Smaller tiles for a problem of few large ones; one block per tile of Y up to
 // the hardware's limit, past it blocks stride over the tiles. Neither changes an element's value.
 
 #include <cuda_runtime.h>
@@ -30,10 +30,13 @@ cudaError_t launch_tiles(const GemmLaunch<typename Tile::T>& g, cudaStream_t str
 template <class T>
 cudaError_t launch_gemm(const GemmLaunch<T>& g, cudaStream_t stream) {
   using Tiles = gemm_detail::Tiles<T>;
-  if (tile_count<typename Tiles::Large>(g) < gemm_detail::kSmallProblemTiles) {
-    return launch_tiles<typename Tiles::Small>(g, stream);
+  if (tile_count<typename Tiles::Large>(g) >= gemm_detail::kEnoughTiles) {
+    return launch_tiles<typename Tiles::Large>(g, stream);
   }
-  return launch_tiles<typename Tiles::Large>(g, stream);
+  if (tile_count<typename Tiles::Medium>(g) >= gemm_detail::kEnoughTiles) {
+    return launch_tiles<typename Tiles::Medium>(g, stream);
+  }
+  return launch_tiles<typename Tiles::Small>(g, stream);
 }
 
 }  // namespace

@@ -112,21 +112,39 @@ size_t stage_bytes(const RowStaging& staging) {
 }
 
 // The block's rows from first_row (rows of n contiguous elements from x) into `stage`, as whole
-// 16-byte vectors where the rows allow. Every thread of the block calls it.
+// 16-byte vectors where the rows allow, kBatch loads in flight per thread before their stores
+// (a block holds few rows, so each thread must keep several loads going). Every thread of the
+// block calls it.
 template <class T>
 __device__ void stage_rows(const T* x, int64_t first_row, int64_t rows, int64_t n, int64_t pitch,
                            T* stage) {
   constexpr int kPerVector = static_cast<int>(sizeof(float4) / sizeof(T));
+  constexpr int kBatch = 8;
   const int64_t left = rows - first_row;
   const int64_t count = left < rows_per_block() ? left : rows_per_block();
   const T* from = x + first_row * n;
   __syncthreads();  // the previous run's passes are done with the stage
   if (n % kPerVector == 0 && reinterpret_cast<uintptr_t>(from) % sizeof(float4) == 0) {
-    const int64_t vectors = n / kPerVector;
-    for (int64_t r = 0; r < count; ++r) {
-      const auto* src = reinterpret_cast<const float4*>(from + r * n);
-      auto* dst = reinterpret_cast<float4*>(stage + r * pitch);
-      for (int64_t v = threadIdx.x; v < vectors; v += blockDim.x) dst[v] = src[v];
+    // The run is contiguous: vector e of the run is vector e % per_row of row e / per_row.
+    // Staged runs hold at most kStageBytes, so int indexes them.
+    const auto per_row = static_cast<int>(n / kPerVector);
+    const auto total = static_cast<int>(count) * per_row;
+    const int threads = static_cast<int>(blockDim.x);
+    const auto* src = reinterpret_cast<const float4*>(from);
+    for (int first = static_cast<int>(threadIdx.x); first < total; first += kBatch * threads) {
+      float4 v[kBatch];
+#pragma unroll
+      for (int b = 0; b < kBatch; ++b) {
+        const int e = first + b * threads;
+        if (e < total) v[b] = src[e];
+      }
+#pragma unroll
+      for (int b = 0; b < kBatch; ++b) {
+        const int e = first + b * threads;
+        if (e >= total) break;
+        const int r = e / per_row;
+        reinterpret_cast<float4*>(stage + r * pitch)[e - r * per_row] = v[b];
+      }
     }
   } else {
     for (int64_t r = 0; r < count; ++r) {

@@ -35,8 +35,8 @@ Tensor values(const Shape& shape, uint64_t seed) {
 cuda::BroadcastGeometry one_problem() { return *cuda::broadcast_geometry({{1}, {0}, {0}}); }
 
 // Y through the emulated kernel in its large tiles, on a block per tile and on one block
-// striding over all tiles, and in its small tiles on three blocks striding: all must give the
-// same bits.
+// striding over all tiles, and in its medium and small tiles on three blocks striding: all must
+// give the same bits.
 template <class T>
 Tensor emulated(GemmLaunch<T> g, const Shape& y_shape) {
   Tensor y(kDType<T>, y_shape);
@@ -46,6 +46,10 @@ Tensor emulated(GemmLaunch<T> g, const Shape& y_shape) {
   g.y = strided.data_as<T>();
   emulate_gemm(g, 1);
   BOOST_TEST(strided.bit_equal(y), "a grid of one block gives other bits");
+  Tensor medium(kDType<T>, y_shape);
+  g.y = medium.data_as<T>();
+  emulate_gemm<T, typename cuda::gemm_detail::Tiles<T>::Medium>(g, 3);
+  BOOST_TEST(medium.bit_equal(y), "the medium tiles give other bits");
   Tensor small(kDType<T>, y_shape);
   g.y = small.data_as<T>();
   emulate_gemm<T, typename cuda::gemm_detail::Tiles<T>::Small>(g, 3);
