@@ -59,7 +59,8 @@ class NodeContext final : public LoweringContext {
   std::vector<std::string> attr_strings(std::string_view name,
                                         std::optional<std::vector<std::string>> def) override;
   Tensor attr_tensor(std::string_view name) override;
-  std::vector<ValueId> lower_graph_attr(std::string_view name) override;
+  std::vector<ValueId> lower_graph_attr(std::string_view name,
+                                        std::span<const ValueId> inputs) override;
   void consume_attr(std::string_view name) override { consumed_.insert(std::string(name)); }
 
   int num_outputs() const override { return node_.output_size(); }
@@ -118,7 +119,8 @@ class Importer {
                                 const std::string& stem, int num_outputs);
   // A subgraph lowered inline under node `scope` (its nodes named "<scope>/<node>"); the
   // values of its outputs.
-  std::vector<ValueId> lower_subgraph(const ::onnx::GraphProto& graph, const std::string& scope);
+  std::vector<ValueId> lower_subgraph(const ::onnx::GraphProto& graph, const std::string& scope,
+                                      std::span<const ValueId> inputs);
 
  private:
   void add_inputs();
@@ -263,9 +265,30 @@ void Importer::add_inputs() {
 }
 
 std::vector<ValueId> Importer::lower_subgraph(const ::onnx::GraphProto& graph,
-                                              const std::string& scope) {
+                                              const std::string& scope,
+                                              std::span<const ValueId> inputs) {
+  if (graph.input_size() != static_cast<int>(inputs.size())) {
+    fail(ErrorCode::ImportInvalidModel,
+         "node '" + scope + "': its graph attribute '" + graph.name() + "' takes " +
+             std::to_string(graph.input_size()) + " input(s); the node gives it " +
+             std::to_string(inputs.size()));
+  }
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const auto& formal = graph.input(static_cast<int>(i));
+    const DType given = graph_.value(inputs[i]).dtype;
+    if (formal.type().has_tensor_type() && formal.type().tensor_type().elem_type() != 0 &&
+        dtype_from_onnx(formal.type().tensor_type().elem_type()) != given) {
+      fail(ErrorCode::ImportInvalidModel,
+           "node '" + scope + "': input '" + formal.name() + "' of its graph attribute is " +
+               onnx_type_name(formal.type().tensor_type().elem_type()) + "; the node gives it " +
+               std::string(dtype_name(given)));
+    }
+    names_[formal.name()] = inputs[i];
+  }
+  // Sibling graph attributes may reuse each other's names: the parameters take scoped ones.
   for (const auto& init : graph.initializer()) {
-    names_[init.name()] = graph_.add_parameter(init.name(), model_.initializer(init));
+    names_[init.name()] = graph_.add_parameter(graph_.unique_name(scope + "/" + init.name()),
+                                               model_.initializer(init));
   }
   for (int i = 0; i < graph.node_size(); ++i) lower(graph.node(i), i, scope + "/");
   std::vector<ValueId> outputs;
@@ -280,19 +303,13 @@ void Importer::lower(const ::onnx::NodeProto& node, int index, const std::string
   auto unsupported = [&](const std::string& what) {
     fail(ErrorCode::ImportUnsupported, "node '" + name + "' (" + node.op_type() + "): " + what);
   };
-  if (!node.domain().empty() && node.domain() != "ai.onnx") {
-    unsupported("domain '" + node.domain() +
-                "' is not supported; supported: the default domain (ai.onnx)");
-  }
-  const Lowering* lowering = lowering_table().find(node.op_type());
-  if (lowering == nullptr) {
-    unsupported("op " + node.op_type() +
-                " is not supported (`volta check --ops` lists the supported ops)");
-  }
-  const VersionCheck version = check_version(node.op_type(), model_.opset, *lowering);
+  const NodeLowering found =
+      find_lowering(node.domain(), node.op_type(), model_.opset, model_.preview_opset);
+  const VersionCheck& version = found.version;
   if (version.invalid)
     fail(ErrorCode::ImportInvalidModel, "node '" + name + "': " + version.problem);
   if (!version.problem.empty()) unsupported(version.problem);
+  const Lowering* lowering = found.lowering;
   NodeContext ctx(*this, node, name, version.version);
   lowering->lower(ctx);
   ctx.finish();
@@ -439,9 +456,10 @@ Tensor NodeContext::attr_tensor(std::string_view name) {
   return tensor_from_proto(a->t(), "attribute '" + std::string(name) + "' of node '" + name_ + "'");
 }
 
-std::vector<ValueId> NodeContext::lower_graph_attr(std::string_view name) {
+std::vector<ValueId> NodeContext::lower_graph_attr(std::string_view name,
+                                                   std::span<const ValueId> inputs) {
   const auto* a = attr(name, ::onnx::AttributeProto::GRAPH, true);
-  return importer_.lower_subgraph(a->g(), name_);
+  return importer_.lower_subgraph(a->g(), name_, inputs);
 }
 
 void NodeContext::set_output(int i, ValueId value) {
@@ -557,11 +575,11 @@ std::string specialization_key(std::span<const Tensor> inputs, std::span<const i
 
 std::shared_ptr<const Tensor> Model::Impl::initializer(const ::onnx::TensorProto& tensor) const {
   const std::lock_guard lock(decoded_mutex_);
-  auto it = decoded_.find(tensor.name());
+  auto it = decoded_.find(&tensor);
   if (it == decoded_.end()) {
     it = decoded_
-             .emplace(tensor.name(), std::make_shared<const Tensor>(tensor_from_proto(
-                                         tensor, "initializer '" + tensor.name() + "'")))
+             .emplace(&tensor, std::make_shared<const Tensor>(tensor_from_proto(
+                                   tensor, "initializer '" + tensor.name() + "'")))
              .first;
   }
   return it->second;

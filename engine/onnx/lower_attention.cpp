@@ -1,6 +1,7 @@
-// ONNX Attention (versions 23, 24, 25) and RotaryEmbedding (23), composed of MatMul, Softmax and
-// elementwise and movement ops with the arithmetic of ONNX's reference implementation
-// (onnx/reference/ops/op_attention.py, op_rotary_embedding.py). Both are reported under Linalg:
+// ONNX Attention (versions 23, 24, 25), RotaryEmbedding (23) and FlexAttention (ai.onnx.preview
+// 1), composed of MatMul, Softmax and elementwise and movement ops with the arithmetic of ONNX's
+// reference implementation (onnx/reference/ops/op_attention.py, op_rotary_embedding.py,
+// aionnx_preview/op_flex_attention.py). Both are reported under Linalg:
 // attention is two batched MatMuls around a row softmax, a rotary embedding a 2x2 rotation of
 // each pair of features, and the family already holds the unrolled RNNs, composites of the same
 // kind.
@@ -44,6 +45,28 @@ void require_arity(LoweringContext& ctx, int max_inputs, int max_outputs) {
   }
 }
 
+// np.repeat(kv, reps, axis=1) of a [batch, heads, seq, size] value: each KV head serves `reps`
+// consecutive query heads.
+ValueId repeat_heads(LoweringContext& ctx, ValueId kv, int64_t reps) {
+  const Shape s = ctx.type_of(kv).shape;
+  const ValueId x = ctx.add(K::Unsqueeze, {kv}, {{"axes", Ints{2}}});
+  const ValueId wide = ctx.add(K::Expand, {x}, {{"shape", Ints{s[0], s[1], reps, s[2], s[3]}}});
+  return ctx.add(K::Reshape, {wide}, {{"shape", Ints{s[0], s[1] * reps, s[2], s[3]}}});
+}
+
+// The dtype the softmax runs in: attribute softmax_precision when the node has it, else `dtype`.
+DType softmax_precision(LoweringContext& ctx, DType dtype) {
+  if (!ctx.has_attr("softmax_precision")) return dtype;
+  const int64_t precision = ctx.attr_int("softmax_precision", std::nullopt);
+  if (precision == 1 || precision == 11) return *dtype_from_onnx(precision);
+  if (precision == 10 || precision == 16) {
+    ctx.unsupported("softmax_precision " + onnx_type_name(precision) +
+                    "; supported: FLOAT (1), DOUBLE (11)");
+  }
+  ctx.invalid("softmax_precision " + str(precision) +
+              "; expected FLOAT (1), FLOAT16 (10), DOUBLE (11) or BFLOAT16 (16)");
+}
+
 // ---- Attention ---------------------------------------------------------------------------
 
 // Inputs and outputs, in ONNX order.
@@ -61,8 +84,6 @@ class AttentionLowering {
   void read_qkv();
   ValueId split_heads(AttentionInput input, int64_t heads);
   void append_past();
-  // np.repeat(kv, reps, axis=1): each KV head serves `reps` consecutive query heads.
-  ValueId repeat_heads(ValueId kv, int64_t reps);
   // The additive bias: attn_mask (a bool mask as 0 / -inf), plus -inf wherever the causal
   // frontier, the window or the padding of nonpad_kv_seqlen disallow a key.
   std::optional<ValueId> mask_bias();
@@ -118,19 +139,7 @@ void AttentionLowering::read_attributes() {
   }
   dtype_ = ctx_.input_type(kQ).dtype;
   require_float_dtype(ctx_, "Q", dtype_);
-  softmax_dtype_ = dtype_;
-  if (ctx_.has_attr("softmax_precision")) {
-    const int64_t precision = ctx_.attr_int("softmax_precision", std::nullopt);
-    if (precision == 1 || precision == 11) {
-      softmax_dtype_ = *dtype_from_onnx(precision);
-    } else if (precision == 10 || precision == 16) {
-      ctx_.unsupported("softmax_precision " + onnx_type_name(precision) +
-                       "; supported: FLOAT (1), DOUBLE (11)");
-    } else {
-      ctx_.invalid("softmax_precision " + str(precision) +
-                   "; expected FLOAT (1), FLOAT16 (10), DOUBLE (11) or BFLOAT16 (16)");
-    }
-  }
+  softmax_dtype_ = softmax_precision(ctx_, dtype_);
 }
 
 ValueId AttentionLowering::split_heads(AttentionInput input, int64_t heads) {
@@ -223,13 +232,6 @@ void AttentionLowering::append_past() {
   }
   k_ = add(K::Concat, {ctx_.input(kPastKey), k_}, {{"axis", int64_t{2}}});
   v_ = add(K::Concat, {ctx_.input(kPastValue), v_}, {{"axis", int64_t{2}}});
-}
-
-ValueId AttentionLowering::repeat_heads(ValueId kv, int64_t reps) {
-  const Shape s = ctx_.type_of(kv).shape;
-  const ValueId x = add(K::Unsqueeze, {kv}, {{"axes", Ints{2}}});
-  const ValueId wide = add(K::Expand, {x}, {{"shape", Ints{s[0], s[1], reps, s[2], s[3]}}});
-  return add(K::Reshape, {wide}, {{"shape", Ints{s[0], s[1] * reps, s[2], s[3]}}});
 }
 
 std::optional<ValueId> AttentionLowering::mask_bias() {
@@ -333,8 +335,8 @@ void AttentionLowering::lower() {
   ValueId k = k_;
   ValueId v = v_;
   if (q_heads_ != kv_heads_) {
-    k = repeat_heads(k, q_heads_ / kv_heads_);
-    v = repeat_heads(v, q_heads_ / kv_heads_);
+    k = repeat_heads(ctx_, k, q_heads_ / kv_heads_);
+    v = repeat_heads(ctx_, v, q_heads_ / kv_heads_);
   }
   // Q and K are each scaled by sqrt(scale), rounded to Q's dtype, so that large logits do not
   // overflow before the product.
@@ -386,6 +388,78 @@ void AttentionLowering::lower() {
 }
 
 void lower_attention(LoweringContext& ctx) { AttentionLowering(ctx).lower(); }
+
+// ---- FlexAttention (ai.onnx.preview, version 1) --------------------------------------------
+
+std::string type_text(const TypeInfo& t) {
+  return std::string(dtype_name(t.dtype)) + t.shape.str();
+}
+
+// A modifier graph attribute (score_mod, prob_mod) applied to `x`: one output of x's type.
+ValueId apply_modifier(LoweringContext& ctx, std::string_view name, ValueId x) {
+  if (!ctx.has_attr(name)) return x;
+  const std::vector<ValueId> outs = ctx.lower_graph_attr(name, std::array{x});
+  if (outs.size() != 1 || ctx.type_of(outs[0]) != ctx.type_of(x)) {
+    ctx.invalid(std::string(name) + " must give one output of its input's type " +
+                type_text(ctx.type_of(x)) + "; it gives " + str(static_cast<int64_t>(outs.size())) +
+                (outs.empty() ? "" : ", the first " + type_text(ctx.type_of(outs[0]))));
+  }
+  return outs[0];
+}
+
+// Q [batch, q_heads, q_seq, head_size], K [batch, kv_heads, kv_seq, head_size], V [batch,
+// kv_heads, kv_seq, v_head_size], as ONNX's reference computes it: scores = (Q * s) @ (K * s)^T
+// in Q's dtype, s = sqrt(scale) in f32 (scale: the attribute, else 1 / sqrt(head_size)); cast
+// to the softmax dtype; score_mod; Softmax over the keys; prob_mod; @ V (cast to the softmax
+// dtype); cast to V's dtype. KV heads are shared by consecutive query heads (GQA).
+void lower_flex_attention(LoweringContext& ctx) {
+  require_arity(ctx, 3, 1);
+  const TypeInfo q = ctx.input_type(0);
+  const TypeInfo k = ctx.input_type(1);
+  const TypeInfo v = ctx.input_type(2);
+  if (q.shape.rank() != 4 || k.shape.rank() != 4 || v.shape.rank() != 4) {
+    ctx.invalid("Q, K and V must be rank 4; got " + q.shape.str() + ", " + k.shape.str() + " and " +
+                v.shape.str());
+  }
+  require_float_dtype(ctx, "Q", q.dtype);
+  if (k.dtype != q.dtype || v.dtype != q.dtype) {
+    ctx.invalid("Q, K and V must share one dtype; got " + std::string(dtype_name(q.dtype)) + ", " +
+                std::string(dtype_name(k.dtype)) + " and " + std::string(dtype_name(v.dtype)));
+  }
+  const int64_t q_heads = q.shape[1];
+  const int64_t kv_heads = k.shape[1];
+  if (k.shape[0] != q.shape[0] || v.shape[0] != q.shape[0] || v.shape[1] != kv_heads ||
+      v.shape[2] != k.shape[2] || k.shape[3] != q.shape[3] || kv_heads == 0 ||
+      q_heads % kv_heads != 0) {
+    ctx.invalid("Q " + q.shape.str() + ", K " + k.shape.str() + " and V " + v.shape.str() +
+                " do not agree: one batch, K and V one head count and length, Q and K one "
+                "head size, and a multiple of K's heads in Q");
+  }
+  const double scale = ctx.has_attr("scale") ? ctx.attr_float("scale", std::nullopt)
+                                             : 1.0 / std::sqrt(static_cast<double>(q.shape[3]));
+  if (!(scale >= 0)) ctx.unsupported("scale " + std::to_string(scale) + "; supported: scale >= 0");
+  const DType softmax_dtype = softmax_precision(ctx, q.dtype);
+
+  const ValueId s = scalar_constant(ctx, q.dtype, std::sqrt(static_cast<float>(scale)));
+  ValueId keys = ctx.input(1);
+  ValueId values = ctx.input(2);
+  if (q_heads != kv_heads) {
+    keys = repeat_heads(ctx, keys, q_heads / kv_heads);
+    values = repeat_heads(ctx, values, q_heads / kv_heads);
+  }
+  const ValueId k_t =
+      ctx.add(K::Transpose, {ctx.add(K::Mul, {keys, s})}, {{"perm", Ints{0, 1, 3, 2}}});
+  ValueId scores = ctx.add(K::MatMul, {ctx.add(K::Mul, {ctx.input(0), s}), k_t});
+  const auto to = [&](ValueId x, DType dtype) {
+    return ctx.type_of(x).dtype == dtype
+               ? x
+               : ctx.add(K::Cast, {x}, {{"to", std::string(dtype_name(dtype))}});
+  };
+  scores = apply_modifier(ctx, "score_mod", to(scores, softmax_dtype));
+  ValueId probs = ctx.add(K::Softmax, {scores}, {{"axis", int64_t{-1}}});
+  probs = apply_modifier(ctx, "prob_mod", probs);
+  ctx.set_output(0, to(ctx.add(K::MatMul, {probs, to(values, softmax_dtype)}), v.dtype));
+}
 
 // ---- RotaryEmbedding ---------------------------------------------------------------------
 
@@ -491,6 +565,7 @@ void lower_rotary_embedding(LoweringContext& ctx) {
 void register_attention_lowerings(LoweringTable& table) {
   table.add_composite("Attention", OpFamily::Linalg, 23, &lower_attention);
   table.add_composite("RotaryEmbedding", OpFamily::Linalg, 23, &lower_rotary_embedding);
+  table.add_preview_composite("FlexAttention", OpFamily::Linalg, &lower_flex_attention);
 }
 
 }  // namespace volta::onnx

@@ -1,8 +1,10 @@
 // ONNX lowerings of the reductions (Reduce*, ArgMax/ArgMin, CumSum) onto the internal ops of
-// the same names; ReduceLogSum becomes Log(ReduceSum). Shape-like inputs (ReduceSum's axes,
-// CumSum's axis) must be known at import time; they become attributes of the internal op.
+// the same names; ReduceLogSum becomes Log(ReduceSum), CumProd a chain of Muls. Shape-like
+// inputs (ReduceSum's axes, CumSum's and CumProd's axis) must be known at import time; they
+// become attributes of the internal op.
 
 #include <string>
+#include <vector>
 
 #include "lowering.h"
 
@@ -84,6 +86,64 @@ void lower_cumsum(LoweringContext& ctx) {
                              {"reverse", ctx.attr_int("reverse", 0)}}));
 }
 
+int64_t flag(LoweringContext& ctx, std::string_view name) {
+  const int64_t v = ctx.attr_int(name, 0);
+  if (v != 0 && v != 1)
+    ctx.invalid(std::string(name) + " must be 0 or 1; got " + std::to_string(v));
+  return v;
+}
+
+// The longest axis CumProd unrolls.
+constexpr int64_t kMaxCumProdLength = 1024;
+
+// CumProd (26), which has no internal op: the running product unrolled along the axis, one Mul
+// per element in index order (from the end when reversed), as numpy.cumprod multiplies in ONNX's
+// reference; exclusive shifts it by one, starting from 1.
+void lower_cumprod(LoweringContext& ctx) {
+  const TypeInfo x = ctx.input_type(0);
+  require_dtype(ctx, OpKind::Mul, x.dtype);
+  const int64_t rank = x.shape.rank();
+  int64_t axis = ctx.constant_int(1, "axis");
+  if (axis < -rank || axis >= rank) {
+    ctx.invalid("axis " + std::to_string(axis) + " is outside [-" + std::to_string(rank) + ", " +
+                std::to_string(rank - 1) + "] for input " + x.shape.str());
+  }
+  if (axis < 0) axis += rank;
+  const bool exclusive = flag(ctx, "exclusive") != 0;
+  const bool reverse = flag(ctx, "reverse") != 0;
+  const int64_t length = x.shape[axis];
+  if (length > kMaxCumProdLength) {
+    ctx.unsupported("an axis of " + std::to_string(length) + " elements; supported: at most " +
+                    std::to_string(kMaxCumProdLength) + " (the product is unrolled)");
+  }
+  if (length == 0) {
+    ctx.set_output(0, ctx.input(0));
+    return;
+  }
+  const auto element = [&](int64_t k) {
+    return ctx.add(OpKind::Slice, {ctx.input(0)},
+                   {{"starts", Ints{k}}, {"ends", Ints{k + 1}}, {"axes", Ints{axis}}});
+  };
+  Ints one_element = x.shape.dims();
+  one_element[static_cast<size_t>(axis)] = 1;
+  std::vector<ValueId> out(static_cast<size_t>(length));
+  ValueId running = kNoValue;  // the product up to the current element
+  for (int64_t i = 0; i < length; ++i) {
+    const int64_t k = reverse ? length - 1 - i : i;
+    if (exclusive) {
+      out[static_cast<size_t>(k)] =
+          i == 0 ? ctx.add(OpKind::Expand, {scalar_constant(ctx, x.dtype, 1.0)},
+                           {{"shape", one_element}})
+                 : running;
+      if (i + 1 == length) break;
+    }
+    const ValueId v = element(k);
+    running = i == 0 ? v : ctx.add(OpKind::Mul, {running, v});
+    if (!exclusive) out[static_cast<size_t>(k)] = running;
+  }
+  ctx.set_output(0, length == 1 ? out[0] : ctx.add(OpKind::Concat, out, {{"axis", axis}}));
+}
+
 }  // namespace
 
 void register_reduction_lowerings(LoweringTable& table) {
@@ -101,6 +161,7 @@ void register_reduction_lowerings(LoweringTable& table) {
   table.add("ArgMax", OpKind::ArgMax, 1, &lower_arg_reduce<K::ArgMax>);
   table.add("ArgMin", OpKind::ArgMin, 1, &lower_arg_reduce<K::ArgMin>);
   table.add("CumSum", OpKind::CumSum, 11, &lower_cumsum);
+  table.add_composite("CumProd", OpFamily::Reduction, 26, &lower_cumprod);
 }
 
 }  // namespace volta::onnx

@@ -150,6 +150,36 @@ VersionCheck check_version(std::string_view op, int64_t opset, const Lowering& l
   return {*version, ""};
 }
 
+NodeLowering find_lowering(std::string_view domain, std::string_view op_type, int64_t opset,
+                           int64_t preview_opset) {
+  const std::string op(op_type);
+  const bool preview = domain == kPreviewDomain;
+  if (!domain.empty() && domain != "ai.onnx" && !preview) {
+    return {nullptr,
+            {0, "domain '" + std::string(domain) +
+                    "' is not supported; supported: the default domain (ai.onnx) and " +
+                    std::string(kPreviewDomain) + " (FlexAttention)"}};
+  }
+  const Lowering* lowering = lowering_table().find(op_type);
+  if (lowering == nullptr || (lowering->domain == kPreviewDomain) != preview) {
+    return {nullptr,
+            {0, "op " + op + (preview ? " of domain " + std::string(kPreviewDomain) : "") +
+                    " is not supported (`volta check --ops` lists the supported ops)"}};
+  }
+  if (!preview) return {lowering, check_version(op_type, opset, *lowering)};
+  if (preview_opset == 0) {  // the checker refuses this first (model.cpp)
+    return {lowering,
+            {0, "the model imports no opset of domain " + std::string(kPreviewDomain), true}};
+  }
+  if (preview_opset > kNewestPreviewOpset) {
+    return {lowering,
+            {0, "the model imports opset " + std::to_string(preview_opset) + " of " +
+                    std::string(kPreviewDomain) + "; Volta reads its opset " +
+                    std::to_string(kNewestPreviewOpset) + " (ONNX 1.23)"}};
+  }
+  return {lowering, {1, ""}};
+}
+
 DType attr_dtype(const LoweringContext& ctx, int64_t elem_type, std::string_view what) {
   if (const std::optional<DType> d = dtype_from_onnx(elem_type)) return *d;
   ctx.unsupported(std::string(what) + " is " + onnx_type_name(elem_type) +
@@ -157,12 +187,17 @@ DType attr_dtype(const LoweringContext& ctx, int64_t elem_type, std::string_view
 }
 
 void LoweringTable::add(std::string_view op_type, OpKind onto, int min_version, LowerFn lower) {
-  add(Lowering{op_type, op_schema(onto).family, min_version, lower, onto});
+  add(Lowering{op_type, op_schema(onto).family, min_version, lower, onto, {}});
 }
 
 void LoweringTable::add_composite(std::string_view op_type, OpFamily family, int min_version,
                                   LowerFn lower) {
-  add(Lowering{op_type, family, min_version, lower, std::nullopt});
+  add(Lowering{op_type, family, min_version, lower, std::nullopt, {}});
+}
+
+void LoweringTable::add_preview_composite(std::string_view op_type, OpFamily family,
+                                          LowerFn lower) {
+  add(Lowering{op_type, family, 1, lower, std::nullopt, kPreviewDomain});
 }
 
 void LoweringTable::add(Lowering lowering) {

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -63,10 +64,12 @@ class LoweringContext {
   virtual std::vector<std::string> attr_strings(std::string_view name,
                                                 std::optional<std::vector<std::string>> def) = 0;
   virtual Tensor attr_tensor(std::string_view name) = 0;
-  // Lowers the graph attribute `name` (If's branches) into this import, in this node's scope:
-  // its initializers and nodes join the graph, the outer values stay visible to it, and its
-  // outputs' values are returned in order.
-  virtual std::vector<ValueId> lower_graph_attr(std::string_view name) = 0;
+  // Lowers the graph attribute `name` (If's branches, FlexAttention's modifiers) into this
+  // import, in this node's scope: its formal inputs bound to `inputs` (their number and element
+  // types must match: I-INVALID-MODEL otherwise), its initializers and nodes join the graph,
+  // the outer values stay visible to it, and its outputs' values are returned in order.
+  virtual std::vector<ValueId> lower_graph_attr(std::string_view name,
+                                                std::span<const ValueId> inputs = {}) = 0;
   // Marks an attribute as read when its only accepted value was checked by hand.
   virtual void consume_attr(std::string_view name) = 0;
 
@@ -119,13 +122,18 @@ using LowerFn = void (*)(LoweringContext& ctx);
 // One ONNX op type and how it lowers. The registry of these is the one source of Volta's ONNX
 // mapping: the op table declares none (OpSchema::no_onnx_lowering only says why no ONNX op
 // lowers onto an op), and onnx_lowering_test checks every op of the table against it.
+// ONNX's preview domain, whose ops may still change: Volta reads its opset 1 (ONNX 1.23).
+inline constexpr std::string_view kPreviewDomain = "ai.onnx.preview";
+inline constexpr int64_t kNewestPreviewOpset = 1;
+
 struct Lowering {
-  std::string_view op_type;  // default domain ("ai.onnx") op
+  std::string_view op_type;  // an op of the default domain ("ai.onnx"), unless `domain` says
   OpFamily family;           // the family its tests are reported under: onto's when it has one
   int min_version;           // the oldest schema version handled; older ones are unsupported
   LowerFn lower;
   std::optional<OpKind> onto;  // the internal op it is; nullopt: it becomes constants (Shape,
                                // Range) or a composition of other ops (Sum, RNN, ReduceLogSum)
+  std::string_view domain;     // empty: the default domain; else kPreviewDomain
 };
 
 class LoweringTable {
@@ -135,6 +143,8 @@ class LoweringTable {
   void add(std::string_view op_type, OpKind onto, int min_version, LowerFn lower);
   // An ONNX op that becomes constants or a composition of internal ops, reported under `family`.
   void add_composite(std::string_view op_type, OpFamily family, int min_version, LowerFn lower);
+  // A composite op of the preview domain, read at its version 1.
+  void add_preview_composite(std::string_view op_type, OpFamily family, LowerFn lower);
   void add(Lowering lowering);  // throws std::logic_error on a duplicate op_type
   const Lowering* find(std::string_view op_type) const;
   const std::map<std::string, Lowering, std::less<>>& all() const { return table_; }
@@ -174,5 +184,16 @@ struct VersionCheck {
   bool invalid = false;
 };
 VersionCheck check_version(std::string_view op, int64_t opset, const Lowering& lowering);
+
+// A node's lowering for a model importing `opset` of the default domain and `preview_opset` of
+// the preview domain (0: none), and the version of its schema in force; or, with `lowering`
+// null or `version.problem` set, why it cannot be lowered: an unknown domain or op, or a version
+// check_version refuses.
+struct NodeLowering {
+  const Lowering* lowering = nullptr;
+  VersionCheck version;
+};
+NodeLowering find_lowering(std::string_view domain, std::string_view op_type, int64_t opset,
+                           int64_t preview_opset);
 
 }  // namespace volta::onnx

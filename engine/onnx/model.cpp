@@ -96,7 +96,12 @@ void check_newer_model(const ::onnx::ModelProto& model, int64_t opset) {
       }
     }
     if (!is_default_domain(node.domain())) {
-      // Volta refuses other domains; their versions may be newer than the library's too.
+      // Volta lowers the preview domain's ops itself and refuses other domains; their versions
+      // may be newer than the library's too. A node's domain must be imported all the same.
+      if (!opsets.contains(node.domain())) {
+        throw ValidationError("No opset import for domain '" + node.domain() + "' of " +
+                              node_text(node));
+      }
     } else if (!schema_version(node.op_type(), opset)) {
       throw ValidationError("No Op registered for " + node.op_type() + " with domain_version of " +
                             std::to_string(opset));
@@ -166,6 +171,7 @@ Model Model::parse(std::string_view bytes, std::string source) {
   }
   for (const auto& opset : impl->proto.opset_import()) {
     if (is_default_domain(opset.domain())) impl->opset = opset.version();
+    if (opset.domain() == kPreviewDomain) impl->preview_opset = opset.version();
   }
   check_model(*impl);
   const auto& graph = impl->proto.graph();
@@ -232,21 +238,11 @@ std::vector<ImportIssue> static_issues(const Model::Impl& model) {
     const auto& node = graph.node(i);
     const std::string name =
         node.name().empty() ? node.op_type() + "_" + std::to_string(i) : node.name();
-    if (!node.domain().empty() && node.domain() != "ai.onnx") {
-      issues.push_back({name, node.op_type(),
-                        "domain '" + node.domain() +
-                            "' is not supported; supported: the default domain (ai.onnx)"});
-      continue;
+    const NodeLowering found =
+        find_lowering(node.domain(), node.op_type(), model.opset, model.preview_opset);
+    if (!found.version.problem.empty()) {
+      issues.push_back({name, node.op_type(), found.version.problem});
     }
-    const Lowering* lowering = lowering_table().find(node.op_type());
-    if (lowering == nullptr) {
-      issues.push_back({name, node.op_type(),
-                        "op " + node.op_type() +
-                            " is not supported (`volta check --ops` lists the supported ops)"});
-      continue;
-    }
-    const VersionCheck version = check_version(node.op_type(), model.opset, *lowering);
-    if (!version.problem.empty()) issues.push_back({name, node.op_type(), version.problem});
   }
   return issues;
 }

@@ -17,7 +17,8 @@ namespace volta::onnx {
 struct Model::Impl {
   ::onnx::ModelProto proto;
   std::string source;
-  int64_t opset = 0;  // default domain; 0 when the model imports none
+  int64_t opset = 0;          // default domain; 0 when the model imports none
+  int64_t preview_opset = 0;  // ai.onnx.preview (lowering.h); 0 when the model imports none
   std::vector<ValueSpec> inputs;
   std::vector<ValueSpec> outputs;
   std::set<std::string, std::less<>> initializer_names;
@@ -28,7 +29,8 @@ struct Model::Impl {
 
  private:
   mutable std::mutex decoded_mutex_;
-  mutable std::map<std::string, std::shared_ptr<const Tensor>, std::less<>> decoded_;
+  // Keyed by the proto itself: graph attributes may reuse an initializer name for other data.
+  mutable std::map<const ::onnx::TensorProto*, std::shared_ptr<const Tensor>> decoded_;
 };
 
 // Issues found without importing: other domains, ops without a lowering, old versions,

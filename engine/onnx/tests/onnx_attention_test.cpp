@@ -1,10 +1,12 @@
-// ONNX Attention (23, 24, 25) and RotaryEmbedding (23), lowered as composites
+// ONNX Attention (23, 24, 25), RotaryEmbedding (23) and FlexAttention (ai.onnx.preview 1),
+// lowered as composites
 // (lower_attention.cpp), against numbers from ONNX 1.23.2's reference implementation
 // (onnx.reference, run once on the same inputs; pasted below), and the diagnostics for what Volta
 // does not take.
 #define BOOST_TEST_MODULE onnx_attention
 #include <cmath>
 #include <limits>
+#include <tuple>
 
 #include "onnx_test_models.h"
 
@@ -16,8 +18,9 @@ constexpr double kTol = 1e-6;
 
 // Values exact in f32: ((k * a + b) mod 11 - 5) / 8 for element k. The reference's inputs were
 // made the same way.
-Tensor pattern(const Shape& shape, int64_t a, int64_t b, double divisor = 8.0) {
-  Tensor t(DType::F32, shape);
+Tensor pattern(const Shape& shape, int64_t a, int64_t b, double divisor = 8.0,
+               DType dtype = DType::F32) {
+  Tensor t(dtype, shape);
   for (int64_t k = 0; k < t.numel(); ++k) {
     t.set_double(k, static_cast<double>((k * a + b) % 11 - 5) / divisor);
   }
@@ -305,6 +308,156 @@ BOOST_AUTO_TEST_CASE(rotary_embedding_refusals_name_what_is_supported) {
                       {Tensor(DType::I32, Shape{1, 2, 12}), Tensor(DType::I32, Shape{1, 2, 3}),
                        Tensor(DType::I32, Shape{1, 2, 3})},
                       ErrorCode::ImportUnsupported, "input of dtype i32; supported: f32, f64");
+}
+
+// ---- FlexAttention ----
+
+// One FlexAttention node of ai.onnx.preview in a model of default opset 26 that imports opset
+// `preview` of the node's `domain` (of the preview domain when that is the default; 0: none).
+Model flex_attention(const std::vector<Io>& inputs, const Io& output, const NodeAttrs& attrs,
+                     int preview = 1, const std::string& domain = "ai.onnx.preview") {
+  pb::ModelProto m = empty_model(26, "flex");
+  if (preview > 0) {
+    auto* o = m.add_opset_import();
+    o->set_domain(domain.empty() ? "ai.onnx.preview" : domain);
+    o->set_version(preview);
+  }
+  auto* g = m.mutable_graph();
+  pb::NodeProto* n = g->add_node();
+  n->set_op_type("FlexAttention");
+  n->set_domain(domain);
+  n->set_name("node");
+  for (const Io& in : inputs) {
+    add_io(g->add_input(), in);
+    n->add_input(in.name);
+  }
+  add_io(g->add_output(), output);
+  n->add_output(output.name);
+  if (attrs) attrs(*n);
+  return Model::parse(m.SerializeAsString(), "flex.onnx");
+}
+
+// Graph attribute `name` of n: y = op(x, c), x of type `x` (and `elem` declared for it), c the
+// f32 constant `values` of shape `dims`; `inputs` formal inputs (the first is x).
+void set_modifier(pb::NodeProto& n, const std::string& name, const std::string& op, const Io& x,
+                  const std::vector<int64_t>& dims, const std::vector<float>& values,
+                  int inputs = 1) {
+  auto* a = n.add_attribute();
+  a->set_name(name);
+  a->set_type(pb::AttributeProto::GRAPH);
+  pb::GraphProto* g = a->mutable_g();
+  g->set_name(name);
+  for (int i = 0; i < inputs; ++i)
+    add_io(g->add_input(), {x.name + std::to_string(i), x.elem_type, x.dims});
+  add_io(g->add_output(), {"out", x.elem_type, x.dims});
+  pb::TensorProto* c = g->add_initializer();
+  c->set_name("c");
+  c->set_data_type(kFloat);
+  for (int64_t d : dims) c->add_dims(d);
+  for (float v : values) c->add_float_data(v);
+  pb::NodeProto* node = g->add_node();
+  node->set_op_type(op);
+  node->add_input(x.name + "0");
+  node->add_input("c");
+  node->add_output("out");
+}
+
+BOOST_AUTO_TEST_CASE(flex_attention_shares_kv_heads_and_applies_both_modifiers) {
+  // 4 query heads share 2 KV heads; score_mod adds a causal bias (-inf above the diagonal),
+  // prob_mod doubles the probabilities; scale 0.5.
+  const Io scores{"s", kFloat, {1, 4, 2, 3}};
+  const float inf = std::numeric_limits<float>::infinity();
+  const Model model = flex_attention(
+      {{"q", kFloat, {1, 4, 2, 4}}, {"k", kFloat, {1, 2, 3, 4}}, {"v", kFloat, {1, 2, 3, 2}}},
+      {"y", kFloat, {1, 4, 2, 2}}, [&](pb::NodeProto& n) {
+        set_float(n, "scale", 0.5F);
+        set_modifier(n, "score_mod", "Add", scores, {2, 3}, {0, -inf, -inf, 0, 0, -inf});
+        set_modifier(n, "prob_mod", "Mul", {"p", kFloat, {1, 4, 2, 3}}, {}, {2.0F});
+      });
+  const std::vector<Tensor> out = run_cpu(
+      model,
+      {pattern({1, 4, 2, 4}, 3, 1), pattern({1, 2, 3, 4}, 5, 2), pattern({1, 2, 3, 2}, 7, 3)});
+  check_close(out.at(0),
+              {-0.5, 1.25, -0.06259746849536896, 0.08359326422214508, -0.5, 1.25,
+               -0.054086536169052124, 0.060897454619407654, -1.0, 0.75, -0.5769261121749878,
+               -0.37819695472717285, -1.0, 0.75, -0.6802588105201721, -0.10264318436384201});
+}
+
+BOOST_AUTO_TEST_CASE(flex_attention_in_double_and_with_softmax_in_double) {
+  const Model f64 = flex_attention(
+      {{"q", kDouble, {2, 1, 2, 3}}, {"k", kDouble, {2, 1, 2, 3}}, {"v", kDouble, {2, 1, 2, 3}}},
+      {"y", kDouble, {2, 1, 2, 3}}, {});
+  check_close(run_cpu(f64, {pattern({2, 1, 2, 3}, 3, 1, 8.0, DType::F64),
+                            pattern({2, 1, 2, 3}, 5, 2, 8.0, DType::F64),
+                            pattern({2, 1, 2, 3}, 7, 3, 8.0, DType::F64)})
+                  .at(0),
+              {-0.3122180926193708, 0.5627819073806292, 0.06278190738062919, -0.3239282944072842,
+               0.5510717055927158, 0.051071705592715795, -0.5549258575331758, 0.32007414246682414,
+               -0.1799258575331758, -0.5728348712829013, 0.30216512871709866, -0.1978348712829014});
+  const Model wide = flex_attention(
+      {{"q", kFloat, {1, 1, 2, 2}}, {"k", kFloat, {1, 1, 3, 2}}, {"v", kFloat, {1, 1, 3, 2}}},
+      {"y", kFloat, {1, 1, 2, 2}}, [](pb::NodeProto& n) { set_int(n, "softmax_precision", 11); });
+  check_close(run_cpu(wide, {pattern({1, 1, 2, 2}, 3, 1), pattern({1, 1, 3, 2}, 5, 2),
+                             pattern({1, 1, 3, 2}, 7, 3)})
+                  .at(0),
+              {0.1388036608695984, 0.07206322252750397, 0.1056843027472496, 0.0998859852552414});
+}
+
+BOOST_AUTO_TEST_CASE(flex_attention_refusals_name_what_is_wrong) {
+  const std::vector<Io> inputs = {
+      {"q", kFloat, {1, 2, 2, 4}}, {"k", kFloat, {1, 1, 3, 4}}, {"v", kFloat, {1, 1, 3, 2}}};
+  const std::vector<Tensor> values = {Tensor(DType::F32, Shape{1, 2, 2, 4}),
+                                      Tensor(DType::F32, Shape{1, 1, 3, 4}),
+                                      Tensor(DType::F32, Shape{1, 1, 3, 2})};
+  const Io y{"y", kFloat, {1, 2, 2, 2}};
+  const Io scores{"s", kFloat, {1, 2, 2, 3}};
+  expect_import_error(flex_attention(inputs, y, {}, 2), values, ErrorCode::ImportUnsupported,
+                      "imports opset 2 of ai.onnx.preview; Volta reads its opset 1");
+  // A node of a domain the model does not import, and FlexAttention in the default domain,
+  // which has none: the checker refuses both models.
+  for (const auto& [preview, domain, fragment] :
+       {std::tuple{0, "ai.onnx.preview", "No opset import for domain 'ai.onnx.preview'"},
+        std::tuple{1, "", "No Op registered for FlexAttention with domain_version of 26"}}) {
+    try {
+      flex_attention(inputs, y, {}, preview, domain);
+      BOOST_FAIL("expected I-INVALID-MODEL");
+    } catch (const VoltaError& e) {
+      BOOST_TEST((e.code() == ErrorCode::ImportInvalidModel));
+      BOOST_TEST(e.message().find(fragment) != std::string::npos, e.message());
+    }
+  }
+  expect_import_error(flex_attention(inputs, y, {}, 1, "com.example"), values,
+                      ErrorCode::ImportUnsupported,
+                      "domain 'com.example' is not supported; supported: the default domain");
+  expect_import_error(
+      flex_attention(
+          inputs, y,
+          [&](pb::NodeProto& n) { set_modifier(n, "score_mod", "Add", scores, {}, {1.0F}, 2); }),
+      values, ErrorCode::ImportInvalidModel, "takes 2 input(s); the node gives it 1");
+  expect_import_error(
+      flex_attention(
+          inputs, y,
+          [&](pb::NodeProto& n) {
+            set_modifier(n, "score_mod", "Add", {"s", kDouble, {1, 2, 2, 3}}, {}, {1.0F});
+          }),
+      values, ErrorCode::ImportInvalidModel,
+      "input 's0' of its graph attribute is DOUBLE; the node gives it f32");
+  expect_import_error(
+      flex_attention(inputs, y,
+                     [&](pb::NodeProto& n) {
+                       // Broadcasting adds a dim.
+                       set_modifier(n, "score_mod", "Add", scores, {2, 1, 1, 1, 1}, {1.0F, 2.0F});
+                     }),
+      values, ErrorCode::ImportInvalidModel,
+      "score_mod must give one output of its input's type f32[1,2,2,3]; it "
+      "gives 1, the first f32[2,1,2,2,3]");
+  expect_import_error(flex_attention({{"q", kFloat, {2, 2, 4}}, inputs[1], inputs[2]}, y, {}),
+                      {Tensor(DType::F32, Shape{2, 2, 4}), values[1], values[2]},
+                      ErrorCode::ImportInvalidModel, "Q, K and V must be rank 4");
+  expect_import_error(
+      flex_attention(inputs, y, [](pb::NodeProto& n) { set_int(n, "softmax_precision", 10); }),
+      values, ErrorCode::ImportUnsupported,
+      "softmax_precision FLOAT16; supported: FLOAT (1), DOUBLE (11)");
 }
 
 }  // namespace

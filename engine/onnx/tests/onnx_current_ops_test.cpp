@@ -1,6 +1,6 @@
 // ONNX ops of the current release lowered as composites: AffineGrid (20), TensorScatter (24),
-// CausalConvWithState and LinearAttention (27). Expected values come from ONNX 1.23.2's reference
-// implementation, run once and pasted here.
+// CumProd (26), CausalConvWithState and LinearAttention (27). Expected values come from
+// ONNX 1.23.2's reference implementation, run once and pasted here.
 #define BOOST_TEST_MODULE onnx_current_ops
 
 #include <cstdint>
@@ -283,6 +283,46 @@ BOOST_AUTO_TEST_CASE(linear_attention_refuses_unknown_rules_and_missing_or_stray
                       ErrorCode::ImportInvalidModel, "'linear' forbids the beta input");
   expect_import_error(linear_attention(qkv, out, "linear", 3, 2), values,
                       ErrorCode::ImportInvalidModel, "must be a positive multiple of kv_num_heads");
+}
+
+// ---- CumProd ---------------------------------------------------------------------------------
+
+Model cumprod(int elem, const std::vector<int64_t>& shape, int64_t exclusive, int64_t reverse) {
+  return one_node("CumProd", 26, {{"x", elem, shape}, {"axis", kInt64, {}}}, {"y", elem, shape},
+                  [=](pb::NodeProto& n) {
+                    set_int(n, "exclusive", exclusive);
+                    set_int(n, "reverse", reverse);
+                  });
+}
+
+Tensor axis_value(int64_t axis) { return tensor<int64_t>(Shape{}, {axis}); }
+
+BOOST_AUTO_TEST_CASE(cumprod_multiplies_along_the_axis_each_way) {
+  const Tensor x = tensor<float>(Shape{2, 3}, {1, 2, 3, -4, 0.5, 2});
+  check_values(run_cpu(cumprod(kFloat, {2, 3}, 0, 0), {x, axis_value(1)}).at(0),
+               {1, 2, 6, -4, -2, -4});
+  check_values(run_cpu(cumprod(kFloat, {2, 3}, 0, 0), {x, axis_value(-2)}).at(0),
+               {1, 2, 3, -4, 1, 6});
+  check_values(run_cpu(cumprod(kFloat, {2, 3}, 1, 1), {x, axis_value(1)}).at(0),
+               {6, 3, 1, 1, 2, 1});
+  const Tensor ints = tensor<int32_t>(Shape{4}, {2, -3, 5, 7});
+  check_values(run_cpu(cumprod(kInt32, {4}, 1, 0), {ints, axis_value(0)}).at(0), {1, 2, -6, -30});
+  check_values(run_cpu(cumprod(kInt32, {4}, 0, 1), {ints, axis_value(0)}).at(0),
+               {-210, -105, 35, 7});
+}
+
+BOOST_AUTO_TEST_CASE(cumprod_refuses_a_bad_axis_or_flag_a_long_axis_and_bool) {
+  const Tensor x(DType::F32, Shape{2, 3});
+  expect_import_error(cumprod(kFloat, {2, 3}, 0, 0), {x, axis_value(2)},
+                      ErrorCode::ImportInvalidModel, "axis 2 is outside [-2, 1] for input [2,3]");
+  expect_import_error(cumprod(kFloat, {2, 3}, 2, 0), {x, axis_value(0)},
+                      ErrorCode::ImportInvalidModel, "exclusive must be 0 or 1; got 2");
+  expect_import_error(
+      cumprod(kFloat, {1025}, 0, 0), {Tensor(DType::F32, Shape{1025}), axis_value(0)},
+      ErrorCode::ImportUnsupported,
+      "an axis of 1025 elements; supported: at most 1024 (the product is unrolled)");
+  expect_import_error(cumprod(kBool, {3}, 0, 0), {Tensor(DType::Bool, Shape{3}), axis_value(0)},
+                      ErrorCode::ImportUnsupported, "bool");
 }
 
 }  // namespace

@@ -46,6 +46,7 @@ BOOST_AUTO_TEST_CASE(every_op_is_lowered_onto_or_says_why_not) {
 
 BOOST_AUTO_TEST_CASE(every_lowering_reads_an_onnx_op_from_a_version_onnx_has) {
   for (const auto& [op_type, lowering] : lowering_table().all()) {
+    if (!lowering.domain.empty()) continue;  // the preview domain: its own test below
     BOOST_TEST_CONTEXT(op_type) {
       // The library's schemas up to opset 17, the newer-version table beyond.
       const std::optional<int> oldest = schema_version(op_type, lowering.min_version);
@@ -86,6 +87,27 @@ BOOST_AUTO_TEST_CASE(every_newer_version_of_a_lowered_op_is_read) {
     const NewerSchema& a = newer_schemas()[i - 1];
     const NewerSchema& b = newer_schemas()[i];
     BOOST_TEST((a.op < b.op || (a.op == b.op && a.version < b.version)), b.op << " " << b.version);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(the_preview_domain_lowers_its_own_ops_at_its_opset_1) {
+  const NodeLowering flex = find_lowering(kPreviewDomain, "FlexAttention", 26, 1);
+  BOOST_TEST_REQUIRE(flex.lowering != nullptr);
+  BOOST_TEST(flex.version.problem.empty());
+  BOOST_TEST(flex.version.version == 1);
+  BOOST_TEST((flex.lowering->family == OpFamily::Linalg));
+  BOOST_TEST(find_lowering(kPreviewDomain, "FlexAttention", 26, 0).version.invalid);
+  BOOST_TEST(find_lowering(kPreviewDomain, "FlexAttention", 26, 2).version.problem ==
+             "the model imports opset 2 of ai.onnx.preview; Volta reads its opset 1 (ONNX 1.23)");
+  // Each domain's ops are its own.
+  BOOST_TEST(find_lowering("", "FlexAttention", 26, 1).lowering == nullptr);
+  BOOST_TEST(find_lowering(kPreviewDomain, "Relu", 26, 1).lowering == nullptr);
+  BOOST_TEST(find_lowering("ai.onnx", "Relu", 26, 0).lowering != nullptr);
+  BOOST_TEST(find_lowering("com.microsoft", "Relu", 26, 1).version.problem ==
+             "domain 'com.microsoft' is not supported; supported: the default domain (ai.onnx) "
+             "and ai.onnx.preview (FlexAttention)");
+  for (const auto& [op_type, lowering] : lowering_table().all()) {
+    if (!lowering.domain.empty()) BOOST_TEST(lowering.domain == kPreviewDomain, op_type);
   }
 }
 

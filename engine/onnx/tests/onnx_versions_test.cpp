@@ -93,7 +93,7 @@ BOOST_AUTO_TEST_CASE(newer_element_types_are_unsupported_and_named) {
 BOOST_AUTO_TEST_CASE(a_version_whose_new_form_no_lowering_reads_is_refused_naming_the_last_read) {
   // OptionalHasElement 18 takes tensors as well as optionals; were it lowered from version 15,
   // a model of opset 18 would be refused until that lowering read the new form.
-  const Lowering has{"OptionalHasElement", OpFamily::Elementwise, 15, nullptr, std::nullopt};
+  const Lowering has{"OptionalHasElement", OpFamily::Elementwise, 15, nullptr, std::nullopt, {}};
   BOOST_TEST(check_version("OptionalHasElement", 17, has).problem.empty());
   BOOST_TEST(check_version("OptionalHasElement", 17, has).version == 15);
   const VersionCheck refused = check_version("OptionalHasElement", kNewestOpset, has);
@@ -104,7 +104,8 @@ BOOST_AUTO_TEST_CASE(a_version_whose_new_form_no_lowering_reads_is_refused_namin
   BOOST_TEST(check_version("OptionalHasElement", 14, has).problem ==
              "ONNX has no op OptionalHasElement at opset 14");
   BOOST_TEST(check_version("OptionalHasElement", 14, has).invalid);
-  const Lowering from_18{"OptionalHasElement", OpFamily::Elementwise, 18, nullptr, std::nullopt};
+  const Lowering from_18{"OptionalHasElement", OpFamily::Elementwise, 18, nullptr, std::nullopt,
+                         {}};
   BOOST_TEST(check_version("OptionalHasElement", 17, from_18).problem ==
              "version 15 of OptionalHasElement is not supported; supported: versions >= 18");
 }
