@@ -87,7 +87,7 @@ void scatter_elements(CaseList& cases) {
     cases.add(op, {of(d, data), of(idx, ind), of(d, ind)}, attrs, 1,
               {std::nullopt, indices(idx, ind, n, seed)});
   };
-  for (const std::string reduction : {"none", "add", "mul"}) {
+  for (const std::string reduction : {"none", "add", "mul", "max", "min"}) {
     add(DType::F32, DType::I64, {3, 4}, {2, 4}, 0, reduction, 1);
     add(DType::F32, DType::I64, {3, 4}, {3, 7}, 1, reduction, 2);
     add(DType::F32, DType::I64, {4, 5, 6}, {2, 3, 4}, -2, reduction, 3);
@@ -120,7 +120,7 @@ void scatter_nd(CaseList& cases) {
     if (reduction != "none") attrs["reduction"] = reduction;
     cases.add(op, {of(d, data), of(idx, ind), of(d, Shape(upd))}, attrs, 1, {std::nullopt, t});
   };
-  for (const std::string reduction : {"none", "add", "mul"}) {
+  for (const std::string reduction : {"none", "add", "mul", "max", "min"}) {
     add(DType::F32, DType::I64, {4, 4, 4}, {2, 1}, reduction, 1);
     add(DType::F32, DType::I64, {4, 4, 4}, {5, 3}, reduction, 2);
     add(DType::F32, DType::I64, {3, 4, 5}, {2, 2, 2}, reduction, 3);

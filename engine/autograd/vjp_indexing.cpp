@@ -98,12 +98,49 @@ void scatter_mul_vjp(VjpBuilder& b, const ScatterPair& ops) {
   b.set(2, b.mul(at_update(b.mul(g, data)), others));
 }
 
+// A constant [shape] of int64 counting 0, 1, ... in row-major order: each element's number.
+ValueId element_numbers(VjpBuilder& b, const Shape& shape) {
+  Tensor numbers(DType::I64, shape);
+  for (int64_t i = 0; i < numbers.numel(); ++i) numbers.set_int(i, i);
+  return b.constant(std::move(numbers));
+}
+
+// reduction max / min: out[q] is the first of data[q], then the updates at q in index order,
+// that equals out[q] (an equal later value never replaces it). d data = g where data[q] is
+// out[q]; update k gets g[q] where it is that first value: it equals out[q], data[q] does not,
+// and no earlier update at q does, the earliest equal update being a scatter min of the
+// updates' numbers.
+void scatter_extreme_vjp(VjpBuilder& b, const ScatterPair& ops) {
+  const ValueId data = b.input(0), indices = b.input(1), u = b.input(2), g = b.grad();
+  const ValueId data_kept = b.add(OpKind::Equal, {data, b.output(0)});
+  if (b.wants(0)) b.set(0, b.where(data_kept, g));
+  if (!b.wants(2)) return;
+  const auto at_update = [&](ValueId v) {
+    return b.add(ops.gather, {v, indices}, ops.gather_attrs);
+  };
+  const Shape updates = b.shape(u);
+  const ValueId own = element_numbers(b, updates);
+  Tensor past_last(DType::I64, Shape{});
+  past_last.set_int(0, updates.numel());
+  const ValueId none = b.constant(std::move(past_last));
+  const ValueId equal = b.add(OpKind::Equal, {u, at_update(b.output(0))});
+  const ValueId first_equal =
+      b.add(ops.scatter,
+            {b.add(OpKind::Expand, {none}, {{"shape", b.shape(data).dims()}}), indices,
+             b.add(OpKind::Where, {equal, own, none})},
+            ops.scatter_attrs("min"));
+  const ValueId won = b.add(OpKind::And, {b.add(OpKind::Equal, {at_update(first_equal), own}),
+                                          b.add(OpKind::Not, {at_update(data_kept)})});
+  b.set(2, b.where(won, at_update(g)));
+}
+
 // The scatters. reduction add: out = data + the updates at their positions, so d data = g and
 // each update gathers g. reduction none: out = data with the updates written in index order, the
 // last write to a position winning; d data is g with the written positions zeroed, and an
 // update gets g only where it won: a repeated position's earlier updates are overwritten and
 // get 0. The winners are found by scattering each update's own number the same way and reading
-// back which number each position kept. reduction mul: see scatter_mul_vjp.
+// back which number each position kept. reduction mul: see scatter_mul_vjp; max and min:
+// scatter_extreme_vjp.
 void scatter_vjp(VjpBuilder& b) {
   const OpKind op = b.node().op;
   const bool elements = op == OpKind::ScatterElements;
@@ -113,6 +150,10 @@ void scatter_vjp(VjpBuilder& b) {
   const std::string& reduction = at.get_string("reduction");
   if (reduction == "mul") {
     scatter_mul_vjp(b, ops);
+    return;
+  }
+  if (reduction == "max" || reduction == "min") {
+    scatter_extreme_vjp(b, ops);
     return;
   }
   const ValueId indices = b.input(1), g = b.grad();
@@ -126,9 +167,7 @@ void scatter_vjp(VjpBuilder& b) {
     b.set(0, b.add(ops.scatter, {g, indices, zeros(b, updates)}, ops.scatter_attrs("none")));
   }
   if (b.wants(2)) {
-    Tensor numbers(DType::I64, updates);
-    for (int64_t i = 0; i < numbers.numel(); ++i) numbers.set_int(i, i);
-    const ValueId own = b.constant(std::move(numbers));
+    const ValueId own = element_numbers(b, updates);
     Tensor none(DType::I64, Shape{});
     none.set_int(0, -1);
     const ValueId unwritten =

@@ -164,7 +164,7 @@ void add_indexing_schemas(std::vector<OpSchema>& t) {
   const InputSpec data{"data", 'T', D::Differentiable};
   const InputSpec indices{"indices", 'I', D::IntegerIndex, false, false, InputDomain::Index};
   const InputSpec updates{"updates", 'T', D::Differentiable};
-  const AttrSpec reduction = string_attr("reduction", "none", {"none", "add", "mul"});
+  const AttrSpec reduction = string_attr("reduction", "none", {"none", "add", "mul", "max", "min"});
 
   t.push_back(indexing(K::GatherElements, "GatherElements", {data, indices}, {axis_attr(0)},
                        gather_elements,
@@ -177,14 +177,14 @@ void add_indexing_schemas(std::vector<OpSchema>& t) {
   OpSchema elements =
       indexing(K::ScatterElements, "ScatterElements", {data, indices, updates},
                {axis_attr(0), reduction}, scatter_elements,
-               "data with data[p with p[axis] = indices[p]] = updates[p] (or += / *=), applied in "
-               "index order: with duplicates the last update wins");
+               "data with data[p with p[axis] = indices[p]] = updates[p] (or +=, *=, max, min: "
+               "NaN propagates), applied in index order: with duplicates the last update wins");
   OpSchema nd =
       indexing(K::ScatterND, "ScatterND", {data, indices, updates}, {reduction}, scatter_nd,
                "data with the slices at the index tuples of indices set to "
-               "updates (or += / *=), applied in index order");
+               "updates (or +=, *=, max, min: NaN propagates), applied in index order");
   for (OpSchema* s : {&elements, &nd}) {
-    s->nan_mode = NanMode::Propagate;  // add / mul propagate; "none" copies NaN bits
+    s->nan_mode = NanMode::Propagate;  // add, mul, max, min propagate; "none" copies NaN bits
     s->accumulator = Accumulator::InputType;
     s->aliasing = Aliasing::InPlaceInput0;
     t.push_back(std::move(*s));

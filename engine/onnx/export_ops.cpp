@@ -433,6 +433,20 @@ void emit_celu(ModelWriter& w, const Node& node) {
   emit_same(w, node);
 }
 
+// ONNX adds the scatters' "max" and "min" reductions at opset 18.
+void emit_scatter(ModelWriter& w, const Node& node) {
+  const std::string& reduction = AttrReader(node).get_string("reduction");
+  if (reduction == "max" || reduction == "min") {
+    w.refuse(node, "reduction \"" + reduction +
+                       "\"; supported: \"none\", \"add\", \"mul\" (opset 18 adds max and min)");
+  }
+  if (node.op == OpKind::ScatterND) {
+    emit_with_int64_indices<1>(w, node);
+  } else {
+    emit_same(w, node);
+  }
+}
+
 ExportRule same(OpKind op) { return {op, &emit_same, {op_name(op)}, {}}; }
 
 // The ops that are the ONNX op of the same name, with the same inputs and attributes.
@@ -448,7 +462,7 @@ constexpr OpKind kSameAsOnnx[] = {
     K::ThresholdedRelu, K::Shrink, K::IsNaN, K::IsInf, K::Xor, K::LessOrEqual,
     K::GreaterOrEqual, K::Conv, K::ConvTranspose, K::GlobalAveragePool, K::GlobalMaxPool,
     K::GlobalLpPool, K::BatchNormalization, K::InstanceNormalization, K::LRN, K::Hardmax,
-    K::Einsum, K::GatherElements, K::ScatterElements, K::DepthToSpace, K::SpaceToDepth,
+    K::Einsum, K::GatherElements, K::DepthToSpace, K::SpaceToDepth,
     K::Det, K::GridSample};
 // clang-format on
 
@@ -490,10 +504,18 @@ void add_direct_rules(std::vector<ExportRule>& rules) {
                    "depth as an int64 input; scalar indices reshaped to [1] and back"});
   rules.push_back({K::Trilu, &emit_int_input<kK>, {"Trilu"}, "k as an int64 input"});
   rules.push_back({K::Celu, &emit_celu, {"Celu"}, "f32 only (ONNX's Celu is float-only)"});
-  for (OpKind op : {K::GatherND, K::ScatterND}) {
-    rules.push_back(
-        {op, &emit_with_int64_indices<1>, {op_name(op), "Cast"}, "int32 indices cast to int64"});
-  }
+  rules.push_back({K::GatherND,
+                   &emit_with_int64_indices<1>,
+                   {"GatherND", "Cast"},
+                   "int32 indices cast to int64"});
+  rules.push_back({K::ScatterND,
+                   &emit_scatter,
+                   {"ScatterND", "Cast"},
+                   "int32 indices cast to int64; reduction max and min refused (opset 18)"});
+  rules.push_back({K::ScatterElements,
+                   &emit_scatter,
+                   {"ScatterElements"},
+                   "reduction max and min refused (opset 18)"});
   rules.push_back({K::ReverseSequence,
                    &emit_with_int64_indices<1>,
                    {"ReverseSequence", "Cast"},

@@ -16,12 +16,15 @@ namespace {
 
 using Ints = std::vector<int64_t>;
 
-// ScatterElements / ScatterND "reduction" (version 16 on; earlier versions replace).
+// ScatterElements / ScatterND "reduction": version 16 on ("max" and "min" from 18); earlier
+// versions replace.
 std::string reduction(LoweringContext& ctx) {
   if (ctx.since_version() < 16) return "none";
   std::string r = ctx.attr_string("reduction", "none");
-  if (r != "none" && r != "add" && r != "mul") {
-    ctx.unsupported("reduction \"" + r + "\"; supported: \"none\", \"add\", \"mul\"");
+  const bool extremes = ctx.since_version() >= 18;
+  if (r != "none" && r != "add" && r != "mul" && !(extremes && (r == "max" || r == "min"))) {
+    ctx.invalid("reduction \"" + r + "\"; version " + std::to_string(ctx.since_version()) +
+                " takes \"none\", \"add\", \"mul\"" + (extremes ? ", \"max\", \"min\"" : ""));
   }
   return r;
 }

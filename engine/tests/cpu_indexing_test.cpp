@@ -2,6 +2,7 @@
 // values (most from the ONNX operator docs and backend test data), and their error messages.
 #define BOOST_TEST_MODULE cpu_indexing
 #include <boost/test/unit_test.hpp>
+#include <cmath>
 #include <limits>
 
 #include "test_util.h"
@@ -86,6 +87,29 @@ BOOST_AUTO_TEST_CASE(scatter_elements_applies_updates_in_index_order) {
       f32({3, 3}, {2, 1.1, 0, 1, 0, 2.2, 0, 2.1, 1.2}));
   check_kernel_failure(OpKind::ScatterElements, {row, i64({1, 2}, {1, 5}), updates}, axis1,
                        "index 5 at indices position [0,1] is out of range for data axis 1");
+}
+
+// numpy.maximum / numpy.minimum in index order: a NaN (data's or an update's) propagates and
+// stays; of equal values the current one stays (-0 kept over +0 and the other way round).
+BOOST_AUTO_TEST_CASE(scatter_max_and_min_propagate_nan_and_keep_the_current_of_equals) {
+  const Tensor data = f32({1, 5}, {1, kNaN, 3, -0.0, 0.0});
+  const Tensor idx = i64({1, 6}, {0, 0, 1, 2, 3, 4});
+  const Tensor updates = f32({1, 6}, {5, kNaN, 7, 2, 0.0, -0.0});
+  Attributes max{{"axis", int64_t{1}}, {"reduction", std::string("max")}};
+  Attributes min = max;
+  min["reduction"] = std::string("min");
+  const Tensor got_max = run1(OpKind::ScatterElements, {data, idx, updates}, max);
+  check_equal(got_max, f32({1, 5}, {kNaN, kNaN, 3, -0.0, 0.0}));
+  BOOST_TEST(std::signbit(got_max.get_double(3)));  // -0 stays: +0 is not greater
+  const Tensor got_min = run1(OpKind::ScatterElements, {data, idx, updates}, min);
+  check_equal(got_min, f32({1, 5}, {kNaN, kNaN, 2, -0.0, 0.0}));
+  BOOST_TEST(!std::signbit(got_min.get_double(4)));  // +0 stays: -0 is not less
+  // ScatterND, integers: slices combine element by element.
+  check_equal(
+      run1(OpKind::ScatterND,
+           {i64({2, 2}, {4, -1, 0, 9}), i64({3, 1}, {0, 1, 0}), i64({3, 2}, {3, 2, 5, 5, 6, -3})},
+           {{"reduction", std::string("max")}}),
+      i64({2, 2}, {6, 2, 5, 9}));
 }
 
 // y = -x dies at the scatter, so the output may take y's buffer while y is still read as the

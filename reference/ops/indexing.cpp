@@ -81,11 +81,26 @@ std::vector<Tensor> gather_nd(const Node& node, RefInputs in, RefOutputTypes out
   return {y};
 }
 
-// target = update, target + update or target * update, in the data dtype: rounded once.
+// numpy.maximum and numpy.minimum: NaN propagates (the target's first); of equals the target
+// stays. The update replaces the target when it is NaN (the target not) or strictly beyond it.
+template <class V>
+bool update_wins(const std::string& reduction, V target, V update) {
+  if (target != target) return false;
+  if (update != update) return true;
+  return reduction == "max" ? update > target : update < target;
+}
+
+// target = update, target + update, target * update (in the data dtype: rounded once), or the
+// max or min of the two.
 void apply_update(Tensor& y, int64_t at, const Tensor& updates, int64_t from,
                   const std::string& reduction) {
   if (reduction == "none") {
     copy_element(updates, from, y, at);
+  } else if (reduction == "max" || reduction == "min") {
+    const bool wins = is_floating(y.dtype())
+                          ? update_wins(reduction, y.get_double(at), updates.get_double(from))
+                          : update_wins(reduction, y.get_int(at), updates.get_int(from));
+    if (wins) copy_element(updates, from, y, at);
   } else if (is_floating(y.dtype())) {
     const double a = y.get_double(at), u = updates.get_double(from);
     y.set_double(at, reduction == "add" ? a + u : a * u);

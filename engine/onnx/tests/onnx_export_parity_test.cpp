@@ -94,6 +94,8 @@ const std::multimap<OpKind, std::string> kRefusals = {
     {OpKind::MeanVarianceNormalization, "f64 data"},
     {OpKind::MeanVarianceNormalization, "empty axes"},
     {OpKind::Celu, "float-only"},
+    {OpKind::ScatterElements, "(opset 18 adds max and min)"},
+    {OpKind::ScatterND, "(opset 18 adds max and min)"},
     {OpKind::Resize, "supported: sizes = floor(input * f32(scale))"},  // scales and sizes disagree
 };
 

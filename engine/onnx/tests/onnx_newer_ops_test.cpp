@@ -1,8 +1,8 @@
 // ONNX ops of opsets 18 to 24 lowered as composites of internal ops: RMSNormalization (23),
 // LpNormalization (1, 22), GroupNormalization (18 per group, 21 per channel), Mish (18), Swish (24)
-// and CenterCropPad (18). Expected values come from ONNX 1.23.2's reference implementation (or
-// numpy for the ops it has none of), computed once and pasted here; the stash_type tests check
-// that the first stage runs in the precision asked for.
+// and CenterCropPad (18); and the scatters' max and min reductions (18). Expected values come from
+// ONNX 1.23.2's reference implementation (or numpy for the ops it has none of), computed once and
+// pasted here; the stash_type tests check that the first stage runs in the precision asked for.
 #define BOOST_TEST_MODULE onnx_newer_ops
 
 #include <cmath>
@@ -303,6 +303,35 @@ BOOST_AUTO_TEST_CASE(center_crop_pad_refuses_malformed_sizes_and_axes) {
   expect_import_error(center_crop_pad(kFloat, {2, 2}, {2, 2}),
                       {x, tensor<int64_t>(Shape{2}, {2, -1})}, ErrorCode::ImportInvalidModel,
                       "shape holds a negative size -1");
+}
+
+// ---- ScatterElements and ScatterND reduction max / min (18) -------------------------------------
+
+Model scatter(const std::string& op, int opset, const std::string& reduction,
+              const std::vector<int64_t>& index_dims) {
+  return one_node(op, opset,
+                  {{"data", kFloat, {2, 3}},
+                   {"indices", kInt64, index_dims},
+                   {"updates", kFloat, {index_dims[0], op == "ScatterND" ? 3 : index_dims[1]}}},
+                  {"y", kFloat, {2, 3}},
+                  [&](pb::NodeProto& n) { set_string(n, "reduction", reduction); });
+}
+
+BOOST_AUTO_TEST_CASE(scatter_max_and_min_combine_from_version_18) {
+  const Tensor data = tensor<float>(Shape{2, 3}, {1, 5, -2, 0, 4, 8});
+  // ScatterElements along axis 0: row 1 then row 0 of each column.
+  const Tensor idx = tensor<int64_t>(Shape{2, 3}, {1, 0, 1, 0, 1, 1});
+  const Tensor upd = tensor<float>(Shape{2, 3}, {3, 2, 9, -1, 7, 6});
+  check_values(run_cpu(scatter("ScatterElements", 18, "max", {2, 3}), {data, idx, upd}).at(0),
+               {1, 5, -2, 3, 7, 9});
+  check_values(run_cpu(scatter("ScatterElements", 18, "min", {2, 3}), {data, idx, upd}).at(0),
+               {-1, 2, -2, 0, 4, 6});
+  const Tensor rows = tensor<int64_t>(Shape{2, 1}, {1, 1});
+  check_values(run_cpu(scatter("ScatterND", 18, "max", {2, 1}), {data, rows, upd}).at(0),
+               {1, 5, -2, 3, 7, 9});
+  expect_import_error(scatter("ScatterElements", 16, "max", {2, 3}), {data, idx, upd},
+                      ErrorCode::ImportInvalidModel,
+                      "reduction \"max\"; version 16 takes \"none\", \"add\", \"mul\"");
 }
 
 }  // namespace

@@ -193,15 +193,31 @@ void gather_nd(const KernelArgs& args) {
 
 // ---- Scatters ------------------------------------------------------------------------------
 
-enum class Reduction { None, Add, Mul };
+enum class Reduction { None, Add, Mul, Max, Min };
 
 Reduction reduction_of(const AttrReader& attrs) {
   const std::string& r = attrs.get_string("reduction");
   if (r == "none") return Reduction::None;
   if (r == "add") return Reduction::Add;
   if (r == "mul") return Reduction::Mul;
-  fail(ErrorCode::KernelFailure,
-       "reduction \"" + r + "\" is not supported (supported: \"none\", \"add\", \"mul\")");
+  if (r == "max") return Reduction::Max;
+  if (r == "min") return Reduction::Min;
+  fail(ErrorCode::KernelFailure, "reduction \"" + r +
+                                     "\" is not supported (supported: \"none\", \"add\", "
+                                     "\"mul\", \"max\", \"min\")");
+}
+
+// numpy.maximum / numpy.minimum, as ONNX's reference combines: a NaN operand propagates (the
+// current one first), and of equal values the current one stays.
+template <class T>
+T max_of(T current, T update) {
+  if (current != current) return current;
+  return update != update || update > current ? update : current;
+}
+template <class T>
+T min_of(T current, T update) {
+  if (current != current) return current;
+  return update != update || update < current ? update : current;
 }
 
 // Integers wrap around (two's complement) instead of overflowing.
@@ -215,10 +231,14 @@ T reduce_into(Reduction r, T current, T update) {
       return static_cast<T>(static_cast<W>(current) + static_cast<W>(update));
     if (r == Reduction::Mul)
       return static_cast<T>(static_cast<W>(current) * static_cast<W>(update));
+    if (r == Reduction::Max) return max_of(current, update);
+    if (r == Reduction::Min) return min_of(current, update);
     return update;
   } else {
     if (r == Reduction::Add) return current + update;
     if (r == Reduction::Mul) return current * update;
+    if (r == Reduction::Max) return max_of(current, update);
+    if (r == Reduction::Min) return min_of(current, update);
     return update;
   }
 }

@@ -80,11 +80,18 @@ __global__ void gather_nd_kernel(IndexTuples t, const U* data, const I* indices,
 }
 
 // The CPU's reduce_into: floats in their own type (one IEEE operation; -fmad=false keeps it
-// one), integers wrapping in the unsigned type of their width, bool always assigned.
+// one), integers wrapping in the unsigned type of their width, max and min as numpy's (a NaN
+// propagates, the current one first; of equals the current one stays), bool always assigned.
 template <class T>
 __device__ __forceinline__ T combine(ScatterReduction r, T current, T update) {
   if constexpr (std::is_same_v<T, uint8_t>) {
     return update;
+  } else if (r == ScatterReduction::Max) {
+    if (current != current) return current;
+    return update != update || update > current ? update : current;
+  } else if (r == ScatterReduction::Min) {
+    if (current != current) return current;
+    return update != update || update < current ? update : current;
   } else if constexpr (std::is_integral_v<T>) {
     using W = std::make_unsigned_t<T>;
     if (r == ScatterReduction::Add) {

@@ -141,8 +141,11 @@ ScatterReduction reduction_of(const Node& node) {
   if (r == "none") return ScatterReduction::None;
   if (r == "add") return ScatterReduction::Add;
   if (r == "mul") return ScatterReduction::Mul;
-  fail(ErrorCode::KernelFailure,
-       "reduction \"" + r + "\" is not supported (supported: \"none\", \"add\", \"mul\")");
+  if (r == "max") return ScatterReduction::Max;
+  if (r == "min") return ScatterReduction::Min;
+  fail(ErrorCode::KernelFailure, "reduction \"" + r +
+                                     "\" is not supported (supported: \"none\", \"add\", "
+                                     "\"mul\", \"max\", \"min\")");
 }
 
 // The CPU's unaliased: the planner never lets the output (which may be data's buffer) share

@@ -485,8 +485,9 @@ cudaError_t launch_gather_nd(int element_bytes, int index_bytes, const IndexTupl
                              const void* data, const void* indices, void* out, cudaStream_t stream);
 
 // The scatters' combination of an output element with an update: assignment, or the CPU's
-// += / *= (floats in their type, integers wrapping; bool assigns whatever the reduction).
-enum class ScatterReduction : int { None, Add, Mul };
+// +=, *= (floats in their type, integers wrapping), max or min (NaN propagating; bool assigns
+// whatever the reduction).
+enum class ScatterReduction : int { None, Add, Mul, Max, Min };
 // `out` already holds data. One thread per line along the axis applies the line's updates in
 // index order, as the CPU does: distinct lines write distinct elements, so no element's
 // updates race, and each arrives in the CPU's order.

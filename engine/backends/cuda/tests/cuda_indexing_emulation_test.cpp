@@ -199,15 +199,18 @@ BOOST_AUTO_TEST_CASE(gather_nd_with_batch_dims) {
 }
 
 ScatterReduction reduction_named(const std::string& r) {
-  return r == "add" ? ScatterReduction::Add
-                    : (r == "mul" ? ScatterReduction::Mul : ScatterReduction::None);
+  if (r == "add") return ScatterReduction::Add;
+  if (r == "mul") return ScatterReduction::Mul;
+  if (r == "max") return ScatterReduction::Max;
+  if (r == "min") return ScatterReduction::Min;
+  return ScatterReduction::None;
 }
 
 // Few targets per line, so every element sees duplicates; f32 and i32 data.
 BOOST_AUTO_TEST_CASE(scatters_apply_duplicates_in_the_cpus_order) {
   uint64_t seed = 200;
   for (DType dtype : {DType::F32, DType::I32}) {
-    for (const std::string reduction : {"none", "add", "mul"}) {
+    for (const std::string reduction : {"none", "add", "mul", "max", "min"}) {
       const ScatterReduction r = reduction_named(reduction);
       // ScatterElements along axis 1 of [4, 6] with [3, 9] indices.
       {
