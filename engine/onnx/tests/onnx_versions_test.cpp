@@ -104,8 +104,8 @@ BOOST_AUTO_TEST_CASE(a_version_whose_new_form_no_lowering_reads_is_refused_namin
   BOOST_TEST(check_version("OptionalHasElement", 14, has).problem ==
              "ONNX has no op OptionalHasElement at opset 14");
   BOOST_TEST(check_version("OptionalHasElement", 14, has).invalid);
-  const Lowering from_18{"OptionalHasElement", OpFamily::Elementwise, 18, nullptr, std::nullopt,
-                         {}};
+  const Lowering from_18{
+      "OptionalHasElement", OpFamily::Elementwise, 18, nullptr, std::nullopt, {}};
   BOOST_TEST(check_version("OptionalHasElement", 17, from_18).problem ==
              "version 15 of OptionalHasElement is not supported; supported: versions >= 18");
 }
