@@ -42,6 +42,12 @@ void resize_grid(CaseList& cases) {
     scaled = resize_attrs({1, 2, 6, 10}, mode, "half_pixel");
     scaled["scales"] = Floats{1.0, 1.0, 1.7, 2.5};
     cases.add(K::Resize, {f32({1, 2, 4, 4})}, scaled);
+    // half_pixel_symmetric differs from half_pixel where floor(input * scale) cuts a fraction.
+    scaled["coordinate_transformation_mode"] = std::string("half_pixel_symmetric");
+    cases.add(K::Resize, {f32({1, 2, 4, 4})}, scaled);
+    scaled["scales"] = Floats{1.0, 1.0, 0.6, 0.35};
+    scaled["sizes"] = Ints{1, 2, 2, 1};
+    cases.add(K::Resize, {f32({1, 2, 4, 4})}, scaled);
     // Crop and resize, with extrapolation outside the input.
     Attributes crop = resize_attrs({1, 2, 5, 4}, mode, "tf_crop_and_resize");
     crop["roi"] = Floats{0, 0, 0.4, -0.3, 1, 1, 1.2, 0.9};

@@ -29,6 +29,11 @@ struct ResizeAxis {
     const auto xd = static_cast<double>(x);
     const auto last = static_cast<double>(in - 1);
     if (transform == "half_pixel") return (xd + 0.5) / scale - 0.5;
+    if (transform == "half_pixel_symmetric") {
+      const double adjustment = static_cast<double>(out) / (scale * static_cast<double>(in));
+      const double offset = static_cast<double>(in) / 2.0 * (1.0 - adjustment);
+      return offset + (xd + 0.5) / scale - 0.5;
+    }
     if (transform == "pytorch_half_pixel") return out > 1 ? (xd + 0.5) / scale - 0.5 : 0.0;
     if (transform == "align_corners") {
       return out == 1 ? 0.0 : xd * last / (scale * static_cast<double>(in) - 1.0);

@@ -4,6 +4,8 @@
 // transforms use ("scales"); the ONNX importer turns Resize/Upsample's scales or sizes inputs
 // into both. Per axis, output index x maps to the input coordinate
 //   half_pixel                 (x + 0.5) / scale - 0.5
+//   half_pixel_symmetric       in / 2 * (1 - out / (scale * in)) + (x + 0.5) / scale - 0.5:
+//                              half_pixel centred where out is not scale * in
 //   pytorch_half_pixel         as half_pixel, but 0 when the output axis has length 1
 //   align_corners              x * (in - 1) / (scale * in - 1), 0 when the output length is 1
 //   asymmetric                 x / scale
@@ -166,9 +168,10 @@ void add_resampling_schemas(std::vector<OpSchema>& t) {
                 {"scales", AttrType::Floats, AttrValue{std::vector<double>{}}},
                 {"roi", AttrType::Floats, AttrValue{std::vector<double>{}}},
                 string_attr("mode", "nearest", {"nearest", "linear", "cubic"}),
-                string_attr("coordinate_transformation_mode", "half_pixel",
-                            {"half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric",
-                             "tf_half_pixel_for_nearest", "tf_crop_and_resize"}),
+                string_attr(
+                    "coordinate_transformation_mode", "half_pixel",
+                    {"half_pixel", "half_pixel_symmetric", "pytorch_half_pixel", "align_corners",
+                     "asymmetric", "tf_half_pixel_for_nearest", "tf_crop_and_resize"}),
                 string_attr("nearest_mode", "round_prefer_floor",
                             {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"}),
                 {"cubic_coeff_a", AttrType::Float, AttrValue{-0.75}, -kInf, kInf},

@@ -374,6 +374,11 @@ void emit_resize(ModelWriter& w, const Node& node) {
     emit_as(w, node, "Identity", {w.name_of(node.inputs[0])});
     return;
   }
+  if (attrs.get_string("coordinate_transformation_mode") == "half_pixel_symmetric") {
+    w.refuse(node,
+             "coordinate_transformation_mode half_pixel_symmetric; supported: the modes of "
+             "Resize 13 (opset 19 adds it)");
+  }
   const std::vector<double>& scales = attrs.get_floats("scales");
   const std::vector<double>& roi = attrs.get_floats("roi");
   const bool crop = attrs.get_string("coordinate_transformation_mode") == "tf_crop_and_resize";

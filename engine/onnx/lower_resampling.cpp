@@ -217,9 +217,15 @@ void lower_resize(LoweringContext& ctx) {
   r.transform = ctx.attr_string("coordinate_transformation_mode", "half_pixel");
   // Version 11's name for it; later versions still meet it in converted models.
   if (r.transform == "tf_half_pixel_for_nn") r.transform = "tf_half_pixel_for_nearest";
-  one_of(ctx, "coordinate_transformation_mode", r.transform,
-         {"half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric",
-          "tf_half_pixel_for_nearest", "tf_crop_and_resize"});
+  if (ctx.since_version() >= 19) {  // version 19 adds half_pixel_symmetric
+    one_of(ctx, "coordinate_transformation_mode", r.transform,
+           {"half_pixel", "half_pixel_symmetric", "pytorch_half_pixel", "align_corners",
+            "asymmetric", "tf_half_pixel_for_nearest", "tf_crop_and_resize"});
+  } else {
+    one_of(ctx, "coordinate_transformation_mode", r.transform,
+           {"half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric",
+            "tf_half_pixel_for_nearest", "tf_crop_and_resize"});
+  }
   r.nearest_mode =
       one_of(ctx, "nearest_mode", ctx.attr_string("nearest_mode", "round_prefer_floor"),
              {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"});

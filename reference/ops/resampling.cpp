@@ -72,6 +72,11 @@ AxisSample sample_axis(const ResizeAttrs& r, int axis, int rank, int64_t x, int6
   double c = 0.0;
   if (r.transform == "half_pixel") {
     c = (xr + 0.5) / scale - 0.5;
+  } else if (r.transform == "half_pixel_symmetric") {
+    // ONNX's: offset = in / 2 * (1 - out / (scale * in)), then as half_pixel.
+    const double adjustment = static_cast<double>(out) / (scale * static_cast<double>(in));
+    const double offset = static_cast<double>(in) / 2.0 * (1.0 - adjustment);
+    c = offset + (xr + 0.5) / scale - 0.5;
   } else if (r.transform == "pytorch_half_pixel") {
     c = out == 1 ? 0.0 : (xr + 0.5) / scale - 0.5;
   } else if (r.transform == "align_corners") {

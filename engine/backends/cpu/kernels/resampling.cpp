@@ -67,6 +67,11 @@ double source_coordinate(const ResizeSpec& spec, int axis, int rank, int64_t x, 
   const auto last = static_cast<double>(in - 1);
   const std::string& t = spec.transform;
   if (t == "half_pixel") return (xd + 0.5) / scale - 0.5;
+  if (t == "half_pixel_symmetric") {  // centred: shifted where out is not scale * in
+    const double adjustment = static_cast<double>(out) / (scale * static_cast<double>(in));
+    const double offset = static_cast<double>(in) / 2.0 * (1.0 - adjustment);
+    return offset + (xd + 0.5) / scale - 0.5;
+  }
   if (t == "pytorch_half_pixel") return out > 1 ? (xd + 0.5) / scale - 0.5 : 0.0;
   if (t == "align_corners") {
     return out == 1 ? 0.0 : xd * last / (scale * static_cast<double>(in) - 1.0);

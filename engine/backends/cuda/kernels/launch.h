@@ -705,6 +705,7 @@ inline constexpr int kMaxResizeRank = 8;
 enum class ResizeMode : int { Nearest, Linear, Cubic };
 enum class ResizeTransform : int {
   HalfPixel,
+  HalfPixelSymmetric,
   PytorchHalfPixel,
   AlignCorners,
   Asymmetric,

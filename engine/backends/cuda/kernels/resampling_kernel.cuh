@@ -77,6 +77,11 @@ __device__ __forceinline__ double source_coordinate(const ResizeLaunch& r, int a
   switch (r.transform) {
     case ResizeTransform::HalfPixel:
       return (xd + 0.5) / scale - 0.5;
+    case ResizeTransform::HalfPixelSymmetric: {
+      const double adjustment = static_cast<double>(out) / (scale * static_cast<double>(in));
+      const double offset = static_cast<double>(in) / 2.0 * (1.0 - adjustment);
+      return offset + (xd + 0.5) / scale - 0.5;
+    }
     case ResizeTransform::PytorchHalfPixel:
       return out > 1 ? (xd + 0.5) / scale - 0.5 : 0.0;
     case ResizeTransform::AlignCorners:

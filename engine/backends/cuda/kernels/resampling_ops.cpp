@@ -35,6 +35,7 @@ struct TransformNames {
 };
 constexpr TransformNames kTransforms[] = {
     {"half_pixel", ResizeTransform::HalfPixel},
+    {"half_pixel_symmetric", ResizeTransform::HalfPixelSymmetric},
     {"pytorch_half_pixel", ResizeTransform::PytorchHalfPixel},
     {"align_corners", ResizeTransform::AlignCorners},
     {"asymmetric", ResizeTransform::Asymmetric},

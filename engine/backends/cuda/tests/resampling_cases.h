@@ -88,7 +88,7 @@ inline Attributes resize_attrs(const ResizeCase& c, const std::string& mode,
 }
 
 inline constexpr const char* kTransforms[] = {
-    "half_pixel", "pytorch_half_pixel",        "align_corners",
+    "half_pixel", "half_pixel_symmetric",      "pytorch_half_pixel", "align_corners",
     "asymmetric", "tf_half_pixel_for_nearest", "tf_crop_and_resize"};
 
 // GridSample's X and grid shapes.
