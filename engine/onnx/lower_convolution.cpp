@@ -1,5 +1,6 @@
 // Lowerings of ONNX Conv and ConvTranspose onto the internal ops, whose window attributes are
-// explicit (lower_window.h), and of CausalConvWithState as a composite around Conv.
+// explicit (lower_window.h), of CausalConvWithState as a composite around Conv, and of Col2Im as
+// a scatter-add of the columns into the padded image.
 //
 // Attributes are read only in the versions that define them, so one a version lacks is left
 // unread and reported by the importer.
@@ -143,6 +144,99 @@ void lower_causal_conv_with_state(LoweringContext& ctx) {
                  {{"starts", Ints{length}}, {"ends", Ints{length + carry}}, {"axes", Ints{2}}}));
 }
 
+// Col2Im (18): input [N, C * prod(block), L], image_shape and block_shape known at import. Column
+// element (c, k, l) belongs at padded position l * stride + k * dilation (per axis; k and l
+// row-major over the block and the grid of L block positions): one ScatterElements "add" of the
+// columns into the flat padded image, in column order, with those positions as constant indices;
+// then the padding is cut off.
+void lower_col2im(LoweringContext& ctx) {
+  const TypeInfo& x = ctx.input_type(0);
+  require_dtype(ctx, OpKind::ScatterElements, x.dtype);
+  const Ints image = ctx.constant_ints(1, "image_shape");
+  const Ints block = ctx.constant_ints(2, "block_shape");
+  const auto spatial = static_cast<int>(image.size());
+  if (spatial == 0 || block.size() != image.size()) {
+    ctx.invalid("image_shape " + Shape(image).str() + " and block_shape " + Shape(block).str() +
+                " must have one entry per spatial axis, at least one");
+  }
+  const Ints strides = per_axis(ctx, "strides", spatial, 1);
+  const Ints dilations = per_axis(ctx, "dilations", spatial, 1);
+  const Ints pads = per_axis(ctx, "pads", spatial, 0, 2);
+  Ints padded(image.size());
+  Ints grid(image.size());  // block positions per axis
+  int64_t block_size = 1;
+  int64_t positions = 1;
+  for (int d = 0; d < spatial; ++d) {
+    const auto a = static_cast<size_t>(d);
+    padded[a] = image[a] + pads[a] + pads[a + image.size()];
+    const int64_t extent = dilations[a] * (block[a] - 1) + 1;
+    if (image[a] < 1 || block[a] < 1 || strides[a] < 1 || dilations[a] < 1 || pads[a] < 0 ||
+        pads[a + image.size()] < 0 || padded[a] < extent) {
+      ctx.invalid("axis " + std::to_string(d) + ": image " + std::to_string(image[a]) + ", block " +
+                  std::to_string(block[a]) + ", stride " + std::to_string(strides[a]) +
+                  ", dilation " + std::to_string(dilations[a]) +
+                  " and pads do not fit one block (sizes, strides and dilations positive, pads "
+                  "not negative)");
+    }
+    grid[a] = (padded[a] - extent) / strides[a] + 1;
+    block_size *= block[a];
+    positions *= grid[a];
+  }
+  if (x.shape.rank() != 3 || x.shape[1] % block_size != 0 || x.shape[2] != positions) {
+    ctx.invalid("input " + x.shape.str() + " must be [N, C * " + std::to_string(block_size) + ", " +
+                std::to_string(positions) + "] for block " + Shape(block).str() + " over image " +
+                Shape(image).str());
+  }
+  const int64_t batch = x.shape[0];
+  const int64_t channels = x.shape[1] / block_size;
+  const int64_t columns = block_size * positions;
+  const int64_t image_size = Shape(padded).numel();
+  check_constant_size(ctx, Shape{batch, channels, columns});
+
+  // The flat padded position of column element (k, l), for k then l in row-major order.
+  Tensor where(DType::I64, Shape{1, 1, columns});
+  for (int64_t k = 0; k < block_size; ++k) {
+    for (int64_t l = 0; l < positions; ++l) {
+      int64_t flat = 0;
+      int64_t k_rest = k;
+      int64_t l_rest = l;
+      int64_t stride = 1;
+      for (int d = spatial - 1; d >= 0; --d) {
+        const auto a = static_cast<size_t>(d);
+        const int64_t at = (l_rest % grid[a]) * strides[a] + (k_rest % block[a]) * dilations[a];
+        flat += at * stride;
+        stride *= padded[a];
+        k_rest /= block[a];
+        l_rest /= grid[a];
+      }
+      where.set_int(k * positions + l, flat);
+    }
+  }
+  const Ints flat_shape = {batch, channels, columns};
+  const ValueId indices =
+      ctx.add(OpKind::Expand, {ctx.constant(std::move(where))}, {{"shape", flat_shape}});
+  const ValueId zeros = ctx.add(OpKind::Expand, {scalar_constant(ctx, x.dtype, 0.0)},
+                                {{"shape", Ints{batch, channels, image_size}}});
+  const ValueId columns_flat = ctx.add(OpKind::Reshape, {ctx.input(0)}, {{"shape", flat_shape}});
+  const ValueId summed = ctx.add(OpKind::ScatterElements, {zeros, indices, columns_flat},
+                                 {{"axis", int64_t{2}}, {"reduction", std::string("add")}});
+  Ints image_dims = {batch, channels};
+  image_dims.insert(image_dims.end(), padded.begin(), padded.end());
+  ValueId y = ctx.add(OpKind::Reshape, {summed}, {{"shape", image_dims}});
+  Ints starts, ends, axes;
+  for (int d = 0; d < spatial; ++d) {
+    const auto a = static_cast<size_t>(d);
+    if (pads[a] == 0 && pads[a + image.size()] == 0) continue;
+    starts.push_back(pads[a]);
+    ends.push_back(pads[a] + image[a]);
+    axes.push_back(d + 2);
+  }
+  if (!axes.empty()) {
+    y = ctx.add(OpKind::Slice, {y}, {{"starts", starts}, {"ends", ends}, {"axes", axes}});
+  }
+  ctx.set_output(0, y);
+}
+
 }  // namespace
 
 void register_convolution_lowerings(LoweringTable& table) {
@@ -150,6 +244,7 @@ void register_convolution_lowerings(LoweringTable& table) {
   table.add_composite("CausalConvWithState", OpFamily::Convolution, 27,
                       &lower_causal_conv_with_state);
   table.add("ConvTranspose", OpKind::ConvTranspose, 1, &lower_conv_transpose);
+  table.add_composite("Col2Im", OpFamily::Convolution, 18, &lower_col2im);
 }
 
 }  // namespace volta::onnx

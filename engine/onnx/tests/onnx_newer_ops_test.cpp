@@ -1,8 +1,9 @@
 // ONNX ops of opsets 18 to 24 lowered as composites of internal ops: RMSNormalization (23),
 // LpNormalization (1, 22), GroupNormalization (18 per group, 21 per channel), Mish (18), Swish (24)
-// and CenterCropPad (18); and the scatters' max and min reductions (18). Expected values come from
-// ONNX 1.23.2's reference implementation (or numpy for the ops it has none of), computed once and
-// pasted here; the stash_type tests check that the first stage runs in the precision asked for.
+// and CenterCropPad (18); Col2Im (18); and the scatters' max and min reductions (18). Expected
+// values come from ONNX 1.23.2's reference implementation (or numpy for the ops it has none of),
+// computed once and pasted here; the stash_type tests check that the first stage runs in the
+// precision asked for.
 #define BOOST_TEST_MODULE onnx_newer_ops
 
 #include <cmath>
@@ -303,6 +304,46 @@ BOOST_AUTO_TEST_CASE(center_crop_pad_refuses_malformed_sizes_and_axes) {
   expect_import_error(center_crop_pad(kFloat, {2, 2}, {2, 2}),
                       {x, tensor<int64_t>(Shape{2}, {2, -1})}, ErrorCode::ImportInvalidModel,
                       "shape holds a negative size -1");
+}
+
+// ---- Col2Im (18) --------------------------------------------------------------------------------
+
+Model col2im(const std::vector<int64_t>& input, const std::vector<int64_t>& output,
+             const NodeAttrs& attrs = {}) {
+  return one_node(
+      "Col2Im", 18,
+      {{"input", kFloat, input}, {"image_shape", kInt64, {2}}, {"block_shape", kInt64, {2}}},
+      {"y", kFloat, output}, attrs);
+}
+
+BOOST_AUTO_TEST_CASE(col2im_sums_overlapping_blocks_and_cuts_the_padding) {
+  // 2x2 blocks over a 3x3 image at stride 1: each pixel sums the blocks that cover it.
+  const Tensor y = run_cpu(col2im({1, 4, 4}, {1, 1, 3, 3}),
+                           {Tensor::from<float>(Shape{1, 4, 4}, std::vector<float>(16, 1.0F)),
+                            tensor<int64_t>(Shape{2}, {3, 3}), tensor<int64_t>(Shape{2}, {2, 2})})
+                       .at(0);
+  BOOST_TEST(y.shape().str() == "[1,1,3,3]");
+  check_values(y, {1, 2, 1, 2, 4, 2, 1, 2, 1});
+  // 1x2 blocks at stride 2 over [1, 5] padded by one in front: the padded row is
+  // a0 b0 a1 b1 a2 b2, the pad cut.
+  const Model padded = col2im({1, 2, 3}, {1, 1, 1, 5}, [](pb::NodeProto& n) {
+    set_ints(n, "strides", {1, 2});
+    set_ints(n, "pads", {0, 1, 0, 0});
+  });
+  check_values(
+      run_cpu(padded, {tensor<float>(Shape{1, 2, 3}, {1, 2, 3, 10, 20, 30}),
+                       tensor<int64_t>(Shape{2}, {1, 5}), tensor<int64_t>(Shape{2}, {1, 2})})
+          .at(0),
+      {10, 2, 20, 3, 30});
+  expect_import_error(col2im({1, 4, 5}, {1, 1, 3, 3}),
+                      {Tensor(DType::F32, Shape{1, 4, 5}), tensor<int64_t>(Shape{2}, {3, 3}),
+                       tensor<int64_t>(Shape{2}, {2, 2})},
+                      ErrorCode::ImportInvalidModel,
+                      "input [1,4,5] must be [N, C * 4, 4] for block [2,2] over image [3,3]");
+  expect_import_error(col2im({1, 4, 4}, {1, 1, 1, 3}),
+                      {Tensor(DType::F32, Shape{1, 4, 4}), tensor<int64_t>(Shape{2}, {1, 3}),
+                       tensor<int64_t>(Shape{2}, {2, 2})},
+                      ErrorCode::ImportInvalidModel, "axis 0: image 1, block 2");
 }
 
 // ---- ScatterElements and ScatterND reduction max / min (18) -------------------------------------
