@@ -24,12 +24,6 @@ constexpr double kNegInf = -std::numeric_limits<double>::infinity();
 
 std::string str(int64_t v) { return std::to_string(v); }
 
-int64_t require_flag(LoweringContext& ctx, std::string_view name) {
-  const int64_t v = ctx.attr_int(name, 0);
-  if (v != 0 && v != 1) ctx.invalid(std::string(name) + " must be 0 or 1; got " + str(v));
-  return v;
-}
-
 void require_float_dtype(LoweringContext& ctx, std::string_view what, DType dtype) {
   if (!is_floating(dtype)) {
     ctx.unsupported(std::string(what) + " of dtype " + std::string(dtype_name(dtype)) +
@@ -115,7 +109,7 @@ class AttentionLowering {
 void AttentionLowering::read_attributes() {
   const int version = ctx_.since_version();
   require_arity(ctx_, version >= 24 ? 7 : 6, 4);
-  causal_ = require_flag(ctx_, "is_causal") != 0;
+  causal_ = attr_flag(ctx_, "is_causal");
   mode_ = ctx_.attr_int("qk_matmul_output_mode", 0);
   if (mode_ < 0 || mode_ > 3) {
     ctx_.invalid("qk_matmul_output_mode " + str(mode_) + "; expected 0, 1, 2 or 3");
@@ -357,11 +351,8 @@ void AttentionLowering::lower() {
     bias = bias ? add(K::Add, {*bias, *structural}) : *structural;
   }
   const ValueId logits = bias ? add(K::Add, {capped, *bias}) : capped;
-  ValueId probs = logits;
-  if (softmax_dtype_ != dtype_) {
-    probs = add(K::Cast, {probs}, {{"to", std::string(dtype_name(softmax_dtype_))}});
-  }
-  probs = add(K::Softmax, {probs}, {{"axis", int64_t{-1}}});
+  ValueId probs =
+      add(K::Softmax, {as_dtype(ctx_, logits, softmax_dtype_)}, {{"axis", int64_t{-1}}});
   if (bias && bias_may_mask_a_row_) {
     // A query no key may be attended by has zero probabilities (Y's row is 0), decided on the
     // bias: its softmax is NaN (-inf - -inf).
@@ -370,9 +361,7 @@ void AttentionLowering::lower() {
     const ValueId row_masked = add(K::Equal, {row_max, scalar(kNegInf)});
     probs = add(K::Where, {row_masked, scalar_constant(ctx_, softmax_dtype_, 0.0), probs});
   }
-  if (softmax_dtype_ != dtype_) {
-    probs = add(K::Cast, {probs}, {{"to", std::string(dtype_name(dtype_))}});
-  }
+  probs = as_dtype(ctx_, probs, dtype_);
   if (ctx_.has_output(kQkMatmulOutput)) {
     // Mode 0 is the raw product, as the spec and ONNX's function body have it (ONNX's reference
     // implementation returns it soft-capped).
@@ -390,10 +379,6 @@ void AttentionLowering::lower() {
 void lower_attention(LoweringContext& ctx) { AttentionLowering(ctx).lower(); }
 
 // ---- FlexAttention (ai.onnx.preview, version 1) --------------------------------------------
-
-std::string type_text(const TypeInfo& t) {
-  return std::string(dtype_name(t.dtype)) + t.shape.str();
-}
 
 // A modifier graph attribute (score_mod, prob_mod) applied to `x`: one output of x's type.
 ValueId apply_modifier(LoweringContext& ctx, std::string_view name, ValueId x) {
@@ -450,15 +435,11 @@ void lower_flex_attention(LoweringContext& ctx) {
   const ValueId k_t =
       ctx.add(K::Transpose, {ctx.add(K::Mul, {keys, s})}, {{"perm", Ints{0, 1, 3, 2}}});
   ValueId scores = ctx.add(K::MatMul, {ctx.add(K::Mul, {ctx.input(0), s}), k_t});
-  const auto to = [&](ValueId x, DType dtype) {
-    return ctx.type_of(x).dtype == dtype
-               ? x
-               : ctx.add(K::Cast, {x}, {{"to", std::string(dtype_name(dtype))}});
-  };
-  scores = apply_modifier(ctx, "score_mod", to(scores, softmax_dtype));
+  scores = apply_modifier(ctx, "score_mod", as_dtype(ctx, scores, softmax_dtype));
   ValueId probs = ctx.add(K::Softmax, {scores}, {{"axis", int64_t{-1}}});
   probs = apply_modifier(ctx, "prob_mod", probs);
-  ctx.set_output(0, to(ctx.add(K::MatMul, {probs, to(values, softmax_dtype)}), v.dtype));
+  ctx.set_output(
+      0, as_dtype(ctx, ctx.add(K::MatMul, {probs, as_dtype(ctx, values, softmax_dtype)}), v.dtype));
 }
 
 // ---- RotaryEmbedding ---------------------------------------------------------------------
@@ -469,7 +450,7 @@ void lower_flex_attention(LoweringContext& ctx) {
 // head_size], 3-D as [batch, seq, heads, head_size].
 void lower_rotary_embedding(LoweringContext& ctx) {
   require_arity(ctx, 4, 1);
-  const bool interleaved = require_flag(ctx, "interleaved") != 0;
+  const bool interleaved = attr_flag(ctx, "interleaved");
   const int64_t rotary_dim_attr = ctx.attr_int("rotary_embedding_dim", 0);
   // 0: not given (a 3-D input needs it).
   const int64_t num_heads = ctx.attr_int("num_heads", 0);

@@ -494,9 +494,8 @@ void lower_tensor_scatter(LoweringContext& ctx) {
                 std::to_string(rank) + "; it must name a non-batch axis");
   }
   if (update.dtype != past.dtype || update.shape.rank() != rank) {
-    ctx.invalid("update " + std::string(dtype_name(update.dtype)) + update.shape.str() +
-                " must have past_cache's dtype and rank (" + std::string(dtype_name(past.dtype)) +
-                past.shape.str() + ")");
+    ctx.invalid("update " + type_text(update) + " must have past_cache's dtype and rank (" +
+                std::string(dtype_name(past.dtype)) + past.shape.str() + ")");
   }
   for (int a = 0; a < rank; ++a) {
     const bool ok = a == axis ? update.shape[a] <= past.shape[a] : update.shape[a] == past.shape[a];
@@ -516,8 +515,8 @@ void lower_tensor_scatter(LoweringContext& ctx) {
     const TypeInfo& writes = ctx.input_type(2);
     const Ints want = {past.shape[0]};
     if (writes.dtype != DType::I64 || writes.shape.dims() != want) {
-      ctx.invalid("write_indices " + std::string(dtype_name(writes.dtype)) + writes.shape.str() +
-                  " must be i64 of shape " + Shape(want).str());
+      ctx.invalid("write_indices " + type_text(writes) + " must be i64 of shape " +
+                  Shape(want).str());
     }
     Ints batch_shape(static_cast<size_t>(rank), 1);
     batch_shape[0] = past.shape[0];

@@ -112,8 +112,8 @@ void LinearAttentionLowering::lower() {
   if (given(3)) {
     const TypeInfo& past = ctx_.input_type(3);
     if (past.dtype != dtype_ || past.shape.dims() != state_shape) {
-      ctx_.invalid("past_state " + std::string(dtype_name(past.dtype)) + past.shape.str() +
-                   " must be " + std::string(dtype_name(dtype_)) + Shape(state_shape).str());
+      ctx_.invalid("past_state " + type_text(past) + " must be " + std::string(dtype_name(dtype_)) +
+                   Shape(state_shape).str());
     }
     state = ctx_.input(3);
   }

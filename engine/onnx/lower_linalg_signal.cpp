@@ -22,12 +22,6 @@ using K = OpKind;
 
 std::string str(int64_t v) { return std::to_string(v); }
 
-bool read_flag(LoweringContext& ctx, std::string_view name, int64_t def) {
-  const int64_t v = ctx.attr_int(name, def);
-  if (v != 0 && v != 1) ctx.invalid(std::string(name) + " must be 0 or 1; got " + str(v));
-  return v == 1;
-}
-
 void require_arity(LoweringContext& ctx, int max_inputs) {
   if (ctx.num_inputs() > max_inputs) {
     ctx.invalid("has " + str(ctx.num_inputs()) + " inputs; version " + str(ctx.since_version()) +
@@ -168,8 +162,8 @@ void lower_dft(LoweringContext& ctx) {
   }
   if (axis < 0) axis += rank;
   DftForm form;
-  form.inverse = read_flag(ctx, "inverse", 0);
-  form.onesided = read_flag(ctx, "onesided", 0);
+  form.inverse = attr_flag(ctx, "inverse", 0);
+  form.onesided = attr_flag(ctx, "onesided", 0);
   const int64_t axis_size = shape[static_cast<int>(axis)];
   if (ctx.has_input(1)) {
     form.length = ctx.constant_int(1, "dft_length");
@@ -237,7 +231,7 @@ void lower_stft(LoweringContext& ctx) {
   }
   DftForm form;
   form.length = frame;
-  form.onesided = read_flag(ctx, "onesided", 1);
+  form.onesided = attr_flag(ctx, "onesided", 1);
   const int64_t frames = (length - frame) / step + 1;
   Tensor index(DType::I64, Shape{frames, frame});
   for (int64_t f = 0; f < frames; ++f) {

@@ -90,11 +90,6 @@ DType stash_dtype(LoweringContext& ctx) {
                   "); supported: 1 (FLOAT), 11 (DOUBLE)");
 }
 
-ValueId cast_to(LoweringContext& ctx, ValueId v, DType dtype) {
-  if (ctx.type_of(v).dtype == dtype) return v;
-  return ctx.add(OpKind::Cast, {v}, {{"to", std::string(dtype_name(dtype))}});
-}
-
 // `axis` in [-rank, rank), made non-negative.
 int64_t checked_axis(LoweringContext& ctx, int64_t axis, int rank) {
   if (axis < -rank || axis >= rank) {
@@ -126,12 +121,12 @@ void lower_rms_normalization(LoweringContext& ctx) {
   const double epsilon = ctx.attr_float("epsilon", kDefaultEpsilon);
   Ints axes;
   for (int64_t a = axis; a < shape.rank(); ++a) axes.push_back(a);
-  const ValueId x = cast_to(ctx, ctx.input(0), stash);
+  const ValueId x = as_dtype(ctx, ctx.input(0), stash);
   const ValueId mean_square = ctx.add(OpKind::ReduceMean, {ctx.add(OpKind::Mul, {x, x})},
                                       {{"axes", axes}, {"keepdims", int64_t{1}}});
   const ValueId rms = ctx.add(
       OpKind::Sqrt, {ctx.add(OpKind::Add, {mean_square, scalar_constant(ctx, stash, epsilon)})});
-  const ValueId normalized = cast_to(ctx, ctx.add(OpKind::Div, {x, rms}), dtype);
+  const ValueId normalized = as_dtype(ctx, ctx.add(OpKind::Div, {x, rms}), dtype);
   const ValueId y = ctx.add(OpKind::Mul, {normalized, ctx.input(1)});
   if (ctx.type_of(y).shape != shape) {
     ctx.invalid("scale of shape " + ctx.input_type(1).shape.str() +
@@ -197,7 +192,7 @@ void lower_group_normalization(LoweringContext& ctx) {
                                     {"allowzero", int64_t{1}}};
   const Attributes x_shape = {{"shape", shape.dims()}, {"allowzero", int64_t{1}}};
   const ValueId grouped =
-      ctx.add(OpKind::Reshape, {cast_to(ctx, ctx.input(0), stash)}, grouped_shape);
+      ctx.add(OpKind::Reshape, {as_dtype(ctx, ctx.input(0), stash)}, grouped_shape);
   if (!per_channel) {
     const ValueId y = ctx.add(OpKind::InstanceNormalization, {grouped, ctx.input(1), ctx.input(2)},
                               {{"epsilon", epsilon}});
@@ -208,7 +203,7 @@ void lower_group_normalization(LoweringContext& ctx) {
       ctx.add(OpKind::InstanceNormalization,
               {grouped, filled(ctx, stash, groups, 1.0), filled(ctx, stash, groups, 0.0)},
               {{"epsilon", epsilon}});
-  const ValueId unstashed = ctx.add(OpKind::Reshape, {cast_to(ctx, normalized, dtype)}, x_shape);
+  const ValueId unstashed = ctx.add(OpKind::Reshape, {as_dtype(ctx, normalized, dtype)}, x_shape);
   Ints channel_dims(static_cast<size_t>(shape.rank() - 1), 1);  // [C, 1, ...] lines up with axis 1
   channel_dims[0] = channels;
   const ValueId scale = ctx.add(OpKind::Reshape, {ctx.input(1)}, {{"shape", channel_dims}});

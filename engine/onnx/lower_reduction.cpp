@@ -86,13 +86,6 @@ void lower_cumsum(LoweringContext& ctx) {
                              {"reverse", ctx.attr_int("reverse", 0)}}));
 }
 
-int64_t flag(LoweringContext& ctx, std::string_view name) {
-  const int64_t v = ctx.attr_int(name, 0);
-  if (v != 0 && v != 1)
-    ctx.invalid(std::string(name) + " must be 0 or 1; got " + std::to_string(v));
-  return v;
-}
-
 // The longest axis CumProd unrolls.
 constexpr int64_t kMaxCumProdLength = 1024;
 
@@ -109,8 +102,8 @@ void lower_cumprod(LoweringContext& ctx) {
                 std::to_string(rank - 1) + "] for input " + x.shape.str());
   }
   if (axis < 0) axis += rank;
-  const bool exclusive = flag(ctx, "exclusive") != 0;
-  const bool reverse = flag(ctx, "reverse") != 0;
+  const bool exclusive = attr_flag(ctx, "exclusive");
+  const bool reverse = attr_flag(ctx, "reverse");
   const int64_t length = x.shape[axis];
   if (length > kMaxCumProdLength) {
     ctx.unsupported("an axis of " + std::to_string(length) + " elements; supported: at most " +

@@ -42,7 +42,7 @@ Floats constant_floats(LoweringContext& ctx, int i, std::string_view what) {
 }
 
 std::string one_of(LoweringContext& ctx, std::string_view attr, const std::string& value,
-                   std::initializer_list<std::string_view> allowed) {
+                   const std::vector<std::string_view>& allowed) {
   std::string list;
   for (std::string_view a : allowed) {
     if (a == value) return value;
@@ -217,15 +217,12 @@ void lower_resize(LoweringContext& ctx) {
   r.transform = ctx.attr_string("coordinate_transformation_mode", "half_pixel");
   // Version 11's name for it; later versions still meet it in converted models.
   if (r.transform == "tf_half_pixel_for_nn") r.transform = "tf_half_pixel_for_nearest";
-  if (ctx.since_version() >= 19) {  // version 19 adds half_pixel_symmetric
-    one_of(ctx, "coordinate_transformation_mode", r.transform,
-           {"half_pixel", "half_pixel_symmetric", "pytorch_half_pixel", "align_corners",
-            "asymmetric", "tf_half_pixel_for_nearest", "tf_crop_and_resize"});
-  } else {
-    one_of(ctx, "coordinate_transformation_mode", r.transform,
-           {"half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric",
-            "tf_half_pixel_for_nearest", "tf_crop_and_resize"});
+  if (r.transform == "half_pixel_symmetric" && ctx.since_version() < 19) {
+    ctx.invalid("coordinate_transformation_mode half_pixel_symmetric arrives in version 19");
   }
+  // The internal op's modes are ONNX's.
+  one_of(ctx, "coordinate_transformation_mode", r.transform,
+         op_schema(OpKind::Resize).find_attr("coordinate_transformation_mode")->allowed_strings);
   r.nearest_mode =
       one_of(ctx, "nearest_mode", ctx.attr_string("nearest_mode", "round_prefer_floor"),
              {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"});

@@ -69,6 +69,23 @@ void require_dtype(LoweringContext& ctx, OpKind op, DType dtype) {
   }
 }
 
+bool attr_flag(LoweringContext& ctx, std::string_view name, int64_t def) {
+  const int64_t v = ctx.attr_int(name, def);
+  if (v != 0 && v != 1) {
+    ctx.invalid(std::string(name) + " must be 0 or 1; got " + std::to_string(v));
+  }
+  return v == 1;
+}
+
+ValueId as_dtype(LoweringContext& ctx, ValueId v, DType dtype) {
+  if (ctx.type_of(v).dtype == dtype) return v;
+  return ctx.add(OpKind::Cast, {v}, {{"to", std::string(dtype_name(dtype))}});
+}
+
+std::string type_text(const TypeInfo& t) {
+  return std::string(dtype_name(t.dtype)) + t.shape.str();
+}
+
 void check_constant_size(LoweringContext& ctx, const Shape& shape) {
   constexpr int64_t kMaxConstantElements = int64_t{1} << 28;
   if (shape.numel() > kMaxConstantElements) {

@@ -108,6 +108,12 @@ ValueId scalar_constant(LoweringContext& ctx, DType dtype, double value);
 void require_dtype(LoweringContext& ctx, OpKind op, DType dtype);
 // Refuses a constant output too large to compute at import time (2^28 elements).
 void check_constant_size(LoweringContext& ctx, const Shape& shape);
+// A 0 / 1 attribute (`def` when absent) as a bool; any other value is I-INVALID-MODEL.
+bool attr_flag(LoweringContext& ctx, std::string_view name, int64_t def = 0);
+// `v` in `dtype`: v itself when it has that dtype already, else a Cast of it.
+ValueId as_dtype(LoweringContext& ctx, ValueId v, DType dtype);
+// A value's type as errors name it: "f32[2,3]".
+std::string type_text(const TypeInfo& t);
 
 // The Volta dtype for an ONNX TensorProto element type, or nullopt (float16, uint8, string,
 // ...). onnx_type_name (volta/onnx/model.h) names any element type ("FLOAT16").

@@ -124,7 +124,7 @@ __device__ void stage_rows(const T* x, int64_t first_row, int64_t rows, int64_t 
   const int64_t count = left < rows_per_block() ? left : rows_per_block();
   const T* from = x + first_row * n;
   __syncthreads();  // the previous run's passes are done with the stage
-  if (n % kPerVector == 0 && reinterpret_cast<uintptr_t>(from) % sizeof(float4) == 0) {
+  if (n % kPerVector == 0 && vector_aligned(from)) {
     // The run is contiguous: vector e of the run is vector e % per_row of row e / per_row.
     // Staged runs hold at most kStageBytes, so int indexes them.
     const auto per_row = static_cast<int>(n / kPerVector);
