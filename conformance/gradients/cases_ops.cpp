@@ -29,7 +29,7 @@ std::string without_float_dtypes(const std::string& id) {
     const size_t slash = std::min(list.find('/', from), list.size());
     const std::string name = list.substr(from, slash - from);
     const std::optional<DType> d = parse_dtype(name);
-    if (!d || !is_floating(*d)) kept += (kept.empty() ? "" : "/") + name;
+    if (!d || !kFloatTypes.contains(*d)) kept += (kept.empty() ? "" : "/") + name;
     from = slash + 1;
   }
   std::string head = id.substr(0, at);  // "Op(...," or "Op("
@@ -42,9 +42,10 @@ double f32_representable(double v) { return static_cast<double>(static_cast<floa
 
 bool gradient_flows(const Graph& g, const Node& node, int i) {
   const ValueId in = node.inputs[static_cast<size_t>(i)];
-  if (!in.valid() || !is_floating(g.value(in).dtype) || !has_vjp_rule(node.op, i)) return false;
+  if (!in.valid() || !kFloatTypes.contains(g.value(in).dtype) || !has_vjp_rule(node.op, i))
+    return false;
   return std::ranges::any_of(node.outputs,
-                             [&](ValueId o) { return is_floating(g.value(o).dtype); });
+                             [&](ValueId o) { return kFloatTypes.contains(g.value(o).dtype); });
 }
 
 bool has_any_rule(OpKind op) {
@@ -89,7 +90,7 @@ std::optional<OpGradientCase> from_parity(const ParityCase& p) {
     }
     const auto at = static_cast<size_t>(std::ranges::find(inputs, in) - inputs.begin());
     Tensor value = p.inputs.at(at);
-    if (is_floating(v.dtype)) {
+    if (kFloatTypes.contains(v.dtype)) {
       Tensor f64(DType::F64, value.shape());
       for (int64_t e = 0; e < value.numel(); ++e) {
         f64.set_double(e, f32_representable(value.get_double(e)));

@@ -135,7 +135,7 @@ FdResult finite_differences(const Forward& f, const std::vector<Tensor>& gradien
 std::optional<std::string> not_differentiable_numerically(const Forward& f) {
   for (ValueId o : f.graph.node(0).outputs) {
     const DType d = f.graph.value(o).dtype;
-    if (is_floating(d) && d != DType::F64) {
+    if (kFloatTypes.contains(d) && d != DType::F64) {
       return "the float64 forward has a " + std::string(dtype_name(d)) +
              " output, which finite differences at step 1e-6 cannot resolve";
     }
@@ -181,7 +181,7 @@ Forward build_forward(const OpGradientCase& c, DType float_type) {
       ids.push_back(kNoValue);
       continue;
     }
-    const bool floating = is_floating(c.operands[i]->dtype);
+    const bool floating = kFloatTypes.contains(c.operands[i]->dtype);
     const DType dtype = floating ? float_type : c.operands[i]->dtype;
     ids.push_back(f.graph.add_input("in" + std::to_string(i), dtype, c.operands[i]->shape));
     const auto at = static_cast<int>(f.inputs.size());
@@ -196,7 +196,7 @@ Forward build_forward(const OpGradientCase& c, DType float_type) {
   ValueId loss = kNoValue;
   for (size_t k = 0; k < ys.size(); ++k) {
     const Value& y = f.graph.value(ys[k]);
-    if (!is_floating(y.dtype)) continue;
+    if (!kFloatTypes.contains(y.dtype)) continue;
     const std::string tag = std::to_string(k);
     f.weights.push_back(
         converted(random_tensor(DType::F32, y.shape, seed, -1.0, 1.0, 100 + k), DType::F64));

@@ -8,6 +8,7 @@
 #include <limits>
 #include <map>
 #include <tuple>
+#include <type_traits>
 
 #include "volta/ir/dtype.h"
 
@@ -103,42 +104,40 @@ Bits bits_at(std::span<const std::byte> data, size_t element) {
 
 // "0.5 (0x3f000000)": the element's value as its dtype reads it, and its bits.
 std::string element_text(DType dtype, std::span<const std::byte> data, size_t element) {
-  char buf[96];
-  switch (dtype) {
-    case DType::F32: {
-      const auto bits = bits_at<uint32_t>(data, element);
-      float value;
+  return visit_dtype(dtype, [&]<class T>(TypeTag<T>) {
+    uint64_t bits = 0;  // little-endian: the element's bytes are the low bytes
+    std::memcpy(&bits, data.data() + element * sizeof(T), sizeof(T));
+    char text[64];
+    if constexpr (std::is_same_v<T, bool>) {
+      std::snprintf(text, sizeof text, "%s", bits != 0 ? "true" : "false");
+    } else if constexpr (std::is_integral_v<T>) {
+      T value;
       std::memcpy(&value, &bits, sizeof value);
-      std::snprintf(buf, sizeof buf, "%.9g (0x%08" PRIx32 ")", static_cast<double>(value), bits);
-      break;
+      if constexpr (std::is_signed_v<T>) {
+        std::snprintf(text, sizeof text, "%" PRId64, static_cast<int64_t>(value));
+      } else {
+        std::snprintf(text, sizeof text, "%" PRIu64, static_cast<uint64_t>(value));
+      }
+    } else {
+      double value = 0;
+      if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+        T raw;
+        std::memcpy(&raw, &bits, sizeof raw);
+        value = raw;
+      } else {
+        value = T::from_bits(static_cast<uint16_t>(bits)).to_float();
+      }
+      // The digits that identify a value of the type: 5 for f16, 4 for bf16, 9, 17.
+      const int digits = dtype == DType::F16    ? 5
+                         : dtype == DType::BF16 ? 4
+                         : dtype == DType::F32  ? 9
+                                                : 17;
+      std::snprintf(text, sizeof text, "%.*g", digits, value);
     }
-    case DType::F64: {
-      const auto bits = bits_at<uint64_t>(data, element);
-      double value;
-      std::memcpy(&value, &bits, sizeof value);
-      std::snprintf(buf, sizeof buf, "%.17g (0x%016" PRIx64 ")", value, bits);
-      break;
-    }
-    case DType::I64: {
-      const auto bits = bits_at<uint64_t>(data, element);
-      std::snprintf(buf, sizeof buf, "%" PRId64 " (0x%016" PRIx64 ")", static_cast<int64_t>(bits),
-                    bits);
-      break;
-    }
-    case DType::I32: {
-      const auto bits = bits_at<uint32_t>(data, element);
-      std::snprintf(buf, sizeof buf, "%" PRId32 " (0x%08" PRIx32 ")", static_cast<int32_t>(bits),
-                    bits);
-      break;
-    }
-    case DType::Bool: {
-      const auto bits = bits_at<uint8_t>(data, element);
-      std::snprintf(buf, sizeof buf, "%s (0x%02x)", bits != 0 ? "true" : "false",
-                    static_cast<unsigned>(bits));
-      break;
-    }
-  }
-  return buf;
+    char hex[24];
+    std::snprintf(hex, sizeof hex, "0x%0*" PRIx64, static_cast<int>(2 * sizeof(T)), bits);
+    return std::string(text) + " (" + hex + ")";
+  });
 }
 
 std::string hash_only(const NodeTraceRow& r) {
@@ -166,10 +165,8 @@ std::string first_element(const NodeTraceRow& a, const NodeTraceRow& b) {
   const std::optional<DType> dtype = parse_dtype(a.dtype);
   if (!dtype) {
     const auto [at, unused] = std::mismatch(x.begin(), x.end(), y.begin());
-    return "dtype '" + a.dtype +
-           "' cannot be decoded (supported: f32, f64, i64, i32, bool); first differing byte at "
-           "offset " +
-           std::to_string(at - x.begin());
+    return "dtype '" + a.dtype + "' cannot be decoded (supported: " + kAllTypes.str() +
+           "); first differing byte at offset " + std::to_string(at - x.begin());
   }
   const size_t width = dtype_size(*dtype);
   if (x.size() % width != 0) {

@@ -132,6 +132,14 @@ std::string_view mismatch_name(Mismatch m) {
 double ulp_distance(double a, double b, DType dtype) {
   if (a == b) return 0;
   // Map floats onto a monotonic integer line; the distance counts representable values.
+  if (is_half(dtype)) {  // a and b are values of the dtype, so converting them is exact
+    auto line = [dtype](double x) {
+      const uint16_t bits = dtype == DType::F16 ? Float16(x).bits() : BFloat16(x).bits();
+      const int64_t magnitude = bits & 0x7fff;
+      return (bits & 0x8000) != 0 ? -magnitude : magnitude;
+    };
+    return std::abs(static_cast<double>(line(a) - line(b)));
+  }
   if (dtype == DType::F32) {
     auto line = [](float x) {
       const auto bits = std::bit_cast<int32_t>(x);

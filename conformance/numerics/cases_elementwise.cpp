@@ -38,9 +38,26 @@ void elementwise_cases(CaseList& cases) {
   cases.add(K::Where, {of(DType::Bool, {4}), of(DType::Bool, {4}), of(DType::Bool, {1})});
   cases.add(K::Where, {of(DType::Bool, {4}), of(DType::F64, {4}), of(DType::F64, {4})});
   cases.add(K::Where, {of(DType::Bool, {4}), of(DType::I32, {4}), of(DType::I32, {4})});
-  for (DType from : {DType::F32, DType::F64, DType::I64, DType::I32, DType::Bool}) {
-    for (DType to : {DType::F32, DType::F64, DType::I64, DType::I32, DType::Bool}) {
-      cases.add(K::Cast, {of(from, {3, 5})}, {{"to", std::string(dtype_name(to))}});
+  for (DType d : {DType::F16, DType::BF16, DType::I8, DType::U8, DType::I16, DType::U16, DType::U32,
+                  DType::U64}) {
+    cases.add(K::Where, {of(DType::Bool, {3, 5}), of(d, {3, 5}), of(d, {5})});
+  }
+  cases.add(K::Clip, {of(DType::I8, {3, 5})}, {{"min", -5.5}, {"max", 5.5}});
+  cases.add(K::Clip, {of(DType::U16, {3, 5})}, {{"min", 3.0}, {"max", 60000.5}});
+  cases.add(K::Clip, {of(DType::BF16, {3, 5})}, {{"min", -0.5}, {"max", 0.5}});
+  // Cast between every pair of dtypes. A float source converted to an unsigned type takes
+  // values in [0, 20): a negative one has no value there, an error on every backend.
+  for (int from = 0; from < kDTypeCount; ++from) {
+    for (int to = 0; to < kDTypeCount; ++to) {
+      const auto f = static_cast<DType>(from);
+      const auto t = static_cast<DType>(to);
+      const Attributes attrs{{"to", std::string(dtype_name(t))}};
+      if (is_floating(f) && is_unsigned(t)) {
+        cases.add(K::Cast, {of(f, {3, 5})}, attrs, 1,
+                  {random_tensor(f, {3, 5}, 7700 + static_cast<uint64_t>(from), 0, 20)});
+      } else {
+        cases.add(K::Cast, {of(f, {3, 5})}, attrs);
+      }
     }
   }
   cases.add(K::Cast, {f32({kChunk + 1})}, {{"to", std::string("i32")}});

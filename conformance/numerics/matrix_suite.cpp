@@ -55,7 +55,8 @@ DType input_dtype(const OpSchema& schema, size_t i, DType cell) {
 }
 
 // The dtypes a rule runs at for one op: f32 and f64 where any input allows them (bool for
-// the boolean ops), narrowed by the rule's `[dtype]` suffix; empty with `why` otherwise.
+// the boolean ops), narrowed by the rule's `[dtype]` suffix; f16 and bf16 only where the
+// suffix names them. Empty with `why` otherwise.
 std::vector<DType> cell_dtypes(const Rule& rule, const RuleOp& op, std::string& why) {
   const OpSchema& schema = op_schema(op.op);
   std::vector<DType> out;
@@ -65,7 +66,8 @@ std::vector<DType> cell_dtypes(const Rule& rule, const RuleOp& op, std::string& 
     }
     return false;
   };
-  for (DType d : {DType::F32, DType::F64}) {
+  for (DType d : {DType::F32, DType::F64, DType::F16, DType::BF16}) {
+    if (is_half(d) && std::ranges::find(op.dtypes, d) == op.dtypes.end()) continue;
     // An op without inputs (Constant): x is its tensor attribute, any float dtype.
     if (any_input_takes(d) || schema.inputs.empty()) out.push_back(d);
   }
@@ -85,8 +87,21 @@ std::vector<DType> cell_dtypes(const Rule& rule, const RuleOp& op, std::string& 
   return out;
 }
 
+// The smallest positive normal and the largest finite value of a float dtype.
+double smallest_normal(DType d) {
+  if (d == DType::F32) return std::numeric_limits<float>::min();
+  if (d == DType::F16) return 0x1p-14;
+  if (d == DType::BF16) return std::numeric_limits<float>::min();  // f32's exponent range
+  return std::numeric_limits<double>::min();
+}
+double largest_finite(DType d) {
+  if (d == DType::F32) return std::numeric_limits<float>::max();
+  if (d == DType::F16) return 65504.0;
+  if (d == DType::BF16) return BFloat16::from_bits(0x7F7F).to_float();
+  return std::numeric_limits<double>::max();
+}
+
 double value_of(const Value& v, DType d) {
-  const bool f32 = d == DType::F32;
   switch (v.cls) {
     case ValueClass::NaN:
       return std::numeric_limits<double>::quiet_NaN();
@@ -99,11 +114,11 @@ double value_of(const Value& v, DType d) {
     case ValueClass::NegZero:
       return -0.0;
     case ValueClass::Subnormal:
-      return f32 ? std::numeric_limits<float>::min() / 4 : std::numeric_limits<double>::min() / 4;
+      return smallest_normal(d) / 4;
     case ValueClass::Largest:
-      return f32 ? std::numeric_limits<float>::max() : std::numeric_limits<double>::max();
+      return largest_finite(d);
     case ValueClass::Lowest:
-      return f32 ? std::numeric_limits<float>::lowest() : std::numeric_limits<double>::lowest();
+      return -largest_finite(d);
     case ValueClass::True:
       return 1;
     case ValueClass::False:
@@ -211,6 +226,16 @@ Graph one_node(const MatrixCell& cell, const std::vector<std::optional<TypeInfo>
   return g;
 }
 
+// A Cast to u8, u16, u32 or u64: a negative benign value has no value there.
+bool casts_to_unsigned(const MatrixCell& cell) {
+  if (cell.op.op != OpKind::Cast) return false;
+  const auto to = cell.op.attrs.find("to");
+  if (to == cell.op.attrs.end()) return false;
+  const auto* name = std::get_if<std::string>(&to->second);
+  const std::optional<DType> dtype = name ? parse_dtype(*name) : std::nullopt;
+  return dtype && is_unsigned(*dtype);
+}
+
 Built build_elementwise(const MatrixCell& cell) {
   const OpSchema& schema = op_schema(cell.op.op);
   int inputs = schema.min_inputs();
@@ -225,6 +250,10 @@ Built build_elementwise(const MatrixCell& cell) {
     const DType d = input_dtype(schema, at, cell.dtype);
     types.push_back(TypeInfo{d, Shape{kMatrixElements}});
     b.inputs.push_back(benign(d, Shape{kMatrixElements}, input_spec(schema, at).domain, seed, at));
+  }
+  if (casts_to_unsigned(cell)) {  // benign values it can convert: their magnitudes
+    Tensor& x = b.inputs[0];
+    for (int64_t i = 0; i < x.numel(); ++i) x.set_double(i, std::abs(x.get_double(i)));
   }
   for (const Clause& c : cell.rule.clauses) {
     Tensor& t = b.inputs[static_cast<size_t>(subject_input(c.subject))];

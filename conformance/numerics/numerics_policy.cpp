@@ -183,8 +183,8 @@ std::optional<RuleOp> parse_op_ref(std::string_view text, std::string& error) {
     for (std::string_view d : split_top(text.substr(open + 1, text.size() - open - 2))) {
       const std::optional<DType> dtype = parse_dtype(d);
       if (!dtype) {
-        error = "dtype '" + std::string(d) + "' in '" + std::string(text) +
-                "' (expected f32, f64, i64, i32 or bool)";
+        error = "dtype '" + std::string(d) + "' in '" + std::string(text) + "' (expected one of " +
+                kAllTypes.str() + ")";
         return std::nullopt;
       }
       ref.dtypes.push_back(*dtype);

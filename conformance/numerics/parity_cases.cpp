@@ -65,6 +65,11 @@ Tensor domain_tensor(const TypeInfo& type, InputDomain domain, uint64_t seed, ui
   return Tensor(type.dtype, type.shape);
 }
 
+// Every dtype but f32, which the shape grids use.
+constexpr DType kOtherDTypes[] = {DType::F64, DType::I32,  DType::I64, DType::Bool,
+                                  DType::F16, DType::BF16, DType::I8,  DType::U8,
+                                  DType::I16, DType::U16,  DType::U32, DType::U64};
+
 }  // namespace
 
 void CaseList::add(OpKind op, Types types, Attributes attrs, int num_outputs,
@@ -99,7 +104,7 @@ void unary_cases(CaseList& cases, OpKind op) {
                              Shape{kChunk - 1}, Shape{kChunk + 1}, Shape{3 * kChunk + 5}}) {
     cases.add(op, {f32(shape)});
   }
-  for (DType d : {DType::F64, DType::I32, DType::I64}) {
+  for (DType d : kOtherDTypes) {
     if (types.contains(d)) cases.add(op, {of(d, {3, 5})});
   }
 }
@@ -119,7 +124,7 @@ void binary_cases(CaseList& cases, OpKind op) {
                                                       {{kChunk + 1}, {kChunk + 1}},
                                                       {{2, kChunk + 3}, {kChunk + 3}}};
   for (const auto& [a, b] : pairs) cases.add(op, {of(main, a), of(main, b)});
-  for (DType d : {DType::F64, DType::I32, DType::I64, DType::Bool}) {
+  for (DType d : kOtherDTypes) {
     if (d != main && types.contains(d)) {
       cases.add(op, {of(d, {3, 5}), of(d, {3, 5})});
       cases.add(op, {of(d, {3, 1}), of(d, {1, 4})});

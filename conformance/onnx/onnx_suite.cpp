@@ -1,6 +1,7 @@
 #include "volta/conformance/onnx_suite.h"
 
 #include <algorithm>
+#include <cstring>
 #include <memory>
 #include <optional>
 #include <set>
@@ -28,13 +29,25 @@ std::optional<std::string> unsupported_signature(const onnx::Model& model) {
     for (const onnx::ValueSpec& v : specs) {
       if (!v.dtype) {
         return std::string(what) + " '" + v.name + "' has type " + v.type +
-               "; Volta's tensor types: FLOAT, DOUBLE, INT64, INT32, BOOL";
+               "; Volta's tensor types: " + onnx::onnx_tensor_types();
       }
     }
     return std::nullopt;
   };
   if (auto why = check(model.inputs(), "graph input")) return why;
   return check(model.outputs(), "graph output");
+}
+
+// ONNX 1.12's test data stores bfloat16 tensors as UINT16 (numpy had no bfloat16): the same
+// bits. A UINT16 data file for a value the model declares BFLOAT16 is read as those bits.
+void as_declared_bfloat16(std::vector<Tensor>& tensors, const std::vector<onnx::ValueSpec>& specs) {
+  for (size_t i = 0; i < tensors.size() && i < specs.size(); ++i) {
+    if (specs[i].dtype == DType::BF16 && tensors[i].dtype() == DType::U16) {
+      Tensor bits(DType::BF16, tensors[i].shape());
+      if (bits.nbytes() != 0) std::memcpy(bits.data(), tensors[i].data(), bits.nbytes());
+      tensors[i] = std::move(bits);
+    }
+  }
 }
 
 bool is_refusal(ErrorCode code) {
@@ -89,6 +102,8 @@ CaseOutcome run_onnx_test(const OnnxTest& test, std::string_view backend, int th
     for (size_t k = 0; k < test.data_sets.size(); ++k) {
       DataSet data{onnx::read_tensor_files(test.data_sets[k], "input"),
                    onnx::read_tensor_files(test.data_sets[k], "output")};
+      as_declared_bfloat16(data.inputs, model.inputs());
+      as_declared_bfloat16(data.outputs, model.outputs());
       std::vector<Tensor> got;
       if (session) {
         got = session->run(data.inputs);
@@ -105,6 +120,10 @@ CaseOutcome run_onnx_test(const OnnxTest& test, std::string_view backend, int th
   } catch (const VoltaError& e) {
     out = CaseOutcome{};
     out.outcome = is_refusal(e.code()) ? Outcome::Unsupported : Outcome::Error;
+    // Inputs that contradict the model's declared types come from the test's own data (ONNX
+    // 1.12's castlike bf16 tests give a [1] tensor for a [3,4] input): a shape failure of the
+    // test, not an engine error.
+    if (e.code() == ErrorCode::InputMismatch) out.outcome = Outcome::FailShape;
     out.message = e.what();
   }
   return out;

@@ -136,9 +136,9 @@ Differentiability input_differentiability(OpKind op, int i) {
 // Whether a gradient can flow from input i of the node to its outputs.
 bool flows(const Graph& g, const Node& node, int i) {
   if (input_differentiability(node.op, i) != Differentiability::Differentiable) return false;
-  if (!is_floating(g.value(node.inputs[static_cast<size_t>(i)]).dtype)) return false;
+  if (!kFloatTypes.contains(g.value(node.inputs[static_cast<size_t>(i)]).dtype)) return false;
   return std::any_of(node.outputs.begin(), node.outputs.end(),
-                     [&](ValueId o) { return is_floating(g.value(o).dtype); });
+                     [&](ValueId o) { return kFloatTypes.contains(g.value(o).dtype); });
 }
 
 // Values reachable from `from` going forward (through every input, or only the inputs a
@@ -178,7 +178,7 @@ std::vector<char> backward_reach(const Graph& g, ValueId loss, bool gradient_onl
 }
 
 void check_request(const Graph& g, ValueId loss, std::span<const ValueId> trainables) {
-  if (!g.has_value(loss) || !is_floating(g.value(loss).dtype)) {
+  if (!g.has_value(loss) || !kFloatTypes.contains(g.value(loss).dtype)) {
     fail(ErrorCode::InvalidArgument,
          "the loss must be a float value of the forward graph, got " +
              (g.has_value(loss)
@@ -194,7 +194,7 @@ void check_request(const Graph& g, ValueId loss, std::span<const ValueId> traina
     const Value& v = g.value(t);
     const bool leaf =
         v.kind == ValueKind::Input || v.kind == ValueKind::Parameter || v.kind == ValueKind::State;
-    if (!leaf || !is_floating(v.dtype)) {
+    if (!leaf || !kFloatTypes.contains(v.dtype)) {
       fail(ErrorCode::InvalidArgument,
            "trainable " + value_ref(g, t) +
                " must be a float graph input, parameter or state (supported: f32, f64)");
@@ -228,7 +228,7 @@ void check_request(const Graph& g, ValueId loss, std::span<const ValueId> traina
             d == Differentiability::NotDifferentiable
                 ? "which the op table marks not differentiable"
             : d == Differentiability::IntegerIndex ? "which is an integer index"
-            : !is_floating(g.value(in).dtype)
+            : !kFloatTypes.contains(g.value(in).dtype)
                 ? "which holds " + std::string(dtype_name(g.value(in).dtype)) + " values"
                 : "whose outputs are not float";
         fail(ErrorCode::InvalidArgument, "no gradient reaches trainable " + value_ref(g, t) +

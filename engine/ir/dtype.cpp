@@ -9,9 +9,19 @@ size_t dtype_size(DType dtype) {
       return 8;
     case DType::F32:
     case DType::I32:
+    case DType::U32:
       return 4;
+    case DType::F16:
+    case DType::BF16:
+    case DType::I16:
+    case DType::U16:
+      return 2;
     case DType::Bool:
+    case DType::I8:
+    case DType::U8:
       return 1;
+    case DType::U64:
+      return 8;
   }
   return 0;
 }
@@ -28,6 +38,22 @@ std::string_view dtype_name(DType dtype) {
       return "i32";
     case DType::Bool:
       return "bool";
+    case DType::F16:
+      return "f16";
+    case DType::BF16:
+      return "bf16";
+    case DType::I8:
+      return "i8";
+    case DType::U8:
+      return "u8";
+    case DType::I16:
+      return "i16";
+    case DType::U16:
+      return "u16";
+    case DType::U32:
+      return "u32";
+    case DType::U64:
+      return "u64";
   }
   return "?";
 }

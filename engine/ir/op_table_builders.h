@@ -93,7 +93,7 @@ inline OpSchema binary(OpKind kind, std::string_view name, DTypeSet types, Diffe
 
 // Variadic broadcasting Min/Max: commutative and idempotent.
 inline OpSchema extremum(OpKind kind, std::string_view name, std::string_view summary) {
-  OpSchema s = binary(kind, name, kNumericTypes, D::Differentiable, InputDomain::Any, summary);
+  OpSchema s = binary(kind, name, kEveryNumericType, D::Differentiable, InputDomain::Any, summary);
   s.inputs = {{"data", 'T', D::Differentiable, false, true}};
   s.outputs = {{"result", 'T'}};
   s.traits = {OpTrait::BroadcastingBinary, OpTrait::Commutative, OpTrait::Idempotent};

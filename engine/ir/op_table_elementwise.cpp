@@ -27,24 +27,26 @@ void add_elementwise_schemas(std::vector<OpSchema>& t) {
   using F = OpFamily;
   const InputDomain any = InputDomain::Any;
 
-  t.push_back(with_traits(binary(K::Add, "Add", kNumericTypes, D::Differentiable, any, "A + B"),
+  t.push_back(with_traits(binary(K::Add, "Add", kEveryNumericType, D::Differentiable, any, "A + B"),
                           {OpTrait::Commutative}));
-  t.push_back(binary(K::Sub, "Sub", kNumericTypes, D::Differentiable, any, "A - B"));
-  t.push_back(with_traits(binary(K::Mul, "Mul", kNumericTypes, D::Differentiable, any, "A * B"),
+  t.push_back(binary(K::Sub, "Sub", kEveryNumericType, D::Differentiable, any, "A - B"));
+  t.push_back(with_traits(binary(K::Mul, "Mul", kEveryNumericType, D::Differentiable, any, "A * B"),
                           {OpTrait::Commutative}));
-  t.push_back(binary(K::Div, "Div", kNumericTypes, D::Differentiable, InputDomain::NonZero,
+  t.push_back(binary(K::Div, "Div", kEveryNumericType, D::Differentiable, InputDomain::NonZero,
                      "A / B (integers: truncation toward zero; division by zero is an error)"));
   OpSchema pow = binary(K::Pow, "Pow", kFloatTypes, D::Differentiable, any, "A ^ B");
   pow.inputs[0].domain = InputDomain::Positive;
   t.push_back(std::move(pow));
-  OpSchema mod = binary(K::Mod, "Mod", kNumericTypes, D::Differentiable, InputDomain::NonZero,
+  OpSchema mod = binary(K::Mod, "Mod", kEveryNumericType, D::Differentiable, InputDomain::NonZero,
                         "remainder of A / B: fmod=0 takes the sign of B (Python %), fmod=1 the "
                         "sign of A (C fmod); an integer divisor of 0 is an error");
   mod.attrs = {flag("fmod", 0)};
   mod.inputs[1].differentiability = D::NotDifferentiable;  // as ONNX: the divisor is not
   t.push_back(std::move(mod));
-  t.push_back(unary(K::Neg, "Neg", F::Elementwise, kNumericTypes, D::Differentiable, any, "-X"));
-  t.push_back(unary(K::Abs, "Abs", F::Elementwise, kNumericTypes, D::Differentiable, any, "|X|"));
+  t.push_back(
+      unary(K::Neg, "Neg", F::Elementwise, kSignedNumericTypes, D::Differentiable, any, "-X"));
+  t.push_back(
+      unary(K::Abs, "Abs", F::Elementwise, kEveryNumericType, D::Differentiable, any, "|X|"));
   t.push_back(unary(K::Sqrt, "Sqrt", F::Elementwise, kFloatTypes, D::Differentiable,
                     InputDomain::Positive, "square root (NaN below zero)"));
   t.push_back(unary(K::Reciprocal, "Reciprocal", F::Elementwise, kFloatTypes, D::Differentiable,
@@ -74,8 +76,8 @@ void add_elementwise_schemas(std::vector<OpSchema>& t) {
   t.push_back(rounding(K::Ceil, "Ceil", kFloatTypes, "smallest integer >= X"));
   t.push_back(
       rounding(K::Round, "Round", kFloatTypes, "nearest integer, halves to even (numpy.round)"));
-  t.push_back(
-      rounding(K::Sign, "Sign", kNumericTypes, "-1, 0 or 1 by the sign of X; NaN stays NaN"));
+  t.push_back(rounding(K::Sign, "Sign", kNumericTypes | kNarrowIntegerTypes,
+                       "-1, 0 or 1 by the sign of X; NaN stays NaN"));
 
   t.push_back(extremum(K::Min, "Min", "elementwise minimum of one or more broadcasting inputs"));
   t.push_back(extremum(K::Max, "Max", "elementwise maximum of one or more broadcasting inputs"));
@@ -101,13 +103,15 @@ void add_elementwise_schemas(std::vector<OpSchema>& t) {
                                   std::nullopt,
                                   std::nullopt,
                                   std::nullopt,
-                                  {"f32", "f64", "i64", "i32", "bool"}}},
+                                  {"f32", "f64", "i64", "i32", "bool", "f16", "bf16", "i8", "u8",
+                                   "i16", "u16", "u32", "u64"}}},
                        .infer = shape_fn::cast,
                        .summary = "convert dtype (float to int truncates toward zero; "
-                                  "NaN/Inf/out-of-range to int is an error)",
+                                  "NaN/Inf/out-of-range to int is an error; to f16/bf16 "
+                                  "rounds to nearest even, once)",
                        .traits = {OpTrait::UnaryElementwise}});
   t.push_back(unary(
-      K::Clip, "Clip", F::Elementwise, kNumericTypes, D::Differentiable, any,
+      K::Clip, "Clip", F::Elementwise, kEveryNumericType, D::Differentiable, any,
       "min(max(X, min), max)",
       {{"min", AttrType::Float, AttrValue{-kInf}}, {"max", AttrType::Float, AttrValue{kInf}}}));
 }

@@ -150,7 +150,7 @@ OpSchema indexing(OpKind kind, std::string_view name, std::vector<InputSpec> inp
                   .family = OpFamily::Indexing,
                   .inputs = std::move(inputs),
                   .outputs = {{"output", 'T'}},
-                  .type_params = {{'T', kAllTypes}, {'I', kIndexTypes}},
+                  .type_params = {{'T', kCoreTypes}, {'I', kIndexTypes}},
                   .attrs = std::move(attrs),
                   .infer = infer,
                   .summary = summary,
@@ -209,7 +209,7 @@ void add_indexing_schemas(std::vector<OpSchema>& t) {
       .family = OpFamily::Indexing,
       .inputs = {{"indices", 'I', D::IntegerIndex}, {"values", 'T', D::NotDifferentiable}},
       .outputs = {{"output", 'T'}},
-      .type_params = {{'T', kAllTypes}, {'I', kNumericTypes}},
+      .type_params = {{'T', kCoreTypes}, {'I', kNumericTypes}},
       .attrs = {required_min("depth", AttrType::Int, 1.0), axis_attr(-1)},
       .infer = one_hot,
       .summary = "values[1] where the new axis equals the index (float indices truncate; "
@@ -221,7 +221,7 @@ void add_indexing_schemas(std::vector<OpSchema>& t) {
                        .family = OpFamily::Indexing,
                        .inputs = {{"input", 'T', D::Differentiable}},
                        .outputs = {{"output", 'T'}},
-                       .type_params = {{'T', kAllTypes}},
+                       .type_params = {{'T', kCoreTypes}},
                        .attrs = {flag("upper", 1), int_attr("k", 0)},
                        .infer = trilu,
                        .summary = "keep the upper (j - i >= k) or lower (j - i <= k) triangle "

@@ -42,16 +42,16 @@ void add_logical_schemas(std::vector<OpSchema>& t) {
                   {commutative}));
   t.push_back(logical(K::Less, "Less",
                       {{"A", 'T', D::NotDifferentiable}, {"B", 'T', D::NotDifferentiable}},
-                      kNumericTypes, NanMode::ComparesFalse, "A < B"));
+                      kEveryNumericType, NanMode::ComparesFalse, "A < B"));
   t.push_back(logical(K::Greater, "Greater",
                       {{"A", 'T', D::NotDifferentiable}, {"B", 'T', D::NotDifferentiable}},
-                      kNumericTypes, NanMode::ComparesFalse, "A > B"));
+                      kEveryNumericType, NanMode::ComparesFalse, "A > B"));
   t.push_back(logical(K::LessOrEqual, "LessOrEqual",
                       {{"A", 'T', D::NotDifferentiable}, {"B", 'T', D::NotDifferentiable}},
-                      kNumericTypes, NanMode::ComparesFalse, "A <= B"));
+                      kEveryNumericType, NanMode::ComparesFalse, "A <= B"));
   t.push_back(logical(K::GreaterOrEqual, "GreaterOrEqual",
                       {{"A", 'T', D::NotDifferentiable}, {"B", 'T', D::NotDifferentiable}},
-                      kNumericTypes, NanMode::ComparesFalse, "A >= B"));
+                      kEveryNumericType, NanMode::ComparesFalse, "A >= B"));
   OpSchema not_op = logical(K::Not, "Not", {{"X", 'B', D::NotDifferentiable}}, kBoolType,
                             NanMode::NotApplicable, "logical not");
   not_op.infer = shape_fn::same_as_input0;

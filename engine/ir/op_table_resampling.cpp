@@ -44,7 +44,9 @@
 
 #include <charconv>
 #include <cmath>
+#include <limits>
 #include <string>
+#include <type_traits>
 
 #include "op_table_builders.h"
 
@@ -60,20 +62,20 @@ std::string num(double v) {
   return std::string(buf, r.ptr);
 }
 
-// Whether an integer or bool output can hold v exactly.
+// Whether an integer or bool output can hold v exactly (a float output holds its rounding).
 bool holds_exactly(DType dtype, double v) {
-  switch (dtype) {
-    case DType::I32:
-      return std::trunc(v) == v && v >= -2147483648.0 && v <= 2147483647.0;
-    case DType::I64:
-      return std::trunc(v) == v && v >= -9223372036854775808.0 && v < 9223372036854775808.0;
-    case DType::Bool:
-      return v == 0.0 || v == 1.0;
-    case DType::F32:
-    case DType::F64:
+  if (dtype == DType::Bool) return v == 0.0 || v == 1.0;
+  if (is_floating(dtype)) return true;
+  return visit_dtype(dtype, [v]<class T>(TypeTag<T>) {
+    if constexpr (std::is_integral_v<T>) {
+      // [lowest, max + 1): both bounds are powers of two (or zero), exact as doubles.
+      const double lowest = static_cast<double>(std::numeric_limits<T>::lowest());
+      const double past_max = 2.0 * (static_cast<double>(std::numeric_limits<T>::max() / 2) + 1.0);
+      return std::trunc(v) == v && v >= lowest && v < past_max;
+    } else {
       return true;
-  }
-  return false;
+    }
+  });
 }
 
 std::vector<TypeInfo> resize_shape(const InferContext& ctx) {
@@ -163,7 +165,7 @@ void add_resampling_schemas(std::vector<OpSchema>& t) {
       .family = OpFamily::Resampling,
       .inputs = {{"X", 'T', D::Differentiable}},
       .outputs = {{"Y", 'T'}},
-      .type_params = {{'T', kAllTypes}},
+      .type_params = {{'T', kCoreTypes}},
       .attrs = {required("sizes", AttrType::Ints),
                 {"scales", AttrType::Floats, AttrValue{std::vector<double>{}}},
                 {"roi", AttrType::Floats, AttrValue{std::vector<double>{}}},

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <new>
+#include <type_traits>
 
 namespace volta {
 namespace {
@@ -61,7 +62,12 @@ double Tensor::get_double(int64_t i) const {
 int64_t Tensor::get_int(int64_t i) const {
   return visit_dtype(dtype_, [&](auto tag) -> int64_t {
     using T = typename decltype(tag)::type;
-    return static_cast<int64_t>(reinterpret_cast<const T*>(storage_.get())[i]);
+    const T value = reinterpret_cast<const T*>(storage_.get())[i];
+    if constexpr (std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>) {
+      return static_cast<int64_t>(static_cast<float>(value));
+    } else {
+      return static_cast<int64_t>(value);  // u64: wraps, as set_int does
+    }
   });
 }
 
@@ -69,10 +75,10 @@ void Tensor::set_double(int64_t i, double v) {
   visit_dtype(dtype_, [&](auto tag) {
     using T = typename decltype(tag)::type;
     T* p = reinterpret_cast<T*>(storage_.get());
-    if constexpr (std::is_same_v<T, uint8_t>) {
-      p[i] = v != 0.0 ? 1 : 0;
+    if constexpr (std::is_same_v<T, bool>) {
+      p[i] = v != 0.0;
     } else {
-      p[i] = static_cast<T>(v);
+      p[i] = static_cast<T>(v);  // the 16-bit floats round once, from the double
     }
   });
 }
@@ -81,10 +87,12 @@ void Tensor::set_int(int64_t i, int64_t v) {
   visit_dtype(dtype_, [&](auto tag) {
     using T = typename decltype(tag)::type;
     T* p = reinterpret_cast<T*>(storage_.get());
-    if constexpr (std::is_same_v<T, uint8_t>) {
-      p[i] = v != 0 ? 1 : 0;
-    } else if constexpr (std::is_same_v<T, int32_t>) {
-      p[i] = static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(v)));
+    if constexpr (std::is_same_v<T, bool>) {
+      p[i] = v != 0;
+    } else if constexpr (std::is_integral_v<T>) {
+      // Wraps to the width: the conversion to an unsigned type is modular, and from it to a
+      // signed type of the same width is too (C++20).
+      p[i] = static_cast<T>(static_cast<std::make_unsigned_t<T>>(static_cast<uint64_t>(v)));
     } else {
       p[i] = static_cast<T>(v);
     }

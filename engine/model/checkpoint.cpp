@@ -30,7 +30,6 @@ constexpr std::array<std::string_view, 10> kCallerKeys = {
     "config", "data_cursor",  "engine_commit", "graph_hash",
     "model",  "model_sha256", "optimizer",     "optimizer_hyperparameters",
     "seed",   "step"};
-constexpr std::string_view kSupportedDTypes = "F32, F64, I64, I32, BOOL";
 
 [[noreturn]] void refuse(std::string_view diagnostic, const std::string& detail) {
   throw CheckpointError(diagnostic, detail);
@@ -48,15 +47,40 @@ std::string_view safetensors_dtype(DType dtype) {
       return "I32";
     case DType::Bool:
       return "BOOL";
+    case DType::F16:
+      return "F16";
+    case DType::BF16:
+      return "BF16";
+    case DType::I8:
+      return "I8";
+    case DType::U8:
+      return "U8";
+    case DType::I16:
+      return "I16";
+    case DType::U16:
+      return "U16";
+    case DType::U32:
+      return "U32";
+    case DType::U64:
+      return "U64";
   }
   refuse("CK-INVALID-STATE", "dtype out of range");
 }
 
 std::optional<DType> dtype_from_safetensors(std::string_view name) {
-  for (DType dtype : {DType::F32, DType::F64, DType::I64, DType::I32, DType::Bool}) {
-    if (safetensors_dtype(dtype) == name) return dtype;
+  for (int code = 0; code < kDTypeCount; ++code) {
+    if (safetensors_dtype(static_cast<DType>(code)) == name) return static_cast<DType>(code);
   }
   return std::nullopt;
+}
+
+// "F32, F64, ...": the safetensors dtypes a checkpoint may hold.
+std::string supported_dtypes() {
+  std::string names;
+  for (int code = 0; code < kDTypeCount; ++code) {
+    names += (names.empty() ? "" : ", ") + std::string(safetensors_dtype(static_cast<DType>(code)));
+  }
+  return names;
 }
 
 std::string shape_text(const std::vector<int64_t>& shape) {
@@ -146,6 +170,16 @@ Tensor tensor_of(const CheckpointTensor& entry) {
            "tensor '" + entry.name + "' holds " + std::to_string(entry.bytes.size()) + " bytes; " +
                std::string(safetensors_dtype(entry.dtype)) + " " + shape_text(entry.shape) +
                " needs " + (size ? std::to_string(*size) : std::string("a valid shape")));
+  }
+  if (entry.dtype == DType::Bool) {  // a C++ bool must hold 0 or 1
+    for (size_t i = 0; i < entry.bytes.size(); ++i) {
+      if (std::to_integer<unsigned>(entry.bytes[i]) > 1) {
+        refuse("CK-BAD-BOOL", "tensor '" + entry.name + "' holds byte " +
+                                  std::to_string(std::to_integer<unsigned>(entry.bytes[i])) +
+                                  " at element " + std::to_string(i) +
+                                  "; a BOOL element is 0 or 1");
+      }
+    }
   }
   Tensor t(entry.dtype, Shape(entry.shape));
   if (!entry.bytes.empty()) std::memcpy(t.data(), entry.bytes.data(), entry.bytes.size());
@@ -244,9 +278,8 @@ HeaderEntry read_entry(const std::string& name, const json::Value& value) {
   if (dtype_name == nullptr) return bad("dtype is not a string");
   std::optional<DType> dtype = dtype_from_safetensors(*dtype_name);
   if (!dtype) {
-    refuse("CK-UNKNOWN-DTYPE",
-           "tensor \"" + name + "\": dtype \"" + *dtype_name +
-               "\" is not supported (supported: " + std::string(kSupportedDTypes) + ")");
+    refuse("CK-UNKNOWN-DTYPE", "tensor \"" + name + "\": dtype \"" + *dtype_name +
+                                   "\" is not supported (supported: " + supported_dtypes() + ")");
   }
   HeaderEntry entry{name, *dtype, {}, 0, 0};
   const json::Array* shape = as_array(*shape_value);

@@ -4,12 +4,16 @@
 #include "volta/onnx/export.h"
 
 #include <fcntl.h>
+#include <onnx/defs/data_type_utils.h>
+#include <onnx/defs/schema.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <bit>
 #include <cerrno>
 #include <cstring>
+#include <map>
 
 #include "export_writer.h"
 #include "lowering.h"
@@ -35,6 +39,29 @@ void set_type(::onnx::ValueInfoProto& info, const std::string& name, const Value
   tensor->set_elem_type(static_cast<int32_t>(onnx_from_dtype(value.dtype)));
   auto* shape = tensor->mutable_shape();  // present even for a scalar: rank 0, not unknown
   for (int64_t d : value.shape.dims()) shape->add_dim()->set_dim_value(d);
+}
+
+// The ONNX checker does not check element types; ONNX's schema of each op does, at opset 17
+// (bf16 is missing from some ops' constraints, e.g. ReverseSequence). Each node a Volta node
+// emitted is checked against it for the inputs whose types the model states.
+void check_onnx_types(const ModelWriter& writer, const Node& node, const ::onnx::NodeProto& emitted,
+                      const std::map<std::string, int32_t>& known) {
+  const ::onnx::OpSchema* schema =
+      ::onnx::OpSchemaRegistry::Schema(emitted.op_type(), kOpset, emitted.domain());
+  if (schema == nullptr || schema->inputs().empty()) return;
+  for (int i = 0; i < emitted.input_size(); ++i) {
+    const auto type = known.find(emitted.input(i));
+    if (emitted.input(i).empty() || type == known.end()) continue;
+    const auto& formal =
+        schema->inputs()[std::min(static_cast<size_t>(i), schema->inputs().size() - 1)];
+    ::onnx::TypeProto proto;
+    proto.mutable_tensor_type()->set_elem_type(type->second);
+    if (!formal.GetTypes().contains(::onnx::Utils::DataTypeUtils::ToType(proto))) {
+      writer.refuse(node, "ONNX's " + emitted.op_type() + " (opset " + std::to_string(kOpset) +
+                              ") does not take " + onnx_type_name(type->second) + " for input " +
+                              std::to_string(i) + " ('" + formal.GetName() + "')");
+    }
+  }
 }
 
 void check_states(const Graph& graph, std::span<const Tensor> states) {
@@ -216,12 +243,21 @@ std::string export_onnx(const Graph& graph, std::span<const Tensor> states,
   const std::vector<ExportRule>& rules = export_rules();
   std::set<int32_t> outputs;
   for (ValueId v : graph.outputs()) outputs.insert(v.index);
+  // The element type of every value the model states: inputs, initializers, value_info.
+  std::map<std::string, int32_t> known;
+  for (const auto& v : proto.input()) known[v.name()] = v.type().tensor_type().elem_type();
+  for (const auto& t : proto.initializer()) known[t.name()] = t.data_type();
   for (const Node& node : graph.nodes()) {
     const ExportRule& rule = rules[static_cast<size_t>(op_index(node.op))];
     if (rule.emit == nullptr) writer.refuse(node, std::string(rule.note));
+    const int first = proto.node_size();
     rule.emit(writer, node);
+    for (int k = first; k < proto.node_size(); ++k) {
+      check_onnx_types(writer, node, proto.node(k), known);
+    }
     for (int i = 0; i < writer.used_outputs(node); ++i) {
       const ValueId out = node.outputs[static_cast<size_t>(i)];
+      known[writer.name_of(out)] = static_cast<int32_t>(onnx_from_dtype(graph.value(out).dtype));
       if (!outputs.contains(out.index)) {
         set_type(*proto.add_value_info(), writer.name_of(out), graph.value(out));
       }

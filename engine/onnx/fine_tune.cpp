@@ -64,8 +64,8 @@ namespace {
 void check_logits(const Graph& graph, CausalLmShape& shape) {
   const Value& logits = graph.value(graph.outputs()[0]);
   const std::vector<int64_t>& d = logits.shape.dims();
-  if (!is_floating(logits.dtype) || d.size() != 3 || d[0] != shape.batch || d[1] != shape.seq ||
-      d[2] <= 0) {
+  if (!kFloatTypes.contains(logits.dtype) || d.size() != 3 || d[0] != shape.batch ||
+      d[1] != shape.seq || d[2] <= 0) {
     refuse("model output '" + shape.logits + "' is " + std::string(dtype_name(logits.dtype)) + " " +
            logits.shape.str() + " for tokens [" + std::to_string(shape.batch) + "," +
            std::to_string(shape.seq) + "]; a causal LM gives float logits [batch, seq, vocab] = [" +

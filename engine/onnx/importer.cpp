@@ -233,8 +233,7 @@ void Importer::add_inputs() {
     const Tensor& t = given_[i];
     if (!spec.dtype) {
       fail(ErrorCode::ImportUnsupported, "graph input '" + spec.name + "' has type " + spec.type +
-                                             "; supported: tensors of FLOAT, DOUBLE, INT64, "
-                                             "INT32, BOOL");
+                                             "; supported: tensors of " + onnx_tensor_types());
     }
     bool shape_ok = !spec.has_shape || static_cast<int>(spec.dims.size()) == t.shape().rank();
     for (size_t d = 0; shape_ok && spec.has_shape && d < spec.dims.size(); ++d) {

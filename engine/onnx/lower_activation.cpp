@@ -63,7 +63,7 @@ void lower_mish(LoweringContext& ctx) {
 // body's CastLike makes it. alpha 1 multiplies by nothing: x * 1 is x.
 ValueId swish(LoweringContext& ctx) {
   const DType dtype = ctx.input_type(0).dtype;
-  if (!is_floating(dtype)) {
+  if (!kFloatTypes.contains(dtype)) {
     ctx.unsupported("input 0 is " + onnx_name(dtype) + "; supported: FLOAT, DOUBLE");
   }
   const double alpha = ctx.attr_float("alpha", 1.0);

@@ -25,7 +25,7 @@ constexpr double kNegInf = -std::numeric_limits<double>::infinity();
 std::string str(int64_t v) { return std::to_string(v); }
 
 void require_float_dtype(LoweringContext& ctx, std::string_view what, DType dtype) {
-  if (!is_floating(dtype)) {
+  if (!kFloatTypes.contains(dtype)) {
     ctx.unsupported(std::string(what) + " of dtype " + std::string(dtype_name(dtype)) +
                     "; supported: f32, f64");
   }

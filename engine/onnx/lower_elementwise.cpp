@@ -201,10 +201,10 @@ void lower_mod(LoweringContext& ctx) {
 DType cast_target(LoweringContext& ctx) {
   if (ctx.since_version() >= 6) return attr_dtype(ctx, ctx.attr_int("to", std::nullopt), "to");
   const std::string name = ctx.attr_string("to", std::nullopt);
-  for (DType d : {DType::F32, DType::F64, DType::I64, DType::I32, DType::Bool}) {
-    if (name == onnx_name(d)) return d;
+  for (int code = 0; code < kDTypeCount; ++code) {
+    if (name == onnx_name(static_cast<DType>(code))) return static_cast<DType>(code);
   }
-  ctx.unsupported("to is \"" + name + "\"; supported: FLOAT, DOUBLE, INT64, INT32, BOOL");
+  ctx.unsupported("to is \"" + name + "\"; supported: " + onnx_tensor_types());
 }
 
 ValueId cast_to(LoweringContext& ctx, ValueId x, DType to) {

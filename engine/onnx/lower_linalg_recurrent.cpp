@@ -63,7 +63,7 @@ int64_t LinearAttentionLowering::check_packed(int input, std::string_view name) 
 void LinearAttentionLowering::lower() {
   const TypeInfo& query = ctx_.input_type(0);
   dtype_ = query.dtype;
-  if (!is_floating(dtype_)) {
+  if (!kFloatTypes.contains(dtype_)) {
     ctx_.unsupported("query of dtype " + std::string(dtype_name(dtype_)) + "; supported: f32, f64");
   }
   const std::string rule = ctx_.attr_string("update_rule", "gated_delta");

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "lower_elementwise.h"
 #include "lowering.h"
 
 namespace volta::onnx {
@@ -32,7 +33,7 @@ void require_arity(LoweringContext& ctx, int max_inputs) {
 // Input `i` holds a signal [..., 1] (real) or [..., 2] (complex) of at least `min_rank` dims.
 void require_signal(LoweringContext& ctx, int i, std::string_view what, int min_rank) {
   const TypeInfo& t = ctx.input_type(i);
-  if (!is_floating(t.dtype)) {
+  if (!kFloatTypes.contains(t.dtype)) {
     ctx.unsupported(std::string(what) + " of dtype " + std::string(dtype_name(t.dtype)) +
                     "; supported: f32, f64");
   }
@@ -266,7 +267,7 @@ void lower_mel_weight_matrix(LoweringContext& ctx) {
   const std::optional<DType> dtype = dtype_from_onnx(elem_type);
   if (!dtype || *dtype == DType::Bool) {
     ctx.unsupported("output_datatype is " + onnx_type_name(elem_type) +
-                    "; supported: FLOAT, DOUBLE, INT32, INT64");
+                    "; supported: " + onnx_names(kEveryNumericType));
   }
   if (mel_bins < 1 || dft_length < 1 || sample_rate < 1) {
     ctx.invalid("num_mel_bins " + str(mel_bins) + ", dft_length " + str(dft_length) +

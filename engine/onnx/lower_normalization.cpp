@@ -74,7 +74,7 @@ constexpr double kDefaultEpsilon = static_cast<double>(1e-5F);
 // The dtype of a float input (f32 or f64); other dtypes are refused naming the supported ones.
 DType float_input(LoweringContext& ctx, int i, std::string_view name) {
   const DType dtype = ctx.input_type(i).dtype;
-  if (!is_floating(dtype)) {
+  if (!kFloatTypes.contains(dtype)) {
     ctx.unsupported(std::string(name) + " is " + onnx_type_name(onnx_from_dtype(dtype)) +
                     "; supported: FLOAT, DOUBLE");
   }
@@ -85,7 +85,7 @@ DType float_input(LoweringContext& ctx, int i, std::string_view name) {
 DType stash_dtype(LoweringContext& ctx) {
   const int64_t stash_type = ctx.attr_int("stash_type", onnx_from_dtype(DType::F32));
   const std::optional<DType> dtype = dtype_from_onnx(stash_type);
-  if (dtype && is_floating(*dtype)) return *dtype;
+  if (dtype && kFloatTypes.contains(*dtype)) return *dtype;
   ctx.unsupported("stash_type " + std::to_string(stash_type) + " (" + onnx_type_name(stash_type) +
                   "); supported: 1 (FLOAT), 11 (DOUBLE)");
 }

@@ -72,7 +72,7 @@ struct ResizeRequest {
 void emit_resize(LoweringContext& ctx, ResizeRequest r) {
   const TypeInfo& x = ctx.input_type(0);
   const int rank = x.shape.rank();
-  if (r.mode != "nearest" && !is_floating(x.dtype)) {
+  if (r.mode != "nearest" && !kFloatTypes.contains(x.dtype)) {
     ctx.unsupported("mode " + r.mode + " on a " + std::string(dtype_name(x.dtype)) +
                     " input; supported: f32, f64 (nearest copies any dtype)");
   }
@@ -335,7 +335,7 @@ Tensor affine_base_grid(DType dtype, const Ints& spatial, bool align_corners) {
 // grid computed here from size (known at import time) and theta any runtime value.
 void lower_affine_grid(LoweringContext& ctx) {
   const TypeInfo& theta = ctx.input_type(0);
-  if (!is_floating(theta.dtype)) {
+  if (!kFloatTypes.contains(theta.dtype)) {
     ctx.unsupported("theta of dtype " + std::string(dtype_name(theta.dtype)) +
                     "; supported: f32, f64");
   }

@@ -106,6 +106,22 @@ std::optional<DType> dtype_from_onnx(int64_t elem_type) {
       return DType::I32;
     case ::onnx::TensorProto::BOOL:
       return DType::Bool;
+    case ::onnx::TensorProto::FLOAT16:
+      return DType::F16;
+    case ::onnx::TensorProto::BFLOAT16:
+      return DType::BF16;
+    case ::onnx::TensorProto::INT8:
+      return DType::I8;
+    case ::onnx::TensorProto::UINT8:
+      return DType::U8;
+    case ::onnx::TensorProto::INT16:
+      return DType::I16;
+    case ::onnx::TensorProto::UINT16:
+      return DType::U16;
+    case ::onnx::TensorProto::UINT32:
+      return DType::U32;
+    case ::onnx::TensorProto::UINT64:
+      return DType::U64;
     default:
       return std::nullopt;
   }
@@ -123,8 +139,33 @@ int64_t onnx_from_dtype(DType dtype) {
       return ::onnx::TensorProto::INT32;
     case DType::Bool:
       return ::onnx::TensorProto::BOOL;
+    case DType::F16:
+      return ::onnx::TensorProto::FLOAT16;
+    case DType::BF16:
+      return ::onnx::TensorProto::BFLOAT16;
+    case DType::I8:
+      return ::onnx::TensorProto::INT8;
+    case DType::U8:
+      return ::onnx::TensorProto::UINT8;
+    case DType::I16:
+      return ::onnx::TensorProto::INT16;
+    case DType::U16:
+      return ::onnx::TensorProto::UINT16;
+    case DType::U32:
+      return ::onnx::TensorProto::UINT32;
+    case DType::U64:
+      return ::onnx::TensorProto::UINT64;
   }
   return ::onnx::TensorProto::UNDEFINED;
+}
+
+std::string onnx_tensor_types() {
+  std::string names;
+  for (int code = 0; code < kDTypeCount; ++code) {
+    names +=
+        (names.empty() ? "" : ", ") + onnx_type_name(onnx_from_dtype(static_cast<DType>(code)));
+  }
+  return names;
 }
 
 std::string onnx_type_name(int64_t elem_type) {
@@ -200,7 +241,7 @@ NodeLowering find_lowering(std::string_view domain, std::string_view op_type, in
 DType attr_dtype(const LoweringContext& ctx, int64_t elem_type, std::string_view what) {
   if (const std::optional<DType> d = dtype_from_onnx(elem_type)) return *d;
   ctx.unsupported(std::string(what) + " is " + onnx_type_name(elem_type) +
-                  "; supported: FLOAT, DOUBLE, INT64, INT32, BOOL");
+                  "; supported: " + onnx_tensor_types());
 }
 
 void LoweringTable::add(std::string_view op_type, OpKind onto, int min_version, LowerFn lower) {

@@ -218,7 +218,7 @@ std::vector<ImportIssue> static_issues(const Model::Impl& model) {
     if (!spec.dtype) {
       issues.push_back({"", "",
                         std::string(role) + " '" + spec.name + "' has type " + spec.type +
-                            "; supported: tensors of FLOAT, DOUBLE, INT64, INT32, BOOL"});
+                            "; supported: tensors of " + onnx_tensor_types()});
     }
   };
   if (model.opset == 0) {
@@ -231,7 +231,7 @@ std::vector<ImportIssue> static_issues(const Model::Impl& model) {
       issues.push_back({"", "",
                         "initializer '" + init.name() + "' has element type " +
                             onnx_type_name(init.data_type()) +
-                            "; supported: FLOAT, DOUBLE, INT64, INT32, BOOL"});
+                            "; supported: " + onnx_tensor_types()});
     }
   }
   for (int i = 0; i < graph.node_size(); ++i) {

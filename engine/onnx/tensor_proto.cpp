@@ -1,5 +1,6 @@
 // TensorProto <-> Tensor. Data is little-endian in raw_data, or in the typed fields ONNX
-// assigns to each element type (bool and int32 share int32_data).
+// assigns to each element type (the types up to 32 bits share int32_data, f16 and bf16 as
+// bits; u32 and u64 use uint64_data).
 
 #include <algorithm>
 #include <cstring>
@@ -30,6 +31,20 @@ void copy_field(const Field& field, Tensor& out, std::string_view what) {
   }
 }
 
+// f16 and bf16 in int32_data: each value's 16 bits, not its number.
+template <class Field>
+void copy_bits16(const Field& field, Tensor& out, std::string_view what) {
+  if (field.size() != out.numel()) {
+    fail(ErrorCode::ImportInvalidModel, std::string(what) + ": holds " +
+                                            std::to_string(field.size()) + " values for shape " +
+                                            out.shape().str());
+  }
+  auto* bits = static_cast<uint16_t*>(out.data());
+  for (int64_t i = 0; i < out.numel(); ++i) {
+    bits[i] = static_cast<uint16_t>(field.Get(static_cast<int>(i)));
+  }
+}
+
 }  // namespace
 
 Tensor tensor_from_proto(const ::onnx::TensorProto& proto, std::string_view what) {
@@ -37,7 +52,7 @@ Tensor tensor_from_proto(const ::onnx::TensorProto& proto, std::string_view what
   if (!dtype) {
     fail(ErrorCode::ImportUnsupported, std::string(what) + " has element type " +
                                            onnx_type_name(proto.data_type()) +
-                                           "; supported: FLOAT, DOUBLE, INT64, INT32, BOOL");
+                                           "; supported: " + onnx_tensor_types());
   }
   if (proto.data_location() == ::onnx::TensorProto::EXTERNAL) {
     fail(
@@ -59,7 +74,7 @@ Tensor tensor_from_proto(const ::onnx::TensorProto& proto, std::string_view what
       proto.has_raw_data()
           ? static_cast<int64_t>(proto.raw_data().size()) / static_cast<int64_t>(dtype_size(*dtype))
           : std::max({proto.float_data_size(), proto.double_data_size(), proto.int64_data_size(),
-                      proto.int32_data_size()});
+                      proto.int32_data_size(), proto.uint64_data_size()});
   if (stored != count) {
     fail(ErrorCode::ImportInvalidModel, std::string(what) + " holds " + std::to_string(stored) +
                                             " elements; its dims need " + std::to_string(count));
@@ -73,6 +88,10 @@ Tensor tensor_from_proto(const ::onnx::TensorProto& proto, std::string_view what
                " needs " + std::to_string(out.nbytes()));
     }
     if (out.nbytes() > 0) std::memcpy(out.data(), proto.raw_data().data(), out.nbytes());
+    if (*dtype == DType::Bool) {  // a bool is 0 or 1; ONNX reads any nonzero byte as true
+      auto* bytes = static_cast<uint8_t*>(out.data());
+      for (int64_t i = 0; i < out.numel(); ++i) bytes[i] = bytes[i] != 0 ? 1 : 0;
+    }
     return out;
   }
   switch (*dtype) {
@@ -85,8 +104,20 @@ Tensor tensor_from_proto(const ::onnx::TensorProto& proto, std::string_view what
     case DType::I64:
       copy_field<int64_t>(proto.int64_data(), out, what);
       break;
+    case DType::U32:
+    case DType::U64:
+      copy_field<int64_t>(proto.uint64_data(), out, what);
+      break;
+    case DType::F16:
+    case DType::BF16:
+      copy_bits16(proto.int32_data(), out, what);
+      break;
     case DType::I32:
     case DType::Bool:
+    case DType::I8:
+    case DType::U8:
+    case DType::I16:
+    case DType::U16:
       copy_field<int64_t>(proto.int32_data(), out, what);
       break;
   }

@@ -29,8 +29,11 @@ template <class T>
 Tensor scalar(T value) {
   return tensor<T>(Shape{}, {value});
 }
-Tensor bools(Shape shape, std::vector<uint8_t> values) {
-  return tensor<uint8_t>(std::move(shape), std::move(values));
+// A bool tensor: each value != 0 is true.
+Tensor bools(Shape shape, const std::vector<int>& values) {
+  Tensor t(DType::Bool, std::move(shape));
+  for (size_t i = 0; i < values.size(); ++i) t.set_int(static_cast<int64_t>(i), values[i]);
+  return t;
 }
 
 Tensor run1(OpKind op, const std::vector<Tensor>& inputs, Attributes attrs = {}, int threads = 1) {
@@ -41,6 +44,12 @@ template <class T>
 std::vector<T> values_of(const Tensor& t) {
   const T* p = t.data_as<T>();
   return std::vector<T>(p, p + t.numel());
+}
+// A bool tensor's values as 0 and 1.
+std::vector<uint8_t> bool_values(const Tensor& t) {
+  std::vector<uint8_t> out;
+  for (const bool b : values_of<bool>(t)) out.push_back(b ? 1 : 0);
+  return out;
 }
 
 // Runs `op` and expects a KernelFailure whose message contains every given fragment.
@@ -585,17 +594,16 @@ BOOST_AUTO_TEST_CASE(comparisons_on_every_dtype) {
       const int64_t av[] = {-1, 2, 5};
       for (int i = 0; i < 3; ++i) a.set_int(i, av[i]);
       b.set_int(0, 2);
-      BOOST_TEST(values_of<uint8_t>(run1(OpKind::Equal, {a, b})) == (std::vector<uint8_t>{0, 1, 0}),
+      BOOST_TEST(bool_values(run1(OpKind::Equal, {a, b})) == (std::vector<uint8_t>{0, 1, 0}),
                  boost::test_tools::per_element());
-      BOOST_TEST(values_of<uint8_t>(run1(OpKind::Less, {a, b})) == (std::vector<uint8_t>{1, 0, 0}),
+      BOOST_TEST(bool_values(run1(OpKind::Less, {a, b})) == (std::vector<uint8_t>{1, 0, 0}),
                  boost::test_tools::per_element());
-      BOOST_TEST(
-          values_of<uint8_t>(run1(OpKind::Greater, {a, b})) == (std::vector<uint8_t>{0, 0, 1}),
-          boost::test_tools::per_element());
+      BOOST_TEST(bool_values(run1(OpKind::Greater, {a, b})) == (std::vector<uint8_t>{0, 0, 1}),
+                 boost::test_tools::per_element());
     }
   }
-  BOOST_TEST(values_of<uint8_t>(run1(
-                 OpKind::Equal, {bools(Shape{4}, {0, 1, 2, 0}), bools(Shape{4}, {0, 1, 1, 1})})) ==
+  BOOST_TEST(bool_values(run1(OpKind::Equal,
+                              {bools(Shape{4}, {0, 1, 2, 0}), bools(Shape{4}, {0, 1, 1, 1})})) ==
                  (std::vector<uint8_t>{1, 1, 1, 0}),
              boost::test_tools::per_element());
 }
@@ -603,23 +611,22 @@ BOOST_AUTO_TEST_CASE(comparisons_on_every_dtype) {
 BOOST_AUTO_TEST_CASE(comparisons_with_nan_are_false) {
   const Tensor a = tensor<float>(Shape{4}, {kNaNF, kNaNF, 1.0f, -0.0f});
   const Tensor b = tensor<float>(Shape{4}, {kNaNF, 1.0f, kNaNF, 0.0f});
-  BOOST_TEST(values_of<uint8_t>(run1(OpKind::Equal, {a, b})) == (std::vector<uint8_t>{0, 0, 0, 1}),
+  BOOST_TEST(bool_values(run1(OpKind::Equal, {a, b})) == (std::vector<uint8_t>{0, 0, 0, 1}),
              boost::test_tools::per_element());
-  BOOST_TEST(values_of<uint8_t>(run1(OpKind::Less, {a, b})) == (std::vector<uint8_t>{0, 0, 0, 0}),
+  BOOST_TEST(bool_values(run1(OpKind::Less, {a, b})) == (std::vector<uint8_t>{0, 0, 0, 0}),
              boost::test_tools::per_element());
-  BOOST_TEST(
-      values_of<uint8_t>(run1(OpKind::Greater, {a, b})) == (std::vector<uint8_t>{0, 0, 0, 0}),
-      boost::test_tools::per_element());
+  BOOST_TEST(bool_values(run1(OpKind::Greater, {a, b})) == (std::vector<uint8_t>{0, 0, 0, 0}),
+             boost::test_tools::per_element());
 }
 
 BOOST_AUTO_TEST_CASE(not_and_or_truth_tables) {
   const Tensor a = bools(Shape{2, 1}, {0, 1});
   const Tensor b = bools(Shape{2}, {0, 3});
-  BOOST_TEST(values_of<uint8_t>(run1(OpKind::And, {a, b})) == (std::vector<uint8_t>{0, 0, 0, 1}),
+  BOOST_TEST(bool_values(run1(OpKind::And, {a, b})) == (std::vector<uint8_t>{0, 0, 0, 1}),
              boost::test_tools::per_element());
-  BOOST_TEST(values_of<uint8_t>(run1(OpKind::Or, {a, b})) == (std::vector<uint8_t>{0, 1, 1, 1}),
+  BOOST_TEST(bool_values(run1(OpKind::Or, {a, b})) == (std::vector<uint8_t>{0, 1, 1, 1}),
              boost::test_tools::per_element());
-  BOOST_TEST(values_of<uint8_t>(run1(OpKind::Not, {bools(Shape{3}, {0, 1, 2})})) ==
+  BOOST_TEST(bool_values(run1(OpKind::Not, {bools(Shape{3}, {0, 1, 2})})) ==
                  (std::vector<uint8_t>{1, 0, 0}),
              boost::test_tools::per_element());
 }
@@ -704,11 +711,11 @@ BOOST_AUTO_TEST_CASE(integer_and_float_conversions) {
 
 BOOST_AUTO_TEST_CASE(bool_conversions) {
   const Tensor f = tensor<float>(Shape{5}, {0.0f, -0.0f, 0.5f, kNaNF, -kInfF});
-  BOOST_TEST(values_of<uint8_t>(run1(OpKind::Cast, {f}, to_attr("bool"))) ==
+  BOOST_TEST(bool_values(run1(OpKind::Cast, {f}, to_attr("bool"))) ==
                  (std::vector<uint8_t>{0, 0, 1, 1, 1}),
              boost::test_tools::per_element());
-  BOOST_TEST(values_of<uint8_t>(run1(OpKind::Cast, {tensor<int64_t>(Shape{3}, {0, -4, 1})},
-                                     to_attr("bool"))) == (std::vector<uint8_t>{0, 1, 1}),
+  BOOST_TEST(bool_values(run1(OpKind::Cast, {tensor<int64_t>(Shape{3}, {0, -4, 1})},
+                              to_attr("bool"))) == (std::vector<uint8_t>{0, 1, 1}),
              boost::test_tools::per_element());
   const Tensor b = bools(Shape{3}, {0, 1, 5});
   for (std::string_view dtype : {"f32", "f64", "i32", "i64", "bool"}) {

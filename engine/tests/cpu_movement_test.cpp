@@ -139,7 +139,7 @@ BOOST_AUTO_TEST_CASE(squeeze_unsqueeze_flatten_identity_keep_the_bytes) {
              Tensor::from<int32_t>({6, 4}, std::span<const int32_t>(z.data_as<int32_t>(), 24)));
   BOOST_CHECK_EQUAL(run1(OpKind::Flatten, {z}, {{"axis", int64_t{0}}}).shape().str(), "[1,24]");
 
-  const Tensor flags = Tensor::from<uint8_t>({3}, {1, 0, 1});
+  const Tensor flags = Tensor::from<bool>({3}, {1, 0, 1});
   check_bits(run1(OpKind::Identity, {flags}), flags);
   check_bits(run1(OpKind::Identity, {Tensor::from<float>({}, {-0.0f})}),
              Tensor::from<float>({}, {-0.0f}));
@@ -266,11 +266,10 @@ BOOST_AUTO_TEST_CASE(concat_joins_along_an_axis_skipping_empty_inputs) {
                    Tensor::from<int64_t>({2, 3}, {3, 4, 5, 6, 7, 8})},
                   {{"axis", int64_t{-1}}}),
              Tensor::from<int64_t>({2, 4}, {1, 3, 4, 5, 2, 6, 7, 8}));
-  check_bits(
-      run1(OpKind::Concat,
-           {Tensor::from<uint8_t>({1, 2}, {1, 0}), Tensor::from<uint8_t>({2, 2}, {0, 1, 1, 1})},
-           {{"axis", int64_t{0}}}),
-      Tensor::from<uint8_t>({3, 2}, {1, 0, 0, 1, 1, 1}));
+  check_bits(run1(OpKind::Concat,
+                  {Tensor::from<bool>({1, 2}, {1, 0}), Tensor::from<bool>({2, 2}, {0, 1, 1, 1})},
+                  {{"axis", int64_t{0}}}),
+             Tensor::from<bool>({3, 2}, {1, 0, 0, 1, 1, 1}));
   check_bits(run1(OpKind::Concat, {Tensor(DType::F32, {0, 2}), Tensor(DType::F32, {0, 3})},
                   {{"axis", int64_t{1}}}),
              Tensor(DType::F32, {0, 5}));
@@ -404,9 +403,9 @@ BOOST_AUTO_TEST_CASE(gather_wraps_negative_indices_once) {
            {{"axis", int64_t{-1}}}),
       Tensor::from<double>({2, 2}, {3, 1, 6, 4}));
   // A rank-0 index drops the axis.
-  check_bits(run1(OpKind::Gather, {Tensor::from<uint8_t>({3, 2}, {0, 0, 0, 1, 1, 0}),
+  check_bits(run1(OpKind::Gather, {Tensor::from<bool>({3, 2}, {0, 0, 0, 1, 1, 0}),
                                    Tensor::from<int64_t>({}, {-1})}),
-             Tensor::from<uint8_t>({2}, {1, 0}));
+             Tensor::from<bool>({2}, {1, 0}));
   check_bits(run1(OpKind::Gather, {iota(DType::F32, {3, 2}), Tensor(DType::I64, {0})}),
              Tensor(DType::F32, {0, 2}));
 }
@@ -465,8 +464,8 @@ BOOST_AUTO_TEST_CASE(expand_follows_the_onnx_examples) {
 BOOST_AUTO_TEST_CASE(expand_scalars_rows_and_empty_shapes) {
   check_bits(run1(OpKind::Expand, {Tensor::from<int64_t>({}, {7})}, {{"shape", Ints{2, 2}}}),
              Tensor::from<int64_t>({2, 2}, {7, 7, 7, 7}));
-  check_bits(run1(OpKind::Expand, {Tensor::from<uint8_t>({3}, {1, 0, 1})}, {{"shape", Ints{2, 1}}}),
-             Tensor::from<uint8_t>({2, 3}, {1, 0, 1, 1, 0, 1}));
+  check_bits(run1(OpKind::Expand, {Tensor::from<bool>({3}, {1, 0, 1})}, {{"shape", Ints{2, 1}}}),
+             Tensor::from<bool>({2, 3}, {1, 0, 1, 1, 0, 1}));
   check_bits(
       run1(OpKind::Expand, {Tensor::from<int32_t>({1, 3}, {1, 2, 3})}, {{"shape", Ints{0, 3}}}),
       Tensor(DType::I32, {0, 3}));
@@ -486,8 +485,8 @@ BOOST_AUTO_TEST_CASE(expand_large_matches_for_1_and_4_threads) {
 BOOST_AUTO_TEST_CASE(constant_copies_its_value_attribute) {
   const Tensor value = Tensor::from<double>({2, 2}, {1.5, -2.0, 0.25, 8.0});
   check_bits(run1(OpKind::Constant, {}, {{"value", value}}), value);
-  check_bits(run1(OpKind::Constant, {}, {{"value", Tensor::from<uint8_t>({}, {1})}}),
-             Tensor::from<uint8_t>({}, {1}));
+  check_bits(run1(OpKind::Constant, {}, {{"value", Tensor::from<bool>({}, {1})}}),
+             Tensor::from<bool>({}, {1}));
   check_bits(run1(OpKind::Constant, {}, {{"value", Tensor(DType::I32, {0})}}),
              Tensor(DType::I32, {0}));
 }

@@ -123,9 +123,9 @@ BOOST_AUTO_TEST_CASE(nearest_copies_integers_and_bools) {
   const Tensor y = resize(x, resize_attrs({2, 4}, "nearest", "asymmetric"));
   BOOST_TEST(y.bit_equal(
       Tensor::from<int64_t>({2, 4}, {int64_t{1} << 60, int64_t{1} << 60, -7, -7, 3, 3, 9, 9})));
-  const Tensor b = Tensor::from<uint8_t>({3}, {1, 0, 1});
+  const Tensor b = Tensor::from<bool>({3}, {1, 0, 1});
   BOOST_TEST(resize(b, resize_attrs({6}, "nearest", "asymmetric"))
-                 .bit_equal(Tensor::from<uint8_t>({6}, {1, 1, 0, 0, 1, 1})));
+                 .bit_equal(Tensor::from<bool>({6}, {1, 1, 0, 0, 1, 1})));
 }
 
 BOOST_AUTO_TEST_CASE(large_resize_is_thread_count_invariant) {

@@ -151,7 +151,7 @@ OptimizerGraph append_optimizer(Graph& graph, std::span<const ValueId> parameter
     const Value& p = graph.value(parameters[i]);
     require(p.kind == ValueKind::State,
             "optimizer parameter '" + p.name + "' is not a state (a trainable value is)");
-    require(p.dtype == dtype && is_floating(dtype),
+    require(p.dtype == dtype && kFloatTypes.contains(dtype),
             "optimizer parameter '" + p.name + "' is " + std::string(dtype_name(p.dtype)) +
                 "; every parameter must share one float dtype (" + std::string(dtype_name(dtype)) +
                 ")");

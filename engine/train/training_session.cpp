@@ -40,7 +40,7 @@ TrainingStepGraph build_training_step(const Graph& forward, ValueId loss,
   require(forward.has_value(loss),
           "the loss %" + std::to_string(loss.index) + " is not a value of the forward graph");
   const Value& l = forward.value(loss);
-  require(is_floating(l.dtype) && l.shape.numel() == 1,
+  require(kFloatTypes.contains(l.dtype) && l.shape.numel() == 1,
           "the loss '" + l.name + "' is " + std::string(dtype_name(l.dtype)) + " " + l.shape.str() +
               "; training needs a float value of one element");
   TrainingStepGraph out;
@@ -48,7 +48,7 @@ TrainingStepGraph build_training_step(const Graph& forward, ValueId loss,
   const std::vector<bool> feeds_loss = values_feeding(forward, loss);
   for (size_t i = 0; i < forward.states().size(); ++i) {
     const ValueId s = forward.states()[i];
-    if (!updated[i].valid() && is_floating(forward.value(s).dtype) &&
+    if (!updated[i].valid() && kFloatTypes.contains(forward.value(s).dtype) &&
         feeds_loss[static_cast<size_t>(s.index)]) {
       out.parameters.push_back(s);
     }

@@ -28,11 +28,14 @@ std::vector<Tensor> mul(const Node&, RefInputs in, RefOutputTypes out) {
 }
 
 // Integer division truncates toward zero; a zero divisor is an error rather than UB, and
-// lowest / -1 wraps like every other integer overflow.
-int64_t integer_divide(int64_t a, int64_t b, int64_t element) {
+// lowest / -1 wraps like every other integer overflow. u64 divides as unsigned.
+int64_t integer_divide(int64_t a, int64_t b, int64_t element, DType dtype) {
   if (b == 0) {
     kernel_fail("integer division by zero: divisor element " + std::to_string(element) +
                 " (of B broadcast to the output shape) is 0; integer divisors must be nonzero");
+  }
+  if (dtype == DType::U64) {
+    return static_cast<int64_t>(static_cast<uint64_t>(a) / static_cast<uint64_t>(b));
   }
   return b == -1 ? wrapping_neg(a) : a / b;
 }
@@ -45,7 +48,7 @@ std::vector<Tensor> div(const Node&, RefInputs in, RefOutputTypes out) {
   const Tensor b = broadcast_to(*in[1], out[0].shape);
   Tensor y(out[0].dtype, out[0].shape);
   for (int64_t i = 0; i < y.numel(); ++i)
-    y.set_int(i, integer_divide(a.get_int(i), b.get_int(i), i));
+    y.set_int(i, integer_divide(a.get_int(i), b.get_int(i), i, y.dtype()));
   return {y};
 }
 
@@ -58,6 +61,7 @@ std::vector<Tensor> neg(const Node&, RefInputs in, RefOutputTypes) {
 }
 
 std::vector<Tensor> abs(const Node&, RefInputs in, RefOutputTypes) {
+  if (is_unsigned(in[0]->dtype())) return {*in[0]};
   return {map_numeric(
       *in[0], [](double x) { return std::fabs(x); }, wrapping_abs)};
 }
@@ -154,7 +158,11 @@ std::vector<Tensor> sign(const Node&, RefInputs in, RefOutputTypes) {
       y.set_double(i, std::isnan(v) ? v : (v > 0.0 ? 1.0 : (v < 0.0 ? -1.0 : 0.0)));
     } else {
       const int64_t v = x.get_int(i);
-      y.set_int(i, v > 0 ? 1 : (v < 0 ? -1 : 0));
+      if (is_unsigned(x.dtype())) {
+        y.set_int(i, v != 0 ? 1 : 0);
+      } else {
+        y.set_int(i, v > 0 ? 1 : (v < 0 ? -1 : 0));
+      }
     }
   }
   return {y};
@@ -171,11 +179,15 @@ double float_mod(double a, double b, bool c_fmod) {
   return (r < 0.0) != (b < 0.0) ? r + b : r;
 }
 
-// Integers: the remainder of truncated division, then (fmod=0) moved into b's sign.
-int64_t integer_mod(int64_t a, int64_t b, bool c_fmod, int64_t element) {
+// Integers: the remainder of truncated division, then (fmod=0) moved into b's sign. u64
+// divides as unsigned (its remainder has no sign to move).
+int64_t integer_mod(int64_t a, int64_t b, bool c_fmod, int64_t element, DType dtype) {
   if (b == 0) {
     kernel_fail("Mod: integer division by zero: divisor element " + std::to_string(element) +
                 " (of B broadcast to the output shape) is 0; integer divisors must be nonzero");
+  }
+  if (dtype == DType::U64) {
+    return static_cast<int64_t>(static_cast<uint64_t>(a) % static_cast<uint64_t>(b));
   }
   if (b == -1) return 0;  // INT64_MIN % -1 overflows in C++
   const int64_t r = a % b;
@@ -191,7 +203,7 @@ std::vector<Tensor> mod(const Node& node, RefInputs in, RefOutputTypes out) {
     if (is_floating(y.dtype())) {
       y.set_double(i, float_mod(x.a.get_double(i), x.b.get_double(i), c_fmod));
     } else {
-      y.set_int(i, integer_mod(x.a.get_int(i), x.b.get_int(i), c_fmod, i));
+      y.set_int(i, integer_mod(x.a.get_int(i), x.b.get_int(i), c_fmod, i, y.dtype()));
     }
   }
   return {y};
@@ -213,9 +225,13 @@ int64_t pick_int(int64_t a, int64_t b) {
 
 template <bool kTakeMax>
 std::vector<Tensor> extremum(const Node&, RefInputs in, RefOutputTypes out) {
+  const int64_t flip = order_flip(out[0].dtype);
+  auto pick_key = [flip](int64_t a, int64_t b) {
+    return pick_int<kTakeMax>(a ^ flip, b ^ flip) ^ flip;
+  };
   Tensor y = broadcast_to(*in[0], out[0].shape);
   for (size_t k = 1; k < in.size(); ++k) {
-    y = zip_numeric(y, *in[k], out[0], pick_float<kTakeMax>, pick_int<kTakeMax>);
+    y = zip_numeric(y, *in[k], out[0], pick_float<kTakeMax>, pick_key);
   }
   return {y};
 }
@@ -240,14 +256,15 @@ std::vector<Tensor> where(const Node&, RefInputs in, RefOutputTypes out) {
 template <class To>
 To float_to_integer(double x, int64_t element, DType to) {
   const double truncated = std::trunc(x);
-  // lowest() is -2^(bits-1), exact in double, and -lowest() = max() + 1.
+  // [lowest, max + 1): 0 or -2^(bits-1), and a power of two, all exact in double.
   const double lowest = static_cast<double>(std::numeric_limits<To>::lowest());
-  if (!(truncated >= lowest && truncated < -lowest)) {
+  const double past_max = 2.0 * static_cast<double>(std::numeric_limits<To>::max() / 2 + 1);
+  if (!(truncated >= lowest && truncated < past_max)) {
     kernel_fail("Cast: element " + std::to_string(element) + " is " + number_str(x) +
                 ", which has no " + std::string(dtype_name(to)) +
                 " value (valid: finite values in [" +
-                std::to_string(std::numeric_limits<To>::lowest()) + ", " +
-                std::to_string(std::numeric_limits<To>::max()) + "] after truncation)");
+                std::to_string(+std::numeric_limits<To>::lowest()) + ", " +
+                std::to_string(+std::numeric_limits<To>::max()) + "] after truncation)");
   }
   return static_cast<To>(truncated);
 }
@@ -255,8 +272,10 @@ To float_to_integer(double x, int64_t element, DType to) {
 // One element from storage type From to storage type To.
 template <class From, class To>
 To cast_value(From x, int64_t element, DType to) {
-  if constexpr (std::is_same_v<To, uint8_t>) {
-    return x != From{0} ? 1 : 0;
+  if constexpr (kIsHalf<From>) {
+    return cast_value<double, To>(static_cast<double>(x), element, to);  // exact widening
+  } else if constexpr (std::is_same_v<To, bool>) {
+    return x != From{0};
   } else if constexpr (std::is_floating_point_v<From> && std::is_integral_v<To>) {
     return float_to_integer<To>(static_cast<double>(x), element, to);
   } else {
@@ -283,13 +302,21 @@ std::vector<Tensor> cast(const Node&, RefInputs in, RefOutputTypes out) {
 
 // ---- Clip ---------------------------------------------------------------------------------
 
-// An integer bound from a double attribute: min rounds up, max rounds down, both clamped
-// to the dtype's range so that, e.g., max = 1e20 on i32 means "no upper bound".
+// An integer bound from a double attribute, as an order key (order_flip): min rounds up, max
+// rounds down, both clamped to the dtype's range so that, e.g., max = 1e20 on i32 means "no
+// upper bound".
 int64_t integer_bound(double bound, bool round_up, DType dtype) {
   const double rounded = round_up ? std::ceil(bound) : std::floor(bound);
-  if (rounded <= static_cast<double>(lowest_of(dtype))) return lowest_of(dtype);
-  if (rounded >= static_cast<double>(highest_of(dtype))) return highest_of(dtype);
-  return static_cast<int64_t>(rounded);
+  const int64_t flip = order_flip(dtype);
+  const auto lowest = static_cast<double>(lowest_of(dtype));
+  // max + 1 as a double: exact, a power of two (u64: 2^64).
+  const double past_max =
+      flip != 0 ? 18446744073709551616.0 : static_cast<double>(highest_of(dtype) / 2 + 1) * 2.0;
+  if (rounded <= lowest) return lowest_of(dtype) ^ flip;
+  if (rounded >= past_max) return highest_of(dtype) ^ flip;
+  const int64_t value = flip != 0 ? static_cast<int64_t>(static_cast<uint64_t>(rounded))
+                                  : static_cast<int64_t>(rounded);
+  return value ^ flip;
 }
 
 std::vector<Tensor> clip(const Node& node, RefInputs in, RefOutputTypes) {
@@ -302,12 +329,18 @@ std::vector<Tensor> clip(const Node& node, RefInputs in, RefOutputTypes) {
   }
   const Tensor& x = *in[0];
   // max first, then min: when min > max every element becomes max (numpy and ONNX agree).
-  auto clip_float = [lo, hi](double v) {
-    return std::isnan(v) ? v : std::min(std::max(v, lo), hi);
+  // A 16-bit float's bounds are the dtype's values nearest to them.
+  const double lo_float = is_half(x.dtype()) ? round_to(x.dtype(), lo) : lo;
+  const double hi_float = is_half(x.dtype()) ? round_to(x.dtype(), hi) : hi;
+  auto clip_float = [lo_float, hi_float](double v) {
+    return std::isnan(v) ? v : std::min(std::max(v, lo_float), hi_float);
   };
-  const int64_t lo_int = integer_bound(lo, /*round_up=*/true, x.dtype());
-  const int64_t hi_int = integer_bound(hi, /*round_up=*/false, x.dtype());
-  auto clip_int = [lo_int, hi_int](int64_t v) { return std::min(std::max(v, lo_int), hi_int); };
+  const int64_t flip = order_flip(x.dtype());
+  const int64_t lo_key = integer_bound(lo, /*round_up=*/true, x.dtype());
+  const int64_t hi_key = integer_bound(hi, /*round_up=*/false, x.dtype());
+  auto clip_int = [lo_key, hi_key, flip](int64_t v) {
+    return std::min(std::max(v ^ flip, lo_key), hi_key) ^ flip;
+  };
   return {map_numeric(x, clip_float, clip_int)};
 }
 

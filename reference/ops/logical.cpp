@@ -12,11 +12,12 @@ namespace {
 template <class Compare>
 std::vector<Tensor> compare(RefInputs in, RefOutputTypes out, Compare compare_values) {
   const Operands x = broadcast_pair(in, out[0]);
+  const int64_t flip = order_flip(x.a.dtype());
   Tensor y(DType::Bool, out[0].shape);
   for (int64_t i = 0; i < y.numel(); ++i) {
     const bool result = is_floating(x.a.dtype())
                             ? compare_values(x.a.get_double(i), x.b.get_double(i))
-                            : compare_values(x.a.get_int(i), x.b.get_int(i));
+                            : compare_values(x.a.get_int(i) ^ flip, x.b.get_int(i) ^ flip);
     y.set_int(i, result ? 1 : 0);
   }
   return {y};

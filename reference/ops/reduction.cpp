@@ -214,7 +214,8 @@ std::vector<Tensor> arg_extremum(const Node& node, RefInputs in, RefOutputTypes 
       for (int64_t i = 0; i < rows.inner; ++i) {
         int64_t best = 0;
         for (int64_t j = 1; j < rows.extent; ++j) {
-          if (replaces<kMax>(data[rows.at(o, j, i)], data[rows.at(o, best, i)], select_last)) {
+          if (replaces<kMax>(widened(data[rows.at(o, j, i)]), widened(data[rows.at(o, best, i)]),
+                             select_last)) {
             best = j;
           }
         }

@@ -9,6 +9,7 @@
 #include <limits>
 #include <span>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -133,16 +134,54 @@ inline int64_t wrapping_mul(int64_t a, int64_t b) {
 inline int64_t wrapping_neg(int64_t a) { return wrapping_sub(0, a); }
 inline int64_t wrapping_abs(int64_t a) { return a < 0 ? wrapping_neg(a) : a; }
 
-// The value range of an integer dtype (bool: {0, 1}).
+// The value range of an integer dtype of at most 63 value bits (bool: {0, 1}); u64 keys on
+// order_flip below.
 inline int64_t lowest_of(DType dtype) {
-  return dtype == DType::I32   ? std::numeric_limits<int32_t>::lowest()
-         : dtype == DType::I64 ? std::numeric_limits<int64_t>::lowest()
-                               : 0;
+  if (dtype == DType::Bool) return 0;
+  return visit_dtype(dtype, []<class T>(TypeTag<T>) -> int64_t {
+    if constexpr (std::is_integral_v<T>) {
+      return static_cast<int64_t>(std::numeric_limits<T>::lowest());
+    } else {
+      return 0;
+    }
+  });
 }
 inline int64_t highest_of(DType dtype) {
-  return dtype == DType::I32   ? std::numeric_limits<int32_t>::max()
-         : dtype == DType::I64 ? std::numeric_limits<int64_t>::max()
-                               : 1;
+  if (dtype == DType::Bool) return 1;
+  return visit_dtype(dtype, []<class T>(TypeTag<T>) -> int64_t {
+    if constexpr (std::is_integral_v<T>) {
+      return static_cast<int64_t>(std::numeric_limits<T>::max());  // u64: -1, see order_flip
+    } else {
+      return 0;
+    }
+  });
+}
+
+template <class T>
+constexpr bool kIsHalf = std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>;
+
+// An element as the reference computes on it: f16 and bf16 widened to float (exactly).
+template <class T>
+auto widened(T x) {
+  if constexpr (kIsHalf<T>) {
+    return static_cast<float>(x);
+  } else {
+    return x;
+  }
+}
+
+// The value of `dtype` nearest to v (how set_double stores it).
+inline double round_to(DType dtype, double v) {
+  Tensor t(dtype, Shape{1});
+  t.set_double(0, v);
+  return t.get_double(0);
+}
+
+// Integers are read as int64 (get_int), where a u64 value above 2^63 - 1 reads negative.
+// XOR with order_flip turns each value into a key that orders like the value: the value itself,
+// or for u64 the value with its top bit flipped. Comparisons, Min and Max and Clip compare keys.
+inline int64_t order_flip(DType dtype) {
+  return dtype == DType::U64 ? std::numeric_limits<int64_t>::min() : 0;
 }
 
 }  // namespace volta::reference

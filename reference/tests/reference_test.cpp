@@ -40,8 +40,8 @@ Tensor i64(Shape shape, std::initializer_list<int64_t> values) {
 Tensor i32(Shape shape, std::initializer_list<int32_t> values) {
   return Tensor::from<int32_t>(std::move(shape), values);
 }
-Tensor boolean(Shape shape, std::initializer_list<uint8_t> values) {
-  return Tensor::from<uint8_t>(std::move(shape), values);
+Tensor boolean(Shape shape, std::initializer_list<bool> values) {
+  return Tensor::from<bool>(std::move(shape), values);
 }
 // Small exact values in any dtype (bool: nonzero is true).
 Tensor make(DType dtype, Shape shape, std::initializer_list<double> values) {

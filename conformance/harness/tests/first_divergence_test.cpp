@@ -144,10 +144,23 @@ BOOST_AUTO_TEST_CASE(the_first_element_is_decoded_by_dtype_with_its_multi_index)
   // A shape that does not hold the traced elements: the flat index alone.
   BOOST_TEST(first_element_of("f32", "[5]", bytes_of<float>({1, 2}), bytes_of<float>({1, 3})) ==
              "element 1: 2 (0x40000000) vs 3 (0x40400000)");
-  BOOST_TEST(first_element_of("f16", "[2]", bytes_of<uint8_t>({1, 2, 3, 4}),
-                              bytes_of<uint8_t>({1, 2, 9, 4})) ==
-             "dtype 'f16' cannot be decoded (supported: f32, f64, i64, i32, bool); first "
-             "differing byte at offset 2");
+  BOOST_TEST(first_element_of("f16", "[2]", bytes_of<uint16_t>({0x3c00, 0x3555}),
+                              bytes_of<uint16_t>({0x3c00, 0x3556})) ==
+             "element 1 [1]: 0.33325 (0x3555) vs 0.3335 (0x3556)");
+  BOOST_TEST(
+      first_element_of("bf16", "[1]", bytes_of<uint16_t>({0x3f80}), bytes_of<uint16_t>({0xbf80})) ==
+      "element 0 [0]: 1 (0x3f80) vs -1 (0xbf80)");
+  BOOST_TEST(
+      first_element_of("u64", "[1]", bytes_of<uint64_t>({~uint64_t{0}}), bytes_of<uint64_t>({1})) ==
+      "element 0 [0]: 18446744073709551615 (0xffffffffffffffff) vs 1 "
+      "(0x0000000000000001)");
+  BOOST_TEST(first_element_of("i8", "[1]", bytes_of<int8_t>({-1}), bytes_of<int8_t>({1})) ==
+             "element 0 [0]: -1 (0xff) vs 1 (0x01)");
+  BOOST_TEST(
+      first_element_of("f8e4m3", "[2]", bytes_of<uint8_t>({1, 2}), bytes_of<uint8_t>({1, 9})) ==
+      "dtype 'f8e4m3' cannot be decoded (supported: "
+      "{f32,f64,i64,i32,bool,f16,bf16,i8,u8,i16,u16,u32,u64}); first differing byte at "
+      "offset 1");
 }
 
 BOOST_AUTO_TEST_CASE(outputs_above_the_cap_are_compared_by_hash_only) {

@@ -54,7 +54,7 @@ Forward build_forward(const Case& c, DType float_type) {
   const std::vector<ValueId> outputs = f.graph.add_node(c.op, ids, c.attrs, "y", c.outputs);
   std::vector<ValueId> read;
   for (const ValueId o : outputs) {
-    if (is_floating(f.graph.value(o).dtype)) read.push_back(o);
+    if (kFloatTypes.contains(f.graph.value(o).dtype)) read.push_back(o);
   }
   if (!c.every_output) read = {read.back()};
   for (size_t k = 0; k < read.size(); ++k) {

@@ -136,6 +136,19 @@ class CudaBackend final : public Backend {
     }
     std::vector<TypeInfo> outputs;
     for (ValueId v : node.outputs) outputs.push_back(graph.value(v).type());
+    // The CUDA kernels cover the first release's dtypes; f16, bf16 and the narrow integers
+    // have none yet, whatever an op's element-size dispatch could move.
+    std::vector<DType> dtypes;
+    for (const auto& t : inputs) {
+      if (t) dtypes.push_back(t->dtype);
+    }
+    for (const TypeInfo& t : outputs) dtypes.push_back(t.dtype);
+    for (DType d : dtypes) {
+      if (!kCoreTypes.contains(d)) {
+        return KernelUnsupported{"the CUDA backend has no " + std::string(dtype_name(d)) +
+                                 " kernels yet (it covers " + kCoreTypes.str() + ")"};
+      }
+    }
     return k->select(CudaKernelQuery{node, inputs, outputs});
   }
 

@@ -91,6 +91,22 @@ std::string safetensors_dtype(DType dtype) {
       return "I32";
     case DType::Bool:
       return "BOOL";
+    case DType::F16:
+      return "F16";
+    case DType::BF16:
+      return "BF16";
+    case DType::I8:
+      return "I8";
+    case DType::U8:
+      return "U8";
+    case DType::I16:
+      return "I16";
+    case DType::U16:
+      return "U16";
+    case DType::U32:
+      return "U32";
+    case DType::U64:
+      return "U64";
   }
   throw std::logic_error("unknown dtype");
 }

@@ -68,6 +68,14 @@ Checkpoint every_dtype_state() {
   state.tensors.push_back({"ids_i64", DType::I64, {2}, bytes_of<int64_t>({INT64_MIN, 42})});
   state.tensors.push_back({"ids_i32", DType::I32, {1, 3}, bytes_of<int32_t>({-1, 0, INT32_MAX})});
   state.tensors.push_back({"mask", DType::Bool, {3}, bytes_of<uint8_t>({1, 0, 1})});
+  state.tensors.push_back({"w_f16", DType::F16, {2}, bytes_of<uint16_t>({0x3C00, 0x7E00})});
+  state.tensors.push_back({"w_bf16", DType::BF16, {2}, bytes_of<uint16_t>({0xBF80, 0x0001})});
+  state.tensors.push_back({"q_i8", DType::I8, {2}, bytes_of<int8_t>({-128, 127})});
+  state.tensors.push_back({"q_u8", DType::U8, {2}, bytes_of<uint8_t>({0, 255})});
+  state.tensors.push_back({"q_i16", DType::I16, {1}, bytes_of<int16_t>({-32768})});
+  state.tensors.push_back({"q_u16", DType::U16, {1}, bytes_of<uint16_t>({65535})});
+  state.tensors.push_back({"q_u32", DType::U32, {1}, bytes_of<uint32_t>({4294967295U})});
+  state.tensors.push_back({"q_u64", DType::U64, {1}, bytes_of<uint64_t>({UINT64_MAX})});
   state.tensors.push_back({"empty", DType::F32, {0, 4}, {}});
   state.tensors.push_back({"scalar", DType::F64, {}, bytes_of<double>({2.5})});
   state.tensors.push_back({"optimizer/adam_m/w_f32", DType::F32, {1}, bytes_of<float>({0.25F})});
@@ -143,6 +151,12 @@ BOOST_AUTO_TEST_CASE(tensors_convert_to_entries_and_back) {
         tensor_of({"negative", DType::F32, {-1}, {}});
       },
       "CK-SIZE-MISMATCH", "tensor 'negative' holds 0 bytes; F32 [-1] needs a valid shape");
+  // A C++ bool must hold 0 or 1: another byte is refused, not read as true.
+  expect_refusal(
+      [] {
+        tensor_of({"mask", DType::Bool, {3}, bytes_of<uint8_t>({1, 0, 2})});
+      },
+      "CK-BAD-BOOL", "tensor 'mask' holds byte 2 at element 2; a BOOL element is 0 or 1");
 }
 
 BOOST_AUTO_TEST_CASE(canonical_bytes) {
@@ -244,10 +258,10 @@ BOOST_AUTO_TEST_CASE(refusals_of_the_json) {
 
 BOOST_AUTO_TEST_CASE(refusals_of_the_entries) {
   expect_parse_refusal(
-      file_with("{\"w\":{\"data_offsets\":[0,8],\"dtype\":\"F16\",\"shape\":[4]}}"),
+      file_with("{\"w\":{\"data_offsets\":[0,4],\"dtype\":\"F8_E4M3\",\"shape\":[4]}}"),
       "CK-UNKNOWN-DTYPE",
-      "tensor \"w\": dtype \"F16\" is not supported (supported: F32, F64, I64, "
-      "I32, BOOL)");
+      "tensor \"w\": dtype \"F8_E4M3\" is not supported (supported: F32, F64, I64, I32, BOOL, "
+      "F16, BF16, I8, U8, I16, U16, U32, U64)");
   expect_parse_refusal(file_with("{\"w\":{\"dtype\":\"F32\",\"shape\":[2]}}"), "CK-BAD-ENTRY",
                        "tensor \"w\": missing field (an entry is {\"data_offsets\":[begin,end],"
                        "\"dtype\":...,\"shape\":[...]})");

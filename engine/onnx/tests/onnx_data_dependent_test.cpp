@@ -402,8 +402,8 @@ BOOST_AUTO_TEST_CASE(if_lowers_the_branch_its_condition_picks_and_specializes_on
   const std::unique_ptr<Backend> cpu = make_backend("cpu");
   Session session(model, *cpu, DeterminismMode::Strict);
   const Tensor x = tensor<float>(Shape{2}, {3, 4});
-  const std::vector<Tensor> then = {tensor<uint8_t>(Shape{}, {1}), x};  // bool
-  const std::vector<Tensor> otherwise = {tensor<uint8_t>(Shape{}, {0}), x};
+  const std::vector<Tensor> then = {tensor<bool>(Shape{}, {1}), x};  // bool
+  const std::vector<Tensor> otherwise = {tensor<bool>(Shape{}, {0}), x};
   check_values(session.run(then).at(0), {10, 20});
   check_values(session.run(otherwise).at(0), {9, 16});
   check_values(session.run(then).at(0), {10, 20});

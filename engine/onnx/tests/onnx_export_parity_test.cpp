@@ -98,6 +98,7 @@ const std::multimap<OpKind, std::string> kRefusals = {
     {OpKind::ScatterND, "(opset 18 adds max and min)"},
     {OpKind::Resize, "supported: sizes = floor(input * f32(scale))"},  // scales and sizes disagree
     {OpKind::Resize, "(opset 19 adds it)"},                            // half_pixel_symmetric
+    {OpKind::ReverseSequence, "(opset 17) does not take BFLOAT16"},
 };
 
 bool expected_refusal(OpKind op, const std::string& message) {

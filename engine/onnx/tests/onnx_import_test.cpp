@@ -318,25 +318,74 @@ BOOST_AUTO_TEST_CASE(tensor_files_round_trip) {
   std::filesystem::remove(file);
 }
 
-BOOST_AUTO_TEST_CASE(unsupported_tensor_dtypes_are_named) {
-  pb::TensorProto p;
-  p.set_data_type(pb::TensorProto::FLOAT16);
-  p.add_dims(1);
-  p.set_raw_data(std::string(2, '\0'));
-  const std::filesystem::path file =
-      std::filesystem::temp_directory_path() / "volta_onnx_import_test_f16.pb";
+// Writes `p` to a temporary tensor file and reads it back.
+NamedTensor read_back(const pb::TensorProto& p, const std::string& stem) {
+  const std::filesystem::path file = std::filesystem::temp_directory_path() / (stem + ".pb");
   {
     std::ofstream out(file, std::ios::binary);
     out << p.SerializeAsString();
   }
+  struct Remove {
+    std::filesystem::path file;
+    ~Remove() { std::filesystem::remove(file); }
+  } remove{file};
+  return read_tensor_file(file);
+}
+
+BOOST_AUTO_TEST_CASE(unsupported_tensor_dtypes_are_named) {
+  pb::TensorProto p;
+  p.set_data_type(pb::TensorProto::COMPLEX64);
+  p.add_dims(1);
+  p.set_raw_data(std::string(8, '\0'));
   try {
-    read_tensor_file(file);
+    read_back(p, "volta_onnx_import_test_c64");
     BOOST_FAIL("expected I-UNSUPPORTED");
   } catch (const VoltaError& e) {
     BOOST_TEST((e.code() == ErrorCode::ImportUnsupported));
-    BOOST_TEST(e.message().find("FLOAT16") != std::string::npos);
+    BOOST_TEST(e.message().find("COMPLEX64") != std::string::npos);
+    BOOST_TEST(e.message().find("FLOAT16, BFLOAT16, INT8, UINT8") != std::string::npos);
   }
-  std::filesystem::remove(file);
+}
+
+// Each element type's typed field, as ONNX assigns them: f16 and bf16 as bits in int32_data,
+// the narrow integers as values in int32_data, u32 and u64 in uint64_data; raw_data bools
+// become 0 or 1.
+BOOST_AUTO_TEST_CASE(every_dtype_reads_from_its_typed_field_and_raw_data) {
+  pb::TensorProto half;
+  half.set_data_type(pb::TensorProto::FLOAT16);
+  half.add_dims(2);
+  half.add_int32_data(0x3C00);
+  half.add_int32_data(0xFE00);
+  const Tensor h = read_back(half, "volta_onnx_import_test_f16").tensor;
+  BOOST_TEST((h.dtype() == DType::F16));
+  BOOST_TEST(static_cast<const uint16_t*>(h.data())[0] == 0x3C00);
+  BOOST_TEST(static_cast<const uint16_t*>(h.data())[1] == 0xFE00);
+
+  pb::TensorProto bytes;
+  bytes.set_data_type(pb::TensorProto::INT8);
+  bytes.add_dims(2);
+  bytes.add_int32_data(-128);
+  bytes.add_int32_data(127);
+  const Tensor b = read_back(bytes, "volta_onnx_import_test_i8").tensor;
+  BOOST_TEST((b.dtype() == DType::I8));
+  BOOST_TEST(b.get_int(0) == -128);
+  BOOST_TEST(b.get_int(1) == 127);
+
+  pb::TensorProto wide;
+  wide.set_data_type(pb::TensorProto::UINT64);
+  wide.add_dims(1);
+  wide.add_uint64_data(UINT64_MAX);
+  const Tensor w = read_back(wide, "volta_onnx_import_test_u64").tensor;
+  BOOST_TEST((w.dtype() == DType::U64));
+  BOOST_TEST(w.data_as<uint64_t>()[0] == UINT64_MAX);
+
+  pb::TensorProto flags;
+  flags.set_data_type(pb::TensorProto::BOOL);
+  flags.add_dims(3);
+  flags.set_raw_data(std::string("\x00\x01\x07", 3));
+  const Tensor f = read_back(flags, "volta_onnx_import_test_bool").tensor;
+  const auto* stored = static_cast<const uint8_t*>(f.data());
+  BOOST_TEST((std::vector<uint8_t>(stored, stored + 3) == std::vector<uint8_t>{0, 1, 1}));
 }
 
 // A two-layer MLP as an ONNX model: x [N, 8] -> MatMul W1 + B1 -> Tanh -> MatMul W2 + B2 -> y.

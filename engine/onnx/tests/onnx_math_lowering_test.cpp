@@ -44,11 +44,19 @@ BOOST_AUTO_TEST_CASE(cast_version_1_names_its_target_type) {
   const std::vector<Tensor> y = run_cpu(model, {tensor<float>(Shape{3}, {1.7f, -2.2f, 3.0f})});
   BOOST_TEST((y[0].dtype() == DType::I32));
   check_values(y[0], {1, -2, 3});
-  // (The output is declared INT32: a UINT8 graph output would be rejected before lowering.)
-  const Model byte = one_node("Cast", 1, {{"x", kFloat, {3}}}, {"y", kInt32, {3}},
-                              [](pb::NodeProto& n) { set_string(n, "to", "UINT8"); });
-  expect_import_error(byte, {Tensor(DType::F32, Shape{3})}, ErrorCode::ImportUnsupported,
-                      "to is \"UINT8\"; supported: FLOAT, DOUBLE, INT64, INT32, BOOL");
+  // (The output is declared INT32: a COMPLEX64 graph output would be rejected before lowering.)
+  const Model complex = one_node("Cast", 1, {{"x", kFloat, {3}}}, {"y", kInt32, {3}},
+                                 [](pb::NodeProto& n) { set_string(n, "to", "COMPLEX64"); });
+  expect_import_error(complex, {Tensor(DType::F32, Shape{3})}, ErrorCode::ImportUnsupported,
+                      "to is \"COMPLEX64\"; supported: FLOAT, DOUBLE, INT64, INT32, BOOL, "
+                      "FLOAT16, BFLOAT16, INT8, UINT8, INT16, UINT16, UINT32, UINT64");
+  const Model half = one_node("Cast", 1, {{"x", kFloat, {3}}}, {"y", 10, {3}},
+                              [](pb::NodeProto& n) { set_string(n, "to", "FLOAT16"); });
+  const std::vector<Tensor> h = run_cpu(half, {tensor<float>(Shape{3}, {1.0f, 0.1f, 70000.0f})});
+  BOOST_TEST((h[0].dtype() == DType::F16));
+  const auto* bits = static_cast<const uint16_t*>(h[0].data());
+  BOOST_TEST(
+      (std::vector<uint16_t>(bits, bits + 3) == std::vector<uint16_t>{0x3C00, 0x2E66, 0x7C00}));
 }
 
 BOOST_AUTO_TEST_CASE(selu_defaults_follow_the_version) {

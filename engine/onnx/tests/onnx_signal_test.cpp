@@ -266,8 +266,9 @@ BOOST_AUTO_TEST_CASE(mel_weight_matrix_refuses_edges_outside_the_spectrogram) {
                       "outside the 16 spectrogram bins of sample_rate 100 and dft_length 30");
   expect_import_error(mel_model(0, kFloat), mel_inputs(10, 500), ErrorCode::ImportInvalidModel,
                       "outside the 16 spectrogram bins");
-  expect_import_error(mel_model(2, kInt32), mel_inputs(10, 50), ErrorCode::ImportUnsupported,
-                      "output_datatype is UINT8; supported: FLOAT, DOUBLE, INT32, INT64");
+  expect_import_error(mel_model(9, kInt32), mel_inputs(10, 50), ErrorCode::ImportUnsupported,
+                      "output_datatype is BOOL; supported: FLOAT, DOUBLE, INT64, INT32, "
+                      "FLOAT16, BFLOAT16, INT8, UINT8, INT16, UINT16, UINT32, UINT64");
 }
 
 }  // namespace

@@ -239,7 +239,7 @@ BOOST_AUTO_TEST_CASE(swiglu_28_gates_b_with_the_swish_of_a) {
 }
 
 BOOST_AUTO_TEST_CASE(reduce_max_and_min_20_take_bool) {
-  const Tensor x = tensor<uint8_t>(Shape{2, 2}, {1, 0, 0, 0});  // bool
+  const Tensor x = tensor<bool>(Shape{2, 2}, {1, 0, 0, 0});  // bool
   const Tensor axes = tensor<int64_t>(Shape{1}, {1});
   for (const auto& [op, want] :
        {std::pair<std::string, std::vector<double>>{"ReduceMax", {1, 0}}, {"ReduceMin", {0, 0}}}) {

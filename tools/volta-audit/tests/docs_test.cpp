@@ -121,10 +121,13 @@ BOOST_AUTO_TEST_CASE(rows_come_from_op_table_capabilities_and_reference) {
     row.erase(row.begin() + 5);
     return row;
   };
-  BOOST_TEST(without_cuda(row_of(volta::OpKind::Add)) ==
-                 (std::vector<std::string>{"Add", "elementwise", "f32, f64, i64, i32", "propagate",
-                                           "f32, f64, i64, i32 (bit-exact)", "yes"}),
-             boost::test_tools::per_element());
+  BOOST_TEST(
+      without_cuda(row_of(volta::OpKind::Add)) ==
+          (std::vector<std::string>{
+              "Add", "elementwise", "f32, f64, i64, i32, f16, bf16, i8, u8, i16, u16, u32, u64",
+              "propagate", "f32, f64, i64, i32, f16, bf16, i8, u8, i16, u16, u32, u64 (bit-exact)",
+              "yes"}),
+      boost::test_tools::per_element());
   BOOST_TEST(
       without_cuda(row_of(volta::OpKind::ArgMax)) ==
           (std::vector<std::string>{"ArgMax", "reduction", "T: f32, f64, i64, i32; I: i64",
@@ -152,10 +155,12 @@ BOOST_AUTO_TEST_CASE(rows_come_from_op_table_capabilities_and_reference) {
     BOOST_TEST((c.supported ? cell.ends_with(claim) : cell == "—"), cell);
   }
   BOOST_TEST(row_of(volta::OpKind::Add)[5].starts_with("f32"));
-  BOOST_TEST(row_of(volta::OpKind::Gather)[2] == "T: f32, f64, i64, i32, bool; I: i64, i32");
+  BOOST_TEST(row_of(volta::OpKind::Gather)[2] ==
+             "T: f32, f64, i64, i32, bool, f16, bf16, i8, u8, i16, u16, u32, u64; I: i64, i32");
   BOOST_TEST(row_of(volta::OpKind::Gather)[3] == "pass-through");
   // Reshape declares the movement family's index parameter but binds nothing to it.
-  BOOST_TEST(row_of(volta::OpKind::Reshape)[2] == "f32, f64, i64, i32, bool");
+  BOOST_TEST(row_of(volta::OpKind::Reshape)[2] ==
+             "f32, f64, i64, i32, bool, f16, bf16, i8, u8, i16, u16, u32, u64");
 }
 
 BOOST_AUTO_TEST_CASE(is_machine_independent) {

@@ -374,16 +374,8 @@ KernelChoice conv_choice(const KernelQuery& query) {
 template <OpKind Op>
 KernelSelection select_conv_kernel(const KernelQuery& query) {
   const DType dtype = query.outputs[0].dtype;
-  switch (dtype) {
-    case DType::F32:
-      return conv_choice<Op, float>(query);
-    case DType::F64:
-      return conv_choice<Op, double>(query);
-    case DType::I64:
-    case DType::I32:
-    case DType::Bool:
-      break;
-  }
+  if (dtype == DType::F32) return conv_choice<Op, float>(query);
+  if (dtype == DType::F64) return conv_choice<Op, double>(query);
   return KernelUnsupported{"no " + std::string(dtype_name(dtype)) + " kernel for " +
                            std::string(op_name(Op)) + " (supported: f32, f64)"};
 }

@@ -267,16 +267,8 @@ KernelChoice grad_filter_choice(const KernelQuery& query) {
 
 KernelSelection select_grad_filter_kernel(const KernelQuery& query) {
   const DType dtype = query.outputs[0].dtype;
-  switch (dtype) {
-    case DType::F32:
-      return grad_filter_choice<float>(query);
-    case DType::F64:
-      return grad_filter_choice<double>(query);
-    case DType::I64:
-    case DType::I32:
-    case DType::Bool:
-      break;
-  }
+  if (dtype == DType::F32) return grad_filter_choice<float>(query);
+  if (dtype == DType::F64) return grad_filter_choice<double>(query);
   return KernelUnsupported{"no " + std::string(dtype_name(dtype)) +
                            " kernel for ConvGradFilter (supported: f32, f64)"};
 }

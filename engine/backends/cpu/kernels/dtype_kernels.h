@@ -5,6 +5,7 @@
 #include <array>
 #include <string>
 #include <string_view>
+#include <type_traits>
 
 #include "cpu_kernel.h"
 
@@ -20,11 +21,30 @@ using OpDTypeKernels = std::array<DTypeKernels, kOpCount>;
 
 constexpr size_t dtype_index(DType dtype) { return static_cast<size_t>(dtype); }
 
+// f16 and bf16, which kernels widen to f32 to compute on.
+template <class T>
+constexpr bool kIsHalf = std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>;
+
 template <class... Ts>
 struct TypeList {};
+template <class A, class B>
+struct ConcatLists;
+template <class... As, class... Bs>
+struct ConcatLists<TypeList<As...>, TypeList<Bs...>> {
+  using type = TypeList<As..., Bs...>;
+};
+template <class A, class B>
+using ConcatTypes = typename ConcatLists<A, B>::type;
+
+// The type lists of the dtype sets (volta/ir/dtype.h) of the same names.
 using FloatTypes = TypeList<float, double>;
+using HalfTypes = TypeList<Float16, BFloat16>;
 using NumericTypes = TypeList<float, double, int32_t, int64_t>;
-using AllTypes = TypeList<float, double, int32_t, int64_t, uint8_t>;
+using NarrowIntegerTypes = TypeList<int8_t, uint8_t, int16_t, uint16_t, uint32_t, uint64_t>;
+using EveryNumericType = ConcatTypes<ConcatTypes<NumericTypes, NarrowIntegerTypes>, HalfTypes>;
+using SignedNumericTypes = ConcatTypes<NumericTypes, TypeList<int8_t, int16_t, Float16, BFloat16>>;
+using CoreTypes = TypeList<float, double, int32_t, int64_t, bool>;
+using AllTypes = ConcatTypes<EveryNumericType, TypeList<bool>>;
 
 // The kernels make(TypeTag<T>{}) for each T of the list.
 template <class... Ts, class Make>

@@ -11,10 +11,11 @@
 namespace volta::cpu {
 namespace {
 
-// ---- Integer arithmetic wraps: it is done in the unsigned type of the same width. ----
+// ---- Integer arithmetic wraps: it is done in an unsigned type at least as wide. ----
 
+// Narrow types promote to int, where 65535 * 65535 would overflow: compute in unsigned int.
 template <class T>
-using Unsigned = std::make_unsigned_t<T>;
+using Unsigned = std::common_type_t<unsigned, std::make_unsigned_t<T>>;
 
 template <class T>
 T wrapping_add(T a, T b) {
@@ -74,7 +75,12 @@ struct FloatDiv {
 template <class T>
 struct IntegerDiv {
   static constexpr std::string_view kImpl = "scalar";  // no SIMD integer division
-  T operator()(T a, T b) const { return b == -1 ? wrapping_neg(a) : a / b; }
+  T operator()(T a, T b) const {
+    if constexpr (std::is_signed_v<T>) {
+      if (b == -1) return wrapping_neg(a);
+    }
+    return static_cast<T>(a / b);
+  }
 };
 template <class T>
 struct Pow {
@@ -107,7 +113,9 @@ struct Neg {
 template <class T>
 struct Abs {
   T operator()(T x) const {
-    if constexpr (std::is_integral_v<T>) {
+    if constexpr (std::is_unsigned_v<T>) {
+      return x;
+    } else if constexpr (std::is_integral_v<T>) {
       return x < 0 ? wrapping_neg(x) : x;
     } else {
       return std::fabs(x);
@@ -207,7 +215,7 @@ void extremum_kernel(const KernelArgs& args) {
   if (n == 0) return;
   const BroadcastLoop loop(out.shape, args.inputs);
   T* const y = out.as<T>();
-  const Op op;
+  const Op op{};
   args.pool.parallel_chunks(n, kElementwiseChunk, [&](int64_t begin, int64_t end) {
     std::vector<RowInput<T>> inputs(args.inputs.size());
     loop.for_each_row(begin, end,
@@ -231,8 +239,8 @@ template <template <class> class Op, class List>
 DTypeKernels unary_kernels(List types, std::string_view name) {
   return make_kernels(types, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    return CpuKernel{&unary_kernel<T, Op<T>>,
-                     kernel_variant(dtype_of<T>(), name, impl_of<Op<T>>())};
+    return CpuKernel{&unary_kernel<T, KernelOp<T, Op>>,
+                     kernel_variant(dtype_of<T>(), name, impl_of<KernelOp<T, Op>>())};
   });
 }
 
@@ -240,28 +248,29 @@ template <template <class> class Op, class List>
 DTypeKernels binary_kernels(List types, std::string_view name) {
   return make_kernels(types, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    return CpuKernel{&binary_kernel<T, Op<T>>,
-                     kernel_variant(dtype_of<T>(), name, impl_of<Op<T>>())};
+    return CpuKernel{&binary_kernel<T, KernelOp<T, Op>>,
+                     kernel_variant(dtype_of<T>(), name, impl_of<KernelOp<T, Op>>())};
   });
 }
 
 template <template <class> class Op>
 DTypeKernels extremum_kernels(std::string_view name) {
-  return make_kernels(NumericTypes{}, [&](auto tag) {
+  return make_kernels(EveryNumericType{}, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    return CpuKernel{&extremum_kernel<T, Op<T>>, kernel_variant(dtype_of<T>(), name, simd_isa())};
+    return CpuKernel{&extremum_kernel<T, KernelOp<T, Op>>,
+                     kernel_variant(dtype_of<T>(), name, impl_of<KernelOp<T, Op>>())};
   });
 }
 
 DTypeKernels div_kernels() {
-  return make_kernels(NumericTypes{}, [](auto tag) {
+  return make_kernels(EveryNumericType{}, [](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (std::is_integral_v<T>) {
       return CpuKernel{&integer_div_kernel<T>,
                        kernel_variant(dtype_of<T>(), "div", impl_of<IntegerDiv<T>>())};
     } else {
-      return CpuKernel{&binary_kernel<T, FloatDiv<T>>,
-                       kernel_variant(dtype_of<T>(), "div", simd_isa())};
+      return CpuKernel{&binary_kernel<T, KernelOp<T, FloatDiv>>,
+                       kernel_variant(dtype_of<T>(), "div", impl_of<KernelOp<T, FloatDiv>>())};
     }
   });
 }
@@ -271,13 +280,13 @@ const OpDTypeKernels& arithmetic_kernels() {
     using K = OpKind;
     OpDTypeKernels t{};
     auto at = [&t](OpKind op) -> DTypeKernels& { return t[static_cast<size_t>(op_index(op))]; };
-    at(K::Add) = binary_kernels<Add>(NumericTypes{}, "add");
-    at(K::Sub) = binary_kernels<Sub>(NumericTypes{}, "sub");
-    at(K::Mul) = binary_kernels<Mul>(NumericTypes{}, "mul");
+    at(K::Add) = binary_kernels<Add>(EveryNumericType{}, "add");
+    at(K::Sub) = binary_kernels<Sub>(EveryNumericType{}, "sub");
+    at(K::Mul) = binary_kernels<Mul>(EveryNumericType{}, "mul");
     at(K::Div) = div_kernels();
     at(K::Pow) = binary_kernels<Pow>(FloatTypes{}, "pow");
-    at(K::Neg) = unary_kernels<Neg>(NumericTypes{}, "neg");
-    at(K::Abs) = unary_kernels<Abs>(NumericTypes{}, "abs");
+    at(K::Neg) = unary_kernels<Neg>(SignedNumericTypes{}, "neg");
+    at(K::Abs) = unary_kernels<Abs>(EveryNumericType{}, "abs");
     at(K::Sqrt) = unary_kernels<Sqrt>(FloatTypes{}, "sqrt");
     at(K::Reciprocal) = unary_kernels<Reciprocal>(FloatTypes{}, "reciprocal");
     at(K::Exp) = unary_kernels<Exp>(FloatTypes{}, "exp");

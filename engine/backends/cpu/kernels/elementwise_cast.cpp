@@ -3,7 +3,8 @@
 //
 // Cast semantics: float -> int truncates toward zero, and a NaN, an infinity or a value whose
 // truncation does not fit is an error naming it; int -> int wraps; int -> float and
-// f64 -> f32 round to nearest (f64 -> f32 overflows to inf); anything -> bool is x != 0
+// float -> narrower float round to nearest even, once, from the source value (overflow gives
+// inf); f16 and bf16 widen exactly first when they are the source; anything -> bool is x != 0
 // (NaN is true); bool -> numeric is 0 or 1.
 
 #include <cmath>
@@ -17,33 +18,43 @@
 namespace volta::cpu {
 namespace {
 
-using Bool = uint8_t;
-
 template <class From, class To>
 struct Convert {
   To operator()(From x) const {
-    if constexpr (std::is_same_v<To, Bool>) {
+    if constexpr (kIsHalf<From>) {
+      return Convert<float, To>{}(static_cast<float>(x));  // exact widening
+    } else if constexpr (std::is_same_v<To, bool>) {
       return x != From{0};
-    } else if constexpr (std::is_same_v<From, Bool>) {
-      return x != 0 ? To{1} : To{0};
     } else {
-      return static_cast<To>(x);
+      return static_cast<To>(x);  // to f16/bf16: the one rounding, from x itself
     }
   }
 };
 
-// Whether a float's truncation toward zero fits the integer type To.
+template <class T>
+constexpr bool kIsFloat = std::is_floating_point_v<T> || kIsHalf<T>;
+
+// An integer type's range as doubles: [lowest, past_max), both exact (0 or powers of two).
+template <class T>
+constexpr double kLowestOf = static_cast<double>(std::numeric_limits<T>::lowest());
+template <class T>
+constexpr double kPastMaxOf = 2.0 * static_cast<double>(uint64_t{1}
+                                                        << (std::numeric_limits<T>::digits - 1));
+
+// Whether a float's truncation toward zero fits the integer type To (false for NaN and inf).
 template <class To>
-bool truncation_fits(double v);
-template <>
-bool truncation_fits<int32_t>(double v) {
-  return v > -2147483649.0 && v < 2147483648.0;
+bool truncation_fits(double v) {
+  return std::trunc(v) >= kLowestOf<To> && v < kPastMaxOf<To>;
 }
-template <>
-bool truncation_fits<int64_t>(double v) {
-  // -2^63 - 1 is not a double and no double lies between it and -2^63, so the lower bound
-  // is inclusive here.
-  return v >= -9223372036854775808.0 && v < 9223372036854775808.0;
+
+// The value a kernel computes with: f16/bf16 widened to f32, others as they are.
+template <class T>
+auto widened(T x) {
+  if constexpr (kIsHalf<T>) {
+    return static_cast<float>(x);
+  } else {
+    return x;
+  }
 }
 
 // The first element of the row x[0, count) whose conversion to To is not defined, or -1.
@@ -52,11 +63,11 @@ int64_t first_unconvertible(const Source& x, int64_t count) {
   int64_t i = 0;
   for (; i + kLanes <= count; i += kLanes) {
     bool all_fit = true;
-    for (int64_t j = 0; j < kLanes; ++j) all_fit &= truncation_fits<To>(x[i + j]);
+    for (int64_t j = 0; j < kLanes; ++j) all_fit &= truncation_fits<To>(widened(x[i + j]));
     if (!all_fit) break;
   }
   for (; i < count; ++i) {
-    if (!truncation_fits<To>(x[i])) return i;
+    if (!truncation_fits<To>(widened(x[i]))) return i;
   }
   return -1;
 }
@@ -77,18 +88,18 @@ std::string format_value(T value) {
 
 template <class From, class To>
 void cast_kernel(const KernelArgs& args) {
-  constexpr bool kChecked =
-      std::is_floating_point_v<From> && std::is_integral_v<To> && !std::is_same_v<To, Bool>;
+  constexpr bool kChecked = kIsFloat<From> && std::is_integral_v<To> && !std::is_same_v<To, bool>;
   for_each_output_row<To, From>(args, [](To* y, int64_t pos, int64_t count, const auto& x) {
     if constexpr (kChecked) {
       const int64_t bad = first_unconvertible<To>(x, count);
       if (bad >= 0) {
         fail(ErrorCode::KernelFailure,
-             "Cast: value " + format_value(x[bad]) + " at element " + std::to_string(pos + bad) +
-                 " cannot be converted to " + std::string(dtype_name(dtype_of<To>())) +
+             "Cast: value " + format_value(widened(x[bad])) + " at element " +
+                 std::to_string(pos + bad) + " cannot be converted to " +
+                 std::string(dtype_name(dtype_of<To>())) +
                  ": it must be finite and truncate toward zero into [" +
-                 std::to_string(std::numeric_limits<To>::lowest()) + ", " +
-                 std::to_string(std::numeric_limits<To>::max()) + "]");
+                 std::to_string(+std::numeric_limits<To>::lowest()) + ", " +
+                 std::to_string(+std::numeric_limits<To>::max()) + "]");
       }
     }
     map_row(y, count, Convert<From, To>{}, x);
@@ -132,24 +143,24 @@ KernelSelection select_cast(const KernelQuery& query) {
 // integer x, clipping to those gives the exact clip, saturated.
 template <class T>
 T lower_bound_in(double min) {
-  if constexpr (std::is_floating_point_v<T>) {
+  if constexpr (kIsFloat<T>) {
     return static_cast<T>(min);
   } else {
-    constexpr double kLowest = static_cast<double>(std::numeric_limits<T>::lowest());
-    if (min <= kLowest) return std::numeric_limits<T>::lowest();
-    if (min >= -kLowest) return std::numeric_limits<T>::max();
-    return static_cast<T>(std::ceil(min));
+    const double bound = std::ceil(min);
+    if (bound <= kLowestOf<T>) return std::numeric_limits<T>::lowest();
+    if (bound >= kPastMaxOf<T>) return std::numeric_limits<T>::max();
+    return static_cast<T>(bound);
   }
 }
 template <class T>
 T upper_bound_in(double max) {
-  if constexpr (std::is_floating_point_v<T>) {
+  if constexpr (kIsFloat<T>) {
     return static_cast<T>(max);
   } else {
-    constexpr double kLowest = static_cast<double>(std::numeric_limits<T>::lowest());
-    if (max <= kLowest) return std::numeric_limits<T>::lowest();
-    if (max >= -kLowest) return std::numeric_limits<T>::max();
-    return static_cast<T>(std::floor(max));
+    const double bound = std::floor(max);
+    if (bound <= kLowestOf<T>) return std::numeric_limits<T>::lowest();
+    if (bound >= kPastMaxOf<T>) return std::numeric_limits<T>::max();
+    return static_cast<T>(bound);
   }
 }
 
@@ -162,19 +173,21 @@ double clip_bound(const KernelArgs& args, std::string_view name) {
   return bound;
 }
 
-// min(max(x, min), max): a NaN x stays NaN, and min > max gives max everywhere.
+// min(max(x, min), max): a NaN x stays NaN (as it is, bits and all), and min > max gives max
+// everywhere. f16/bf16 compare in f32; the result is x or a bound, so nothing rounds.
 template <class T>
 void clip_kernel(const KernelArgs& args) {
   const T lower = lower_bound_in<T>(clip_bound(args, "min"));
   const T upper = upper_bound_in<T>(clip_bound(args, "max"));
   map_broadcast<T, T>(args, [lower, upper](T x) {
-    const T raised = x < lower ? lower : x;
-    return raised > upper ? upper : raised;
+    const bool below = widened(x) < widened(lower);
+    if ((below ? widened(lower) : widened(x)) > widened(upper)) return upper;
+    return below ? lower : x;
   });
 }
 
 const DTypeKernels& clip_kernels() {
-  static const DTypeKernels kKernels = make_kernels(NumericTypes{}, [](auto tag) {
+  static const DTypeKernels kKernels = make_kernels(EveryNumericType{}, [](auto tag) {
     using T = typename decltype(tag)::type;
     return CpuKernel{&clip_kernel<T>, kernel_variant(dtype_of<T>(), "clip", simd_isa())};
   });

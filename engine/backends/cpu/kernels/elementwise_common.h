@@ -45,6 +45,33 @@ inline constexpr std::string_view kVectorizedImpl = "vectorized";
 template <class T>
 constexpr bool kIsF32 = std::is_same_v<T, float>;
 
+// The 16-bit floats compute in f32 (numerics policy): an op's f32 functor runs on the exactly
+// widened operands and a float result is rounded once to the storage type; a bool result (of
+// a comparison) is kept. Their kernels say "via_f32" in their variant name.
+template <class Half, class F32Op>
+struct InF32 {
+  static constexpr std::string_view kImpl = "via_f32";
+  F32Op op;
+
+  InF32() = default;
+  explicit InF32(const AttrReader& attrs) requires std::is_constructible_v<F32Op, const AttrReader&>
+      : op(attrs) {}
+
+  template <class... A>
+  auto operator()(A... operands) const {
+    const auto result = op(static_cast<float>(operands)...);
+    if constexpr (std::is_same_v<std::remove_const_t<decltype(result)>, float>) {
+      return Half(result);
+    } else {
+      return result;
+    }
+  }
+};
+
+// The functor a kernel of element type T runs: Op<T>, or Op<float> in f32 for a 16-bit float.
+template <class T, template <class> class Op>
+using KernelOp = std::conditional_t<kIsHalf<T>, InF32<T, Op<float>>, Op<T>>;
+
 // Ops computed by vmath in f32 and by libm calls in f64 say so in their variant name.
 template <class T>
 constexpr std::string_view kF32VectorF64Libm = kIsF32<T> ? kVectorizedImpl

@@ -115,7 +115,9 @@ struct Ceil {
 template <class T>
 struct Sign {
   T operator()(T x) const {
-    if constexpr (std::is_integral_v<T>) {
+    if constexpr (std::is_unsigned_v<T>) {
+      return x > 0 ? T{1} : T{0};
+    } else if constexpr (std::is_integral_v<T>) {
       return x > 0 ? T{1} : (x < 0 ? T{-1} : T{0});
     } else {
       const T zero_or_nan = x == T{0} ? T{0} : x;
@@ -143,19 +145,28 @@ struct FloatMod {
     return (r < T{0}) != (b < T{0}) ? r + b : r;  // NaN stays NaN: both sides compare false
   }
 };
-// Divisors are checked for zero before a row runs (integer_mod_kernel). b == -1 always
-// leaves 0; lowest % -1 would overflow in C++.
+// Divisors are checked for zero before a row runs (integer_mod_kernel). A signed b == -1
+// always leaves 0; lowest % -1 would overflow in C++.
 template <class T>
 struct IntegerFmod {
   static constexpr std::string_view kImpl = "scalar";  // no SIMD integer division
-  T operator()(T a, T b) const { return b == -1 ? T{0} : static_cast<T>(a % b); }
+  T operator()(T a, T b) const {
+    if constexpr (std::is_signed_v<T>) {
+      if (b == -1) return T{0};
+    }
+    return static_cast<T>(a % b);
+  }
 };
 template <class T>
 struct IntegerMod {
   static constexpr std::string_view kImpl = "scalar";
   T operator()(T a, T b) const {
-    const T r = b == -1 ? T{0} : static_cast<T>(a % b);
-    return r != 0 && ((r < 0) != (b < 0)) ? static_cast<T>(r + b) : r;
+    const T r = IntegerFmod<T>{}(a, b);
+    if constexpr (std::is_signed_v<T>) {
+      return r != 0 && ((r < 0) != (b < 0)) ? static_cast<T>(r + b) : r;
+    } else {
+      return r;
+    }
   }
 };
 
@@ -195,22 +206,22 @@ template <template <class> class Op, class List>
 DTypeKernels unary_kernels(List types, std::string_view name) {
   return make_kernels(types, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    return CpuKernel{&unary_kernel<T, Op<T>>,
-                     kernel_variant(dtype_of<T>(), name, impl_of<Op<T>>())};
+    return CpuKernel{&unary_kernel<T, KernelOp<T, Op>>,
+                     kernel_variant(dtype_of<T>(), name, impl_of<KernelOp<T, Op>>())};
   });
 }
 
 // fmod=0 and fmod=1 kernels; integer ones check their divisors.
 template <template <class> class FloatOp, template <class> class IntegerOp>
 DTypeKernels mod_kernels(std::string_view name) {
-  return make_kernels(NumericTypes{}, [&](auto tag) {
+  return make_kernels(EveryNumericType{}, [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (std::is_integral_v<T>) {
       return CpuKernel{&integer_mod_kernel<T, IntegerOp<T>>,
                        kernel_variant(dtype_of<T>(), name, impl_of<IntegerOp<T>>())};
     } else {
-      return CpuKernel{&binary_kernel<T, FloatOp<T>>,
-                       kernel_variant(dtype_of<T>(), name, impl_of<FloatOp<T>>())};
+      return CpuKernel{&binary_kernel<T, KernelOp<T, FloatOp>>,
+                       kernel_variant(dtype_of<T>(), name, impl_of<KernelOp<T, FloatOp>>())};
     }
   });
 }
@@ -234,7 +245,7 @@ const OpDTypeKernels& math_kernels() {
     at(K::Floor) = unary_kernels<Floor>(FloatTypes{}, "floor");
     at(K::Ceil) = unary_kernels<Ceil>(FloatTypes{}, "ceil");
     at(K::Round) = unary_kernels<Round>(FloatTypes{}, "round");
-    at(K::Sign) = unary_kernels<Sign>(NumericTypes{}, "sign");
+    at(K::Sign) = unary_kernels<Sign>(ConcatTypes<NumericTypes, NarrowIntegerTypes>{}, "sign");
     at(K::Mod) = mod_kernels<FloatMod, IntegerMod>("mod");  // fmod=1: select_math
     return t;
   }();

@@ -223,10 +223,12 @@ T min_of(T current, T update) {
 // Integers wrap around (two's complement) instead of overflowing.
 template <class T>
 T reduce_into(Reduction r, T current, T update) {
-  if constexpr (std::is_same_v<T, uint8_t>) {  // bool: only "none" passes shape inference
+  if constexpr (std::is_same_v<T, bool>) {  // bool: only "none" passes shape inference
     return update;
+  } else if constexpr (kIsHalf<T>) {  // in f32, rounded once
+    return T(reduce_into(r, static_cast<float>(current), static_cast<float>(update)));
   } else if constexpr (std::is_integral_v<T>) {
-    using W = std::make_unsigned_t<T>;
+    using W = std::common_type_t<unsigned, std::make_unsigned_t<T>>;  // no int promotion
     if (r == Reduction::Add)
       return static_cast<T>(static_cast<W>(current) + static_cast<W>(update));
     if (r == Reduction::Mul)
@@ -616,17 +618,9 @@ KernelSelection select_one_hot(const KernelQuery& q) {
   }
   return visit_element_size(q.outputs[0].dtype, [&](auto tag) -> KernelSelection {
     using U = typename decltype(tag)::type;
-    switch (index_type) {
-      case DType::F32:
-        return choice_of(one_hot_kernel<U, float>());
-      case DType::F64:
-        return choice_of(one_hot_kernel<U, double>());
-      case DType::I32:
-        return choice_of(one_hot_kernel<U, int32_t>());
-      case DType::I64:
-      case DType::Bool:
-        break;
-    }
+    if (index_type == DType::F32) return choice_of(one_hot_kernel<U, float>());
+    if (index_type == DType::F64) return choice_of(one_hot_kernel<U, double>());
+    if (index_type == DType::I32) return choice_of(one_hot_kernel<U, int32_t>());
     return choice_of(one_hot_kernel<U, int64_t>());
   });
 }

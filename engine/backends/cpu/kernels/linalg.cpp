@@ -185,16 +185,8 @@ KernelChoice linalg_choice(const KernelQuery& query) {
 template <OpKind Op>
 KernelSelection select_linalg_kernel(const KernelQuery& query) {
   const DType dtype = query.outputs[0].dtype;
-  switch (dtype) {
-    case DType::F32:
-      return linalg_choice<Op, float>(query);
-    case DType::F64:
-      return linalg_choice<Op, double>(query);
-    case DType::I64:
-    case DType::I32:
-    case DType::Bool:
-      break;
-  }
+  if (dtype == DType::F32) return linalg_choice<Op, float>(query);
+  if (dtype == DType::F64) return linalg_choice<Op, double>(query);
   return KernelUnsupported{"no " + std::string(dtype_name(dtype)) + " kernel for " +
                            std::string(op_name(Op)) + " (supported: f32, f64)"};
 }

@@ -107,16 +107,8 @@ KernelSelection select_for(const KernelQuery& query, const std::string& activati
 KernelSelection select_fused_matmul(const KernelQuery& query) {
   const std::string& activation = AttrReader(query.node).get_string("activation");
   const DType dtype = query.outputs[0].dtype;
-  switch (dtype) {
-    case DType::F32:
-      return select_for<float>(query, activation);
-    case DType::F64:
-      return select_for<double>(query, activation);
-    case DType::I64:
-    case DType::I32:
-    case DType::Bool:
-      break;
-  }
+  if (dtype == DType::F32) return select_for<float>(query, activation);
+  if (dtype == DType::F64) return select_for<double>(query, activation);
   return KernelUnsupported{"no " + std::string(dtype_name(dtype)) +
                            " kernel for FusedMatMul (supported: f32, f64)"};
 }

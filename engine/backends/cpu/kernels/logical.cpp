@@ -1,7 +1,7 @@
 // Comparison, boolean and classification kernels: Equal Less Greater, Not And Or, and those
-// added for ONNX import, IsNaN IsInf Xor LessOrEqual GreaterOrEqual. Bool tensors hold one byte
-// per element; any nonzero byte reads as true, and results are written as 0 or 1. Comparisons
-// with NaN are false, so Equal(NaN, NaN) is false.
+// added for ONNX import, IsNaN IsInf Xor LessOrEqual GreaterOrEqual. Bool tensors are C++ bools,
+// one byte holding 0 or 1 (every way in, ONNX data included, stores 0 or 1). Comparisons with
+// NaN are false, so Equal(NaN, NaN) is false; the 16-bit floats compare as their f32 values.
 
 #include <limits>
 #include <type_traits>
@@ -11,16 +11,11 @@
 namespace volta::cpu {
 namespace {
 
-using Bool = uint8_t;
+using Bool = bool;
 
 template <class T>
 struct Equal {
-  Bool operator()(T a, T b) const {
-    if constexpr (std::is_same_v<T, Bool>)
-      return (a != 0) == (b != 0);
-    else
-      return a == b;
-  }
+  Bool operator()(T a, T b) const { return a == b; }
 };
 template <class T>
 struct Less {
@@ -40,16 +35,16 @@ struct GreaterOrEqual {
 };
 
 struct Not {
-  Bool operator()(Bool x) const { return x == 0; }
+  Bool operator()(Bool x) const { return !x; }
 };
 struct And {
-  Bool operator()(Bool a, Bool b) const { return (a != 0) & (b != 0); }
+  Bool operator()(Bool a, Bool b) const { return a && b; }
 };
 struct Or {
-  Bool operator()(Bool a, Bool b) const { return (a | b) != 0; }
+  Bool operator()(Bool a, Bool b) const { return a || b; }
 };
 struct Xor {
-  Bool operator()(Bool a, Bool b) const { return (a != 0) != (b != 0); }
+  Bool operator()(Bool a, Bool b) const { return a != b; }
 };
 
 template <class T>
@@ -89,7 +84,8 @@ template <template <class> class Op, class List>
 DTypeKernels compare_kernels(List types, std::string_view name) {
   return make_kernels(types, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    return CpuKernel{&compare_kernel<T, Op<T>>, kernel_variant(dtype_of<T>(), name, simd_isa())};
+    return CpuKernel{&compare_kernel<T, KernelOp<T, Op>>,
+                     kernel_variant(dtype_of<T>(), name, impl_of<KernelOp<T, Op>>())};
   });
 }
 
@@ -114,16 +110,16 @@ const OpDTypeKernels& logical_kernels() {
     OpDTypeKernels t{};
     auto at = [&t](OpKind op) -> DTypeKernels& { return t[static_cast<size_t>(op_index(op))]; };
     at(K::Equal) = compare_kernels<Equal>(AllTypes{}, "equal");
-    at(K::Less) = compare_kernels<Less>(NumericTypes{}, "less");
-    at(K::Greater) = compare_kernels<Greater>(NumericTypes{}, "greater");
+    at(K::Less) = compare_kernels<Less>(EveryNumericType{}, "less");
+    at(K::Greater) = compare_kernels<Greater>(EveryNumericType{}, "greater");
     at(K::Not) = bool_kernel(&not_kernel, "not");
     at(K::And) = bool_kernel(&and_kernel, "and");
     at(K::Or) = bool_kernel(&or_kernel, "or");
     at(K::IsNaN) = classify_kernels<IsNaN>("isnan");
     at(K::IsInf) = classify_kernels<IsInf>("isinf");
     at(K::Xor) = bool_kernel(&xor_kernel, "xor");
-    at(K::LessOrEqual) = compare_kernels<LessOrEqual>(NumericTypes{}, "less_or_equal");
-    at(K::GreaterOrEqual) = compare_kernels<GreaterOrEqual>(NumericTypes{}, "greater_or_equal");
+    at(K::LessOrEqual) = compare_kernels<LessOrEqual>(EveryNumericType{}, "less_or_equal");
+    at(K::GreaterOrEqual) = compare_kernels<GreaterOrEqual>(EveryNumericType{}, "greater_or_equal");
     return t;
   }();
   return kKernels;

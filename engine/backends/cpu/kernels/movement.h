@@ -1,7 +1,7 @@
 #pragma once
 // Internal to the CPU movement kernels (movement*.cpp) and indexing.cpp. Movement ops
-// never compute on their elements, so kernels are chosen by element size (x8 for bool,
-// x32 for f32/i32, x64 for f64/i64), not by dtype.
+// never compute on their elements, so kernels are chosen by element size (x8, x16, x32,
+// x64), not by dtype.
 
 #include <algorithm>
 #include <cstdint>
@@ -22,12 +22,21 @@ template <class F>
 decltype(auto) visit_element_size(DType dtype, F&& f) {
   switch (dtype) {
     case DType::Bool:
+    case DType::I8:
+    case DType::U8:
       return f(TypeTag<uint8_t>{});
+    case DType::F16:
+    case DType::BF16:
+    case DType::I16:
+    case DType::U16:
+      return f(TypeTag<uint16_t>{});
     case DType::F32:
     case DType::I32:
+    case DType::U32:
       return f(TypeTag<uint32_t>{});
     case DType::F64:
     case DType::I64:
+    case DType::U64:
       return f(TypeTag<uint64_t>{});
   }
   return f(TypeTag<uint64_t>{});  // unreachable: the switch is exhaustive

@@ -16,7 +16,6 @@
 namespace volta::cuda {
 namespace {
 
-inline constexpr DTypeSet kAllDTypes{DType::F32, DType::F64, DType::I64, DType::I32, DType::Bool};
 inline constexpr DTypeSet kNumeric{DType::F32, DType::F64, DType::I64, DType::I32};
 
 // ---- Cast ----
@@ -103,6 +102,11 @@ const CastKernels& cast_kernels() {
 KernelSelection select_cast(const CudaKernelQuery& query) {
   const DType from = query.inputs[0]->dtype;
   const DType to = query.outputs[0].dtype;
+  if (!kCoreTypes.contains(from) || !kCoreTypes.contains(to)) {
+    return KernelUnsupported{"no CUDA kernel for Cast from " + std::string(dtype_name(from)) +
+                             " to " + std::string(dtype_name(to)) + " (CUDA casts between " +
+                             kCoreTypes.str() + ")"};
+  }
   KernelChoice choice =
       choice_of(cast_kernels().kernels[static_cast<size_t>(from)][static_cast<size_t>(to)]);
   if (is_floating(from) && is_integer(to)) choice.workspace_bytes = kCheckWorkspaceBytes;
@@ -241,10 +245,10 @@ KernelSelection select_clip(const CudaKernelQuery& query) {
 
 using E = CrossBackendExactness;
 const CudaOpKernels kOps[] = {
-    {{OpKind::Where, kAllDTypes, E::Bitwise,
+    {{OpKind::Where, kCoreTypes, E::Bitwise,
       "the chosen element's bytes, copied; any nonzero condition byte is true on both"},
      select_where},
-    {{OpKind::Cast, kAllDTypes, E::BitwiseExceptNanPayload,
+    {{OpKind::Cast, kCoreTypes, E::BitwiseExceptNanPayload,
       "the C++ conversion: rounded to nearest (int to float, f64 to f32), truncated (float to "
       "int, whose NaN, infinite or out-of-range values fail the run as on the CPU) or wrapped "
       "(int to int); x != 0 to bool, 0 or 1 from bool"},
@@ -269,8 +273,18 @@ ElementType element_type(DType dtype) {
       return ElementType::I64;
     case DType::Bool:
       return ElementType::Bool;
+    case DType::F16:
+    case DType::BF16:
+    case DType::I8:
+    case DType::U8:
+    case DType::I16:
+    case DType::U16:
+    case DType::U32:
+    case DType::U64:
+      break;  // kCoreTypes bounds every CUDA kernel's types, so no kernel gets here
   }
-  return ElementType::Bool;  // unreachable: the switch is exhaustive
+  fail(ErrorCode::MissingKernel, "no CUDA element type for " + std::string(dtype_name(dtype)) +
+                                     " (the CUDA kernels cover " + kCoreTypes.str() + ")");
 }
 
 std::span<const CudaOpKernels> conversion_op_kernels() { return kOps; }

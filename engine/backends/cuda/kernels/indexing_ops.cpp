@@ -21,7 +21,6 @@
 namespace volta::cuda {
 namespace {
 
-inline constexpr DTypeSet kAllDTypes{DType::F32, DType::F64, DType::I64, DType::I32, DType::Bool};
 inline constexpr DTypeSet kNumeric{DType::F32, DType::F64, DType::I32, DType::I64};
 
 int element_bytes(DType dtype) { return static_cast<int>(dtype_size(dtype)); }
@@ -405,20 +404,20 @@ KernelSelection select_top_k(const CudaKernelQuery& query) {
 
 using E = CrossBackendExactness;
 const CudaOpKernels kOps[] = {
-    {{OpKind::GatherElements, kAllDTypes, E::Bitwise,
+    {{OpKind::GatherElements, kCoreTypes, E::Bitwise,
       "element bytes copied; an out-of-range index fails the run as on the CPU, naming the "
       "first one"},
      select_gather_elements},
-    {{OpKind::GatherND, kAllDTypes, E::Bitwise,
+    {{OpKind::GatherND, kCoreTypes, E::Bitwise,
       "element bytes copied; an out-of-range index fails the run as on the CPU, naming the "
       "first one"},
      select_gather_nd},
-    {{OpKind::ScatterElements, kAllDTypes, E::BitwiseExceptNanPayload,
+    {{OpKind::ScatterElements, kCoreTypes, E::BitwiseExceptNanPayload,
       "data copied, then each line's updates applied in index order as on the CPU (one IEEE "
       "add or multiply each, integers wrapping); reduction none: the last of duplicate "
       "indices wins (long lines: found by an integer atomicMax)"},
      select_scatter<kScatterElements, kScatterElementsLast>},
-    {{OpKind::ScatterND, kAllDTypes, E::BitwiseExceptNanPayload,
+    {{OpKind::ScatterND, kCoreTypes, E::BitwiseExceptNanPayload,
       "data copied, then every tuple's update applied to each slice column in index order as "
       "on the CPU (one IEEE add or multiply each, integers wrapping); reduction none: the last "
       "of duplicate tuples wins (many tuples: found by an integer atomicMax)"},
@@ -427,10 +426,10 @@ const CudaOpKernels kOps[] = {
       "each element placed by its rank in the CPU's strict order (NaN first, equal values by "
       "index), which is unique; element bytes copied"},
      select_top_k},
-    {{OpKind::OneHot, kAllDTypes, E::Bitwise,
+    {{OpKind::OneHot, kCoreTypes, E::Bitwise,
       "the CPU's class test (float indices truncated in double), off / on bytes copied"},
      select_one_hot},
-    {{OpKind::Trilu, kAllDTypes, E::Bitwise,
+    {{OpKind::Trilu, kCoreTypes, E::Bitwise,
       "element bytes copied or zeroed by the CPU's column bounds"},
      select_trilu},
 };

@@ -68,8 +68,6 @@ ReverseSequenceGeometry reverse_sequence_geometry(const Node& node, const Shape&
 
 namespace {
 
-inline constexpr DTypeSet kAllDTypes{DType::F32, DType::F64, DType::I64, DType::I32, DType::Bool};
-
 int element_bytes(DType dtype) { return static_cast<int>(dtype_size(dtype)); }
 
 // The variant-name slot of an element size: x8, x32, x64.
@@ -242,15 +240,15 @@ KernelSelection select_constant(const CudaKernelQuery&) { return choice_of(kCons
 using E = CrossBackendExactness;
 constexpr std::string_view kCopies = "element bytes copied, NaN payloads included";
 const CudaOpKernels kOps[] = {
-    {{OpKind::Constant, kAllDTypes, E::Bitwise, "the value's bytes copied to the device"},
+    {{OpKind::Constant, kCoreTypes, E::Bitwise, "the value's bytes copied to the device"},
      select_constant},
-    {{OpKind::Tile, kAllDTypes, E::Bitwise, kCopies}, select_tile_or_pad<kTile>},
-    {{OpKind::Pad, kAllDTypes, E::Bitwise,
+    {{OpKind::Tile, kCoreTypes, E::Bitwise, kCopies}, select_tile_or_pad<kTile>},
+    {{OpKind::Pad, kCoreTypes, E::Bitwise,
       "element bytes copied, the constant's included, NaN payloads too"},
      select_tile_or_pad<kPad>},
-    {{OpKind::DepthToSpace, kAllDTypes, E::Bitwise, kCopies}, select_depth_to_space},
-    {{OpKind::SpaceToDepth, kAllDTypes, E::Bitwise, kCopies}, select_space_to_depth},
-    {{OpKind::ReverseSequence, kAllDTypes, E::Bitwise,
+    {{OpKind::DepthToSpace, kCoreTypes, E::Bitwise, kCopies}, select_depth_to_space},
+    {{OpKind::SpaceToDepth, kCoreTypes, E::Bitwise, kCopies}, select_space_to_depth},
+    {{OpKind::ReverseSequence, kCoreTypes, E::Bitwise,
       "element bytes copied; an out-of-range length fails the run as on the CPU, naming the "
       "first one"},
      select_reverse_sequence},

@@ -12,7 +12,6 @@
 namespace volta::cuda {
 namespace {
 
-inline constexpr DTypeSet kAllDTypes{DType::F32, DType::F64, DType::I64, DType::I32, DType::Bool};
 inline constexpr DTypeSet kNumeric{DType::F32, DType::F64, DType::I64, DType::I32};
 inline constexpr DTypeSet kFloat{DType::F32, DType::F64};
 inline constexpr DTypeSet kBool{DType::Bool};
@@ -124,8 +123,8 @@ using E = CrossBackendExactness;
 constexpr std::string_view kCompares = "the same IEEE or integer comparison on both: 0 or 1";
 constexpr std::string_view kBools = "the same boolean of nonzero bytes on both: 0 or 1";
 const CudaOpKernels kOps[] = {
-    {{OpKind::Equal, kAllDTypes, E::Bitwise, kCompares},
-     select<run_compare<CompareOp::Equal>, kEqual, true, &kAllDTypes>},
+    {{OpKind::Equal, kCoreTypes, E::Bitwise, kCompares},
+     select<run_compare<CompareOp::Equal>, kEqual, true, &kCoreTypes>},
     {{OpKind::Less, kNumeric, E::Bitwise, kCompares},
      select<run_compare<CompareOp::Less>, kLess, true, &kNumeric>},
     {{OpKind::Greater, kNumeric, E::Bitwise, kCompares},

@@ -21,8 +21,6 @@
 namespace volta::cuda {
 namespace {
 
-inline constexpr DTypeSet kAllDTypes{DType::F32, DType::F64, DType::I64, DType::I32, DType::Bool};
-
 int element_bytes(DType dtype) { return static_cast<int>(dtype_size(dtype)); }
 
 // "x8", "x32", "x64": the element-size prefix of a variant name, as on the CPU.
@@ -290,20 +288,20 @@ KernelSelection select_gather(const CudaKernelQuery& query) {
 using E = CrossBackendExactness;
 constexpr std::string_view kCopies = "element bytes copied, NaN payloads included";
 const CudaOpKernels kOps[] = {
-    {{OpKind::Reshape, kAllDTypes, E::Bitwise, kCopies}, select_view<OpKind::Reshape>},
-    {{OpKind::Transpose, kAllDTypes, E::Bitwise, kCopies}, select_strided<kTranspose>},
-    {{OpKind::Concat, kAllDTypes, E::Bitwise, kCopies}, select_concat},
-    {{OpKind::Split, kAllDTypes, E::Bitwise, kCopies}, select_split},
-    {{OpKind::Slice, kAllDTypes, E::Bitwise, kCopies}, select_strided<kSlice>},
-    {{OpKind::Gather, kAllDTypes, E::Bitwise,
+    {{OpKind::Reshape, kCoreTypes, E::Bitwise, kCopies}, select_view<OpKind::Reshape>},
+    {{OpKind::Transpose, kCoreTypes, E::Bitwise, kCopies}, select_strided<kTranspose>},
+    {{OpKind::Concat, kCoreTypes, E::Bitwise, kCopies}, select_concat},
+    {{OpKind::Split, kCoreTypes, E::Bitwise, kCopies}, select_split},
+    {{OpKind::Slice, kCoreTypes, E::Bitwise, kCopies}, select_strided<kSlice>},
+    {{OpKind::Gather, kCoreTypes, E::Bitwise,
       "element bytes copied; an out-of-range index fails the run as on the CPU, naming the "
       "first one"},
      select_gather},
-    {{OpKind::Expand, kAllDTypes, E::Bitwise, kCopies}, select_strided<kExpand>},
-    {{OpKind::Squeeze, kAllDTypes, E::Bitwise, kCopies}, select_view<OpKind::Squeeze>},
-    {{OpKind::Unsqueeze, kAllDTypes, E::Bitwise, kCopies}, select_view<OpKind::Unsqueeze>},
-    {{OpKind::Flatten, kAllDTypes, E::Bitwise, kCopies}, select_view<OpKind::Flatten>},
-    {{OpKind::Identity, kAllDTypes, E::Bitwise, kCopies}, select_view<OpKind::Identity>},
+    {{OpKind::Expand, kCoreTypes, E::Bitwise, kCopies}, select_strided<kExpand>},
+    {{OpKind::Squeeze, kCoreTypes, E::Bitwise, kCopies}, select_view<OpKind::Squeeze>},
+    {{OpKind::Unsqueeze, kCoreTypes, E::Bitwise, kCopies}, select_view<OpKind::Unsqueeze>},
+    {{OpKind::Flatten, kCoreTypes, E::Bitwise, kCopies}, select_view<OpKind::Flatten>},
+    {{OpKind::Identity, kCoreTypes, E::Bitwise, kCopies}, select_view<OpKind::Identity>},
 };
 
 }  // namespace

@@ -18,7 +18,6 @@
 namespace volta::cuda {
 namespace {
 
-inline constexpr DTypeSet kAllDTypes{DType::F32, DType::F64, DType::I64, DType::I32, DType::Bool};
 inline constexpr DTypeSet kFloats{DType::F32, DType::F64};
 
 // ---- Resize ----
@@ -92,24 +91,10 @@ std::string resize_refusal(const AttrReader& attrs, int rank) {
 // op table only lets tf_crop_and_resize give a value the dtype holds exactly).
 uint64_t extrapolated_bits(DType dtype, double value) {
   uint64_t bits = 0;
-  auto put = [&](auto v) { std::memcpy(&bits, &v, sizeof v); };
-  switch (dtype) {
-    case DType::F32:
-      put(static_cast<float>(value));
-      break;
-    case DType::F64:
-      put(value);
-      break;
-    case DType::I32:
-      put(static_cast<int32_t>(value));
-      break;
-    case DType::I64:
-      put(static_cast<int64_t>(value));
-      break;
-    case DType::Bool:
-      put(static_cast<uint8_t>(value != 0.0 ? 1 : 0));
-      break;
-  }
+  visit_dtype(dtype, [&]<class T>(TypeTag<T>) {
+    const T v = static_cast<T>(value);  // bool: value != 0
+    std::memcpy(&bits, &v, sizeof v);
+  });
   return bits;
 }
 
@@ -193,8 +178,18 @@ size_t dtype_slot(DType dtype) {
       return 3;
     case DType::Bool:
       return 4;
+    case DType::F16:
+    case DType::BF16:
+    case DType::I8:
+    case DType::U8:
+    case DType::I16:
+    case DType::U16:
+    case DType::U32:
+    case DType::U64:
+      break;  // not in Resize's CUDA types (kCoreTypes)
   }
-  return 0;
+  fail(ErrorCode::MissingKernel,
+       "no CUDA Resize kernel slot for " + std::string(dtype_name(dtype)));
 }
 
 KernelSelection select_resize(const CudaKernelQuery& query) {
@@ -280,7 +275,7 @@ KernelSelection select_grid_sample(const CudaKernelQuery& query) {
 
 using E = CrossBackendExactness;
 const CudaOpKernels kOps[] = {
-    {{OpKind::Resize, kAllDTypes, E::BitwiseExceptNanPayload,
+    {{OpKind::Resize, kCoreTypes, E::BitwiseExceptNanPayload,
       "the CPU's taps found in double by the same IEEE operations, weights rounded once, sums "
       "in the element type in the CPU's order (no FMA); nearest copies element bytes"},
      select_resize},

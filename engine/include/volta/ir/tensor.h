@@ -5,6 +5,7 @@
 #include <memory>
 #include <span>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "volta/error.h"
@@ -110,27 +111,24 @@ class Tensor {
   std::unique_ptr<std::byte[], AlignedFree> storage_;
 };
 
+namespace detail {
 template <class T>
-constexpr DType dtype_of();
-template <>
-constexpr DType dtype_of<float>() {
-  return DType::F32;
+constexpr int dtype_code_of() {
+  for (int code = 0; code < kDTypeCount; ++code) {
+    const bool stores_t = visit_dtype(static_cast<DType>(code),
+                                      []<class U>(TypeTag<U>) { return std::is_same_v<U, T>; });
+    if (stores_t) return code;
+  }
+  return -1;
 }
-template <>
-constexpr DType dtype_of<double>() {
-  return DType::F64;
-}
-template <>
-constexpr DType dtype_of<int64_t>() {
-  return DType::I64;
-}
-template <>
-constexpr DType dtype_of<int32_t>() {
-  return DType::I32;
-}
-template <>
-constexpr DType dtype_of<uint8_t>() {
-  return DType::Bool;
+}  // namespace detail
+
+// The dtype whose storage type is T.
+template <class T>
+constexpr DType dtype_of() {
+  constexpr int kCode = detail::dtype_code_of<T>();
+  static_assert(kCode >= 0, "no dtype stores this C++ type");
+  return static_cast<DType>(kCode);
 }
 
 template <class T>

@@ -22,6 +22,8 @@ namespace volta::onnx {
 // ONNX's name of a TensorProto element type ("FLOAT", "UINT8", "FLOAT8E4M3FN"), known to ONNX
 // 1.23 (IR version 14); "element type N" for another number.
 std::string onnx_type_name(int64_t elem_type);
+// The ONNX element types Volta has a dtype for: "FLOAT, DOUBLE, INT64, ...".
+std::string onnx_tensor_types();
 
 struct ValueSpec {
   std::string name;
