@@ -52,8 +52,11 @@ Subject onnx_subject(const std::string& name, const SubjectSource& source) {
     fail(ErrorCode::InvalidArgument,
          "determinism subject '" + name + "': no ONNX test directory " + dir.string());
   }
-  Subject s{name, "ONNX import", {}, onnx::read_tensor_files(dir / "test_data_set_0", "input")};
   const onnx::Model model = onnx::Model::load(dir / "model.onnx");
+  std::vector<std::optional<DType>> declared;
+  for (const onnx::ValueSpec& v : model.inputs()) declared.push_back(v.dtype);
+  Subject s{
+      name, "ONNX import", {}, read_onnx_data_set(dir / "test_data_set_0", "input", declared)};
   // Import-time values come from the backend the subjects run on.
   static const std::unique_ptr<Backend> cpu = make_backend("cpu");
   onnx::ImportOptions options;

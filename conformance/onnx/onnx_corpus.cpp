@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstring>
 #include <fstream>
 #include <map>
 #include <set>
@@ -238,6 +239,19 @@ std::vector<OnnxTest> discover_onnx_corpus(const fs::path& root, const OnnxFamil
     t.family = family ? std::string(op_family_name(*family)) : std::string(kOnnxOtherFamily);
   }
   return tests;
+}
+
+std::vector<Tensor> read_onnx_data_set(const std::filesystem::path& data_set, std::string_view stem,
+                                       std::span<const std::optional<DType>> declared) {
+  std::vector<Tensor> tensors = onnx::read_tensor_files(data_set, stem);
+  for (size_t i = 0; i < tensors.size() && i < declared.size(); ++i) {
+    if (declared[i] == DType::BF16 && tensors[i].dtype() == DType::U16) {
+      Tensor bits(DType::BF16, tensors[i].shape());
+      if (bits.nbytes() != 0) std::memcpy(bits.data(), tensors[i].data(), bits.nbytes());
+      tensors[i] = std::move(bits);
+    }
+  }
+  return tensors;
 }
 
 }  // namespace volta::conformance

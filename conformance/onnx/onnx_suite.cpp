@@ -1,7 +1,6 @@
 #include "volta/conformance/onnx_suite.h"
 
 #include <algorithm>
-#include <cstring>
 #include <memory>
 #include <optional>
 #include <set>
@@ -38,16 +37,11 @@ std::optional<std::string> unsupported_signature(const onnx::Model& model) {
   return check(model.outputs(), "graph output");
 }
 
-// ONNX 1.12's test data stores bfloat16 tensors as UINT16 (numpy had no bfloat16): the same
-// bits. A UINT16 data file for a value the model declares BFLOAT16 is read as those bits.
-void as_declared_bfloat16(std::vector<Tensor>& tensors, const std::vector<onnx::ValueSpec>& specs) {
-  for (size_t i = 0; i < tensors.size() && i < specs.size(); ++i) {
-    if (specs[i].dtype == DType::BF16 && tensors[i].dtype() == DType::U16) {
-      Tensor bits(DType::BF16, tensors[i].shape());
-      if (bits.nbytes() != 0) std::memcpy(bits.data(), tensors[i].data(), bits.nbytes());
-      tensors[i] = std::move(bits);
-    }
-  }
+// The dtypes a model declares for its inputs or outputs, in order.
+std::vector<std::optional<DType>> declared(const std::vector<onnx::ValueSpec>& specs) {
+  std::vector<std::optional<DType>> out;
+  for (const onnx::ValueSpec& s : specs) out.push_back(s.dtype);
+  return out;
 }
 
 bool is_refusal(ErrorCode code) {
@@ -100,10 +94,8 @@ CaseOutcome run_onnx_test(const OnnxTest& test, std::string_view backend, int th
     }
     std::vector<Tensor> outputs_seen;
     for (size_t k = 0; k < test.data_sets.size(); ++k) {
-      DataSet data{onnx::read_tensor_files(test.data_sets[k], "input"),
-                   onnx::read_tensor_files(test.data_sets[k], "output")};
-      as_declared_bfloat16(data.inputs, model.inputs());
-      as_declared_bfloat16(data.outputs, model.outputs());
+      DataSet data{read_onnx_data_set(test.data_sets[k], "input", declared(model.inputs())),
+                   read_onnx_data_set(test.data_sets[k], "output", declared(model.outputs()))};
       std::vector<Tensor> got;
       if (session) {
         got = session->run(data.inputs);

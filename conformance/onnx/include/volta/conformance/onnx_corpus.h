@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "volta/ir/op_schema.h"
+#include "volta/ir/tensor.h"
 
 namespace volta::conformance {
 
@@ -113,6 +114,12 @@ std::string principal_op(std::string_view folder, std::string_view test_name,
 // "ReduceLogSumExp" -> "reduce_log_sum_exp", "LSTM" -> "lstm", "MatMulInteger" ->
 // "mat_mul_integer".
 std::string snake_case(std::string_view op_type);
+
+// The tensors of one data set (`stem`_N.pb for stem "input" or "output") as the model declares
+// them (`declared`: each value's dtype, in order). ONNX 1.12's data stores bfloat16 tensors as
+// UINT16 (numpy had no bfloat16): a UINT16 file for a value declared bf16 is read as those bits.
+std::vector<Tensor> read_onnx_data_set(const std::filesystem::path& data_set, std::string_view stem,
+                                       std::span<const std::optional<DType>> declared);
 
 // Every default-domain ONNX op name the ONNX library knows (all opsets), sorted.
 const std::vector<std::string>& onnx_op_names();
