@@ -111,7 +111,7 @@ using CastKernels = std::array<std::array<CpuKernel, kDTypeCount>, kDTypeCount>;
 
 const CastKernels& cast_kernels() {
   static const CastKernels kKernels = [] {
-    CastKernels t{};
+    CastKernels t;  // every CpuKernel starts empty (its members have initializers)
     for (int from = 0; from < kDTypeCount; ++from) {
       for (int to = 0; to < kDTypeCount; ++to) {
         const auto from_dtype = static_cast<DType>(from);
