@@ -54,6 +54,7 @@ Subject onnx_subject(const std::string& name, const SubjectSource& source) {
   }
   const onnx::Model model = onnx::Model::load(dir / "model.onnx");
   std::vector<std::optional<DType>> declared;
+  declared.reserve(model.inputs().size());
   for (const onnx::ValueSpec& v : model.inputs()) declared.push_back(v.dtype);
   Subject s{
       name, "ONNX import", {}, read_onnx_data_set(dir / "test_data_set_0", "input", declared)};

@@ -100,6 +100,30 @@ void elementwise_cases(CaseList& cases) {
       cases.add(K::Mod, {of(d, {14}), of(d, {14})}, attrs, 1, {tensor_of(d, a), tensor_of(d, b)});
     }
   }
+
+  // Bit operations: every integer dtype, broadcast; shifts by 0 to past the width.
+  for (DType d : {DType::I32, DType::I64, DType::I8, DType::U8, DType::I16, DType::U16, DType::U32,
+                  DType::U64}) {
+    for (OpKind op : {K::BitwiseAnd, K::BitwiseOr, K::BitwiseXor}) {
+      cases.add(op, {of(d, {3, 5}), of(d, {3, 5})});
+      cases.add(op, {of(d, {3, 1}), of(d, {1, 4})});
+    }
+    cases.add(K::BitwiseNot, {of(d, {3, 5})});
+    cases.add(K::BitwiseNot, {of(d, {kChunk + 1})});
+  }
+  for (DType d : {DType::I32, DType::I64, DType::I8, DType::U8, DType::I16, DType::U16, DType::U32,
+                  DType::U64}) {
+    const auto width = static_cast<int64_t>(8 * dtype_size(d));
+    const int64_t lowest_shift = is_unsigned(d) ? 0 : -3;  // signed: negative shifts too
+    for (const char* direction : {"left", "right"}) {
+      const Attributes attrs{{"direction", std::string(direction)}};
+      cases.add(K::BitShift, {of(d, {3, 5}), of(d, {3, 5})}, attrs, 1,
+                {std::nullopt,
+                 ints(d, {3, 5}, lowest_shift, width + 3, 9100 + static_cast<uint64_t>(width))});
+      cases.add(K::BitShift, {of(d, {3, 1}), of(d, {1, 4})}, attrs, 1,
+                {std::nullopt, ints(d, {1, 4}, 0, width, 9200 + static_cast<uint64_t>(width))});
+    }
+  }
 }
 
 }  // namespace volta::conformance::cases

@@ -55,8 +55,8 @@ DType input_dtype(const OpSchema& schema, size_t i, DType cell) {
 }
 
 // The dtypes a rule runs at for one op: f32 and f64 where any input allows them (bool for
-// the boolean ops), narrowed by the rule's `[dtype]` suffix; f16 and bf16 only where the
-// suffix names them. Empty with `why` otherwise.
+// the boolean ops), narrowed by the rule's `[dtype]` suffix; any other dtype (f16, bf16, the
+// integers) only where the suffix names it. Empty with `why` otherwise.
 std::vector<DType> cell_dtypes(const Rule& rule, const RuleOp& op, std::string& why) {
   const OpSchema& schema = op_schema(op.op);
   std::vector<DType> out;
@@ -66,8 +66,10 @@ std::vector<DType> cell_dtypes(const Rule& rule, const RuleOp& op, std::string& 
     }
     return false;
   };
-  for (DType d : {DType::F32, DType::F64, DType::F16, DType::BF16}) {
-    if (is_half(d) && std::ranges::find(op.dtypes, d) == op.dtypes.end()) continue;
+  for (int code = 0; code < kDTypeCount; ++code) {
+    const auto d = static_cast<DType>(code);
+    const bool named = std::ranges::find(op.dtypes, d) != op.dtypes.end();
+    if (d == DType::Bool || (d != DType::F32 && d != DType::F64 && !named)) continue;
     // An op without inputs (Constant): x is its tensor attribute, any float dtype.
     if (any_input_takes(d) || schema.inputs.empty()) out.push_back(d);
   }
@@ -181,7 +183,11 @@ Tensor benign(DType d, const Shape& shape, InputDomain domain, uint64_t seed, ui
         v = -3 + 6 * u;
     }
     if (d == DType::Bool) v = u < 0.5 ? 0 : 1;
-    t.set_double(i, v);
+    if (is_integer(d)) {
+      t.set_int(i, static_cast<int64_t>(std::floor(v)));  // wraps into an unsigned dtype
+    } else {
+      t.set_double(i, v);
+    }
   }
   return t;
 }

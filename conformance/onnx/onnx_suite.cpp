@@ -40,6 +40,7 @@ std::optional<std::string> unsupported_signature(const onnx::Model& model) {
 // The dtypes a model declares for its inputs or outputs, in order.
 std::vector<std::optional<DType>> declared(const std::vector<onnx::ValueSpec>& specs) {
   std::vector<std::optional<DType>> out;
+  out.reserve(specs.size());
   for (const onnx::ValueSpec& s : specs) out.push_back(s.dtype);
   return out;
 }

@@ -1,5 +1,5 @@
 // The op table's part for family Elementwise: arithmetic, the math functions, rounding, Min and
-// Max, Where, Cast and Clip.
+// Max, Where, Cast and Clip, and the integer bit operations.
 
 #include <string>
 
@@ -18,6 +18,12 @@ OpSchema float_unary(OpKind kind, std::string_view name, Differentiability x, In
 OpSchema rounding(OpKind kind, std::string_view name, DTypeSet types, std::string_view summary) {
   return unary(kind, name, OpFamily::Elementwise, types, D::NotDifferentiable, InputDomain::Any,
                summary);
+}
+
+// Bit operations: integers only, so NaN does not apply and nothing is differentiable.
+OpSchema bitwise(OpSchema s) {
+  s.nan_mode = NanMode::NotApplicable;
+  return s;
 }
 
 }  // namespace
@@ -114,6 +120,25 @@ void add_elementwise_schemas(std::vector<OpSchema>& t) {
       K::Clip, "Clip", F::Elementwise, kEveryNumericType, D::Differentiable, any,
       "min(max(X, min), max)",
       {{"min", AttrType::Float, AttrValue{-kInf}}, {"max", AttrType::Float, AttrValue{kInf}}}));
+
+  OpSchema shift =
+      binary(K::BitShift, "BitShift", kIntegerTypes, D::NotDifferentiable, any,
+             "X << Y or X >> Y by direction (signed: arithmetic right shift); a shift by the width "
+             "or more, or a negative one, gives 0 (-1 for a right shift of a negative X)");
+  shift.attrs = {
+      {"direction", AttrType::String, std::nullopt, std::nullopt, std::nullopt, {"left", "right"}}};
+  t.push_back(bitwise(std::move(shift)));
+  t.push_back(bitwise(with_traits(binary(K::BitwiseAnd, "BitwiseAnd", kIntegerTypes,
+                                         D::NotDifferentiable, any, "A & B, bit by bit"),
+                                  {OpTrait::Commutative, OpTrait::Idempotent})));
+  t.push_back(bitwise(with_traits(binary(K::BitwiseOr, "BitwiseOr", kIntegerTypes,
+                                         D::NotDifferentiable, any, "A | B, bit by bit"),
+                                  {OpTrait::Commutative, OpTrait::Idempotent})));
+  t.push_back(bitwise(with_traits(binary(K::BitwiseXor, "BitwiseXor", kIntegerTypes,
+                                         D::NotDifferentiable, any, "A ^ B, bit by bit"),
+                                  {OpTrait::Commutative})));
+  t.push_back(bitwise(unary(K::BitwiseNot, "BitwiseNot", F::Elementwise, kIntegerTypes,
+                            D::NotDifferentiable, any, "~X, every bit flipped")));
 }
 
 }  // namespace volta::op_table

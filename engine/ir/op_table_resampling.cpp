@@ -70,7 +70,7 @@ bool holds_exactly(DType dtype, double v) {
     if constexpr (std::is_integral_v<T>) {
       // [lowest, max + 1): both bounds are powers of two (or zero), exact as doubles.
       const double lowest = static_cast<double>(std::numeric_limits<T>::lowest());
-      const double past_max = 2.0 * (static_cast<double>(std::numeric_limits<T>::max() / 2) + 1.0);
+      const double past_max = std::ldexp(1.0, std::numeric_limits<T>::digits);
       return std::trunc(v) == v && v >= lowest && v < past_max;
     } else {
       return true;

@@ -119,6 +119,13 @@ void emit_cast(ModelWriter& w, const Node& node) {
   set_attribute(emit_as(w, node, "Cast", input_names(w, node)), "to", onnx_from_dtype(*dtype));
 }
 
+// direction is LEFT or RIGHT in ONNX, left or right in the op table.
+void emit_bit_shift(ModelWriter& w, const Node& node) {
+  const bool left = AttrReader(node).get_string("direction") == "left";
+  set_attribute(emit_as(w, node, "BitShift", input_names(w, node)), "direction",
+                std::string(left ? "LEFT" : "RIGHT"));
+}
+
 void emit_reshape(ModelWriter& w, const Node& node) {
   const std::string shape = w.ints_initializer(ints_attr(node, "shape"), stem(w, node, "shape"));
   ::onnx::NodeProto& p = emit_as(w, node, "Reshape", {w.name_of(node.inputs[0]), shape});
@@ -480,6 +487,10 @@ void add_direct_rules(std::vector<ExportRule>& rules) {
                    {"LayerNormalization"},
                    "Mean and InvStdDev only for f32 data (ONNX declares them f32)"});
   rules.push_back({K::Cast, &emit_cast, {"Cast"}, "to: the ONNX element type"});
+  rules.push_back({K::BitShift, &emit_bit_shift, {"BitShift"}, "direction as LEFT or RIGHT"});
+  for (OpKind op : {K::BitwiseAnd, K::BitwiseOr, K::BitwiseXor, K::BitwiseNot}) {
+    rules.push_back({op, nullptr, {}, "(opset 18 adds it); the export writes opset 17"});
+  }
   rules.push_back({K::Reshape, &emit_reshape, {"Reshape"}, "shape as an int64 input"});
   rules.push_back({K::Squeeze, &emit_squeeze_like, {"Squeeze"}, "axes as an int64 input"});
   rules.push_back({K::Unsqueeze, &emit_squeeze_like, {"Unsqueeze"}, "axes as an int64 input"});

@@ -281,6 +281,18 @@ void lower_hamming(LoweringContext& ctx) { lower_window<2>(ctx, {25.0 / 46.0, 21
 
 void lower_blackman(LoweringContext& ctx) { lower_window<3>(ctx, {0.42, 0.5, 0.08}); }
 
+// ---- Bit operations -----------------------------------------------------------------------
+
+void lower_bit_shift(LoweringContext& ctx) {
+  const std::string direction = ctx.attr_string("direction", std::nullopt);
+  if (direction != "LEFT" && direction != "RIGHT") {
+    ctx.invalid("direction is \"" + direction + "\"; ONNX allows \"LEFT\" and \"RIGHT\"");
+  }
+  const auto [x, y] = binary_operands(ctx);
+  ctx.set_output(0, add_op(ctx, K::BitShift, {x, y},
+                           {{"direction", std::string(direction == "LEFT" ? "left" : "right")}}));
+}
+
 }  // namespace
 
 void register_elementwise_lowerings(LoweringTable& table) {
@@ -290,6 +302,11 @@ void register_elementwise_lowerings(LoweringTable& table) {
   table.add("Div", K::Div, 1, &lower_binary<K::Div>);
   table.add("Pow", K::Pow, 1, &lower_pow);
   table.add("Mod", K::Mod, 10, &lower_mod);
+  table.add("BitShift", K::BitShift, 11, &lower_bit_shift);
+  table.add("BitwiseAnd", K::BitwiseAnd, 18, &lower_binary<K::BitwiseAnd>);
+  table.add("BitwiseOr", K::BitwiseOr, 18, &lower_binary<K::BitwiseOr>);
+  table.add("BitwiseXor", K::BitwiseXor, 18, &lower_binary<K::BitwiseXor>);
+  table.add("BitwiseNot", K::BitwiseNot, 18, &lower_unary<K::BitwiseNot>);
   table.add("Neg", K::Neg, 1, &lower_unary<K::Neg>);
   table.add("Abs", K::Abs, 1, &lower_unary<K::Abs>);
   table.add("Sqrt", K::Sqrt, 1, &lower_unary<K::Sqrt>);

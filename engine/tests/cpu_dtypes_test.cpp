@@ -1,7 +1,8 @@
 #define BOOST_TEST_MODULE cpu_dtypes
 // The CPU kernels of the narrow integers (i8 u8 i16 u16 u32 u64) and the 16-bit floats (f16
 // bf16): wrap-around at each width, unsigned order and division past 2^63, f16/bf16 computed
-// in f32 and rounded once, and Cast between them (numerics policy: docs/numerics-policy.md).
+// in f32 and rounded once, Cast between them, and the integer bit operations
+// (governance/numerics-policy.md).
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -166,6 +167,37 @@ BOOST_AUTO_TEST_CASE(movement_and_selection_move_every_width_bit_for_bit) {
   const Tensor w =
       run1(OpKind::Where, {condition, ints(DType::I8, {-1, -2}), ints(DType::I8, {5, 6})});
   BOOST_TEST(ints_of(w) == (std::vector<int64_t>{-1, 6}));
+}
+
+BOOST_AUTO_TEST_CASE(bit_operations_work_on_every_bit_and_shift_past_the_width_to_zero) {
+  const Tensor x = ints(DType::U8, {0x81, 0xFF, 1, 0x80});
+  const Tensor by = ints(DType::U8, {1, 7, 8, 200});
+  BOOST_TEST(ints_of(run1(OpKind::BitShift, {x, by}, {{"direction", std::string("left")}})) ==
+             (std::vector<int64_t>{0x02, 0x80, 0, 0}));
+  BOOST_TEST(ints_of(run1(OpKind::BitShift, {x, by}, {{"direction", std::string("right")}})) ==
+             (std::vector<int64_t>{0x40, 0x01, 0, 0}));
+  const Tensor top = ints(DType::U64, {static_cast<int64_t>(kTop)});
+  BOOST_TEST(u64_of(run1(OpKind::BitShift, {top, ints(DType::U64, {63})},
+                         {{"direction", std::string("right")}})) == (std::vector<uint64_t>{1}));
+  BOOST_TEST(u64_of(run1(OpKind::BitwiseAnd, {ints(DType::U64, {-1}), top})) ==
+             (std::vector<uint64_t>{kTop}));
+  BOOST_TEST(
+      ints_of(run1(OpKind::BitwiseOr, {ints(DType::I16, {0x0F00}), ints(DType::I16, {-32768})})) ==
+      (std::vector<int64_t>{-32768 + 0x0F00}));
+  BOOST_TEST(
+      ints_of(run1(OpKind::BitwiseXor, {ints(DType::I32, {-1, 5}), ints(DType::I32, {0, 5})})) ==
+      (std::vector<int64_t>{-1, 0}));
+  BOOST_TEST(ints_of(run1(OpKind::BitwiseNot, {ints(DType::I8, {0, -128, 127})})) ==
+             (std::vector<int64_t>{-1, 127, -128}));
+  // Signed (BitShift-28): arithmetic right shift; out-of-range shifts keep the sign extension.
+  const Tensor s = ints(DType::I8, {-128, -128, 64, -1});
+  const Tensor k = ints(DType::I8, {1, 9, -1, 7});
+  BOOST_TEST(ints_of(run1(OpKind::BitShift, {s, k}, {{"direction", std::string("right")}})) ==
+             (std::vector<int64_t>{-64, -1, 0, -1}));
+  BOOST_TEST(ints_of(run1(OpKind::BitShift, {s, k}, {{"direction", std::string("left")}})) ==
+             (std::vector<int64_t>{0, 0, 0, -128}));
+  BOOST_TEST(ints_of(run1(OpKind::BitwiseNot, {ints(DType::U32, {0})})) ==
+             (std::vector<int64_t>{4294967295}));
 }
 
 }  // namespace

@@ -110,8 +110,9 @@ Attributes required_attrs(const OpSchema& s) {
 // The first dtype a type parameter allows, f32 when it allows it.
 DType some_dtype(const OpSchema& s, char type_param) {
   const DTypeSet allowed = s.find_type_param(type_param)->allowed;
-  for (DType d : {DType::F32, DType::F64, DType::I64, DType::I32, DType::Bool}) {
-    if (allowed.contains(d)) return d;
+  if (allowed.contains(DType::F32)) return DType::F32;
+  for (int code = 0; code < kDTypeCount; ++code) {
+    if (allowed.contains(static_cast<DType>(code))) return static_cast<DType>(code);
   }
   return DType::F32;
 }

@@ -258,7 +258,7 @@ To float_to_integer(double x, int64_t element, DType to) {
   const double truncated = std::trunc(x);
   // [lowest, max + 1): 0 or -2^(bits-1), and a power of two, all exact in double.
   const double lowest = static_cast<double>(std::numeric_limits<To>::lowest());
-  const double past_max = 2.0 * static_cast<double>(std::numeric_limits<To>::max() / 2 + 1);
+  const double past_max = std::ldexp(1.0, std::numeric_limits<To>::digits);
   if (!(truncated >= lowest && truncated < past_max)) {
     kernel_fail("Cast: element " + std::to_string(element) + " is " + number_str(x) +
                 ", which has no " + std::string(dtype_name(to)) +
@@ -310,8 +310,8 @@ int64_t integer_bound(double bound, bool round_up, DType dtype) {
   const int64_t flip = order_flip(dtype);
   const auto lowest = static_cast<double>(lowest_of(dtype));
   // max + 1 as a double: exact, a power of two (u64: 2^64).
-  const double past_max =
-      flip != 0 ? 18446744073709551616.0 : static_cast<double>(highest_of(dtype) / 2 + 1) * 2.0;
+  const int value_bits = 8 * static_cast<int>(dtype_size(dtype)) - (is_unsigned(dtype) ? 0 : 1);
+  const double past_max = std::ldexp(1.0, value_bits);
   if (rounded <= lowest) return lowest_of(dtype) ^ flip;
   if (rounded >= past_max) return highest_of(dtype) ^ flip;
   const int64_t value = flip != 0 ? static_cast<int64_t>(static_cast<uint64_t>(rounded))
@@ -342,6 +342,50 @@ std::vector<Tensor> clip(const Node& node, RefInputs in, RefOutputTypes) {
     return std::min(std::max(v ^ flip, lo_key), hi_key) ^ flip;
   };
   return {map_numeric(x, clip_float, clip_int)};
+}
+
+// ---- Bit operations (integers; an int64 holds every width's bits, u64's included) ---------
+
+template <class Fn>
+std::vector<Tensor> bits(RefInputs in, RefOutputTypes out, Fn fn) {
+  const Operands x = broadcast_pair(in, out[0]);
+  Tensor y(out[0].dtype, out[0].shape);
+  for (int64_t i = 0; i < y.numel(); ++i) y.set_int(i, fn(x.a.get_int(i), x.b.get_int(i)));
+  return {y};
+}
+
+std::vector<Tensor> bitwise_and(const Node&, RefInputs in, RefOutputTypes out) {
+  return bits(in, out, [](int64_t a, int64_t b) { return a & b; });
+}
+
+std::vector<Tensor> bitwise_or(const Node&, RefInputs in, RefOutputTypes out) {
+  return bits(in, out, [](int64_t a, int64_t b) { return a | b; });
+}
+
+std::vector<Tensor> bitwise_xor(const Node&, RefInputs in, RefOutputTypes out) {
+  return bits(in, out, [](int64_t a, int64_t b) { return a ^ b; });
+}
+
+std::vector<Tensor> bitwise_not(const Node&, RefInputs in, RefOutputTypes) {
+  return {map_int(*in[0], [](int64_t x) { return ~x; })};
+}
+
+// Values shifted as 64-bit words and wrapped back to the width (a signed value is read sign-
+// extended, so its arithmetic right shift is int64's). A shift by the width or more, or a
+// negative one, leaves the sign extension alone: 0, or -1 for a right shift of a negative X.
+std::vector<Tensor> bit_shift(const Node& node, RefInputs in, RefOutputTypes out) {
+  const bool left = AttrReader(node).get_string("direction") == "left";
+  const DType dtype = out[0].dtype;
+  const auto width = static_cast<int64_t>(8 * dtype_size(dtype));
+  const bool is_signed = !is_unsigned(dtype);
+  return bits(in, out, [=](int64_t a, int64_t b) {
+    // u64 reads back negative past 2^63 - 1: as unsigned it is a shift past the width.
+    const bool in_range =
+        is_signed ? b >= 0 && b < width : static_cast<uint64_t>(b) < static_cast<uint64_t>(width);
+    if (!in_range) return left || !is_signed || a >= 0 ? int64_t{0} : int64_t{-1};
+    if (left) return static_cast<int64_t>(static_cast<uint64_t>(a) << b);
+    return is_signed ? a >> b : static_cast<int64_t>(static_cast<uint64_t>(a) >> b);
+  });
 }
 
 }  // namespace
@@ -380,6 +424,11 @@ void register_elementwise(RefTable& table) {
   register_kernel(table, K::Where, where);
   register_kernel(table, K::Cast, cast);
   register_kernel(table, K::Clip, clip);
+  register_kernel(table, K::BitShift, bit_shift);
+  register_kernel(table, K::BitwiseAnd, bitwise_and);
+  register_kernel(table, K::BitwiseOr, bitwise_or);
+  register_kernel(table, K::BitwiseXor, bitwise_xor);
+  register_kernel(table, K::BitwiseNot, bitwise_not);
 }
 
 }  // namespace volta::reference

@@ -59,6 +59,21 @@ BOOST_AUTO_TEST_CASE(cast_version_1_names_its_target_type) {
       (std::vector<uint16_t>(bits, bits + 3) == std::vector<uint16_t>{0x3C00, 0x2E66, 0x7C00}));
 }
 
+BOOST_AUTO_TEST_CASE(bit_shift_reads_its_direction) {
+  auto model = [](const char* direction) {
+    return one_node("BitShift", 11, {{"x", 2, {3}}, {"y", 2, {3}}}, {"z", 2, {3}},
+                    [direction](pb::NodeProto& n) { set_string(n, "direction", direction); });
+  };
+  const std::vector<Tensor> inputs = {tensor<uint8_t>(Shape{3}, {0x81, 1, 255}),
+                                      tensor<uint8_t>(Shape{3}, {1, 8, 4})};
+  const std::vector<Tensor> left = run_cpu(model("LEFT"), inputs);
+  BOOST_TEST((left[0].dtype() == DType::U8));
+  check_values(left[0], {2, 0, 240});
+  check_values(run_cpu(model("RIGHT"), inputs)[0], {64, 0, 15});
+  expect_import_error(model("UP"), inputs, ErrorCode::ImportInvalidModel,
+                      "direction is \"UP\"; ONNX allows \"LEFT\" and \"RIGHT\"");
+}
+
 BOOST_AUTO_TEST_CASE(selu_defaults_follow_the_version) {
   const Tensor x = tensor<float>(Shape{1}, {-1.0f});
   const double em1 = std::expm1(-1.0);

@@ -42,6 +42,7 @@ using HalfTypes = TypeList<Float16, BFloat16>;
 using NumericTypes = TypeList<float, double, int32_t, int64_t>;
 using NarrowIntegerTypes = TypeList<int8_t, uint8_t, int16_t, uint16_t, uint32_t, uint64_t>;
 using EveryNumericType = ConcatTypes<ConcatTypes<NumericTypes, NarrowIntegerTypes>, HalfTypes>;
+using IntegerTypes = ConcatTypes<TypeList<int32_t, int64_t>, NarrowIntegerTypes>;
 using SignedNumericTypes = ConcatTypes<NumericTypes, TypeList<int8_t, int16_t, Float16, BFloat16>>;
 using CoreTypes = TypeList<float, double, int32_t, int64_t, bool>;
 using AllTypes = ConcatTypes<EveryNumericType, TypeList<bool>>;

@@ -1,8 +1,10 @@
-// Arithmetic kernels: Add Sub Mul Div Pow, Neg Abs Sqrt Reciprocal Exp Log, and the variadic
-// Min / Max. Also register_elementwise_kernels, which registers the elementwise family's other
-// files too (see elementwise_common.h for how they run).
+// Arithmetic kernels: Add Sub Mul Div Pow, Neg Abs Sqrt Reciprocal Exp Log, the variadic
+// Min / Max, and the integer bit operations BitShift BitwiseAnd BitwiseOr BitwiseXor BitwiseNot.
+// Also register_elementwise_kernels, which registers the elementwise family's other files too (see
+// elementwise_common.h for how they run).
 
 #include <cmath>
+#include <limits>
 #include <type_traits>
 
 #include "elementwise_common.h"
@@ -96,6 +98,52 @@ struct Maximum {
 template <class T>
 struct Minimum {
   T operator()(T a, T b) const { return a != a ? a : (a <= b ? a : b); }
+};
+
+// ---- Bit operations (integers) ----
+
+template <class T>
+struct BitAnd {
+  T operator()(T a, T b) const { return static_cast<T>(a & b); }
+};
+template <class T>
+struct BitOr {
+  T operator()(T a, T b) const { return static_cast<T>(a | b); }
+};
+template <class T>
+struct BitXor {
+  T operator()(T a, T b) const { return static_cast<T>(a ^ b); }
+};
+template <class T>
+struct BitNot {
+  T operator()(T x) const { return static_cast<T>(~x); }
+};
+// A shift by the width or more, or a negative one, leaves only what the sign extension gives
+// (ONNX): 0, or -1 for a right shift of a negative signed X. C++ leaves those shifts undefined.
+template <class T>
+bool shift_in_range(T y) {
+  if constexpr (std::is_signed_v<T>) {
+    if (y < 0) return false;
+  }
+  return y < std::numeric_limits<std::make_unsigned_t<T>>::digits;
+}
+template <class T>
+struct ShiftLeft {
+  T operator()(T x, T y) const {
+    return shift_in_range(y) ? static_cast<T>(static_cast<Unsigned<T>>(x) << y) : T{0};
+  }
+};
+// Signed: arithmetic (C++20 defines >> of a negative value so).
+template <class T>
+struct ShiftRight {
+  T operator()(T x, T y) const {
+    if (shift_in_range(y)) return static_cast<T>(x >> y);
+    if constexpr (std::is_signed_v<T>) {
+      return x < 0 ? T{-1} : T{0};
+    } else {
+      return T{0};
+    }
+  }
 };
 
 // ---- Unary ops ----
@@ -293,12 +341,23 @@ const OpDTypeKernels& arithmetic_kernels() {
     at(K::Log) = unary_kernels<Log>(FloatTypes{}, "log");
     at(K::Min) = extremum_kernels<Minimum>("min");
     at(K::Max) = extremum_kernels<Maximum>("max");
+    at(K::BitwiseAnd) = binary_kernels<BitAnd>(IntegerTypes{}, "bitwise_and");
+    at(K::BitwiseOr) = binary_kernels<BitOr>(IntegerTypes{}, "bitwise_or");
+    at(K::BitwiseXor) = binary_kernels<BitXor>(IntegerTypes{}, "bitwise_xor");
+    at(K::BitwiseNot) = unary_kernels<BitNot>(IntegerTypes{}, "bitwise_not");
+    at(K::BitShift) = binary_kernels<ShiftLeft>(IntegerTypes{}, "shift_left");  // see below
     return t;
   }();
   return kKernels;
 }
 
+// Every op keys on the dtype of input 0; BitShift also on its direction.
 KernelSelection select_arithmetic(const KernelQuery& query) {
+  if (query.node.op == OpKind::BitShift &&
+      AttrReader(query.node).get_string("direction") == "right") {
+    static const DTypeKernels kRight = binary_kernels<ShiftRight>(IntegerTypes{}, "shift_right");
+    return select_by_dtype(kRight, query.node, query.inputs[0]->dtype);
+  }
   return select_by_dtype(arithmetic_kernels()[static_cast<size_t>(op_index(query.node.op))],
                          query.node, query.inputs[0]->dtype);
 }

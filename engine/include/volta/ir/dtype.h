@@ -60,6 +60,7 @@ inline constexpr DTypeSet kNumericTypes{DType::F32, DType::F64, DType::I32, DTyp
 inline constexpr DTypeSet kNarrowIntegerTypes{DType::I8,  DType::U8,  DType::I16,
                                               DType::U16, DType::U32, DType::U64};
 inline constexpr DTypeSet kIntegerTypes = kIndexTypes | kNarrowIntegerTypes;
+inline constexpr DTypeSet kUnsignedTypes{DType::U8, DType::U16, DType::U32, DType::U64};
 // Every type with numbers: what elementwise arithmetic and comparisons take.
 inline constexpr DTypeSet kEveryNumericType = kNumericTypes | kHalfTypes | kNarrowIntegerTypes;
 // What Neg takes: the numeric types with a sign.

@@ -96,7 +96,9 @@ namespace volta {
   /* linalg, internal: created by graph passes, never imported */                           \
                     X(FusedMatMul)                                                            \
   /* convolution, backward-only: created by VJP rules, never imported */                     \
-                    X(ConvGradFilter)
+                    X(ConvGradFilter)                                                         \
+  /* elementwise: integer bit operations */                                                 \
+                    X(BitShift) X(BitwiseAnd) X(BitwiseOr) X(BitwiseXor) X(BitwiseNot)
 // clang-format on
 
 enum class OpKind : uint16_t {
