@@ -53,7 +53,7 @@ void activation_cases(CaseList& cases) {
                                             {{2, kChunk + 3}, {kChunk + 3}}}) {
     cases.add(K::PRelu, {f32(x), f32(slope)});
   }
-  for (DType d : {DType::F64, DType::I32, DType::I64}) {
+  for (DType d : {DType::F64, DType::I32, DType::I64, DType::F16, DType::BF16}) {
     cases.add(K::PRelu, {of(d, {3, 5}), of(d, {5})});
   }
 }

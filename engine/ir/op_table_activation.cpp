@@ -8,6 +8,9 @@
 namespace volta::op_table {
 namespace {
 
+// The activations compute in f32 or f64; f16 and bf16 widen to f32 and round once.
+constexpr DTypeSet kActivationTypes = kFloatTypes | kHalfTypes;
+
 // PRelu: the slope broadcasts to X in one direction only, so the output has X's shape.
 std::vector<TypeInfo> prelu_shape(const InferContext& ctx) {
   const Shape& x = ctx.input(0).shape;
@@ -26,7 +29,7 @@ AttrSpec float_attr(std::string_view name, double def) {
 
 OpSchema activation(OpKind kind, std::string_view name, Differentiability x,
                     std::string_view summary, std::vector<AttrSpec> attrs = {}) {
-  return unary(kind, name, OpFamily::Activation, kFloatTypes, x, InputDomain::Any, summary,
+  return unary(kind, name, OpFamily::Activation, kActivationTypes, x, InputDomain::Any, summary,
                std::move(attrs));
 }
 
@@ -37,17 +40,17 @@ void add_activation_schemas(std::vector<OpSchema>& t) {
   using F = OpFamily;
   const InputDomain any = InputDomain::Any;
 
-  t.push_back(
-      unary(K::Erf, "Erf", F::Activation, kFloatTypes, D::Differentiable, any, "error function"));
-  t.push_back(unary(K::Tanh, "Tanh", F::Activation, kFloatTypes, D::Differentiable, any,
+  t.push_back(unary(K::Erf, "Erf", F::Activation, kActivationTypes, D::Differentiable, any,
+                    "error function"));
+  t.push_back(unary(K::Tanh, "Tanh", F::Activation, kActivationTypes, D::Differentiable, any,
                     "hyperbolic tangent"));
-  t.push_back(unary(K::Sigmoid, "Sigmoid", F::Activation, kFloatTypes, D::Differentiable, any,
+  t.push_back(unary(K::Sigmoid, "Sigmoid", F::Activation, kActivationTypes, D::Differentiable, any,
                     "1 / (1 + e^-X)"));
-  t.push_back(
-      unary(K::Relu, "Relu", F::Activation, kNumericTypes, D::Differentiable, any, "max(X, 0)"));
+  t.push_back(unary(K::Relu, "Relu", F::Activation, kNumericTypes | kHalfTypes, D::Differentiable,
+                    any, "max(X, 0)"));
   t.push_back(unary(K::LeakyRelu, "LeakyRelu", F::Activation, kFloatTypes, D::Differentiable, any,
                     "X if X >= 0 else alpha * X", {{"alpha", AttrType::Float, AttrValue{0.01}}}));
-  t.push_back(unary(K::Gelu, "Gelu", F::Activation, kFloatTypes, D::Differentiable, any,
+  t.push_back(unary(K::Gelu, "Gelu", F::Activation, kActivationTypes, D::Differentiable, any,
                     "X * Phi(X); approximate=\"tanh\" uses the tanh form",
                     {{"approximate",
                       AttrType::String,
@@ -73,7 +76,7 @@ void add_activation_schemas(std::vector<OpSchema>& t) {
                          "log(e^X + 1), computed as max(X, 0) + log1p(e^-|X|)"));
   t.push_back(
       activation(K::Softsign, "Softsign", D::Differentiable, "X / (1 + |X|); +-1 at +-Inf"));
-  OpSchema prelu = binary(K::PRelu, "PRelu", kNumericTypes, D::Differentiable, any,
+  OpSchema prelu = binary(K::PRelu, "PRelu", kNumericTypes | kHalfTypes, D::Differentiable, any,
                           "X if X >= 0 else slope * X; slope broadcasts to X");
   prelu.family = F::Activation;
   prelu.inputs = {{"X", 'T', D::Differentiable}, {"slope", 'T', D::Differentiable}};

@@ -5,6 +5,7 @@
 #include <numbers>
 
 #include "export_writer.h"
+#include "lowering.h"
 
 namespace volta::onnx {
 
@@ -44,9 +45,23 @@ namespace {
 
 using K = OpKind;
 
+// f16 and bf16 compute Gelu in f32 and round once: the definition runs between two Casts, so
+// that no step of it rounds to the 16-bit type.
 void emit_gelu_node(ModelWriter& w, const Node& node) {
-  emit_gelu(w, node, w.name_of(node.inputs[0]), w.graph().value(node.inputs[0]).dtype,
-            w.name_of(node.outputs[0]), AttrReader(node).get_string("approximate"));
+  const DType dtype = w.graph().value(node.inputs[0]).dtype;
+  const std::string approximate = AttrReader(node).get_string("approximate");
+  if (!is_half(dtype)) {
+    emit_gelu(w, node, w.name_of(node.inputs[0]), dtype, w.name_of(node.outputs[0]), approximate);
+    return;
+  }
+  const std::string base = w.node_name(node);
+  const std::string wide = w.fresh_name(base + ".f32");
+  const std::string result = w.fresh_name(base + ".gelu_f32");
+  set_attribute(w.add_node("Cast", {w.name_of(node.inputs[0])}, {wide}, base + "/widen"), "to",
+                onnx_from_dtype(DType::F32));
+  emit_gelu(w, node, wide, DType::F32, result, approximate);
+  set_attribute(w.add_node("Cast", {result}, {w.name_of(node.outputs[0])}, base + "/round"), "to",
+                onnx_from_dtype(dtype));
 }
 
 // activation(MatMul(A, B) + bias), the Add reading bias first when bias_first says so: the
@@ -76,12 +91,14 @@ void emit_fused_matmul(ModelWriter& w, const Node& node) {
 }  // namespace
 
 void add_decomposed_rules(std::vector<ExportRule>& rules) {
-  rules.push_back({K::Gelu,
-                   &emit_gelu_node,
-                   {"Less", "Where", "Div", "Erf", "Add", "Mul", "Tanh"},
-                   "ONNX's Gelu is opset 20: x * 0.5 * (1 + erf(x / sqrt(2))), or with "
-                   "approximate=tanh x * 0.5 * (1 + tanh(sqrt(2/pi) * (x + 0.044715 x^3))), x "
-                   "clamped below at -40 (tanh: -30) where the result is -0 as in Volta"});
+  rules.push_back(
+      {K::Gelu,
+       &emit_gelu_node,
+       {"Less", "Where", "Div", "Erf", "Add", "Mul", "Tanh", "Cast"},
+       "ONNX's Gelu is opset 20: x * 0.5 * (1 + erf(x / sqrt(2))), or with "
+       "approximate=tanh x * 0.5 * (1 + tanh(sqrt(2/pi) * (x + 0.044715 x^3))), x "
+       "clamped below at -40 (tanh: -30) where the result is -0 as in Volta; f16 and bf16 "
+       "between Casts to f32 and back, as Volta computes them"});
   rules.push_back({K::FusedMatMul,
                    &emit_fused_matmul,
                    {"MatMul", "Add", "Relu", "Less", "Where", "Div", "Erf", "Mul", "Tanh"},

@@ -192,13 +192,16 @@ void leaky_relu_kernel(const KernelArgs& args) {
 
 // ---- Tables ----
 
+// f32 and f64 compute as themselves; f16 and bf16 widen to f32 and round once (KernelOp).
+using ActivationTypes = ConcatTypes<FloatTypes, HalfTypes>;
+
 // Kernels named "<dtype>_<name>_<impl>" for each T of the list.
 template <template <class> class Op, class List>
 DTypeKernels unary_kernels(List types, std::string_view name) {
   return make_kernels(types, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    return CpuKernel{&unary_kernel<T, Op<T>>,
-                     kernel_variant(dtype_of<T>(), name, impl_of<Op<T>>())};
+    return CpuKernel{&unary_kernel<T, KernelOp<T, Op>>,
+                     kernel_variant(dtype_of<T>(), name, impl_of<KernelOp<T, Op>>())};
   });
 }
 
@@ -206,8 +209,8 @@ template <template <class> class Op, class List>
 DTypeKernels binary_kernels(List types, std::string_view name) {
   return make_kernels(types, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    return CpuKernel{&binary_kernel<T, Op<T>>,
-                     kernel_variant(dtype_of<T>(), name, impl_of<Op<T>>())};
+    return CpuKernel{&binary_kernel<T, KernelOp<T, Op>>,
+                     kernel_variant(dtype_of<T>(), name, impl_of<KernelOp<T, Op>>())};
   });
 }
 
@@ -224,21 +227,21 @@ const OpDTypeKernels& activation_kernels() {
     using K = OpKind;
     OpDTypeKernels t{};
     auto at = [&t](OpKind op) -> DTypeKernels& { return t[static_cast<size_t>(op_index(op))]; };
-    at(K::Erf) = unary_kernels<Erf>(FloatTypes{}, "erf");
-    at(K::Tanh) = unary_kernels<Tanh>(FloatTypes{}, "tanh");
-    at(K::Sigmoid) = unary_kernels<Sigmoid>(FloatTypes{}, "sigmoid");
-    at(K::Relu) = unary_kernels<Relu>(NumericTypes{}, "relu");
+    at(K::Erf) = unary_kernels<Erf>(ActivationTypes{}, "erf");
+    at(K::Tanh) = unary_kernels<Tanh>(ActivationTypes{}, "tanh");
+    at(K::Sigmoid) = unary_kernels<Sigmoid>(ActivationTypes{}, "sigmoid");
+    at(K::Relu) = unary_kernels<Relu>(ConcatTypes<NumericTypes, HalfTypes>{}, "relu");
     at(K::LeakyRelu) = leaky_relu_kernels();
-    at(K::Elu) = unary_kernels<Elu>(FloatTypes{}, "elu");
-    at(K::Selu) = unary_kernels<Selu>(FloatTypes{}, "selu");
-    at(K::Celu) = unary_kernels<Celu>(FloatTypes{}, "celu");
-    at(K::HardSigmoid) = unary_kernels<HardSigmoid>(FloatTypes{}, "hard_sigmoid");
-    at(K::HardSwish) = unary_kernels<HardSwish>(FloatTypes{}, "hard_swish");
-    at(K::Softplus) = unary_kernels<Softplus>(FloatTypes{}, "softplus");
-    at(K::Softsign) = unary_kernels<Softsign>(FloatTypes{}, "softsign");
-    at(K::PRelu) = binary_kernels<PRelu>(NumericTypes{}, "prelu");
-    at(K::ThresholdedRelu) = unary_kernels<ThresholdedRelu>(FloatTypes{}, "thresholded_relu");
-    at(K::Shrink) = unary_kernels<Shrink>(FloatTypes{}, "shrink");
+    at(K::Elu) = unary_kernels<Elu>(ActivationTypes{}, "elu");
+    at(K::Selu) = unary_kernels<Selu>(ActivationTypes{}, "selu");
+    at(K::Celu) = unary_kernels<Celu>(ActivationTypes{}, "celu");
+    at(K::HardSigmoid) = unary_kernels<HardSigmoid>(ActivationTypes{}, "hard_sigmoid");
+    at(K::HardSwish) = unary_kernels<HardSwish>(ActivationTypes{}, "hard_swish");
+    at(K::Softplus) = unary_kernels<Softplus>(ActivationTypes{}, "softplus");
+    at(K::Softsign) = unary_kernels<Softsign>(ActivationTypes{}, "softsign");
+    at(K::PRelu) = binary_kernels<PRelu>(ConcatTypes<NumericTypes, HalfTypes>{}, "prelu");
+    at(K::ThresholdedRelu) = unary_kernels<ThresholdedRelu>(ActivationTypes{}, "thresholded_relu");
+    at(K::Shrink) = unary_kernels<Shrink>(ActivationTypes{}, "shrink");
     return t;
   }();
   return kKernels;
@@ -252,8 +255,8 @@ KernelSelection select_activation(const KernelQuery& query) {
 
 // Gelu's kernel depends on its `approximate` attribute: "none" (erf) or "tanh".
 KernelSelection select_gelu(const KernelQuery& query) {
-  static const DTypeKernels kErf = unary_kernels<Gelu>(FloatTypes{}, "gelu_erf");
-  static const DTypeKernels kTanh = unary_kernels<GeluTanh>(FloatTypes{}, "gelu_tanh");
+  static const DTypeKernels kErf = unary_kernels<Gelu>(ActivationTypes{}, "gelu_erf");
+  static const DTypeKernels kTanh = unary_kernels<GeluTanh>(ActivationTypes{}, "gelu_tanh");
   const bool tanh = AttrReader(query.node).get_string("approximate") == "tanh";
   return select_by_dtype(tanh ? kTanh : kErf, query.node, query.inputs[0]->dtype);
 }
@@ -263,7 +266,7 @@ KernelSelection select_gelu(const KernelQuery& query) {
 void register_activation_kernels(KernelTable& table) {
   register_family(table, activation_kernels(), &select_activation);
   table[static_cast<size_t>(op_index(OpKind::Gelu))] =
-      OpKernels{&select_gelu, kFloatTypes, KernelDeterminism::BitExact};
+      OpKernels{&select_gelu, kFloatTypes | kHalfTypes, KernelDeterminism::BitExact};
 }
 
 }  // namespace volta::cpu
