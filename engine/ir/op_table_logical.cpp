@@ -20,7 +20,7 @@ OpSchema classify(OpKind kind, std::string_view name, std::vector<AttrSpec> attr
                   .family = OpFamily::Logical,
                   .inputs = {{"X", 'T', D::NotDifferentiable}},  // the output is bool
                   .outputs = {{"Y", 'B'}},
-                  .type_params = {{'T', kFloatTypes}, {'B', kBoolType}},
+                  .type_params = {{'T', kFloatTypes | kHalfTypes}, {'B', kBoolType}},
                   .attrs = std::move(attrs),
                   .infer = bool_like_input0,
                   .summary = summary,

@@ -157,19 +157,6 @@ inline int64_t highest_of(DType dtype) {
   });
 }
 
-template <class T>
-constexpr bool kIsHalf = std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>;
-
-// An element as the reference computes on it: f16 and bf16 widened to float (exactly).
-template <class T>
-auto widened(T x) {
-  if constexpr (kIsHalf<T>) {
-    return static_cast<float>(x);
-  } else {
-    return x;
-  }
-}
-
 // The value of `dtype` nearest to v (how set_double stores it).
 inline double round_to(DType dtype, double v) {
   Tensor t(dtype, Shape{1});

@@ -21,10 +21,6 @@ using OpDTypeKernels = std::array<DTypeKernels, kOpCount>;
 
 constexpr size_t dtype_index(DType dtype) { return static_cast<size_t>(dtype); }
 
-// f16 and bf16, which kernels widen to f32 to compute on.
-template <class T>
-constexpr bool kIsHalf = std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>;
-
 template <class... Ts>
 struct TypeList {};
 template <class A, class B>

@@ -47,16 +47,6 @@ bool truncation_fits(double v) {
   return std::trunc(v) >= kLowestOf<To> && v < kPastMaxOf<To>;
 }
 
-// The value a kernel computes with: f16/bf16 widened to f32, others as they are.
-template <class T>
-auto widened(T x) {
-  if constexpr (kIsHalf<T>) {
-    return static_cast<float>(x);
-  } else {
-    return x;
-  }
-}
-
 // The first element of the row x[0, count) whose conversion to To is not defined, or -1.
 template <class To, class Source>
 int64_t first_unconvertible(const Source& x, int64_t count) {

@@ -91,10 +91,10 @@ DTypeKernels compare_kernels(List types, std::string_view name) {
 
 template <template <class> class Op>
 DTypeKernels classify_kernels(std::string_view name) {
-  return make_kernels(FloatTypes{}, [&](auto tag) {
+  return make_kernels(ConcatTypes<FloatTypes, HalfTypes>{}, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    return CpuKernel{&classify_kernel<T, Op<T>>,
-                     kernel_variant(dtype_of<T>(), name, impl_of<Op<T>>())};
+    return CpuKernel{&classify_kernel<T, KernelOp<T, Op>>,
+                     kernel_variant(dtype_of<T>(), name, impl_of<KernelOp<T, Op>>())};
   });
 }
 

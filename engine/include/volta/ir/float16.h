@@ -88,4 +88,18 @@ inline float BFloat16::to_float() const {
 
 static_assert(sizeof(Float16) == 2 && sizeof(BFloat16) == 2);
 
+// Whether T is one of the 16-bit float storage types.
+template <class T>
+inline constexpr bool kIsHalf = std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>;
+
+// A value as Volta computes on it: f16 and bf16 widened (exactly) to f32, others as they are.
+template <class T>
+auto widened(T x) {
+  if constexpr (kIsHalf<T>) {
+    return static_cast<float>(x);
+  } else {
+    return x;
+  }
+}
+
 }  // namespace volta
