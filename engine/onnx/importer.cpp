@@ -47,6 +47,8 @@ class NodeContext final : public LoweringContext {
   const TypeInfo& input_type(int i) override;
   const Tensor& constant_input(int i, std::string_view what) override;
   bool is_constant(int i) override;
+  const Tensor& constant_value(ValueId v, std::string_view what) override;
+  const Sequence& input_sequence(int i) override;
 
   bool has_attr(std::string_view name) const override { return find_attr(name) != nullptr; }
   int64_t attr_int(std::string_view name, std::optional<int64_t> def) override;
@@ -69,6 +71,7 @@ class NodeContext final : public LoweringContext {
   }
   void set_output(int i, ValueId value) override;
   void set_output_constant(int i, Tensor value) override;
+  void set_output_sequence(int i, Sequence value) override;
 
   ValueId add(OpKind op, std::vector<ValueId> inputs, Attributes attrs) override;
   std::vector<ValueId> add_node(OpKind op, std::vector<ValueId> inputs, Attributes attrs,
@@ -112,6 +115,10 @@ class Importer {
   Graph& graph() { return graph_; }
   ValueId value_of(const std::string& onnx_name, const std::string& node) const;
   void bind(const std::string& onnx_name, ValueId v) { names_[onnx_name] = v; }
+  const Sequence& sequence_of(const std::string& onnx_name, const std::string& node) const;
+  void bind_sequence(const std::string& onnx_name, Sequence s) {
+    sequences_.insert_or_assign(onnx_name, std::move(s));
+  }
   const Tensor& known_value(ValueId v, const std::string& who, std::string_view what);
   bool is_static(ValueId v);
   void record_constant(ValueId v, Tensor t) { known_.insert_or_assign(v.index, std::move(t)); }
@@ -133,8 +140,9 @@ class Importer {
   ConstantEvaluator evaluate_;
   Graph graph_;
   std::map<std::string, ValueId, std::less<>> names_;
-  std::map<int32_t, Tensor> known_;     // values computed at import time
-  std::map<int32_t, int> producer_;     // value index -> node index in graph_
+  std::map<std::string, Sequence, std::less<>> sequences_;  // sequence values, by ONNX name
+  std::map<int32_t, Tensor> known_;                         // values computed at import time
+  std::map<int32_t, int> producer_;                         // value index -> node index in graph_
   std::map<int32_t, int> input_index_;  // graph input value index -> model input index
   std::set<int> value_inputs_;          // model inputs read by value
   std::set<std::string> failed_;        // outputs of failed nodes (check mode)
@@ -146,11 +154,27 @@ class Importer {
 
 ValueId Importer::value_of(const std::string& onnx_name, const std::string& node) const {
   const auto it = names_.find(onnx_name);
+  if (it == names_.end() && sequences_.contains(onnx_name)) {
+    fail(ErrorCode::ImportUnsupported,
+         "node '" + node + "' reads the sequence '" + onnx_name +
+             "' as a tensor; supported: sequences as inputs of the sequence ops "
+             "(SequenceAt, SequenceInsert, SequenceErase, SequenceLength, ConcatFromSequence)");
+  }
   if (it == names_.end()) {
     fail(ErrorCode::ImportInvalidModel, "node '" + node + "' reads '" + onnx_name +
                                             "', which no input, initializer or earlier "
                                             "node defines (the graph must be in "
                                             "topological order)");
+  }
+  return it->second;
+}
+
+const Sequence& Importer::sequence_of(const std::string& onnx_name, const std::string& node) const {
+  const auto it = sequences_.find(onnx_name);
+  if (it == sequences_.end()) {
+    value_of(onnx_name, node);  // undefined: I-INVALID-MODEL
+    fail(ErrorCode::ImportInvalidModel,
+         "node '" + node + "' takes a sequence; '" + onnx_name + "' is a tensor");
   }
   return it->second;
 }
@@ -302,8 +326,8 @@ void Importer::lower(const ::onnx::NodeProto& node, int index, const std::string
   auto unsupported = [&](const std::string& what) {
     fail(ErrorCode::ImportUnsupported, "node '" + name + "' (" + node.op_type() + "): " + what);
   };
-  const NodeLowering found =
-      find_lowering(node.domain(), node.op_type(), model_.opset, model_.preview_opset);
+  const NodeLowering found = find_lowering(node.domain(), node.op_type(), model_.opset,
+                                           model_.domain_opset(node.domain()));
   const VersionCheck& version = found.version;
   if (version.invalid)
     fail(ErrorCode::ImportInvalidModel, "node '" + name + "': " + version.problem);
@@ -393,6 +417,15 @@ const Tensor& NodeContext::constant_input(int i, std::string_view what) {
 
 bool NodeContext::is_constant(int i) { return importer_.is_static(input(i)); }
 
+const Tensor& NodeContext::constant_value(ValueId v, std::string_view what) {
+  return importer_.known_value(v, name_, what);
+}
+
+const Sequence& NodeContext::input_sequence(int i) {
+  if (!has_input(i)) invalid("input " + std::to_string(i) + " is required");
+  return importer_.sequence_of(node_.input(i), name_);
+}
+
 const ::onnx::AttributeProto* NodeContext::find_attr(std::string_view name) const {
   for (const auto& a : node_.attribute()) {
     if (a.name() == name) return &a;
@@ -464,6 +497,12 @@ std::vector<ValueId> NodeContext::lower_graph_attr(std::string_view name,
 void NodeContext::set_output(int i, ValueId value) {
   if (!has_output(i)) return;  // an optional output the model does not use
   importer_.bind(node_.output(i), value);
+  produced_[static_cast<size_t>(i)] = true;
+}
+
+void NodeContext::set_output_sequence(int i, Sequence value) {
+  if (!has_output(i)) return;
+  importer_.bind_sequence(node_.output(i), std::move(value));
   produced_[static_cast<size_t>(i)] = true;
 }
 

@@ -546,7 +546,8 @@ void lower_rotary_embedding(LoweringContext& ctx) {
 void register_attention_lowerings(LoweringTable& table) {
   table.add_composite("Attention", OpFamily::Linalg, 23, &lower_attention);
   table.add_composite("RotaryEmbedding", OpFamily::Linalg, 23, &lower_rotary_embedding);
-  table.add_preview_composite("FlexAttention", OpFamily::Linalg, &lower_flex_attention);
+  table.add_preview_composite(kPreviewDomain, "FlexAttention", OpFamily::Linalg,
+                              &lower_flex_attention);
 }
 
 }  // namespace volta::onnx

@@ -15,8 +15,8 @@ namespace volta::onnx {
 namespace {
 
 // The kernel's spatial dims from W, checked against kernel_shape when that is given.
-Ints weight_kernel(LoweringContext& ctx, int spatial) {
-  const Shape& w = ctx.input_type(1).shape;
+Ints weight_kernel(LoweringContext& ctx, int spatial, int w_input = 1) {
+  const Shape& w = ctx.input_type(w_input).shape;
   if (w.rank() != spatial + 2) {
     ctx.invalid("W " + w.str() + " must have rank " + std::to_string(spatial + 2));
   }
@@ -35,17 +35,8 @@ std::vector<ValueId> conv_inputs(LoweringContext& ctx) {
 }
 
 void lower_conv(LoweringContext& ctx) {
-  const int spatial = spatial_rank(ctx);
-  const Ints kernel = weight_kernel(ctx, spatial);
-  const Ints strides = per_axis(ctx, "strides", spatial, 1);
-  const Ints dilations = per_axis(ctx, "dilations", spatial, 1);
-  const Ints pads = resolve_pads(ctx, read_auto_pad(ctx), kernel, strides, dilations);
-  ctx.set_output(0, ctx.add(OpKind::Conv, conv_inputs(ctx),
-                            {{"kernel_shape", kernel},
-                             {"strides", strides},
-                             {"dilations", dilations},
-                             {"pads", pads},
-                             {"group", ctx.attr_int("group", 1)}}));
+  ctx.set_output(0,
+                 ctx.add(OpKind::Conv, conv_inputs(ctx), conv_attributes(ctx, spatial_rank(ctx))));
 }
 
 // Output size = stride * (in - 1) + output_padding + dilated kernel - pads. Given an output
@@ -238,6 +229,18 @@ void lower_col2im(LoweringContext& ctx) {
 }
 
 }  // namespace
+
+Attributes conv_attributes(LoweringContext& ctx, int spatial, int w_input) {
+  const Ints kernel = weight_kernel(ctx, spatial, w_input);
+  const Ints strides = per_axis(ctx, "strides", spatial, 1);
+  const Ints dilations = per_axis(ctx, "dilations", spatial, 1);
+  const Ints pads = resolve_pads(ctx, read_auto_pad(ctx), kernel, strides, dilations);
+  return {{"kernel_shape", kernel},
+          {"strides", strides},
+          {"dilations", dilations},
+          {"pads", pads},
+          {"group", ctx.attr_int("group", 1)}};
+}
 
 void register_convolution_lowerings(LoweringTable& table) {
   table.add("Conv", OpKind::Conv, 1, &lower_conv);

@@ -19,9 +19,8 @@ struct PoolVersions {
   int ceil_mode;
 };
 
-// The window attributes every windowed pool shares.
-Attributes pool_window(LoweringContext& ctx, PoolVersions versions) {
-  const int spatial = spatial_rank(ctx);
+// The window attributes every windowed pool shares, for an X of `spatial` spatial dims.
+Attributes pool_window(LoweringContext& ctx, PoolVersions versions, int spatial) {
   const Ints kernel = ctx.attr_ints("kernel_shape", std::nullopt);
   if (kernel.size() != static_cast<size_t>(spatial)) {
     ctx.invalid("kernel_shape has " + std::to_string(kernel.size()) + " entries; the input has " +
@@ -42,18 +41,23 @@ Attributes pool_window(LoweringContext& ctx, PoolVersions versions) {
           {"ceil_mode", ceil_mode}};
 }
 
+// Version 12's int8 and uint8 inputs pool as f32, which holds them exactly: a window's
+// maximum is one of its elements, and casts back exactly.
 void lower_max_pool(LoweringContext& ctx) {
-  Attributes attrs = pool_window(ctx, {10, 10});
+  const DType dtype = ctx.input_type(0).dtype;
+  const bool eight_bit = ctx.since_version() >= 12 && (dtype == DType::U8 || dtype == DType::I8);
+  Attributes attrs = pool_window(ctx, {10, 10}, eight_bit ? spatial_dims(ctx) : spatial_rank(ctx));
   const bool indices = ctx.since_version() >= 8 && ctx.has_output(1);
   if (ctx.since_version() >= 8) attrs["storage_order"] = ctx.attr_int("storage_order", 0);
+  const ValueId x = eight_bit ? as_dtype(ctx, ctx.input(0), DType::F32) : ctx.input(0);
   const std::vector<ValueId> outs =
-      ctx.add_node(OpKind::MaxPool, {ctx.input(0)}, std::move(attrs), indices ? 2 : 1);
-  ctx.set_output(0, outs[0]);
+      ctx.add_node(OpKind::MaxPool, {x}, std::move(attrs), indices ? 2 : 1);
+  ctx.set_output(0, eight_bit ? as_dtype(ctx, outs[0], dtype) : outs[0]);
   if (indices) ctx.set_output(1, outs[1]);
 }
 
 void lower_average_pool(LoweringContext& ctx) {
-  Attributes attrs = pool_window(ctx, {19, 10});
+  Attributes attrs = pool_window(ctx, {19, 10}, spatial_rank(ctx));
   if (ctx.since_version() >= 7) attrs["count_include_pad"] = ctx.attr_int("count_include_pad", 0);
   ctx.set_output(0, ctx.add(OpKind::AveragePool, {ctx.input(0)}, std::move(attrs)));
 }
@@ -75,7 +79,7 @@ int64_t read_p(LoweringContext& ctx) {
 }
 
 void lower_lp_pool(LoweringContext& ctx) {
-  Attributes attrs = pool_window(ctx, {18, 18});
+  Attributes attrs = pool_window(ctx, {18, 18}, spatial_rank(ctx));
   attrs["p"] = read_p(ctx);
   ctx.set_output(0, ctx.add(OpKind::LpPool, {ctx.input(0)}, std::move(attrs)));
 }

@@ -15,18 +15,23 @@ namespace volta::onnx {
 
 using Ints = std::vector<int64_t>;
 
-// The spatial rank of X ([N, C, D1...Dn]); only float inputs and 1 to 3 spatial dims.
-inline int spatial_rank(LoweringContext& ctx) {
+// The spatial rank of X ([N, C, D1...Dn]): 1 to 3 spatial dims.
+inline int spatial_dims(LoweringContext& ctx) {
   const TypeInfo& x = ctx.input_type(0);
-  if (x.dtype != DType::F32 && x.dtype != DType::F64) {
-    ctx.unsupported("input dtype " + std::string(dtype_name(x.dtype)) +
-                    "; supported: float, double");
-  }
   if (x.shape.rank() < 3 || x.shape.rank() > 5) {
     ctx.unsupported("input shape " + x.shape.str() +
                     "; supported: [N, C, D1...Dn] with 1 to 3 spatial dims");
   }
   return x.shape.rank() - 2;
+}
+
+// spatial_dims of a float X (f32, f64).
+inline int spatial_rank(LoweringContext& ctx) {
+  const DType x = ctx.input_type(0).dtype;
+  if (x != DType::F32 && x != DType::F64) {
+    ctx.unsupported("input dtype " + std::string(dtype_name(x)) + "; supported: float, double");
+  }
+  return spatial_dims(ctx);
 }
 
 // An attribute with one entry per spatial axis (`per` entries for pads), `fill` if absent.
@@ -78,5 +83,9 @@ inline Ints resolve_pads(LoweringContext& ctx, AutoPad mode, const Ints& kernel,
   }
   return pads;
 }
+
+// The internal Conv's attributes for an ONNX Conv-like node (X input 0, W input `w_input`):
+// kernel from W, strides, dilations, explicit pads and group (lower_convolution.cpp).
+Attributes conv_attributes(LoweringContext& ctx, int spatial, int w_input = 1);
 
 }  // namespace volta::onnx

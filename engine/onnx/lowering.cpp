@@ -209,30 +209,30 @@ VersionCheck check_version(std::string_view op, int64_t opset, const Lowering& l
 }
 
 NodeLowering find_lowering(std::string_view domain, std::string_view op_type, int64_t opset,
-                           int64_t preview_opset) {
+                           int64_t domain_opset) {
   const std::string op(op_type);
-  const bool preview = domain == kPreviewDomain;
-  if (!domain.empty() && domain != "ai.onnx" && !preview) {
+  const bool standard = domain.empty() || domain == "ai.onnx";
+  if (!standard && domain != kPreviewDomain && domain != kTrainingDomain) {
     return {nullptr,
             {0, "domain '" + std::string(domain) +
-                    "' is not supported; supported: the default domain (ai.onnx) and " +
-                    std::string(kPreviewDomain) + " (FlexAttention)"}};
+                    "' is not supported; supported: the default domain (ai.onnx), " +
+                    std::string(kPreviewDomain) + " (FlexAttention) and " +
+                    std::string(kTrainingDomain) + " (Adagrad, Adam, Momentum)"}};
   }
   const Lowering* lowering = lowering_table().find(op_type);
-  if (lowering == nullptr || (lowering->domain == kPreviewDomain) != preview) {
+  if (lowering == nullptr || lowering->domain != (standard ? std::string_view() : domain)) {
     return {nullptr,
-            {0, "op " + op + (preview ? " of domain " + std::string(kPreviewDomain) : "") +
+            {0, "op " + op + (standard ? "" : " of domain " + std::string(domain)) +
                     " is not supported (`volta check --ops` lists the supported ops)"}};
   }
-  if (!preview) return {lowering, check_version(op_type, opset, *lowering)};
-  if (preview_opset == 0) {  // the checker refuses this first (model.cpp)
-    return {lowering,
-            {0, "the model imports no opset of domain " + std::string(kPreviewDomain), true}};
+  if (standard) return {lowering, check_version(op_type, opset, *lowering)};
+  if (domain_opset == 0) {  // the checker refuses this first (model.cpp)
+    return {lowering, {0, "the model imports no opset of domain " + std::string(domain), true}};
   }
-  if (preview_opset > kNewestPreviewOpset) {
+  if (domain_opset > kNewestPreviewOpset) {
     return {lowering,
-            {0, "the model imports opset " + std::to_string(preview_opset) + " of " +
-                    std::string(kPreviewDomain) + "; Volta reads its opset " +
+            {0, "the model imports opset " + std::to_string(domain_opset) + " of " +
+                    std::string(domain) + "; Volta reads its opset " +
                     std::to_string(kNewestPreviewOpset) + " (ONNX 1.23)"}};
   }
   return {lowering, {1, ""}};
@@ -253,9 +253,13 @@ void LoweringTable::add_composite(std::string_view op_type, OpFamily family, int
   add(Lowering{op_type, family, min_version, lower, std::nullopt, {}});
 }
 
-void LoweringTable::add_preview_composite(std::string_view op_type, OpFamily family,
-                                          LowerFn lower) {
-  add(Lowering{op_type, family, 1, lower, std::nullopt, kPreviewDomain});
+void LoweringTable::add_preview_composite(std::string_view domain, std::string_view op_type,
+                                          OpFamily family, LowerFn lower) {
+  if (domain != kPreviewDomain && domain != kTrainingDomain) {
+    throw std::logic_error("ONNX lowering for " + std::string(op_type) + ": domain " +
+                           std::string(domain) + " is not a preview domain");
+  }
+  add(Lowering{op_type, family, 1, lower, std::nullopt, domain});
 }
 
 void LoweringTable::add(Lowering lowering) {
@@ -279,9 +283,13 @@ struct FamilyFile {
 };
 constexpr FamilyFile kFamilyFiles[] = {
     {OpFamily::Elementwise, register_elementwise_lowerings},
+    {OpFamily::Elementwise, register_elementwise_quantize_lowerings},
+    {OpFamily::Elementwise, register_elementwise_optimizer_lowerings},
     {OpFamily::Activation, register_activation_lowerings},
     {OpFamily::Logical, register_logical_lowerings},
+    {OpFamily::Logical, register_logical_loop_lowerings},
     {OpFamily::Linalg, register_linalg_lowerings},
+    {OpFamily::Linalg, register_linalg_quantized_lowerings},
     {OpFamily::Linalg, register_linalg_rnn_lowerings},
     {OpFamily::Linalg, register_attention_lowerings},
     {OpFamily::Linalg, register_linalg_signal_lowerings},
@@ -289,7 +297,9 @@ constexpr FamilyFile kFamilyFiles[] = {
     {OpFamily::Normalization, register_normalization_lowerings},
     {OpFamily::Reduction, register_reduction_lowerings},
     {OpFamily::Movement, register_movement_lowerings},
+    {OpFamily::Movement, register_movement_sequence_lowerings},
     {OpFamily::Convolution, register_convolution_lowerings},
+    {OpFamily::Convolution, register_convolution_quantized_lowerings},
     {OpFamily::Pooling, register_pooling_lowerings},
     {OpFamily::Indexing, register_indexing_lowerings},
     {OpFamily::Loss, register_loss_lowerings},

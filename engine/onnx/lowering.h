@@ -18,6 +18,14 @@
 
 namespace volta::onnx {
 
+// An ONNX sequence (seq(tensor)) known at import time: its element type and its tensors in
+// order. Sequences live only inside the graph, never at its inputs or outputs: the sequence
+// ops' lowerings build and read them, and each element is an ordinary value of the graph.
+struct Sequence {
+  DType dtype = DType::F32;
+  std::vector<ValueId> items;
+};
+
 class LoweringContext {
  public:
   virtual ~LoweringContext() = default;
@@ -48,6 +56,12 @@ class LoweringContext {
   double constant_scalar(int i, std::string_view what);
   // Whether input i's value is known at import time without specializing on a graph input.
   virtual bool is_constant(int i) = 0;
+  // constant_input for a value this lowering built (a loop body's condition output).
+  virtual const Tensor& constant_value(ValueId v, std::string_view what) = 0;
+
+  // Input i as a sequence; I-UNSUPPORTED when it is a tensor (input() likewise refuses a
+  // sequence, naming the ops that take one).
+  virtual const Sequence& input_sequence(int i) = 0;
 
   // ---- Attributes ---------------------------------------------------------------------
   // Every attribute on the node must be read by its lowering: an attribute left unread is
@@ -80,6 +94,7 @@ class LoweringContext {
   // The number of outputs to give an internal node: up to the last one the node declares.
   int declared_outputs() const;
   virtual void set_output(int i, ValueId value) = 0;
+  virtual void set_output_sequence(int i, Sequence value) = 0;
   // An output fully known at import time (Shape, Size, Range, ConstantOfShape, ...): it
   // becomes a Constant node and can feed other nodes' shape arguments.
   virtual void set_output_constant(int i, Tensor value) = 0;
@@ -128,8 +143,9 @@ using LowerFn = void (*)(LoweringContext& ctx);
 // One ONNX op type and how it lowers. The registry of these is the one source of Volta's ONNX
 // mapping: the op table declares none (OpSchema::no_onnx_lowering only says why no ONNX op
 // lowers onto an op), and onnx_lowering_test checks every op of the table against it.
-// ONNX's preview domain, whose ops may still change: Volta reads its opset 1 (ONNX 1.23).
+// ONNX's preview domains, whose ops may still change: Volta reads opset 1 of each (ONNX 1.23).
 inline constexpr std::string_view kPreviewDomain = "ai.onnx.preview";
+inline constexpr std::string_view kTrainingDomain = "ai.onnx.preview.training";
 inline constexpr int64_t kNewestPreviewOpset = 1;
 
 struct Lowering {
@@ -139,7 +155,8 @@ struct Lowering {
   LowerFn lower;
   std::optional<OpKind> onto;  // the internal op it is; nullopt: it becomes constants (Shape,
                                // Range) or a composition of other ops (Sum, RNN, ReduceLogSum)
-  std::string_view domain;     // empty: the default domain; else kPreviewDomain
+  std::string_view domain;     // empty: the default domain; else kPreviewDomain or
+                               // kTrainingDomain
 };
 
 class LoweringTable {
@@ -149,8 +166,9 @@ class LoweringTable {
   void add(std::string_view op_type, OpKind onto, int min_version, LowerFn lower);
   // An ONNX op that becomes constants or a composition of internal ops, reported under `family`.
   void add_composite(std::string_view op_type, OpFamily family, int min_version, LowerFn lower);
-  // A composite op of the preview domain, read at its version 1.
-  void add_preview_composite(std::string_view op_type, OpFamily family, LowerFn lower);
+  // A composite op of a preview domain (kPreviewDomain, kTrainingDomain), read at its version 1.
+  void add_preview_composite(std::string_view domain, std::string_view op_type, OpFamily family,
+                             LowerFn lower);
   void add(Lowering lowering);  // throws std::logic_error on a duplicate op_type
   const Lowering* find(std::string_view op_type) const;
   const std::map<std::string, Lowering, std::less<>>& all() const { return table_; }
@@ -162,9 +180,13 @@ class LoweringTable {
 // One function per family file, lower_<family>.cpp (an oversized family in parts:
 // lower_<family>_<part>.cpp); lowering_table() calls them all.
 void register_elementwise_lowerings(LoweringTable& table);
+void register_elementwise_quantize_lowerings(LoweringTable& table);   // (De)QuantizeLinear
+void register_elementwise_optimizer_lowerings(LoweringTable& table);  // Adagrad, Adam, Momentum
 void register_activation_lowerings(LoweringTable& table);
 void register_logical_lowerings(LoweringTable& table);
+void register_logical_loop_lowerings(LoweringTable& table);  // Loop, Scan
 void register_linalg_lowerings(LoweringTable& table);
+void register_linalg_quantized_lowerings(LoweringTable& table);  // MatMulInteger, QLinearMatMul
 void register_linalg_rnn_lowerings(LoweringTable& table);
 void register_attention_lowerings(LoweringTable& table);      // Attention, RotaryEmbedding (linalg)
 void register_linalg_signal_lowerings(LoweringTable& table);  // DFT, STFT, MelWeightMatrix
@@ -172,7 +194,9 @@ void register_linalg_recurrent_lowerings(LoweringTable& table);  // LinearAttent
 void register_normalization_lowerings(LoweringTable& table);
 void register_reduction_lowerings(LoweringTable& table);
 void register_movement_lowerings(LoweringTable& table);
+void register_movement_sequence_lowerings(LoweringTable& table);  // Sequence*, SplitToSequence
 void register_convolution_lowerings(LoweringTable& table);
+void register_convolution_quantized_lowerings(LoweringTable& table);  // ConvInteger, QLinearConv
 void register_pooling_lowerings(LoweringTable& table);
 void register_indexing_lowerings(LoweringTable& table);
 void register_loss_lowerings(LoweringTable& table);
@@ -191,15 +215,15 @@ struct VersionCheck {
 };
 VersionCheck check_version(std::string_view op, int64_t opset, const Lowering& lowering);
 
-// A node's lowering for a model importing `opset` of the default domain and `preview_opset` of
-// the preview domain (0: none), and the version of its schema in force; or, with `lowering`
-// null or `version.problem` set, why it cannot be lowered: an unknown domain or op, or a version
-// check_version refuses.
+// A node's lowering for a model importing `opset` of the default domain and `domain_opset` of
+// the node's domain when that is a preview domain (0: none), and the version of its schema in
+// force; or, with `lowering` null or `version.problem` set, why it cannot be lowered: an unknown
+// domain or op, or a version check_version refuses.
 struct NodeLowering {
   const Lowering* lowering = nullptr;
   VersionCheck version;
 };
 NodeLowering find_lowering(std::string_view domain, std::string_view op_type, int64_t opset,
-                           int64_t preview_opset);
+                           int64_t domain_opset);
 
 }  // namespace volta::onnx

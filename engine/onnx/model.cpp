@@ -171,7 +171,9 @@ Model Model::parse(std::string_view bytes, std::string source) {
   }
   for (const auto& opset : impl->proto.opset_import()) {
     if (is_default_domain(opset.domain())) impl->opset = opset.version();
-    if (opset.domain() == kPreviewDomain) impl->preview_opset = opset.version();
+    if (!is_default_domain(opset.domain())) {
+      impl->domain_opsets.insert_or_assign(opset.domain(), opset.version());
+    }
   }
   check_model(*impl);
   const auto& graph = impl->proto.graph();
@@ -221,7 +223,10 @@ std::vector<ImportIssue> static_issues(const Model::Impl& model) {
                             "; supported: tensors of " + onnx_tensor_types()});
     }
   };
-  if (model.opset == 0) {
+  const auto& nodes = graph.node();
+  if (model.opset == 0 && std::any_of(nodes.begin(), nodes.end(), [](const auto& n) {
+        return is_default_domain(n.domain());
+      })) {
     issues.push_back({"", "", "the model imports no opset of the default domain (ai.onnx)"});
   }
   for (const ValueSpec& s : model.inputs) check_value(s, "graph input");
@@ -238,8 +243,8 @@ std::vector<ImportIssue> static_issues(const Model::Impl& model) {
     const auto& node = graph.node(i);
     const std::string name =
         node.name().empty() ? node.op_type() + "_" + std::to_string(i) : node.name();
-    const NodeLowering found =
-        find_lowering(node.domain(), node.op_type(), model.opset, model.preview_opset);
+    const NodeLowering found = find_lowering(node.domain(), node.op_type(), model.opset,
+                                             model.domain_opset(node.domain()));
     if (!found.version.problem.empty()) {
       issues.push_back({name, node.op_type(), found.version.problem});
     }

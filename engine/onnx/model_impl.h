@@ -17,8 +17,14 @@ namespace volta::onnx {
 struct Model::Impl {
   ::onnx::ModelProto proto;
   std::string source;
-  int64_t opset = 0;          // default domain; 0 when the model imports none
-  int64_t preview_opset = 0;  // ai.onnx.preview (lowering.h); 0 when the model imports none
+  int64_t opset = 0;  // default domain; 0 when the model imports none
+  std::map<std::string, int64_t, std::less<>> domain_opsets;  // the other domains it imports
+
+  // The opset the model imports of `domain` (a domain other than the default one); 0: none.
+  int64_t domain_opset(std::string_view domain) const {
+    const auto it = domain_opsets.find(domain);
+    return it == domain_opsets.end() ? 0 : it->second;
+  }
   std::vector<ValueSpec> inputs;
   std::vector<ValueSpec> outputs;
   std::set<std::string, std::less<>> initializer_names;

@@ -90,7 +90,7 @@ BOOST_AUTO_TEST_CASE(every_newer_version_of_a_lowered_op_is_read) {
   }
 }
 
-BOOST_AUTO_TEST_CASE(the_preview_domain_lowers_its_own_ops_at_its_opset_1) {
+BOOST_AUTO_TEST_CASE(the_preview_domains_lower_their_own_ops_at_their_opset_1) {
   const NodeLowering flex = find_lowering(kPreviewDomain, "FlexAttention", 26, 1);
   BOOST_TEST_REQUIRE(flex.lowering != nullptr);
   BOOST_TEST(flex.version.problem.empty());
@@ -104,10 +104,17 @@ BOOST_AUTO_TEST_CASE(the_preview_domain_lowers_its_own_ops_at_its_opset_1) {
   BOOST_TEST(find_lowering(kPreviewDomain, "Relu", 26, 1).lowering == nullptr);
   BOOST_TEST(find_lowering("ai.onnx", "Relu", 26, 0).lowering != nullptr);
   BOOST_TEST(find_lowering("com.microsoft", "Relu", 26, 1).version.problem ==
-             "domain 'com.microsoft' is not supported; supported: the default domain (ai.onnx) "
-             "and ai.onnx.preview (FlexAttention)");
+             "domain 'com.microsoft' is not supported; supported: the default domain (ai.onnx), "
+             "ai.onnx.preview (FlexAttention) and ai.onnx.preview.training (Adagrad, Adam, "
+             "Momentum)");
+  BOOST_TEST(find_lowering(kTrainingDomain, "Adam", 0, 1).version.version == 1);
+  BOOST_TEST(find_lowering(kTrainingDomain, "FlexAttention", 0, 1).lowering == nullptr);
+  BOOST_TEST(find_lowering(kPreviewDomain, "Adam", 0, 1).lowering == nullptr);
   for (const auto& [op_type, lowering] : lowering_table().all()) {
-    if (!lowering.domain.empty()) BOOST_TEST(lowering.domain == kPreviewDomain, op_type);
+    if (!lowering.domain.empty()) {
+      BOOST_TEST((lowering.domain == kPreviewDomain || lowering.domain == kTrainingDomain),
+                 op_type);
+    }
   }
 }
 
