@@ -17,6 +17,13 @@ using K = OpKind;
 inline constexpr int64_t kChunk = 16384;
 inline constexpr int64_t kLeaf = 4096;
 
+// Every dtype, in DType order.
+inline std::vector<DType> all_dtypes() {
+  std::vector<DType> all;
+  for (int code = 0; code < kDTypeCount; ++code) all.push_back(static_cast<DType>(code));
+  return all;
+}
+
 inline TypeInfo f32(Shape s) { return {DType::F32, std::move(s)}; }
 inline TypeInfo of(DType d, Shape s) { return {d, std::move(s)}; }
 

@@ -14,9 +14,7 @@ namespace {
 
 using Ints = std::vector<int64_t>;
 using Fixed = std::vector<std::optional<Tensor>>;
-const std::vector<DType> kAll = {DType::F32, DType::F64,  DType::I64, DType::I32, DType::Bool,
-                                 DType::F16, DType::BF16, DType::I8,  DType::U8,  DType::I16,
-                                 DType::U16, DType::U32,  DType::U64};
+const std::vector<DType> kAll = all_dtypes();
 
 void tile(CaseList& cases) {
   const auto op = K::Tile;

@@ -66,9 +66,11 @@ Tensor domain_tensor(const TypeInfo& type, InputDomain domain, uint64_t seed, ui
 }
 
 // Every dtype but f32, which the shape grids use.
-constexpr DType kOtherDTypes[] = {DType::F64, DType::I32,  DType::I64, DType::Bool,
-                                  DType::F16, DType::BF16, DType::I8,  DType::U8,
-                                  DType::I16, DType::U16,  DType::U32, DType::U64};
+const std::vector<DType> kOtherDTypes = [] {
+  std::vector<DType> other = all_dtypes();
+  other.erase(std::find(other.begin(), other.end(), DType::F32));
+  return other;
+}();
 
 }  // namespace
 

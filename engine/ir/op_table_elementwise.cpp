@@ -53,10 +53,11 @@ void add_elementwise_schemas(std::vector<OpSchema>& t) {
       unary(K::Neg, "Neg", F::Elementwise, kSignedNumericTypes, D::Differentiable, any, "-X"));
   t.push_back(
       unary(K::Abs, "Abs", F::Elementwise, kEveryNumericType, D::Differentiable, any, "|X|"));
-  t.push_back(unary(K::Sqrt, "Sqrt", F::Elementwise, kFloatTypes, D::Differentiable,
+  // Correctly rounded in f32, so f16 and bf16 (widened, rounded once) are exact too.
+  t.push_back(unary(K::Sqrt, "Sqrt", F::Elementwise, kFloatTypes | kHalfTypes, D::Differentiable,
                     InputDomain::Positive, "square root (NaN below zero)"));
-  t.push_back(unary(K::Reciprocal, "Reciprocal", F::Elementwise, kFloatTypes, D::Differentiable,
-                    InputDomain::NonZero, "1 / X"));
+  t.push_back(unary(K::Reciprocal, "Reciprocal", F::Elementwise, kFloatTypes | kHalfTypes,
+                    D::Differentiable, InputDomain::NonZero, "1 / X"));
   t.push_back(unary(K::Exp, "Exp", F::Elementwise, kFloatTypes, D::Differentiable, any, "e^X"));
   t.push_back(unary(K::Log, "Log", F::Elementwise, kFloatTypes, D::Differentiable,
                     InputDomain::Positive, "natural logarithm"));

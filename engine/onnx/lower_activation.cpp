@@ -60,11 +60,13 @@ void lower_mish(LoweringContext& ctx) {
 }
 
 // Swish (24): x * sigmoid(alpha * x), alpha (an f32 attribute) in x's type as the function
-// body's CastLike makes it. alpha 1 multiplies by nothing: x * 1 is x.
+// body's CastLike makes it. alpha 1 multiplies by nothing: x * 1 is x. f16 and bf16 round each
+// op's result once, as the body's ops do in those types.
 ValueId swish(LoweringContext& ctx) {
   const DType dtype = ctx.input_type(0).dtype;
-  if (!kFloatTypes.contains(dtype)) {
-    ctx.unsupported("input 0 is " + onnx_name(dtype) + "; supported: FLOAT, DOUBLE");
+  if (!kFloatTypes.contains(dtype) && !kHalfTypes.contains(dtype)) {
+    ctx.unsupported("input 0 is " + onnx_name(dtype) +
+                    "; supported: FLOAT, DOUBLE, FLOAT16, BFLOAT16");
   }
   const double alpha = ctx.attr_float("alpha", 1.0);
   const ValueId x = ctx.input(0);

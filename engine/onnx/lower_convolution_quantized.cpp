@@ -13,16 +13,6 @@
 namespace volta::onnx {
 namespace {
 
-constexpr DTypeSet kEightBit = {DType::U8, DType::I8};
-
-void require_eight_bit(LoweringContext& ctx, int i, std::string_view what) {
-  const DType d = ctx.input_type(i).dtype;
-  if (!kEightBit.contains(d)) {
-    ctx.unsupported(std::string(what) + " of dtype " + std::string(dtype_name(d)) +
-                    "; supported: " + kEightBit.str());
-  }
-}
-
 bool given(LoweringContext& ctx, int i) { return i < ctx.num_inputs() && ctx.has_input(i); }
 
 // Input i (a zero point or scale of W) as a scalar, or [M] per output channel placed on `axis`
@@ -106,19 +96,17 @@ void lower_qlinear_conv(LoweringContext& ctx) {
                       "; supported: f32");
     }
   }
-  const ValueId acc = as_dtype(ctx, integer_conv(ctx, 0, 2, 3, 5, bias), DType::F64);
+  const ValueId acc = integer_conv(ctx, 0, 2, 3, 5, bias);
   const int rank = ctx.type_of(acc).shape.rank();
   const int64_t channels = ctx.input_type(3).shape[0];
   const ValueId xw = ctx.add(OpKind::Mul, {per_tensor(ctx, 1, "x_scale"),
                                            per_channel(ctx, 4, channels, 1, rank, "w_scale")});
   const ValueId multiplier = ctx.add(OpKind::Div, {xw, per_tensor(ctx, 6, "y_scale")});
-  ValueId y = ctx.add(OpKind::Mul, {acc, as_dtype(ctx, multiplier, DType::F64)});
-  DType y_dtype = ctx.input_type(0).dtype;
-  if (given(ctx, 7)) {
-    y_dtype = ctx.input_type(7).dtype;
-    y = ctx.add(OpKind::Add, {y, as_dtype(ctx, per_tensor(ctx, 7, "y_zero_point"), DType::F64)});
-  }
-  ctx.set_output(0, round_saturate(ctx, y, std::nullopt, y_dtype, "y"));
+  const bool has_zero_point = given(ctx, 7);
+  ctx.set_output(0, requantize(ctx, acc, multiplier,
+                               has_zero_point ? std::optional(per_tensor(ctx, 7, "y_zero_point"))
+                                              : std::nullopt,
+                               ctx.input_type(has_zero_point ? 7 : 0).dtype));
 }
 
 }  // namespace

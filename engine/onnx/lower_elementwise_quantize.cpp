@@ -103,6 +103,23 @@ void check_exact_sum(LoweringContext& ctx, int64_t k) {
   }
 }
 
+void require_eight_bit(LoweringContext& ctx, int i, std::string_view what) {
+  constexpr DTypeSet kEightBit = {DType::U8, DType::I8};
+  const DType d = ctx.input_type(i).dtype;
+  if (!kEightBit.contains(d)) {
+    ctx.unsupported(std::string(what) + " of dtype " + std::string(dtype_name(d)) +
+                    "; supported: " + kEightBit.str());
+  }
+}
+
+ValueId requantize(LoweringContext& ctx, ValueId accumulator, ValueId multiplier,
+                   std::optional<ValueId> y_zero_point, DType y_dtype) {
+  ValueId y = ctx.add(
+      OpKind::Mul, {as_dtype(ctx, accumulator, DType::F64), as_dtype(ctx, multiplier, DType::F64)});
+  if (y_zero_point) y = ctx.add(OpKind::Add, {y, as_dtype(ctx, *y_zero_point, DType::F64)});
+  return round_saturate(ctx, y, std::nullopt, y_dtype, "y");
+}
+
 namespace {
 
 // The zero point input `i` when given, checked to have the quantized operand's dtype.

@@ -11,16 +11,6 @@
 namespace volta::onnx {
 namespace {
 
-constexpr DTypeSet kEightBit = {DType::U8, DType::I8};
-
-void require_eight_bit(LoweringContext& ctx, int i, std::string_view what) {
-  const DType d = ctx.input_type(i).dtype;
-  if (!kEightBit.contains(d)) {
-    ctx.unsupported(std::string(what) + " of dtype " + std::string(dtype_name(d)) +
-                    "; supported: " + kEightBit.str());
-  }
-}
-
 // A per-row parameter of A [.., M, K] (a zero point or scale: scalar or [M]) as [M, 1]; a
 // per-column one of B [.., K, N] ([N]) stays as it is; an N-D one (MatMulInteger's
 // [D1, D2, M, 1] and [D1, D2, 1, N]) broadcasts as given.
@@ -91,17 +81,15 @@ void lower_qlinear_matmul(LoweringContext& ctx) {
                       "of one dtype of " + scales.str());
     }
   }
-  const ValueId acc = as_dtype(ctx, integer_product(ctx, 0, 2, 3, 5), DType::F64);
+  const ValueId acc = integer_product(ctx, 0, 2, 3, 5);
   const ValueId ab =
       ctx.add(OpKind::Mul, {per_row(ctx, 1, a, "a_scale"), per_column(ctx, 4, b, "b_scale")});
   const ValueId multiplier = ctx.add(OpKind::Div, {ab, per_row(ctx, 6, a, "y_scale")});
-  ValueId y = ctx.add(OpKind::Mul, {acc, as_dtype(ctx, multiplier, DType::F64)});
-  DType y_dtype = ctx.input_type(0).dtype;
-  if (ctx.num_inputs() > 7 && ctx.has_input(7)) {
-    y_dtype = ctx.input_type(7).dtype;
-    y = ctx.add(OpKind::Add, {y, as_dtype(ctx, per_row(ctx, 7, a, "y_zero_point"), DType::F64)});
-  }
-  ctx.set_output(0, round_saturate(ctx, y, std::nullopt, y_dtype, "y"));
+  const bool has_zero_point = ctx.num_inputs() > 7 && ctx.has_input(7);
+  ctx.set_output(0, requantize(ctx, acc, multiplier,
+                               has_zero_point ? std::optional(per_row(ctx, 7, a, "y_zero_point"))
+                                              : std::nullopt,
+                               ctx.input_type(has_zero_point ? 7 : 0).dtype));
 }
 
 }  // namespace

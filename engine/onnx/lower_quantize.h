@@ -57,4 +57,13 @@ ValueId int32_accumulator(LoweringContext& ctx, ValueId exact_sum);
 // Refuses a reduction of k products whose f64 partial sums could exceed 2^53.
 void check_exact_sum(LoweringContext& ctx, int64_t k);
 
+// Refuses input i unless it is u8 or i8 (the integer MatMul and Conv operands), naming `what`.
+void require_eight_bit(LoweringContext& ctx, int i, std::string_view what);
+
+// The QLinear ops' output: the int32 accumulator times `multiplier` (the scales' combination,
+// in their dtype) in f64, plus the zero point when given, rounded half to even and saturated
+// to y_dtype, as ONNX's reference requantizes.
+ValueId requantize(LoweringContext& ctx, ValueId accumulator, ValueId multiplier,
+                   std::optional<ValueId> y_zero_point, DType y_dtype);
+
 }  // namespace volta::onnx

@@ -116,6 +116,38 @@ BOOST_AUTO_TEST_CASE(rounding_from_double_is_the_nearest_value_ties_to_even) {
   }
 }
 
+// The f32 paths (narrow_binary16, narrow_bfloat16: integer selects that vectorize) against the
+// double path (round_double), over every f32 whose top 16 bits are anything and whose low 16
+// bits sit at or around each rounding boundary: for an f16 normal the dropped 13 bits, for an
+// f16 subnormal up to 24 (the boundaries above bit 15 are in the top half, which runs through
+// every value), for bf16 the low 16.
+BOOST_AUTO_TEST_CASE(the_f32_paths_round_as_the_double_path_does) {
+  std::vector<uint32_t> low = {0, 1, 0x7FFF, 0x8000, 0x8001, 0xFFFE, 0xFFFF};
+  for (uint32_t bit = 0; bit < 16; ++bit) {
+    const uint32_t half = 1U << bit;
+    for (const uint32_t v : {half - 1, half, half + 1, half | 0x2000U, (half - 1) | 0x2000U}) {
+      low.push_back(v & 0xFFFFU);
+    }
+  }
+  std::mt19937 rng(2026);
+  for (int i = 0; i < 16; ++i) low.push_back(rng() & 0xFFFFU);
+  int64_t checked = 0;
+  for (uint32_t top = 0; top <= 0xFFFFU; ++top) {
+    for (const uint32_t l : low) {
+      const auto v = std::bit_cast<float>(top << 16 | l);
+      const auto d = static_cast<double>(v);
+      if (Float16(v).bits() != Float16(d).bits() || BFloat16(v).bits() != BFloat16(d).bits()) {
+        BOOST_ERROR("f32 bits 0x" << std::hex << (top << 16 | l) << ": f16 " << Float16(v).bits()
+                                  << " vs " << Float16(d).bits() << ", bf16 " << BFloat16(v).bits()
+                                  << " vs " << BFloat16(d).bits());
+        return;
+      }
+      ++checked;
+    }
+  }
+  BOOST_TEST(checked > 5'000'000);
+}
+
 BOOST_AUTO_TEST_CASE(a_double_or_an_integer_rounds_once_never_through_f32) {
   // 1 + 2^-11 + 2^-40 lies just above the midpoint between 1 and the next f16. Through f32
   // it becomes the midpoint itself and then rounds to even, down to 1.

@@ -335,8 +335,9 @@ const OpDTypeKernels& arithmetic_kernels() {
     at(K::Pow) = binary_kernels<Pow>(FloatTypes{}, "pow");
     at(K::Neg) = unary_kernels<Neg>(SignedNumericTypes{}, "neg");
     at(K::Abs) = unary_kernels<Abs>(EveryNumericType{}, "abs");
-    at(K::Sqrt) = unary_kernels<Sqrt>(FloatTypes{}, "sqrt");
-    at(K::Reciprocal) = unary_kernels<Reciprocal>(FloatTypes{}, "reciprocal");
+    at(K::Sqrt) = unary_kernels<Sqrt>(ConcatTypes<FloatTypes, HalfTypes>{}, "sqrt");
+    at(K::Reciprocal) =
+        unary_kernels<Reciprocal>(ConcatTypes<FloatTypes, HalfTypes>{}, "reciprocal");
     at(K::Exp) = unary_kernels<Exp>(FloatTypes{}, "exp");
     at(K::Log) = unary_kernels<Log>(FloatTypes{}, "log");
     at(K::Min) = extremum_kernels<Minimum>("min");
