@@ -19,8 +19,9 @@ inline constexpr int64_t kLeaf = 4096;
 
 // Every dtype, in DType order.
 inline std::vector<DType> all_dtypes() {
-  std::vector<DType> all;
-  for (int code = 0; code < kDTypeCount; ++code) all.push_back(static_cast<DType>(code));
+  std::vector<DType> all(kDTypeCount);
+  for (int code = 0; code < kDTypeCount; ++code)
+    all[static_cast<size_t>(code)] = static_cast<DType>(code);
   return all;
 }
 
