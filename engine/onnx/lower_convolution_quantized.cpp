@@ -13,8 +13,6 @@
 namespace volta::onnx {
 namespace {
 
-bool given(LoweringContext& ctx, int i) { return i < ctx.num_inputs() && ctx.has_input(i); }
-
 // Input i (a zero point or scale of W) as a scalar, or [M] per output channel placed on `axis`
 // of a rank-`rank` tensor ([M, 1, ...] against W, [1, M, 1, ...] against Y).
 ValueId per_channel(LoweringContext& ctx, int i, int64_t channels, int axis, int rank,
@@ -60,12 +58,12 @@ ValueId integer_conv(LoweringContext& ctx, int x, int zx, int w, int zw,
   }
   check_exact_sum(ctx, ws.numel() / std::max<int64_t>(ws[0], 1) + 1);  // + 1: the bias
   std::optional<ValueId> x_zero_point;
-  if (given(ctx, zx)) {
+  if (ctx.has_input(zx)) {
     require_same_dtype(ctx, zx, x, "x_zero_point");
     x_zero_point = per_tensor(ctx, zx, "x_zero_point");
   }
   std::optional<ValueId> w_zero_point;
-  if (given(ctx, zw)) {
+  if (ctx.has_input(zw)) {
     require_same_dtype(ctx, zw, w, "w_zero_point");
     w_zero_point = per_channel(ctx, zw, ws[0], 0, ws.rank(), "w_zero_point");
   }
@@ -83,26 +81,21 @@ void lower_conv_integer(LoweringContext& ctx) {
 // QLinearConv(x, x_scale, x_zero_point, w, w_scale, w_zero_point, y_scale, y_zero_point, B).
 void lower_qlinear_conv(LoweringContext& ctx) {
   std::optional<ValueId> bias;
-  if (given(ctx, 8)) {
+  if (ctx.has_input(8)) {
     if (ctx.input_type(8).dtype != DType::I32) {
       ctx.invalid("B is " + std::string(dtype_name(ctx.input_type(8).dtype)) +
                   "; QLinearConv's bias is int32");
     }
     bias = as_dtype(ctx, ctx.input(8), DType::F64);
   }
-  for (const int i : {1, 4, 6}) {
-    if (ctx.input_type(i).dtype != DType::F32) {
-      ctx.unsupported("a scale of dtype " + std::string(dtype_name(ctx.input_type(i).dtype)) +
-                      "; supported: f32");
-    }
-  }
+  require_scales(ctx, {1, 4, 6}, DTypeSet{DType::F32});
   const ValueId acc = integer_conv(ctx, 0, 2, 3, 5, bias);
   const int rank = ctx.type_of(acc).shape.rank();
   const int64_t channels = ctx.input_type(3).shape[0];
   const ValueId xw = ctx.add(OpKind::Mul, {per_tensor(ctx, 1, "x_scale"),
                                            per_channel(ctx, 4, channels, 1, rank, "w_scale")});
   const ValueId multiplier = ctx.add(OpKind::Div, {xw, per_tensor(ctx, 6, "y_scale")});
-  const bool has_zero_point = given(ctx, 7);
+  const bool has_zero_point = ctx.has_input(7);
   ctx.set_output(0, requantize(ctx, acc, multiplier,
                                has_zero_point ? std::optional(per_tensor(ctx, 7, "y_zero_point"))
                                               : std::nullopt,

@@ -120,26 +120,32 @@ ValueId requantize(LoweringContext& ctx, ValueId accumulator, ValueId multiplier
   return round_saturate(ctx, y, std::nullopt, y_dtype, "y");
 }
 
+void require_scales(LoweringContext& ctx, std::initializer_list<int> inputs, DTypeSet allowed) {
+  const DType first = ctx.input_type(*inputs.begin()).dtype;
+  for (const int i : inputs) {
+    const DType d = ctx.input_type(i).dtype;
+    if (d != first || !allowed.contains(d)) {
+      ctx.unsupported("a scale of dtype " + std::string(dtype_name(d)) + "; supported: " +
+                      (inputs.size() > 1 ? "all scales of one dtype of " : "") + allowed.str());
+    }
+  }
+}
+
+DTypeSet scale_types(const LoweringContext& ctx, int halves_since) {
+  return ctx.since_version() >= halves_since ? DTypeSet{DType::F32, DType::F16, DType::BF16}
+                                             : DTypeSet{DType::F32};
+}
+
 namespace {
 
 // The zero point input `i` when given, checked to have the quantized operand's dtype.
 std::optional<ValueId> zero_point_input(LoweringContext& ctx, int i, DType quantized) {
-  if (i >= ctx.num_inputs() || !ctx.has_input(i)) return std::nullopt;
+  if (!ctx.has_input(i)) return std::nullopt;
   if (ctx.input_type(i).dtype != quantized) {
     ctx.invalid("the zero point is " + std::string(dtype_name(ctx.input_type(i).dtype)) +
                 " but the quantized tensor is " + std::string(dtype_name(quantized)));
   }
   return ctx.input(i);
-}
-
-void require_float_scale(LoweringContext& ctx, int i) {
-  const DType d = ctx.input_type(i).dtype;
-  const DTypeSet allowed = ctx.since_version() >= 19 ? DTypeSet{DType::F32, DType::F16, DType::BF16}
-                                                     : DTypeSet{DType::F32};
-  if (!allowed.contains(d)) {
-    ctx.unsupported("scale of dtype " + std::string(dtype_name(d)) +
-                    "; supported: " + allowed.str());
-  }
 }
 
 struct AxisAttrs {
@@ -164,14 +170,14 @@ void lower_quantize_linear(LoweringContext& ctx) {
     ctx.unsupported("x of dtype " + std::string(dtype_name(x.dtype)) +
                     "; supported: " + inputs.str());
   }
-  require_float_scale(ctx, 1);
+  require_scales(ctx, {1}, scale_types(ctx, 19));
   const AxisAttrs axis = read_axis_attrs(ctx);
   if (v >= 19) attr_flag(ctx, "saturate", 1);  // read by float8 outputs only
   std::optional<DType> out;
   if (v >= 21 && ctx.has_attr("output_dtype")) {
     out = attr_dtype(ctx, ctx.attr_int("output_dtype", std::nullopt), "output_dtype");
   }
-  const bool has_zero_point = ctx.num_inputs() > 2 && ctx.has_input(2);
+  const bool has_zero_point = ctx.has_input(2);
   if (has_zero_point) {
     const DType zp = ctx.input_type(2).dtype;
     if (out && *out != zp) {
@@ -222,7 +228,7 @@ void lower_dequantize_linear(LoweringContext& ctx) {
     ctx.unsupported("x of dtype " + std::string(dtype_name(x.dtype)) +
                     "; supported: " + inputs.str());
   }
-  require_float_scale(ctx, 1);
+  require_scales(ctx, {1}, scale_types(ctx, 19));
   const AxisAttrs axis = read_axis_attrs(ctx);
   DType y_dtype = ctx.input_type(1).dtype;
   if (v >= 23 && ctx.has_attr("output_dtype")) {

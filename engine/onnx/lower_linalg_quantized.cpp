@@ -35,7 +35,7 @@ ValueId per_column(LoweringContext& ctx, int i, const Shape& b, std::string_view
 
 std::optional<ValueId> optional_input(LoweringContext& ctx, int i, DType want,
                                       std::string_view what, bool row, const Shape& of) {
-  if (i >= ctx.num_inputs() || !ctx.has_input(i)) return std::nullopt;
+  if (!ctx.has_input(i)) return std::nullopt;
   if (ctx.input_type(i).dtype != want) {
     ctx.invalid(std::string(what) + " is " + std::string(dtype_name(ctx.input_type(i).dtype)) +
                 " but its tensor is " + std::string(dtype_name(want)));
@@ -70,22 +70,12 @@ void lower_qlinear_matmul(LoweringContext& ctx) {
   require_eight_bit(ctx, 3, "b");
   const Shape& a = ctx.input_type(0).shape;
   const Shape& b = ctx.input_type(3).shape;
-  const DType scale_dtype = ctx.input_type(1).dtype;
-  const DTypeSet scales = ctx.since_version() >= 21 ? DTypeSet{DType::F32, DType::F16, DType::BF16}
-                                                    : DTypeSet{DType::F32};
-  for (const int i : {1, 4, 6}) {
-    const DType d = ctx.input_type(i).dtype;
-    if (d != scale_dtype || !scales.contains(d)) {
-      ctx.unsupported("a scale of dtype " + std::string(dtype_name(d)) + " beside a_scale's " +
-                      std::string(dtype_name(scale_dtype)) + "; supported: all three scales " +
-                      "of one dtype of " + scales.str());
-    }
-  }
+  require_scales(ctx, {1, 4, 6}, scale_types(ctx, 21));
   const ValueId acc = integer_product(ctx, 0, 2, 3, 5);
   const ValueId ab =
       ctx.add(OpKind::Mul, {per_row(ctx, 1, a, "a_scale"), per_column(ctx, 4, b, "b_scale")});
   const ValueId multiplier = ctx.add(OpKind::Div, {ab, per_row(ctx, 6, a, "y_scale")});
-  const bool has_zero_point = ctx.num_inputs() > 7 && ctx.has_input(7);
+  const bool has_zero_point = ctx.has_input(7);
   ctx.set_output(0, requantize(ctx, acc, multiplier,
                                has_zero_point ? std::optional(per_row(ctx, 7, a, "y_zero_point"))
                                               : std::nullopt,

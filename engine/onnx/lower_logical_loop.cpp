@@ -20,12 +20,6 @@ using Ints = std::vector<int64_t>;
 // Unrolling copies the body per iteration: beyond this many, the plan would be too large.
 constexpr int64_t kMaxIterations = 4096;
 
-ValueId scalar_of(LoweringContext& ctx, DType dtype, double v) {
-  Tensor t(dtype, Shape{});
-  t.set_double(0, v);
-  return ctx.constant(std::move(t));
-}
-
 // The per-iteration values of a scan output stacked along `axis` of the stacked rank.
 ValueId stack(LoweringContext& ctx, const std::vector<ValueId>& parts, int64_t axis) {
   std::vector<ValueId> lifted;
@@ -69,8 +63,8 @@ void lower_loop(LoweringContext& ctx) {
   std::vector<std::vector<ValueId>> scanned(static_cast<size_t>(scans));
   for (int64_t i = 0; running && i < trip_count; ++i) {
     check_iterations(ctx, i + 1);
-    std::vector<ValueId> inputs = {scalar_of(ctx, DType::I64, static_cast<double>(i)),
-                                   scalar_of(ctx, DType::Bool, 1.0)};
+    std::vector<ValueId> inputs = {scalar_constant(ctx, DType::I64, static_cast<double>(i)),
+                                   scalar_constant(ctx, DType::Bool, 1.0)};
     inputs.insert(inputs.end(), state.begin(), state.end());
     const std::vector<ValueId> outs = ctx.lower_graph_attr("body", inputs);
     if (static_cast<int>(outs.size()) != 1 + carried + scans) {

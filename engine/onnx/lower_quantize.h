@@ -13,6 +13,7 @@
 //   saturation is Clip to the quantized type's range before the Cast to it.
 
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <string_view>
 #include <vector>
@@ -56,6 +57,12 @@ ValueId int32_accumulator(LoweringContext& ctx, ValueId exact_sum);
 
 // Refuses a reduction of k products whose f64 partial sums could exceed 2^53.
 void check_exact_sum(LoweringContext& ctx, int64_t k);
+
+// Refuses the scales at `inputs` unless they share one dtype of `allowed`.
+void require_scales(LoweringContext& ctx, std::initializer_list<int> inputs, DTypeSet allowed);
+
+// The scale dtypes of a quantized op: f32, and from `halves_since` on f16 and bf16 too.
+DTypeSet scale_types(const LoweringContext& ctx, int halves_since);
 
 // Refuses input i unless it is u8 or i8 (the integer MatMul and Conv operands), naming `what`.
 void require_eight_bit(LoweringContext& ctx, int i, std::string_view what);
