@@ -12,8 +12,6 @@
 
 namespace volta::onnx {
 
-using Ints = std::vector<int64_t>;
-
 void set_attribute(::onnx::NodeProto& node, std::string_view name, const AttrValue& value) {
   ::onnx::AttributeProto& attr = *node.add_attribute();
   attr.set_name(std::string(name));

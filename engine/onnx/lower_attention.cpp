@@ -18,7 +18,6 @@
 namespace volta::onnx {
 namespace {
 
-using Ints = std::vector<int64_t>;
 using K = OpKind;
 constexpr double kNegInf = -std::numeric_limits<double>::infinity();
 

@@ -15,8 +15,6 @@
 namespace volta::onnx {
 namespace {
 
-using Ints = std::vector<int64_t>;
-
 // The n of a node whose inputs after R and T are `operands` groups of n tensors.
 int tensors_per_operand(LoweringContext& ctx, int operands, int results) {
   const int n = (ctx.num_inputs() - 2) / operands;

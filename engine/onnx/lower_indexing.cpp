@@ -14,8 +14,6 @@
 namespace volta::onnx {
 namespace {
 
-using Ints = std::vector<int64_t>;
-
 // ScatterElements / ScatterND "reduction": version 16 on ("max" and "min" from 18); earlier
 // versions replace.
 std::string reduction(LoweringContext& ctx) {

@@ -13,8 +13,6 @@
 namespace volta::onnx {
 namespace {
 
-using Ints = std::vector<int64_t>;
-
 // The most steps unrolled: each is about a dozen nodes.
 constexpr int64_t kMaxSteps = 1024;
 

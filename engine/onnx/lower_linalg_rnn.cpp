@@ -9,8 +9,6 @@
 namespace volta::onnx {
 namespace {
 
-using Ints = std::vector<int64_t>;
-
 enum class Cell { Rnn, Gru, Lstm };
 
 class Unroller {

@@ -18,7 +18,6 @@
 namespace volta::onnx {
 namespace {
 
-using Ints = std::vector<int64_t>;
 using K = OpKind;
 
 std::string str(int64_t v) { return std::to_string(v); }

@@ -15,8 +15,6 @@
 namespace volta::onnx {
 namespace {
 
-using Ints = std::vector<int64_t>;
-
 // Unrolling copies the body per iteration: beyond this many, the plan would be too large.
 constexpr int64_t kMaxIterations = 4096;
 

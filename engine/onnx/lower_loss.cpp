@@ -8,8 +8,6 @@
 namespace volta::onnx {
 namespace {
 
-using Ints = std::vector<int64_t>;
-
 // SoftmaxCrossEntropyLoss and NegativeLogLikelihoodLoss: inputs, reduction and ignore_index
 // (absent: no label is ignored) carry over; SoftmaxCrossEntropyLoss may declare log_prob.
 template <OpKind Op>

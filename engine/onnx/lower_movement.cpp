@@ -12,8 +12,6 @@
 namespace volta::onnx {
 namespace {
 
-using Ints = std::vector<int64_t>;
-
 Tensor int64_vector(const Ints& values) {
   return Tensor::from<int64_t>(Shape{static_cast<int64_t>(values.size())}, values);
 }

@@ -11,8 +11,6 @@
 namespace volta::onnx {
 namespace {
 
-using Ints = std::vector<int64_t>;
-
 // A position into a sequence of n: in [-n, n - 1], or [-n, n] where `end` allows n.
 size_t position(LoweringContext& ctx, int i, size_t n, bool end) {
   const int64_t count = static_cast<int64_t>(n);

@@ -16,8 +16,6 @@
 namespace volta::onnx {
 namespace {
 
-using Ints = std::vector<int64_t>;
-
 // Softmax, LogSoftmax, Hardmax. From version 13 along `axis` (default -1); before, over the
 // input coerced to 2-D at `axis` (default 1).
 template <OpKind Op>

@@ -22,8 +22,6 @@
 
 namespace volta::onnx {
 
-using Ints = std::vector<int64_t>;
-
 // The quantized types these lowerings produce and read: u8, i8, u16, i16.
 inline constexpr DTypeSet kQuantizedTypes = {DType::U8, DType::I8, DType::U16, DType::I16};
 

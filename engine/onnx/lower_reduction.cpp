@@ -11,8 +11,6 @@
 namespace volta::onnx {
 namespace {
 
-using Ints = std::vector<int64_t>;
-
 // Reduce*: axes are an attribute up to version 17 (ReduceSum: 11); from version 18 (ReduceSum:
 // 13) an optional input, whose absence or emptiness reduces every axis, or none with
 // noop_with_empty_axes.

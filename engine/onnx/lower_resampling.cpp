@@ -13,7 +13,6 @@
 namespace volta::onnx {
 namespace {
 
-using Ints = std::vector<int64_t>;
 using Floats = std::vector<double>;
 
 std::string ints_str(const Ints& v) { return Shape(v).str(); }

@@ -13,8 +13,6 @@
 
 namespace volta::onnx {
 
-using Ints = std::vector<int64_t>;
-
 // The spatial rank of X ([N, C, D1...Dn]): 1 to 3 spatial dims.
 inline int spatial_dims(LoweringContext& ctx) {
   const TypeInfo& x = ctx.input_type(0);

@@ -301,6 +301,7 @@ constexpr FamilyFile kFamilyFiles[] = {
     {OpFamily::Convolution, register_convolution_lowerings},
     {OpFamily::Convolution, register_convolution_quantized_lowerings},
     {OpFamily::Pooling, register_pooling_lowerings},
+    {OpFamily::Pooling, register_pooling_roi_lowerings},
     {OpFamily::Indexing, register_indexing_lowerings},
     {OpFamily::Loss, register_loss_lowerings},
     {OpFamily::Resampling, register_resampling_lowerings},

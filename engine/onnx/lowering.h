@@ -18,6 +18,9 @@
 
 namespace volta::onnx {
 
+// Integer lists, as ONNX attributes and Volta's shapes and attributes hold them.
+using Ints = std::vector<int64_t>;
+
 // An ONNX sequence (seq(tensor)) known at import time: its element type and its tensors in
 // order. Sequences live only inside the graph, never at its inputs or outputs: the sequence
 // ops' lowerings build and read them, and each element is an ordinary value of the graph.
@@ -198,6 +201,7 @@ void register_movement_sequence_lowerings(LoweringTable& table);  // Sequence*, 
 void register_convolution_lowerings(LoweringTable& table);
 void register_convolution_quantized_lowerings(LoweringTable& table);  // ConvInteger, QLinearConv
 void register_pooling_lowerings(LoweringTable& table);
+void register_pooling_roi_lowerings(LoweringTable& table);  // RoiAlign
 void register_indexing_lowerings(LoweringTable& table);
 void register_loss_lowerings(LoweringTable& table);
 void register_resampling_lowerings(LoweringTable& table);

@@ -1,6 +1,7 @@
 // MaxUnpool (a scatter into zeros), Unique and NonMaxSuppression, whose output shapes depend
 // on their inputs' values and which are therefore computed at import time, the plan specialized
-// on those values, and If, whose condition picks the branch lowered, likewise. Expected values
+// on those values; If, whose condition picks the branch lowered, likewise; and RoiAlign, whose
+// adaptive sampling grid is sized from the RoIs' values. Expected values
 // come from ONNX 1.23.2's reference implementation, run once and pasted here, except where it
 // departs from the spec (noted at the case).
 #define BOOST_TEST_MODULE onnx_data_dependent
@@ -409,6 +410,139 @@ BOOST_AUTO_TEST_CASE(if_lowers_the_branch_its_condition_picks_and_specializes_on
   check_values(session.run(then).at(0), {10, 20});
   BOOST_TEST(session.cache_stats().misses == 2);  // one plan per condition
   BOOST_TEST(session.cache_stats().hits == 1);
+}
+
+// RoiAlign's inputs: X [2, 2, 6, 5] of ((37 i) mod 50) / 10 - 1.5, in `dtype`.
+Tensor roi_x(DType dtype) {
+  Tensor x(dtype, Shape{2, 2, 6, 5});
+  for (int64_t i = 0; i < x.numel(); ++i) {
+    x.set_double(i, static_cast<double>(static_cast<float>((i * 37) % 50) / 10.0F - 1.5F));
+  }
+  return x;
+}
+
+Model roi_align(int opset, int elem_type, int64_t rois, const NodeAttrs& attrs) {
+  return one_node(
+      "RoiAlign", opset,
+      {{"X", elem_type, {2, 2, 6, 5}}, {"rois", elem_type, {rois, 4}}, {"b", kInt64, {rois}}},
+      {"Y", elem_type, {}}, attrs);
+}
+
+// Three RoIs whose adaptive grids differ: 2x2, 3x1 and 1x1 samples per bin.
+const std::vector<double> kRois = {0, 0, 4, 4, 1, 1, 5.5, 3, 0.5, 0.2, 1, 1.2};
+
+Tensor rois_of(DType dtype, const std::vector<double>& values) {
+  Tensor t(dtype, Shape{static_cast<int64_t>(values.size() / 4), 4});
+  for (size_t i = 0; i < values.size(); ++i) t.set_double(static_cast<int64_t>(i), values[i]);
+  return t;
+}
+
+NodeAttrs adaptive_half_pixel = [](pb::NodeProto& n) {
+  set_int(n, "output_height", 2);
+  set_int(n, "output_width", 2);
+  set_string(n, "coordinate_transformation_mode", "half_pixel");
+};
+
+BOOST_AUTO_TEST_CASE(roi_align_sizes_each_rois_adaptive_grid_from_the_rois_values) {
+  const Model model = roi_align(22, kFloat, 3, adaptive_half_pixel);
+  const std::unique_ptr<Backend> cpu = make_backend("cpu");
+  Session session(model, *cpu, DeterminismMode::Strict);
+  const std::vector<Tensor> inputs = {roi_x(DType::F32), rois_of(DType::F32, kRois),
+                                      tensor<int64_t>(Shape{3}, {0, 1, 0})};
+  const Tensor y = session.run(inputs).at(0);
+  BOOST_TEST((y.shape() == Shape{3, 2, 2, 2}));
+  check_values(
+      y, {0.85,      0.75,       0.35,    1.5,       1.8499999, 0.5,       0.1,       1.25,
+          1.6791667, -0.7666667, 0.3875,  1.0666667, 0.5958334, 0.2333333, 1.1791667, 2.0666668,
+          -1.0375,   -0.1125,    0.25625, 0.61875,   -0.0375,   0.8874999, 1.25625,   1.6187501},
+      2e-6);
+  // The plan is specialized on the RoIs: other RoIs give another plan.
+  const std::vector<Tensor> other = {roi_x(DType::F32),
+                                     rois_of(DType::F32, {0, 0, 1, 1, 0, 0, 1, 1, 0, 0, 1, 1}),
+                                     tensor<int64_t>(Shape{3}, {0, 0, 0})};
+  BOOST_TEST((session.run(other).at(0).shape() == Shape{3, 2, 2, 2}));
+  BOOST_TEST(session.cache_stats().misses == 2);
+}
+
+BOOST_AUTO_TEST_CASE(roi_align_max_takes_the_largest_weighted_pixel_and_zero_outside_the_map) {
+  // RoI 0 reaches past the top-left corner: its samples above y = -1 read nothing (0).
+  const Model model = roi_align(22, kFloat, 2, [](pb::NodeProto& n) {
+    set_int(n, "output_height", 3);
+    set_int(n, "output_width", 2);
+    set_int(n, "sampling_ratio", 2);
+    set_string(n, "mode", "max");
+    set_string(n, "coordinate_transformation_mode", "output_half_pixel");
+    set_float(n, "spatial_scale", 0.75F);
+  });
+  check_values(
+      run_cpu(model, {roi_x(DType::F32), rois_of(DType::F32, {-3, -2.5, 2, 3, 2, 1, 4.5, 5.9}),
+                      tensor<int64_t>(Shape{2}, {1, 0})})
+          .at(0),
+      {0.5,       0.453125,  0.5,       1.3895507, 2.265625,  2.0532227, 1.5,       1.359375,
+       1.5,       1.359375,  0.0,       1.9314454, 1.5454395, 2.5142088, 1.6609864, 0.9882812,
+       0.5508397, 0.2850293, 0.4261622, 1.4942384, 1.7092973, 1.605957,  0.9442966, 0.4667479},
+      2e-6);
+}
+
+// Version 10 has no coordinate_transformation_mode: it is version 16's "output_half_pixel" (no
+// shift; ONNX 16 calls it the backward-compatible behavior). ONNX 1.23.2's reference applies
+// version 16's default "half_pixel" to version 10 as well; the numbers here are its output for
+// version 16 with "output_half_pixel".
+BOOST_AUTO_TEST_CASE(roi_align_10_averages_without_the_half_pixel_shift) {
+  const Model model = roi_align(10, kFloat, 2, [](pb::NodeProto& n) {
+    set_int(n, "output_height", 3);
+    set_int(n, "output_width", 2);
+    set_int(n, "sampling_ratio", 2);
+    set_float(n, "spatial_scale", 0.75F);
+  });
+  check_values(
+      run_cpu(model, {roi_x(DType::F32), rois_of(DType::F32, {-3, -2.5, 2, 3, 2, 1, 4.5, 5.9}),
+                      tensor<int64_t>(Shape{2}, {1, 0})})
+          .at(0),
+      {0.125,     -0.0765625, 0.0507812, 0.1540039,  0.484375,  1.433789,  0.375,     0.384375,
+       0.5507812, 0.3910645,  -0.421875, -0.0027343, 0.7923828, 2.1551757, 1.7854493, 0.8406248,
+       0.4793213, -0.4561034, 0.080957,  0.4173828,  0.8162112, 1.5022459, 1.0880859, 0.4951905},
+      2e-6);
+}
+
+BOOST_AUTO_TEST_CASE(roi_align_on_f16_computes_in_f32_and_rounds_once) {
+  const Model model = roi_align(22, pb::TensorProto::FLOAT16, 3, adaptive_half_pixel);
+  const Tensor y = run_cpu(model, {roi_x(DType::F16), rois_of(DType::F16, kRois),
+                                   tensor<int64_t>(Shape{3}, {0, 1, 0})})
+                       .at(0);
+  BOOST_TEST((y.dtype() == DType::F16));
+  // ONNX's reference computes in f16 throughout; Volta rounds once: within 2 f16 ULPs of it.
+  check_values(y, {0.8496094, 0.75,      0.3498535,  1.5,        1.8496094,  0.5,
+                   0.1000366, 1.25,      1.6787109,  -0.7666016, 0.3874512,  1.0673828,
+                   0.5961914, 0.2332764, 1.1787109,  2.0664062,  -1.0371094, -0.112793,
+                   0.2565918, 0.6186523, -0.0375977, 0.887207,   1.2568359,  1.6191406},
+               4e-3);
+}
+
+BOOST_AUTO_TEST_CASE(roi_align_refuses_bad_attributes_shapes_and_batch_indices) {
+  const std::vector<Tensor> inputs = {roi_x(DType::F32), rois_of(DType::F32, kRois),
+                                      tensor<int64_t>(Shape{3}, {0, 1, 0})};
+  expect_import_error(
+      roi_align(22, kFloat, 3, [](pb::NodeProto& n) { set_string(n, "mode", "sum"); }), inputs,
+      ErrorCode::ImportUnsupported, "mode 'sum'; supported: avg, max");
+  expect_import_error(
+      roi_align(22, kFloat, 3, [](pb::NodeProto& n) { set_int(n, "sampling_ratio", -1); }), inputs,
+      ErrorCode::ImportInvalidModel, "sampling_ratio -1 must be");
+  const Model five_columns = one_node(
+      "RoiAlign", 22, {{"X", kFloat, {2, 2, 6, 5}}, {"rois", kFloat, {1, 5}}, {"b", kInt64, {1}}},
+      {"Y", kFloat, {}});
+  expect_import_error(five_columns,
+                      {roi_x(DType::F32), tensor<float>(Shape{1, 5}, {0, 0, 1, 1, 1}),
+                       tensor<int64_t>(Shape{1}, {0})},
+                      ErrorCode::ImportInvalidModel, "rois of shape [1,5] must be [num_rois, 4]");
+  // A batch index outside [0, N) fails at run time; a negative one is not counted from the end.
+  const Model model =
+      roi_align(22, kFloat, 3, [](pb::NodeProto& n) { set_int(n, "sampling_ratio", 1); });
+  for (const int64_t bad : {2, -1}) {
+    BOOST_CHECK_THROW(run_cpu(model, {roi_x(DType::F32), rois_of(DType::F32, kRois),
+                                      tensor<int64_t>(Shape{3}, {0, bad, 0})}),
+                      VoltaError);
+  }
 }
 
 }  // namespace
