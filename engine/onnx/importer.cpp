@@ -520,12 +520,51 @@ ValueId NodeContext::add(OpKind op, std::vector<ValueId> inputs, Attributes attr
 std::vector<ValueId> NodeContext::add_node(OpKind op, std::vector<ValueId> inputs, Attributes attrs,
                                            int num_outputs) {
   const std::string stem = added_++ == 0 ? name_ : name_ + "/" + std::string(volta::op_name(op));
+  const OpSchema& schema = op_schema(op);
+  // Halves on an op without a kernel for them are computed in f32 between Casts: each type
+  // parameter whose inputs are all of one half dtype widens them, and narrows its outputs.
+  std::vector<std::pair<char, DType>> widened;
+  for (const TypeParam& param : schema.type_params) {
+    std::optional<DType> half;
+    bool uniform = true;
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      const InputSpec& spec = schema.inputs[std::min(i, schema.inputs.size() - 1)];
+      if (spec.type_param != param.name || !inputs[i].valid()) continue;
+      const DType dtype = type_of(inputs[i]).dtype;
+      uniform = uniform && (!half || *half == dtype);
+      half = dtype;
+    }
+    if (half && uniform && half_through_f32(param.allowed, *half)) {
+      widened.emplace_back(param.name, *half);
+      for (size_t i = 0; i < inputs.size(); ++i) {
+        const InputSpec& spec = schema.inputs[std::min(i, schema.inputs.size() - 1)];
+        if (spec.type_param == param.name && inputs[i].valid()) {
+          inputs[i] = importer_
+                          .add_node(OpKind::Cast, {inputs[i]}, {{"to", std::string("f32")}},
+                                    name_ + "/Cast", 1)
+                          .front();
+        }
+      }
+    }
+  }
+  std::vector<ValueId> outs;
   try {
-    return importer_.add_node(op, std::move(inputs), std::move(attrs), stem, num_outputs);
+    outs = importer_.add_node(op, std::move(inputs), std::move(attrs), stem, num_outputs);
   } catch (const VoltaError& e) {
     // The op table rejected what the lowering built from this node: name the ONNX node.
     unsupported("lowering onto " + std::string(volta::op_name(op)) + ": " + e.message());
   }
+  for (const auto& [param, half] : widened) {
+    for (size_t o = 0; o < outs.size(); ++o) {
+      const OutputSpec& spec = schema.outputs[std::min(o, schema.outputs.size() - 1)];
+      if (spec.type_param != param || !outs[o].valid()) continue;
+      outs[o] = importer_
+                    .add_node(OpKind::Cast, {outs[o]}, {{"to", std::string(dtype_name(half))}},
+                              name_ + "/Cast", 1)
+                    .front();
+    }
+  }
+  return outs;
 }
 
 ValueId NodeContext::constant(Tensor value) {

@@ -24,9 +24,9 @@ constexpr double kNegInf = -std::numeric_limits<double>::infinity();
 std::string str(int64_t v) { return std::to_string(v); }
 
 void require_float_dtype(LoweringContext& ctx, std::string_view what, DType dtype) {
-  if (!kFloatTypes.contains(dtype)) {
+  if (!(kFloatTypes | kHalfTypes).contains(dtype)) {
     ctx.unsupported(std::string(what) + " of dtype " + std::string(dtype_name(dtype)) +
-                    "; supported: f32, f64");
+                    "; supported: " + (kFloatTypes | kHalfTypes).str());
   }
 }
 
@@ -51,10 +51,9 @@ ValueId repeat_heads(LoweringContext& ctx, ValueId kv, int64_t reps) {
 DType softmax_precision(LoweringContext& ctx, DType dtype) {
   if (!ctx.has_attr("softmax_precision")) return dtype;
   const int64_t precision = ctx.attr_int("softmax_precision", std::nullopt);
-  if (precision == 1 || precision == 11) return *dtype_from_onnx(precision);
-  if (precision == 10 || precision == 16) {
-    ctx.unsupported("softmax_precision " + onnx_type_name(precision) +
-                    "; supported: FLOAT (1), DOUBLE (11)");
+  // A half softmax is computed in f32 and rounded once (half_through_f32).
+  if (precision == 1 || precision == 10 || precision == 11 || precision == 16) {
+    return *dtype_from_onnx(precision);
   }
   ctx.invalid("softmax_precision " + str(precision) +
               "; expected FLOAT (1), FLOAT16 (10), DOUBLE (11) or BFLOAT16 (16)");

@@ -30,7 +30,7 @@ ValueId add_op(LoweringContext& ctx, OpKind op, std::vector<ValueId> inputs, Att
   const OpSchema& schema = op_schema(op);
   for (size_t i = 0; i < inputs.size(); ++i) {
     const InputSpec& spec = schema.inputs[std::min(i, schema.inputs.size() - 1)];
-    const DTypeSet allowed = schema.find_type_param(spec.type_param)->allowed;
+    const DTypeSet allowed = importable(schema.find_type_param(spec.type_param)->allowed);
     const DType dtype = ctx.type_of(inputs[i]).dtype;
     if (!allowed.contains(dtype)) {
       ctx.unsupported("input " + std::to_string(i) + " is " + onnx_name(dtype) +

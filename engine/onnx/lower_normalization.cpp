@@ -69,12 +69,13 @@ void lower_layer_normalization(LoweringContext& ctx) {
 // epsilon's default, an f32 attribute: the function bodies cast its f32 value to the stash type.
 constexpr double kDefaultEpsilon = static_cast<double>(1e-5F);
 
-// The dtype of a float input (f32 or f64); other dtypes are refused naming the supported ones.
+// The dtype of a float input (f32, f64, or a half computed in f32); other dtypes are refused
+// naming the supported ones.
 DType float_input(LoweringContext& ctx, int i, std::string_view name) {
   const DType dtype = ctx.input_type(i).dtype;
-  if (!kFloatTypes.contains(dtype)) {
+  if (!(kFloatTypes | kHalfTypes).contains(dtype)) {
     ctx.unsupported(std::string(name) + " is " + onnx_type_name(onnx_from_dtype(dtype)) +
-                    "; supported: FLOAT, DOUBLE");
+                    "; supported: FLOAT, DOUBLE, FLOAT16, BFLOAT16");
   }
   return dtype;
 }

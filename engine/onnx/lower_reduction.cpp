@@ -51,9 +51,10 @@ void lower_reduce(LoweringContext& ctx) {
 // ReduceLogSum = log(ReduceSum(x)): no internal op of its own.
 void lower_reduce_log_sum(LoweringContext& ctx) {
   const DType dtype = ctx.input_type(0).dtype;
-  if (!kFloatTypes.contains(dtype)) {
-    ctx.unsupported("input of dtype " + std::string(dtype_name(dtype)) +
-                    "; supported: f32, f64 (the log of an integer sum is not an integer)");
+  if (!(kFloatTypes | kHalfTypes).contains(dtype)) {
+    ctx.unsupported("input of dtype " + std::string(dtype_name(dtype)) + "; supported: " +
+                    (kFloatTypes | kHalfTypes).str() +
+                    " (the log of an integer sum is not an integer)");
   }
   const ValueId sum =
       ctx.add(OpKind::ReduceSum, {ctx.input(0)}, reduce_attrs(ctx, ctx.since_version() >= 18));

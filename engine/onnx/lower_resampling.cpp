@@ -71,9 +71,10 @@ struct ResizeRequest {
 void emit_resize(LoweringContext& ctx, ResizeRequest r) {
   const TypeInfo& x = ctx.input_type(0);
   const int rank = x.shape.rank();
-  if (r.mode != "nearest" && !kFloatTypes.contains(x.dtype)) {
-    ctx.unsupported("mode " + r.mode + " on a " + std::string(dtype_name(x.dtype)) +
-                    " input; supported: f32, f64 (nearest copies any dtype)");
+  if (r.mode != "nearest" && !(kFloatTypes | kHalfTypes).contains(x.dtype)) {
+    ctx.unsupported("mode " + r.mode + " on a " + std::string(dtype_name(x.dtype)) + " input; " +
+                    "supported: " + (kFloatTypes | kHalfTypes).str() +
+                    " (nearest copies any dtype)");
   }
   require_dtype(ctx, OpKind::Resize, x.dtype);
   if (!r.sizes_and_scales && r.scales.empty() == r.sizes.empty()) {

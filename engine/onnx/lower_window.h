@@ -23,11 +23,12 @@ inline int spatial_dims(LoweringContext& ctx) {
   return x.shape.rank() - 2;
 }
 
-// spatial_dims of a float X (f32, f64).
+// spatial_dims of a float X (f32, f64, or a half computed in f32).
 inline int spatial_rank(LoweringContext& ctx) {
   const DType x = ctx.input_type(0).dtype;
-  if (x != DType::F32 && x != DType::F64) {
-    ctx.unsupported("input dtype " + std::string(dtype_name(x)) + "; supported: float, double");
+  if (!(kFloatTypes | kHalfTypes).contains(x)) {
+    ctx.unsupported("input dtype " + std::string(dtype_name(x)) +
+                    "; supported: " + (kFloatTypes | kHalfTypes).str());
   }
   return spatial_dims(ctx);
 }

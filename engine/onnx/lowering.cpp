@@ -61,8 +61,16 @@ ValueId scalar_constant(LoweringContext& ctx, DType dtype, double value) {
   return ctx.constant(std::move(t));
 }
 
+bool half_through_f32(DTypeSet allowed, DType dtype) {
+  return kHalfTypes.contains(dtype) && !allowed.contains(dtype) && allowed.contains(DType::F32);
+}
+
+DTypeSet importable(DTypeSet allowed) {
+  return allowed.contains(DType::F32) ? allowed | kHalfTypes : allowed;
+}
+
 void require_dtype(LoweringContext& ctx, OpKind op, DType dtype) {
-  const DTypeSet allowed = op_schema(op).type_params.front().allowed;
+  const DTypeSet allowed = importable(op_schema(op).type_params.front().allowed);
   if (!allowed.contains(dtype)) {
     ctx.unsupported("input of dtype " + std::string(dtype_name(dtype)) +
                     "; supported: " + allowed.str());

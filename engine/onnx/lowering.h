@@ -104,7 +104,8 @@ class LoweringContext {
 
   // ---- Building -----------------------------------------------------------------------
   // Add internal nodes; output types are inferred from the op table. Node names derive from
-  // the ONNX node's so plans and errors point back at the model.
+  // the ONNX node's so plans and errors point back at the model. Halves on an op that takes
+  // f32 but not them are computed in f32 between Casts (half_through_f32).
   virtual ValueId add(OpKind op, std::vector<ValueId> inputs, Attributes attrs = {}) = 0;
   virtual std::vector<ValueId> add_node(OpKind op, std::vector<ValueId> inputs, Attributes attrs,
                                         int num_outputs) = 0;
@@ -122,7 +123,14 @@ class LoweringContext {
 // Helpers the lowering files share.
 // A scalar Constant node of `dtype` holding `value`.
 ValueId scalar_constant(LoweringContext& ctx, DType dtype, double value);
-// Refuses an input dtype the internal op has no kernel contract for (its first type parameter).
+// Whether `dtype` is a half (f16, bf16) that `allowed` lacks but computes through f32: the
+// importer then casts the op's inputs of that type parameter to f32 and its outputs back, one
+// rounding per result as a half kernel would (LoweringContext::add).
+bool half_through_f32(DTypeSet allowed, DType dtype);
+// `allowed` with the halves half_through_f32 admits.
+DTypeSet importable(DTypeSet allowed);
+// Refuses an input dtype the internal op has no kernel contract for (its first type parameter)
+// and that it does not compute through f32.
 void require_dtype(LoweringContext& ctx, OpKind op, DType dtype);
 // Refuses a constant output too large to compute at import time (2^28 elements).
 void check_constant_size(LoweringContext& ctx, const Shape& shape);

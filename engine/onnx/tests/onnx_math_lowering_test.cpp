@@ -1,9 +1,11 @@
 // ONNX lowerings of the elementwise, math and activation ops (lower_elementwise.cpp) on what the
 // backend test corpus does not cover: legacy broadcasting and its errors, version-1 Cast,
 // old attribute defaults, PRelu's per-channel slope before version 7, Pow across dtypes,
-// and the diagnostics for dtypes and attribute values Volta does not take.
+// f16 and bf16 on ops without a half kernel (computed in f32 between Casts), and the
+// diagnostics for dtypes and attribute values Volta does not take.
 #define BOOST_TEST_MODULE onnx_math_lowering
 #include <cfloat>
+#include <cmath>
 #include <limits>
 
 #include "onnx_test_models.h"
@@ -154,6 +156,47 @@ BOOST_AUTO_TEST_CASE(unsupported_dtypes_and_attribute_values_are_named) {
                              {"c", kInt64, {2}}, [](pb::NodeProto& n) { set_int(n, "fmod", 2); });
   expect_import_error(mod, {Tensor(DType::I64, Shape{2}), Tensor(DType::I64, Shape{2})},
                       ErrorCode::ImportInvalidModel, "fmod is 2; it must be 0 or 1");
+}
+
+// A half tensor of `values` (each exact in the format).
+Tensor halves(DType dtype, Shape shape, std::initializer_list<double> values) {
+  Tensor t(dtype, std::move(shape));
+  int64_t i = 0;
+  for (const double v : values) t.set_double(i++, v);
+  return t;
+}
+
+int count_ops(const Graph& graph, OpKind op) {
+  int count = 0;
+  for (int i = 0; i < graph.num_nodes(); ++i) count += graph.node(i).op == op ? 1 : 0;
+  return count;
+}
+
+BOOST_AUTO_TEST_CASE(halves_on_an_op_without_a_half_kernel_compute_in_f32_and_round_once) {
+  // 1 + 2^-11 + 2^-11 is 1 + 2^-10 in f32, exact in f16; summed in f16 each step would tie back
+  // to 1. The MatMul runs in f32 between Casts: one rounding, at the end.
+  const double e = std::ldexp(1.0, -11);
+  const Model matmul =
+      one_node("MatMul", 13, {{"a", 10, {1, 3}}, {"b", 10, {3, 1}}}, {"y", 10, {}});
+  const std::vector<Tensor> inputs = {halves(DType::F16, Shape{1, 3}, {1, e, e}),
+                                      halves(DType::F16, Shape{3, 1}, {1, 1, 1})};
+  const Tensor y = run_cpu(matmul, inputs).at(0);
+  BOOST_TEST((y.dtype() == DType::F16));
+  check_values(y, {1 + 2 * e});
+  const Graph graph = matmul.import_for(inputs, cpu_import()).graph;
+  BOOST_TEST(count_ops(graph, OpKind::Cast) == 3);  // a and b to f32, the product back
+  // bf16 (8 significant bits): 1 + 2^-8 + 2^-8 = 1 + 2^-7, likewise lost to ties step by step.
+  const double b = std::ldexp(1.0, -8);
+  const Model sum = one_node("ReduceSum", 13, {{"x", 16, {3}}}, {"y", 16, {}},
+                             [](pb::NodeProto& n) { set_int(n, "keepdims", 0); });
+  const Tensor s = run_cpu(sum, {halves(DType::BF16, Shape{3}, {1, b, b})}).at(0);
+  BOOST_TEST((s.dtype() == DType::BF16));
+  check_values(s, {1 + 2 * b});
+  // Inputs of one type parameter in two different dtypes are still refused.
+  const Model mixed = one_node("MatMul", 13, {{"a", 10, {1, 1}}, {"b", 16, {1, 1}}}, {"y", 10, {}});
+  expect_import_error(mixed,
+                      {halves(DType::F16, Shape{1, 1}, {1}), halves(DType::BF16, Shape{1, 1}, {1})},
+                      ErrorCode::ImportUnsupported, "lowering onto MatMul");
 }
 
 }  // namespace
