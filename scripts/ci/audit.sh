@@ -28,7 +28,7 @@ while [ $# -gt 0 ]; do
   shift
 done
 
-scripts/ci/bootstrap.sh
+scripts/ci/bootstrap.sh --peers  # with PyTorch, the perf double pass's peer
 scripts/ci/build.sh "$preset" >/dev/null
 audit="build/$preset/tools/volta-audit/volta-audit"
 

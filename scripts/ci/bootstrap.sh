@@ -3,6 +3,10 @@
 # pinned PyPI packages in build/interop-venv (scripts/ci/interop_venv.sh; tests only, the
 # product has no Python dependency). Idempotent and silent when everything is present. Needs
 # root (or sudo) only when a Debian package is missing.
+# Usage: scripts/ci/bootstrap.sh [--peers]
+#   --peers  also the perf peers' Debian packages (PyTorch, for `volta-audit perf`'s torch
+#            lanes; about 180 packages, so the test lane leaves them out and reports those
+#            lanes SKIPPED)
 set -euo pipefail
 
 packages=(
@@ -17,6 +21,11 @@ packages=(
   ccache                # compiler cache: the build uses it as the compiler launcher when present
   python3-venv          # scripts/ci/interop_venv.sh: the interop tests' virtual environment
 )
+case "${1:-}" in
+  --peers) packages+=(python3-torch) ;;  # the torch peer lanes, in /usr/bin/python3
+  "") ;;
+  *) echo "bootstrap: unknown argument '$1' (supported: --peers)" >&2; exit 2 ;;
+esac
 
 missing=()
 for p in "${packages[@]}"; do

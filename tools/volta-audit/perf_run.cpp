@@ -129,8 +129,14 @@ PassOutcome PerfBinary::run(const PassOptions& options) const {
   return result;
 }
 
+std::filesystem::path system_python() {
+  const std::filesystem::path debian = "/usr/bin/python3";
+  return std::filesystem::exists(debian) ? debian : std::filesystem::path("python3");
+}
+
 PeerEnvironment peer_environment() {
   return {.peers_dir = source_dir() / "perf/peers",
+          .system_python = system_python(),
           .interop_venv = interop_venv_path(),
           .volta_cli = volta_cli_path(),
           .lm_data = "/usr/share/common-licenses/GPL-3"};
@@ -144,12 +150,12 @@ std::vector<PeerLane> peer_lanes(const PeerEnvironment& environment) {
   std::vector<PeerLane> lanes = {
       {.name = "torch f32_gemm",
        .mirrors = "f32_gemm/",
-       .python = "python3",
+       .python = environment.system_python,
        .module = "torch",
        .command = {gemm_script}},
       {.name = "torch lm",
        .mirrors = "lm/",
-       .python = "python3",
+       .python = environment.system_python,
        .module = "torch",
        .command = {lm_script, "--runtime", "torch", "--data", data}},
       {.name = "onnxruntime lm",

@@ -63,18 +63,24 @@ struct PeerLane {
 
 // Where the lanes find what they need.
 struct PeerEnvironment {
-  std::filesystem::path peers_dir = {};     // perf/peers
-  std::filesystem::path interop_venv = {};  // ONNX Runtime's python: <venv>/bin/python3
-  std::filesystem::path volta_cli = {};     // exports the model ONNX Runtime runs
-  std::filesystem::path lm_data = {};       // the language model's training bytes
+  std::filesystem::path peers_dir = {};      // perf/peers
+  std::filesystem::path system_python = {};  // PyTorch's python: system_python()
+  std::filesystem::path interop_venv = {};   // ONNX Runtime's python: <venv>/bin/python3
+  std::filesystem::path volta_cli = {};      // exports the model ONNX Runtime runs
+  std::filesystem::path lm_data = {};        // the language model's training bytes
 };
-// This build's: the source tree's perf/peers, interop_venv_path(), volta_cli_path() and
-// GPL-3 (the data of perf/lm_benchmark.cpp).
+// This build's: the source tree's perf/peers, system_python(), interop_venv_path(),
+// volta_cli_path() and GPL-3 (the data of perf/lm_benchmark.cpp).
 PeerEnvironment peer_environment();
 
+// The interpreter of Debian's python3-torch, the PyTorch peer: /usr/bin/python3 where it
+// exists (a python3 first on PATH, such as a pyenv shim, has no Debian packages), else
+// python3 from PATH. Every torch lane and test finds it here.
+std::filesystem::path system_python();
+
 // Every lane, in report order: torch on the f32 GEMMs (perf/peers/torch_peer.py) and on the
-// tiny transformer's training step and inference (perf/peers/lm_peer.py), both in the system
-// python3; ONNX Runtime on the inference of the model `volta export` writes, in the interop
+// tiny transformer's training step and inference (perf/peers/lm_peer.py), both in
+// system_python(); ONNX Runtime on the inference of the model `volta export` writes, in the interop
 // venv. A lane whose interpreter, script or CLI is missing says so in `unavailable`.
 std::vector<PeerLane> peer_lanes(const PeerEnvironment& environment);
 

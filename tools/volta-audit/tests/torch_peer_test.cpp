@@ -2,7 +2,7 @@
 // perf/peers/torch_peer.py, the perf double pass's torch peer lane: its arguments, its exit
 // statuses and the sample lines it writes, against a fake torch module (the machines that run
 // the fast lane have no PyTorch). The real_torch suite runs the script on the real torch and is
-// reported SKIPPED by CTest when python3 cannot import it.
+// reported SKIPPED by CTest when system_python() (Debian's python3) cannot import it.
 
 #include <boost/test/unit_test.hpp>
 #include <filesystem>
@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "peer_script_support.h"
+#include "perf_run.h"
 
 namespace {
 
@@ -54,7 +55,8 @@ class Sandbox {
   ProcessResult run(const std::string& arguments) const {
     std::string env = "FAKE_TORCH_LOG=" + quoted(log().string()) + " ";
     if (fs::exists(dir_ / "fake")) env += "PYTHONPATH=" + quoted((dir_ / "fake").string()) + " ";
-    return shell(env + "python3 " + quoted(TORCH_PEER_SCRIPT) + " " + arguments);
+    return shell(env + quoted(volta::audit::system_python().string()) + " " +
+                 quoted(TORCH_PEER_SCRIPT) + " " + arguments);
   }
   fs::path samples() const { return dir_ / "samples.tsv"; }
   fs::path log() const { return dir_ / "torch.log"; }
@@ -155,8 +157,10 @@ BOOST_AUTO_TEST_SUITE(real_torch)
 
 // CTest marks this test SKIPPED when its output has the SKIPPED line (SKIP_REGULAR_EXPRESSION).
 BOOST_AUTO_TEST_CASE(times_torch_mm_in_the_sample_format) {
-  if (shell("python3 -c 'import torch'").status != 0) {
-    BOOST_TEST_MESSAGE("SKIPPED: torch is not importable by python3; the peer lane is off here");
+  const std::string python = volta::audit::system_python().string();
+  if (shell(quoted(python) + " -c 'import torch'").status != 0) {
+    BOOST_TEST_MESSAGE("SKIPPED: torch is not importable by " + python +
+                       "; the peer lane is off here");
     return;
   }
   Sandbox box;
