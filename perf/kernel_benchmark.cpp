@@ -12,8 +12,10 @@
 
 #include <cstdint>
 #include <cstring>
+#include <deque>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -31,6 +33,7 @@ struct NodeCase {
   OpKind op = OpKind::Add;
   std::vector<Shape> inputs;
   Attributes attrs;
+  std::optional<double> second_value = {};  // the second input filled with it (Pow's exponent)
 };
 
 // Random inputs are shared between benchmarks of the same shape: building 64 MiB of them
@@ -63,7 +66,9 @@ class PlannedNode {
     }
     const Node& node = plan_.graph.node(plan_.steps[0].node);
     for (size_t i = 0; i < c.inputs.size(); ++i) {
-      const Tensor& t = cached_input(c.inputs[i], static_cast<uint32_t>(i + 1));
+      const Tensor& t = i == 1 && c.second_value
+                            ? filled_.emplace_back(filled(c.inputs[i], *c.second_value))
+                            : cached_input(c.inputs[i], static_cast<uint32_t>(i + 1));
       inputs_.emplace_back(t.dtype(), t.shape(), t.data());
       bytes_ += static_cast<double>(t.nbytes());
     }
@@ -93,8 +98,15 @@ class PlannedNode {
     return {cpu_backend().arena(*context_, bytes).data, bytes, MemorySpace::Host};
   }
 
+  static Tensor filled(const Shape& shape, double value) {
+    Tensor t(DType::F32, shape);
+    for (int64_t i = 0; i < t.numel(); ++i) t.set_double(i, value);
+    return t;
+  }
+
   std::unique_ptr<ExecutionContext> context_;
   ExecutionPlan plan_;
+  std::deque<Tensor> filled_;
   std::vector<ConstTensorView> inputs_;
   std::vector<Tensor> outputs_;
   std::vector<TensorView> output_views_;
@@ -143,6 +155,8 @@ std::vector<NodeCase> cases() {
     add("relu" + m, OpKind::Relu, {matrix});
     add("gelu" + m, OpKind::Gelu, {matrix});
     add("exp" + m, OpKind::Exp, {matrix});
+    // x^2 as PyTorch exports a variance (its decomposed LayerNorm): Pow with a scalar 2.
+    all.push_back(NodeCase{"pow_square" + m, OpKind::Pow, {matrix, Shape{}}, {}, 2.0});
     add("sigmoid" + m, OpKind::Sigmoid, {matrix});
     add("tanh" + m, OpKind::Tanh, {matrix});
     add("cast_f64" + m, OpKind::Cast, {matrix}, {{"to", std::string("f64")}});

@@ -1,9 +1,11 @@
 #define BOOST_TEST_MODULE cpu_elementwise
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstring>
 #include <limits>
 #include <numbers>
+#include <vector>
 
 #include "../backends/cpu/cpu_kernel.h"
 #include "test_util.h"
@@ -298,6 +300,39 @@ BOOST_AUTO_TEST_CASE(pow) {
       w.set_double(i, want[i]);
     }
     check_close(run1(OpKind::Pow, {a, b}), w, 0, 1e-7);
+  }
+}
+
+// An exponent of 2 squares: a * a, correctly rounded, bit for bit, whether the exponent is one
+// splatted scalar (the vectorized path) or a 2 among other exponents (per element), across a
+// chunk edge, with the special values pow and the square agree on.
+BOOST_AUTO_TEST_CASE(pow_by_two_is_the_correctly_rounded_square) {
+  const int64_t n = kChunk + 37;
+  std::vector<float> x(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) {
+    x[static_cast<size_t>(i)] =
+        std::ldexp(1.0F + static_cast<float>(i) * 0x1.3p-17F, static_cast<int>(i % 64) - 32) *
+        (i % 3 == 0 ? -1.0F : 1.0F);
+  }
+  const std::vector<float> special = {0.0F, -0.0F, kInfF, -kInfF, kNaNF, 1e30F, 1e-30F};
+  std::copy(special.begin(), special.end(), x.begin());
+  std::vector<float> exponents(static_cast<size_t>(n), 2.0F);
+  for (int64_t i = 0; i < n; i += 5) exponents[static_cast<size_t>(i)] = 3.0F;
+  const Tensor a = tensor<float>(Shape{n}, x);
+  for (const int threads : {1, 2}) {
+    const std::vector<float> splat =
+        values_of<float>(run1(OpKind::Pow, {a, scalar<float>(2.0F)}, {}, threads));
+    const std::vector<float> mixed =
+        values_of<float>(run1(OpKind::Pow, {a, tensor<float>(Shape{n}, exponents)}, {}, threads));
+    for (int64_t i = 0; i < n; ++i) {
+      const float v = x[static_cast<size_t>(i)];
+      const float square = v * v;
+      BOOST_TEST(std::bit_cast<uint32_t>(splat[static_cast<size_t>(i)]) ==
+                 std::bit_cast<uint32_t>(square));
+      const float want = i % 5 == 0 ? std::pow(v, 3.0F) : square;
+      BOOST_TEST(std::bit_cast<uint32_t>(mixed[static_cast<size_t>(i)]) ==
+                 std::bit_cast<uint32_t>(want));
+    }
   }
 }
 

@@ -84,10 +84,14 @@ struct IntegerDiv {
     return static_cast<T>(a / b);
   }
 };
+// x^2 is a * a: the correctly rounded square, which glibc's powf (within 0.82 ULP) may miss
+// and the reference engine (pow in double, rounded once) always gives; every special case
+// (NaN, infinities, signed zeros) agrees with pow's. It skips libm's general path for the
+// exponent exported models use most (PyTorch's decomposed LayerNorm: Pow(x - mean, 2)).
 template <class T>
 struct Pow {
   static constexpr std::string_view kImpl = "libm";
-  T operator()(T a, T b) const { return std::pow(a, b); }
+  T operator()(T a, T b) const { return b == T(2) ? a * a : std::pow(a, b); }
 };
 
 // NaN if either operand is NaN; otherwise the larger (smaller), the first on ties.
@@ -229,6 +233,23 @@ void integer_div_kernel(const KernelArgs& args) {
       });
 }
 
+// Pow: a row whose exponent is one splatted 2 is squared in a vectorized loop; other rows call
+// Pow per element (which squares where the exponent is 2: the same bits either way).
+template <class T>
+void pow_kernel(const KernelArgs& args) {
+  for_each_output_row<T, T, T>(
+      args, [](T* y, int64_t, int64_t count, const auto& a, const auto& b) {
+        if constexpr (std::is_same_v<std::decay_t<decltype(b)>, Splat<T>>) {
+          if (b.value == T(2)) {
+            map_row(
+                y, count, [](T x) { return x * x; }, a);
+            return;
+          }
+        }
+        map_row(y, count, Pow<T>{}, a, b);
+      });
+}
+
 // Folds op over the inputs for `width` elements at row position `at`, in a local block:
 // an output sharing input 0's buffer is written only after every input has been read there.
 // Called with width == kLanes (a constant loop, vectorized) and once with the remainder.
@@ -332,7 +353,10 @@ const OpDTypeKernels& arithmetic_kernels() {
     at(K::Sub) = binary_kernels<Sub>(EveryNumericType{}, "sub");
     at(K::Mul) = binary_kernels<Mul>(EveryNumericType{}, "mul");
     at(K::Div) = div_kernels();
-    at(K::Pow) = binary_kernels<Pow>(FloatTypes{}, "pow");
+    at(K::Pow) = make_kernels(FloatTypes{}, [](auto tag) {
+      using T = typename decltype(tag)::type;
+      return CpuKernel{&pow_kernel<T>, kernel_variant(dtype_of<T>(), "pow", impl_of<Pow<T>>())};
+    });
     at(K::Neg) = unary_kernels<Neg>(SignedNumericTypes{}, "neg");
     at(K::Abs) = unary_kernels<Abs>(EveryNumericType{}, "abs");
     at(K::Sqrt) = unary_kernels<Sqrt>(ConcatTypes<FloatTypes, HalfTypes>{}, "sqrt");
