@@ -1,4 +1,4 @@
-// `volta`: the user CLI: run, check, info, doctor; train, generate, eval, export.
+// `volta`: the user CLI: run, bench, check, info, doctor; train, generate, eval, export.
 #include <cstdio>
 #include <new>
 #include <string_view>
@@ -18,6 +18,11 @@ constexpr const char* kUsage =
     "                     [--threads N] [--backend NAME] [--strict | --relaxed]\n"
     "                     (mode default: strict)\n"
     "           writes DIR/<output name>.pb (TensorProto) and prints shapes and a summary\n"
+    "  bench    steady-state latency of an ONNX model: median, p90, min, max and mean\n"
+    "           volta bench model.onnx [--input NAME=FILE.pb ...] [--threads N] [--runs N]\n"
+    "                       [--warmup N] [--backend NAME] [--strict | --relaxed]\n"
+    "           (100 timed runs after 10 warm-up runs by default; the first run, which\n"
+    "           imports and compiles, is reported apart; static inputs default to zeros)\n"
     "  check    list every node of an ONNX model the importer cannot lower; exit 1 if any\n"
     "           volta check model.onnx [--backend NAME] | volta check --ops (the supported\n"
     "           ONNX ops)\n"
@@ -71,6 +76,7 @@ int main(int argc, char** argv) {
   try {
     if (command == "run") return volta::cli::run(rest);
     if (command == "check") return volta::cli::check(rest);
+    if (command == "bench") return volta::cli::bench(rest);
     if (command == "info") {
       const bool has_model = !rest.empty() && !rest[0].starts_with("--");
       return has_model ? volta::cli::info_model(rest) : volta::cli::info(rest);
@@ -95,8 +101,8 @@ int main(int argc, char** argv) {
     return 1;
   }
   std::fprintf(stderr,
-               "volta: unknown command '%s' (supported: run, check, info, doctor, train, generate, "
-               "eval, export)\n%s",
+               "volta: unknown command '%s' (supported: run, bench, check, info, doctor, train, "
+               "generate, eval, export)\n%s",
                std::string(command).c_str(), kUsage);
   return 2;
 }

@@ -1,6 +1,8 @@
-// `volta run`, `volta check` and `volta info` on ONNX models.
+// `volta run`, `volta check`, `volta info` and `volta bench` on ONNX models.
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <map>
@@ -25,7 +27,20 @@ struct ModelArgs {
   DeterminismMode mode = DeterminismMode::Strict;
   std::string backend = "cpu";  // a name of the registry (make_backend)
   bool list_ops = false;
+  int runs = 100;   // bench: timed runs
+  int warmup = 10;  // bench: untimed runs first
 };
+
+// `text` as an integer in [min, max], or nullopt.
+std::optional<int> bounded_int(const std::string& text, int min, int max) {
+  try {
+    size_t used = 0;
+    const int v = std::stoi(text, &used);
+    if (used == text.size() && v >= min && v <= max) return v;
+  } catch (const std::exception&) {
+  }
+  return std::nullopt;
+}
 
 // Parses the options `allowed` names; prints usage errors and returns nullopt on bad input.
 std::optional<ModelArgs> parse(std::string_view command, std::span<const std::string_view> args,
@@ -52,13 +67,19 @@ std::optional<ModelArgs> parse(std::string_view command, std::span<const std::st
       out.output_dir = std::string(args[++i]);
     } else if (takes("--threads") && has_value) {
       const std::string n(args[++i]);
-      try {
-        out.threads = std::stoi(n);
-      } catch (const std::exception&) {
-        out.threads = 0;
-      }
-      if (out.threads < 1 || out.threads > 256)
-        return bad("--threads takes 1..256, got '" + n + "'");
+      const std::optional<int> v = bounded_int(n, 1, 256);
+      if (!v) return bad("--threads takes 1..256, got '" + n + "'");
+      out.threads = *v;
+    } else if (takes("--runs") && has_value) {
+      const std::string n(args[++i]);
+      const std::optional<int> v = bounded_int(n, 1, 1000000);
+      if (!v) return bad("--runs takes 1..1000000, got '" + n + "'");
+      out.runs = *v;
+    } else if (takes("--warmup") && has_value) {
+      const std::string n(args[++i]);
+      const std::optional<int> v = bounded_int(n, 0, 1000000);
+      if (!v) return bad("--warmup takes 0..1000000, got '" + n + "'");
+      out.warmup = *v;
     } else if (takes("--backend") && has_value) {
       out.backend = std::string(args[++i]);
     } else if (takes("--strict")) {
@@ -86,8 +107,8 @@ std::vector<Tensor> load_inputs(const onnx::Model& model, const ModelArgs& args,
   for (const onnx::ValueSpec& spec : model.inputs()) {
     if (!spec.dtype) {
       fail(ErrorCode::ImportUnsupported, "model input '" + spec.name + "' has type " + spec.type +
-                                             "; supported: tensors of FLOAT, DOUBLE, INT64, "
-                                             "INT32, BOOL");
+                                             "; supported: tensors of " +
+                                             onnx::onnx_tensor_types());
     }
     if (const auto it = args.inputs.find(spec.name); it != args.inputs.end()) {
       tensors.push_back(onnx::read_tensor_file(it->second).tensor);
@@ -187,6 +208,55 @@ int run(std::span<const std::string_view> args) {
       parsed->model.c_str(), parsed->backend.c_str(),
       std::string(determinism_mode_name(parsed->mode)).c_str(), parsed->threads, ms,
       static_cast<long long>(stats.hits), static_cast<long long>(stats.misses));
+  return 0;
+}
+
+double milliseconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+      .count();
+}
+
+// Steady-state latency, as onnxruntime_perf_test reports it: the first run (import, compile,
+// run) apart, --warmup untimed runs, then --runs runs timed one by one through the same Session
+// (its plan cached) with the same inputs.
+int bench(std::span<const std::string_view> args) {
+  const std::optional<ModelArgs> parsed =
+      parse("bench", args,
+            "--input NAME=FILE.pb, --threads N, --runs N, --warmup N, --backend NAME, --strict, "
+            "--relaxed");
+  if (!parsed) return 2;
+  const onnx::Model model = onnx::Model::load(parsed->model);
+  const std::vector<Tensor> inputs = load_inputs(model, *parsed, true);
+  const std::unique_ptr<Backend> backend = make_backend(parsed->backend);
+  onnx::Session session(model, *backend, parsed->mode, parsed->threads);
+  auto start = std::chrono::steady_clock::now();
+  session.run(inputs);
+  const double first = milliseconds_since(start);
+  for (int i = 0; i < parsed->warmup; ++i) session.run(inputs);
+  std::vector<double> ms(static_cast<size_t>(parsed->runs));
+  for (double& t : ms) {
+    start = std::chrono::steady_clock::now();
+    session.run(inputs);
+    t = milliseconds_since(start);
+  }
+  double mean = 0;
+  for (const double t : ms) mean += t / static_cast<double>(ms.size());
+  std::sort(ms.begin(), ms.end());
+  // Nearest rank: the smallest time that q of the runs do not exceed.
+  const auto quantile = [&](double q) {
+    const auto rank = static_cast<size_t>(std::ceil(q * static_cast<double>(ms.size())));
+    return ms[std::max<size_t>(rank, 1) - 1];
+  };
+  const PlanCacheStats stats = session.cache_stats();
+  std::printf("bench %s on %s: mode=%s threads=%d\n", parsed->model.c_str(),
+              parsed->backend.c_str(), std::string(determinism_mode_name(parsed->mode)).c_str(),
+              parsed->threads);
+  std::printf("first run %.3f ms (import + compile + run); %d warm-up runs; %d timed runs\n", first,
+              parsed->warmup, parsed->runs);
+  std::printf("latency ms: median %.3f  p90 %.3f  min %.3f  max %.3f  mean %.3f\n", quantile(0.5),
+              quantile(0.9), ms.front(), ms.back(), mean);
+  std::printf("plan cache hits=%lld misses=%lld\n", static_cast<long long>(stats.hits),
+              static_cast<long long>(stats.misses));
   return 0;
 }
 
