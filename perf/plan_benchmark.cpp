@@ -92,6 +92,41 @@ BENCHMARK_CAPTURE(builtin_model, cnn, std::string("cnn"))
     ->Apply(at_one_and_two_threads)
     ->Unit(benchmark::kMillisecond);
 
+// ---- Per-step overhead ------------------------------------------------------------------
+
+// A chain of 100 Neg steps on one f32 element, passes off: what the runtime spends per step
+// (dispatch, views, the thread pool's decision) beside the kernel's one negation. time_per_step
+// is the run's time over its 100 steps.
+void step_overhead(benchmark::State& state) {
+  constexpr int kSteps = 100;
+  const int threads = static_cast<int>(state.range(0));
+  Graph graph;
+  ValueId v = graph.add_input("x", DType::F32, Shape{1});
+  for (int i = 0; i < kSteps; ++i) {
+    v = graph.add_node(OpKind::Neg, {v}, {}, "neg" + std::to_string(i)).front();
+  }
+  graph.set_outputs({v});
+  const ExecutionPlan plan =
+      compile(std::move(graph), cpu_backend(), DeterminismMode::Strict, {.optimize = false});
+  const std::unique_ptr<ExecutionContext> context =
+      cpu_backend().make_context({.threads = threads});
+  const std::vector<Tensor> inputs = {Tensor(DType::F32, Shape{1})};
+  for (auto _ : state) {
+    std::vector<Tensor> outputs = execute(plan, cpu_backend(), *context, inputs);
+    benchmark::DoNotOptimize(outputs.data());
+    benchmark::ClobberMemory();
+  }
+  state.counters["time_per_step"] =
+      benchmark::Counter(static_cast<double>(state.iterations()) * kSteps,
+                         benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  record_plan(state, plan, threads);
+}
+
+BENCHMARK(step_overhead)
+    ->Name("plan/step_overhead/100_steps")
+    ->Apply(at_one_and_two_threads)
+    ->Unit(benchmark::kMicrosecond);
+
 // ---- Conv --------------------------------------------------------------------------------
 
 struct ConvShape {

@@ -182,9 +182,10 @@ BOOST_AUTO_TEST_CASE(attention_refusals_name_what_is_supported) {
                                           Tensor(DType::F32, Shape{1, 2, 3, 2})};
   const std::vector<Io> y = {{"y", kFloat, {1, 2, 2, 2}}};
   auto with = [&](int opset, const NodeAttrs& attrs) { return attention(opset, qkv, y, attrs); };
-  expect_import_error(with(23, [](pb::NodeProto& n) { set_int(n, "softmax_precision", 10); }),
-                      qkv_values, ErrorCode::ImportUnsupported,
-                      "softmax_precision FLOAT16; supported: FLOAT (1), DOUBLE (11)");
+  expect_import_error(with(23, [](pb::NodeProto& n) { set_int(n, "softmax_precision", 7); }),
+                      qkv_values, ErrorCode::ImportInvalidModel,
+                      "softmax_precision 7; expected FLOAT (1), FLOAT16 (10), DOUBLE (11) or "
+                      "BFLOAT16 (16)");
   expect_import_error(with(23, [](pb::NodeProto& n) { set_float(n, "scale", -1.0F); }), qkv_values,
                       ErrorCode::ImportUnsupported, "supported: scale >= 0");
   expect_import_error(with(23, [](pb::NodeProto& n) { set_int(n, "qk_matmul_output_mode", 4); }),
@@ -307,7 +308,8 @@ BOOST_AUTO_TEST_CASE(rotary_embedding_refusals_name_what_is_supported) {
   expect_import_error(ints,
                       {Tensor(DType::I32, Shape{1, 2, 12}), Tensor(DType::I32, Shape{1, 2, 3}),
                        Tensor(DType::I32, Shape{1, 2, 3})},
-                      ErrorCode::ImportUnsupported, "input of dtype i32; supported: f32, f64");
+                      ErrorCode::ImportUnsupported,
+                      "input of dtype i32; supported: {f32,f64,f16,bf16}");
 }
 
 // ---- FlexAttention ----
@@ -455,9 +457,9 @@ BOOST_AUTO_TEST_CASE(flex_attention_refusals_name_what_is_wrong) {
                       {Tensor(DType::F32, Shape{2, 2, 4}), values[1], values[2]},
                       ErrorCode::ImportInvalidModel, "Q, K and V must be rank 4");
   expect_import_error(
-      flex_attention(inputs, y, [](pb::NodeProto& n) { set_int(n, "softmax_precision", 10); }),
-      values, ErrorCode::ImportUnsupported,
-      "softmax_precision FLOAT16; supported: FLOAT (1), DOUBLE (11)");
+      flex_attention(inputs, y, [](pb::NodeProto& n) { set_int(n, "softmax_precision", 7); }),
+      values, ErrorCode::ImportInvalidModel,
+      "softmax_precision 7; expected FLOAT (1), FLOAT16 (10), DOUBLE (11) or BFLOAT16 (16)");
 }
 
 }  // namespace
