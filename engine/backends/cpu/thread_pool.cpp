@@ -1,9 +1,13 @@
 #include "volta/backends/cpu/thread_pool.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <new>
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
 
 #include "volta/error.h"
 
@@ -15,6 +19,33 @@ thread_local const ThreadPool* tls_pool = nullptr;
 thread_local int tls_worker = 0;
 
 constexpr size_t kScratchAlignment = 64;
+
+// A plan's parallel loops come microseconds apart, and a futex wake-up costs tens of
+// microseconds on a virtual machine: a worker waiting for the next loop, and the caller waiting
+// for a loop's last task, first spin this long (pausing, which leaves an SMT sibling its core),
+// then sleep. Only when threads run changes, never what a task computes.
+constexpr auto kSpinBudget = std::chrono::microseconds(100);
+
+void pause_cpu() {
+#if defined(__x86_64__) || defined(__i386__)
+  _mm_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
+
+// Spins until ready() or the budget is spent; returns ready().
+template <class Ready>
+bool spin_until(const Ready& ready) {
+  const auto deadline = std::chrono::steady_clock::now() + kSpinBudget;
+  for (;;) {
+    for (int i = 0; i < 64; ++i) {
+      if (ready()) return true;
+      pause_cpu();
+    }
+    if (std::chrono::steady_clock::now() >= deadline) return ready();
+  }
+}
 
 }  // namespace
 
@@ -70,6 +101,7 @@ void ThreadPool::worker_loop(int worker) {
   tls_worker = worker;
   uint64_t seen = 0;
   for (;;) {
+    spin_until([&] { return stopping_.load() || generation_.load() != seen; });
     {
       std::unique_lock lock(mutex_);
       wake_.wait(lock, [&] { return stopping_ || generation_ != seen; });
@@ -111,6 +143,7 @@ void ThreadPool::parallel_for(int64_t num_tasks, const std::function<void(int64_
   }
   wake_.notify_all();
   run_tasks();
+  spin_until([&] { return finished_tasks_.load() == num_tasks; });
   std::exception_ptr failure;
   {
     std::unique_lock lock(mutex_);

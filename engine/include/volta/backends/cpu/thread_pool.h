@@ -1,5 +1,6 @@
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <exception>
@@ -68,9 +69,10 @@ class ThreadPool {
   const std::function<void(int64_t)>* task_ = nullptr;
   int64_t num_tasks_ = 0;
   int64_t next_task_ = 0;
-  int64_t finished_tasks_ = 0;
-  uint64_t generation_ = 0;
-  bool stopping_ = false;
+  // Written under mutex_; atomic so that a spinning thread may read them without it.
+  std::atomic<int64_t> finished_tasks_ = 0;
+  std::atomic<uint64_t> generation_ = 0;
+  std::atomic<bool> stopping_ = false;
   int64_t failed_task_ = -1;
   std::exception_ptr failure_;
 };
