@@ -107,6 +107,9 @@ class Importer {
         trainable_(options.trainable),
         evaluate_(required(options.evaluator)) {}
 
+  // The model file's folder, where its external data lies (empty for a model of bytes).
+  const std::filesystem::path& model_dir() const { return model_.directory; }
+
   // Lowers every node. With `issues`, a node that fails is recorded and the nodes that
   // depend on it are skipped, so one pass reports every failing node; without, the first
   // failure throws.
@@ -485,7 +488,8 @@ std::vector<std::string> NodeContext::attr_strings(std::string_view name,
 
 Tensor NodeContext::attr_tensor(std::string_view name) {
   const auto* a = attr(name, ::onnx::AttributeProto::TENSOR, true);
-  return tensor_from_proto(a->t(), "attribute '" + std::string(name) + "' of node '" + name_ + "'");
+  return tensor_from_proto(a->t(), "attribute '" + std::string(name) + "' of node '" + name_ + "'",
+                           importer_.model_dir());
 }
 
 std::vector<ValueId> NodeContext::lower_graph_attr(std::string_view name,
@@ -656,7 +660,7 @@ std::shared_ptr<const Tensor> Model::Impl::initializer(const ::onnx::TensorProto
   if (it == decoded_.end()) {
     it = decoded_
              .emplace(&tensor, std::make_shared<const Tensor>(tensor_from_proto(
-                                   tensor, "initializer '" + tensor.name() + "'")))
+                                   tensor, "initializer '" + tensor.name() + "'", directory)))
              .first;
   }
   return it->second;

@@ -52,8 +52,8 @@ void lower_reduce(LoweringContext& ctx) {
 void lower_reduce_log_sum(LoweringContext& ctx) {
   const DType dtype = ctx.input_type(0).dtype;
   if (!(kFloatTypes | kHalfTypes).contains(dtype)) {
-    ctx.unsupported("input of dtype " + std::string(dtype_name(dtype)) + "; supported: " +
-                    (kFloatTypes | kHalfTypes).str() +
+    ctx.unsupported("input of dtype " + std::string(dtype_name(dtype)) +
+                    "; supported: " + (kFloatTypes | kHalfTypes).str() +
                     " (the log of an integer sum is not an integer)");
   }
   const ValueId sum =

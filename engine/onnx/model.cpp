@@ -5,7 +5,9 @@
 #include <onnx/defs/schema.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <unordered_map>
 
@@ -122,6 +124,27 @@ void check_newer_model(const ::onnx::ModelProto& model, int64_t opset) {
 
 // Refuses what is newer than Volta reads, naming both; then checks the model with the ONNX
 // library's checker, whole when the library knows its IR version and opset.
+// The library's checker looks for external data files relative to the working directory, and
+// its ONNX 1.12 follows any location: in the checked copy those initializers hold no elements
+// and no data. Volta reads external data itself, inside the model's folder only
+// (tensor_proto.cpp); a model with none is checked as it is.
+std::optional<::onnx::ModelProto> without_external_data(const ::onnx::ModelProto& model) {
+  const auto external = [](const ::onnx::TensorProto& t) {
+    return t.data_location() == ::onnx::TensorProto::EXTERNAL;
+  };
+  const auto& inits = model.graph().initializer();
+  if (std::none_of(inits.begin(), inits.end(), external)) return std::nullopt;
+  ::onnx::ModelProto copy = model;
+  for (auto& init : *copy.mutable_graph()->mutable_initializer()) {
+    if (!external(init)) continue;
+    init.clear_external_data();
+    init.set_data_location(::onnx::TensorProto::DEFAULT);
+    init.clear_dims();
+    init.add_dims(0);  // no elements: the checker then asks for no data field
+  }
+  return copy;
+}
+
 void check_model(const Model::Impl& impl) {
   const int64_t ir_version = impl.proto.ir_version();
   if (ir_version > kNewestIrVersion) {
@@ -137,10 +160,12 @@ void check_model(const Model::Impl& impl) {
                                            std::to_string(kNewestOpset) + " (ONNX 1.23)");
   }
   try {
+    const std::optional<::onnx::ModelProto> embedded = without_external_data(impl.proto);
+    const ::onnx::ModelProto& checked = embedded ? *embedded : impl.proto;
     if (ir_version <= kLibraryIrVersion && impl.opset <= kLibraryOpset) {
-      ::onnx::checker::check_model(impl.proto);
+      ::onnx::checker::check_model(checked);
     } else {
-      check_newer_model(impl.proto, impl.opset);
+      check_newer_model(checked, impl.opset);
     }
   } catch (const std::exception& e) {
     fail(ErrorCode::ImportInvalidModel,
@@ -160,7 +185,9 @@ Model Model::load(const std::filesystem::path& file) {
   if (!in) fail(ErrorCode::InvalidArgument, "cannot open ONNX model " + file.string());
   std::stringstream bytes;
   bytes << in.rdbuf();
-  return parse(bytes.str(), file.string());
+  Model model = parse(bytes.str(), file.string());
+  model.impl_->directory = std::filesystem::absolute(file).parent_path();
+  return model;
 }
 
 Model Model::parse(std::string_view bytes, std::string source) {

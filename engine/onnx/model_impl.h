@@ -3,6 +3,7 @@
 
 #include <onnx/onnx_pb.h>
 
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -17,7 +18,8 @@ namespace volta::onnx {
 struct Model::Impl {
   ::onnx::ModelProto proto;
   std::string source;
-  int64_t opset = 0;  // default domain; 0 when the model imports none
+  std::filesystem::path directory;  // the model file's folder (external data); empty: bytes
+  int64_t opset = 0;                // default domain; 0 when the model imports none
   std::map<std::string, int64_t, std::less<>> domain_opsets;  // the other domains it imports
 
   // The opset the model imports of `domain` (a domain other than the default one); 0: none.

@@ -4,7 +4,10 @@
 
 #include <algorithm>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
+#include <initializer_list>
+#include <optional>
 #include <sstream>
 
 #include "lowering.h"
@@ -45,20 +48,124 @@ void copy_bits16(const Field& field, Tensor& out, std::string_view what) {
   }
 }
 
+// Raw bytes into `out`, each bool byte read as ONNX reads it (nonzero: true) and stored as 0 / 1.
+void copy_raw(const std::string& bytes, Tensor& out) {
+  if (out.nbytes() > 0) std::memcpy(out.data(), bytes.data(), out.nbytes());
+  if (out.dtype() == DType::Bool) {
+    auto* b = static_cast<uint8_t*>(out.data());
+    for (int64_t i = 0; i < out.numel(); ++i) b[i] = b[i] != 0 ? 1 : 0;
+  }
+}
+
+// I-INVALID-MODEL: `parts` after `where`.
+[[noreturn]] void refuse(std::string_view where, std::initializer_list<std::string_view> parts) {
+  std::string message(where);
+  for (const std::string_view part : parts) message += part;
+  fail(ErrorCode::ImportInvalidModel, message);
+}
+
+// Whether `inner` (canonical) lies in or below `dir` (canonical).
+bool within(const std::filesystem::path& inner, const std::filesystem::path& dir) {
+  auto i = inner.begin();
+  for (auto d = dir.begin(); d != dir.end(); ++d, ++i) {
+    if (i == inner.end() || *i != *d) return false;
+  }
+  return true;
+}
+
+// The bytes of external data: the file `location` names in the model's folder, from `offset`,
+// `length` of them (the rest of the file when absent), which must be `want` bytes. The file
+// must stay inside the folder: no absolute path, no `..`, no symlink out.
+std::string read_external_data(const ::onnx::TensorProto& proto, std::string_view what,
+                               const std::filesystem::path& model_dir, size_t want) {
+  namespace fs = std::filesystem;
+  const std::string where = std::string(what) + "'s external data";
+  if (model_dir.empty()) {
+    fail(ErrorCode::ImportUnsupported,
+         std::string(what) +
+             " keeps its data in an external file, and this model was read from "
+             "bytes: load it from its file, whose folder holds that data");
+  }
+  std::string location;
+  int64_t offset = 0;
+  std::optional<int64_t> length;
+  for (const auto& entry : proto.external_data()) {
+    const std::string& key = entry.key();
+    if (key == "location") {
+      location = entry.value();
+    } else if (key == "offset" || key == "length") {
+      int64_t v = -1;
+      try {
+        size_t used = 0;
+        v = std::stoll(entry.value(), &used);
+        if (used != entry.value().size()) v = -1;
+      } catch (const std::exception&) {
+      }
+      if (v < 0) refuse(where, {": ", key, " '", entry.value(), "' is not a byte count"});
+      (key == "offset" ? offset : length.emplace()) = v;
+    } else if (key != "checksum") {
+      refuse(where, {" has the key '", key, "'; ONNX defines location, offset, length, checksum"});
+    }
+  }
+  const fs::path relative(location);
+  bool climbs = false;
+  for (const fs::path& part : relative) climbs = climbs || part == "..";
+  if (location.empty() || relative.is_absolute() || relative.has_root_name() || climbs) {
+    fail(ErrorCode::ImportInvalidModel,
+         where + ": location '" + location +
+             "' is refused: external data must be a relative path without '..' inside the "
+             "model's folder " +
+             model_dir.string());
+  }
+  std::error_code error;
+  const fs::path folder = fs::canonical(model_dir, error);
+  const fs::path file = error ? fs::path() : fs::canonical(model_dir / relative, error);
+  if (error) {
+    fail(ErrorCode::ImportInvalidModel,
+         where + ": cannot open '" + (model_dir / relative).string() + "': " + error.message());
+  }
+  if (!within(file, folder)) {
+    fail(ErrorCode::ImportInvalidModel, where + ": location '" + location + "' resolves to " +
+                                            file.string() + ", outside the model's folder " +
+                                            folder.string() + " (a symlink out is refused)");
+  }
+  if (!fs::is_regular_file(file)) {
+    fail(ErrorCode::ImportInvalidModel, where + ": " + file.string() + " is not a regular file");
+  }
+  const auto size = static_cast<int64_t>(fs::file_size(file));
+  const int64_t count = length.value_or(size - std::min(offset, size));
+  if (offset > size || count > size - offset) {
+    fail(ErrorCode::ImportInvalidModel,
+         where + ": offset " + std::to_string(offset) + " and length " + std::to_string(count) +
+             " reach past the end of " + file.string() + " (" + std::to_string(size) + " bytes)");
+  }
+  if (static_cast<size_t>(count) != want) {
+    fail(ErrorCode::ImportInvalidModel, where + " is " + std::to_string(count) +
+                                            " bytes; its dims and type need " +
+                                            std::to_string(want));
+  }
+  std::ifstream in(file, std::ios::binary);
+  std::string bytes(want, '\0');
+  in.seekg(offset);
+  if (!in.read(bytes.data(), static_cast<std::streamsize>(want))) {
+    fail(ErrorCode::ImportInvalidModel, where + ": cannot read " + std::to_string(want) +
+                                            " bytes at offset " + std::to_string(offset) + " of " +
+                                            file.string());
+  }
+  return bytes;
+}
+
 }  // namespace
 
-Tensor tensor_from_proto(const ::onnx::TensorProto& proto, std::string_view what) {
+Tensor tensor_from_proto(const ::onnx::TensorProto& proto, std::string_view what,
+                         const std::filesystem::path& model_dir) {
   const std::optional<DType> dtype = dtype_from_onnx(proto.data_type());
   if (!dtype) {
     fail(ErrorCode::ImportUnsupported, std::string(what) + " has element type " +
                                            onnx_type_name(proto.data_type()) +
                                            "; supported: " + onnx_tensor_types());
   }
-  if (proto.data_location() == ::onnx::TensorProto::EXTERNAL) {
-    fail(
-        ErrorCode::ImportUnsupported,
-        std::string(what) + " keeps its data in an external file; only embedded data is supported");
-  }
+  const bool external = proto.data_location() == ::onnx::TensorProto::EXTERNAL;
   std::vector<int64_t> dims(proto.dims().begin(), proto.dims().end());
   // Check the element count against the data before allocating: a file that is not a
   // TensorProto can still parse as one, with absurd dims.
@@ -69,6 +176,14 @@ Tensor tensor_from_proto(const ::onnx::TensorProto& proto, std::string_view what
            std::string(what) + " has an invalid dimension " + std::to_string(d));
     }
     count *= d;
+  }
+  if (external) {
+    // Read (and size-checked against its file) before the tensor is allocated.
+    const std::string bytes =
+        read_external_data(proto, what, model_dir, static_cast<size_t>(count) * dtype_size(*dtype));
+    Tensor out(*dtype, Shape(dims));
+    copy_raw(bytes, out);
+    return out;
   }
   const int64_t stored =
       proto.has_raw_data()
@@ -87,11 +202,7 @@ Tensor tensor_from_proto(const ::onnx::TensorProto& proto, std::string_view what
                " bytes; shape " + out.shape().str() + " of " + std::string(dtype_name(*dtype)) +
                " needs " + std::to_string(out.nbytes()));
     }
-    if (out.nbytes() > 0) std::memcpy(out.data(), proto.raw_data().data(), out.nbytes());
-    if (*dtype == DType::Bool) {  // a bool is 0 or 1; ONNX reads any nonzero byte as true
-      auto* bytes = static_cast<uint8_t*>(out.data());
-      for (int64_t i = 0; i < out.numel(); ++i) bytes[i] = bytes[i] != 0 ? 1 : 0;
-    }
+    copy_raw(proto.raw_data(), out);
     return out;
   }
   switch (*dtype) {
