@@ -6,6 +6,8 @@
 #include <new>
 #include <type_traits>
 
+#include "size_limit.h"
+
 namespace volta {
 namespace {
 
@@ -31,6 +33,10 @@ Tensor::Tensor(DType dtype, Shape shape) : dtype_(dtype), shape_(std::move(shape
     if (d < 0) {
       fail(ErrorCode::InvalidArgument, "Tensor: negative dimension in shape " + shape_.str());
     }
+  }
+  if (!bounded_numel(shape_.dims())) {
+    fail(ErrorCode::InvalidArgument,
+         "Tensor: shape " + shape_.str() + " has more than 2^48 elements, Volta's limit");
   }
   storage_.reset(allocate_aligned(nbytes()));
 }

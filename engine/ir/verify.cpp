@@ -5,6 +5,8 @@
 #include <cmath>
 #include <map>
 
+#include "size_limit.h"
+
 namespace volta {
 namespace {
 
@@ -291,6 +293,11 @@ std::vector<Diagnostic> verify_graph(const Graph& graph) {
   std::map<std::string_view, int> first_with_name;
   for (int i = 0; i < graph.num_values(); ++i) {
     const Value& v = graph.value(ValueId{i});
+    if (!bounded_numel(v.shape.dims())) {
+      report(ErrorCode::VerifyShape, "value %" + std::to_string(i) + " '" + v.name + "' of type " +
+                                         type_str(v.type()) +
+                                         " has more than 2^48 elements, Volta's limit");
+    }
     const auto [first, added] = first_with_name.emplace(v.name, i);
     if (!added) {
       report(ErrorCode::VerifyDuplicateName, "value %" + std::to_string(i) + " reuses the name '" +

@@ -111,6 +111,22 @@ BOOST_AUTO_TEST_CASE(use_before_def) {
       "node 0)");
 }
 
+// A declared shape past 2^48 elements (here 2^62, whose f32 byte count wraps to 0) is refused
+// naming it, before a planner or an allocation could overflow.
+BOOST_AUTO_TEST_CASE(a_value_past_the_size_limit) {
+  Graph g;
+  const Shape huge{int64_t{1} << 31, int64_t{1} << 31};
+  const ValueId x = g.add_input("x", DType::F32, huge);
+  g.set_outputs(g.add_node(OpKind::Relu, {x}, {}, "relu"));
+  const std::vector<Diagnostic> diags = verify_graph(g);
+  BOOST_REQUIRE_EQUAL(diags.size(), 2U);  // x and Relu's output
+  BOOST_CHECK_EQUAL(std::string(error_code_name(diags[0].code)), "V-SHAPE");
+  BOOST_CHECK_EQUAL(diags[0].message,
+                    "value %0 'x' of type f32[2147483648,2147483648] has more than 2^48 elements, "
+                    "Volta's limit");
+  BOOST_CHECK_THROW(Tensor(DType::F32, huge), VoltaError);
+}
+
 BOOST_AUTO_TEST_CASE(redefined_value) {
   {  // Two nodes write the same value.
     Graph g;
