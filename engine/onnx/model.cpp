@@ -5,6 +5,7 @@
 #include <onnx/defs/schema.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <optional>
@@ -173,6 +174,19 @@ void check_model(const Model::Impl& impl) {
   }
 }
 
+// Protobuf reads a message of at most 2^31 - 1 bytes; larger models keep their weights as
+// external data (ONNX's own rule for models over 2 GiB).
+constexpr uint64_t kMaxModelBytes = (uint64_t{1} << 31) - 1;
+
+void check_model_size(uint64_t bytes, const std::string& source) {
+  if (bytes > kMaxModelBytes) {
+    fail(ErrorCode::ImportUnsupported,
+         source + " is " + std::to_string(bytes) +
+             " bytes; an ONNX ModelProto holds at most 2^31 - 1 (2 GiB): save the model with its "
+             "weights as external data");
+  }
+}
+
 }  // namespace
 
 Model::Model(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -183,6 +197,9 @@ Model::~Model() = default;
 Model Model::load(const std::filesystem::path& file) {
   std::ifstream in(file, std::ios::binary);
   if (!in) fail(ErrorCode::InvalidArgument, "cannot open ONNX model " + file.string());
+  std::error_code error;
+  const uint64_t size = std::filesystem::file_size(file, error);
+  if (!error) check_model_size(size, file.string());  // before reading it whole
   std::stringstream bytes;
   bytes << in.rdbuf();
   Model model = parse(bytes.str(), file.string());
@@ -193,6 +210,7 @@ Model Model::load(const std::filesystem::path& file) {
 Model Model::parse(std::string_view bytes, std::string source) {
   auto impl = std::make_unique<Impl>();
   impl->source = std::move(source);
+  check_model_size(bytes.size(), impl->source);
   if (!impl->proto.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
     fail(ErrorCode::ImportInvalidModel, impl->source + " is not a serialized ONNX ModelProto");
   }

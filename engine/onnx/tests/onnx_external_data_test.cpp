@@ -1,15 +1,18 @@
 // Initializers whose data lies in a file beside the model (TensorProto external data, as
 // exporters write models over 2 GiB): read from the model's folder only. A location that
 // leaves it (absolute, `..`, a symlink out), a missing file, and an offset or length that do
-// not fit are refused with the location named, before any tensor is allocated.
+// not fit are refused with the location named, before any tensor is allocated; a model too
+// large for protobuf is refused by its size.
 #define BOOST_TEST_MODULE onnx_external_data
 
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -127,6 +130,24 @@ BOOST_AUTO_TEST_CASE(missing_files_and_bad_ranges_are_refused_before_allocating)
   expect_import_error(add_external(folder, {{"location", "w.bin"}, {"compression", "zip"}}), kX,
                       ErrorCode::ImportInvalidModel,
                       "has the key 'compression'; ONNX defines location, offset, length, checksum");
+}
+
+// Protobuf reads at most 2^31 - 1 bytes: 3 GiB of bytes (mapped, never touched) are refused by
+// their size, before a parse whose int length would wrap.
+BOOST_AUTO_TEST_CASE(a_model_over_2_gib_is_refused_by_its_size) {
+  const size_t size = size_t{3} << 30;
+  void* p = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  BOOST_REQUIRE(p != MAP_FAILED);
+  try {
+    Model::parse(std::string_view(static_cast<const char*>(p), size), "big.onnx");
+    BOOST_FAIL("expected I-UNSUPPORTED");
+  } catch (const VoltaError& e) {
+    BOOST_TEST(std::string(error_code_name(e.code())) == "I-UNSUPPORTED");
+    BOOST_TEST(e.message() ==
+               "big.onnx is 3221225472 bytes; an ONNX ModelProto holds at most "
+               "2^31 - 1 (2 GiB): save the model with its weights as external data");
+  }
+  ::munmap(p, size);
 }
 
 BOOST_AUTO_TEST_CASE(a_model_read_from_bytes_has_no_folder_for_external_data) {
