@@ -63,7 +63,9 @@ list(LENGTH entries file_count)
 set(content "// Generated at build time by cmake/BuildInfo.cmake: do not edit.
 #pragma once
 #include <array>
+#include <string>
 namespace volta::build {
+inline constexpr const char* kVersion = \"${VERSION}\";  // project(VERSION)
 inline constexpr const char* kCommit = \"${commit}\";
 inline constexpr bool kDirty = ${dirty};
 inline constexpr const char* kBuildType = \"${BUILD_TYPE}\";
@@ -79,6 +81,13 @@ struct CommittedFile {
 // Empty when kCommit is unknown (built outside a git checkout).
 inline constexpr std::array<CommittedFile, ${file_count}> kCommittedFiles = {
 ${committed}};
+// What `volta --version` and `volta-audit --version` print: \"volta 0.1.0 (commit 04a39e92b676,
+// RelWithDebInfo)\", with \"-dirty\" after a commit whose tracked files were changed.
+inline std::string version_line(const std::string& program) {
+  const std::string commit = std::string(kCommit).substr(0, 12);
+  return program + \" \" + kVersion + \" (commit \" + (commit.empty() ? \"unknown\" : commit) +
+         (kDirty ? \"-dirty\" : \"\") + \", \" + kBuildType + \")\";
+}
 }  // namespace volta::build
 ")
 # Writes `text` to `file` only when it differs, so that an unchanged header rebuilds nothing.

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "build_info.h"
 #include "commands.h"
 #include "volta/conformance/determinism_suite.h"
 #include "volta/conformance/sqlite.h"
@@ -75,7 +76,7 @@ constexpr Command kCommands[] = {
 };
 
 void print_usage(std::FILE* to) {
-  std::fputs("usage: volta-audit <command> [options]\n\ncommands:\n", to);
+  std::fputs("usage: volta-audit <command> [options] | volta-audit --version\n\ncommands:\n", to);
   for (const Command& c : kCommands) std::fprintf(to, "  %s\n", std::string(c.usage).c_str());
 }
 
@@ -95,6 +96,10 @@ int main(int argc, char** argv) {
   if (all.empty() || all[0] == "--help" || all[0] == "-h" || all[0] == "help") {
     print_usage(all.empty() ? stderr : stdout);
     return all.empty() ? 2 : 0;
+  }
+  if (all[0] == "--version") {
+    std::puts(volta::build::version_line("volta-audit").c_str());
+    return 0;
   }
   for (const Command& c : kCommands) {
     if (c.name != all[0]) continue;

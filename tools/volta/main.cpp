@@ -4,6 +4,7 @@
 #include <string_view>
 #include <vector>
 
+#include "build_info.h"
 #include "commands.h"
 #include "options.h"
 #include "volta/error.h"
@@ -11,7 +12,7 @@
 namespace {
 
 constexpr const char* kUsage =
-    "usage: volta <command> [options]\n"
+    "usage: volta <command> [options] | volta --version\n"
     "commands:\n"
     "  run      run an ONNX model on a backend (default cpu; `volta doctor` lists them)\n"
     "           volta run model.onnx [--input NAME=FILE.pb ...] [--output-dir DIR]\n"
@@ -70,6 +71,10 @@ int main(int argc, char** argv) {
   if (args.empty() || args[0] == "--help" || args[0] == "-h") {
     std::fputs(kUsage, args.empty() ? stderr : stdout);
     return args.empty() ? 2 : 0;
+  }
+  if (args[0] == "--version") {
+    std::puts(volta::build::version_line("volta").c_str());
+    return 0;
   }
   const std::string_view command = args[0];
   const std::span<const std::string_view> rest(args.data() + 1, args.size() - 1);
