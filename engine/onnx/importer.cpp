@@ -7,6 +7,7 @@
 
 #include <onnx/defs/schema.h>
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -525,31 +526,28 @@ std::vector<ValueId> NodeContext::add_node(OpKind op, std::vector<ValueId> input
                                            int num_outputs) {
   const std::string stem = added_++ == 0 ? name_ : name_ + "/" + std::string(volta::op_name(op));
   const OpSchema& schema = op_schema(op);
+  const auto cast = [&](ValueId v, DType to) {
+    return importer_
+        .add_node(OpKind::Cast, {v}, {{"to", std::string(dtype_name(to))}}, name_ + "/Cast", 1)
+        .front();
+  };
   // Halves on an op without a kernel for them are computed in f32 between Casts: each type
   // parameter whose inputs are all of one half dtype widens them, and narrows its outputs.
   std::vector<std::pair<char, DType>> widened;
   for (const TypeParam& param : schema.type_params) {
-    std::optional<DType> half;
-    bool uniform = true;
+    std::vector<size_t> bound;  // the present inputs of this type parameter
     for (size_t i = 0; i < inputs.size(); ++i) {
+      // The last spec stands for every input of a variadic tail.
       const InputSpec& spec = schema.inputs[std::min(i, schema.inputs.size() - 1)];
-      if (spec.type_param != param.name || !inputs[i].valid()) continue;
-      const DType dtype = type_of(inputs[i]).dtype;
-      uniform = uniform && (!half || *half == dtype);
-      half = dtype;
+      if (spec.type_param == param.name && inputs[i].valid()) bound.push_back(i);
     }
-    if (half && uniform && half_through_f32(param.allowed, *half)) {
-      widened.emplace_back(param.name, *half);
-      for (size_t i = 0; i < inputs.size(); ++i) {
-        const InputSpec& spec = schema.inputs[std::min(i, schema.inputs.size() - 1)];
-        if (spec.type_param == param.name && inputs[i].valid()) {
-          inputs[i] = importer_
-                          .add_node(OpKind::Cast, {inputs[i]}, {{"to", std::string("f32")}},
-                                    name_ + "/Cast", 1)
-                          .front();
-        }
-      }
-    }
+    if (bound.empty()) continue;
+    const DType half = type_of(inputs[bound.front()]).dtype;
+    const bool uniform = std::all_of(bound.begin(), bound.end(),
+                                     [&](size_t i) { return type_of(inputs[i]).dtype == half; });
+    if (!uniform || !half_through_f32(param.allowed, half)) continue;
+    widened.emplace_back(param.name, half);
+    for (const size_t i : bound) inputs[i] = cast(inputs[i], DType::F32);
   }
   std::vector<ValueId> outs;
   try {
@@ -561,11 +559,7 @@ std::vector<ValueId> NodeContext::add_node(OpKind op, std::vector<ValueId> input
   for (const auto& [param, half] : widened) {
     for (size_t o = 0; o < outs.size(); ++o) {
       const OutputSpec& spec = schema.outputs[std::min(o, schema.outputs.size() - 1)];
-      if (spec.type_param != param || !outs[o].valid()) continue;
-      outs[o] = importer_
-                    .add_node(OpKind::Cast, {outs[o]}, {{"to", std::string(dtype_name(half))}},
-                              name_ + "/Cast", 1)
-                    .front();
+      if (spec.type_param == param && outs[o].valid()) outs[o] = cast(outs[o], half);
     }
   }
   return outs;

@@ -58,10 +58,15 @@ struct Grid {
   int64_t size = 1;              // Gh or Gw
   std::vector<int64_t> per_roi;  // adaptive only: each RoI's grid (<= 0: no samples)
   bool adaptive() const { return !per_roi.empty(); }
+  // per_roi as a constant [R, 1, 1] in the arithmetic dtype.
+  ValueId per_roi_constant(const RoiAlign& r) const {
+    return r.constant(r.dt, {r.count, 1, 1}, std::vector<double>(per_roi.begin(), per_roi.end()));
+  }
 };
 
-// RoI coordinate `column` of every RoI at import time, scaled and shifted as the graph does it,
-// in the arithmetic type A: the adaptive grid is sized from exactly these values.
+// Each RoI's adaptive grid along the axis whose start coordinate is column `first`: the
+// ceiling of its size over `pooled`, computed at import in the arithmetic type A from the
+// coordinates scaled and shifted as the graph scales and shifts them.
 template <class A>
 std::vector<int64_t> adaptive_grid(const RoiAlign& r, const Tensor& rois, int64_t first,
                                    int64_t pooled) {
@@ -125,8 +130,7 @@ AxisSamples sample_axis(const RoiAlign& r, int64_t first, int64_t pooled, int64_
   std::iota(halves.begin(), halves.end(), 0.5);
   ValueId cells = r.scalar(static_cast<double>(grid.size));
   if (grid.adaptive()) {
-    cells = r.constant(r.dt, {r.count, 1, 1},
-                       std::vector<double>(grid.per_roi.begin(), grid.per_roi.end()));
+    cells = grid.per_roi_constant(r);
   }
   const ValueId bin_start = r.add(
       OpKind::Add, {start, r.add(OpKind::Mul, {r.constant(r.dt, {1, pooled, 1}, bins), bin})});
@@ -157,9 +161,7 @@ ValueId in_grid(const RoiAlign& r, const Grid& grid) {
   std::vector<double> index(static_cast<size_t>(grid.size));
   std::iota(index.begin(), index.end(), 0.0);
   return r.add(OpKind::Less,
-               {r.constant(r.dt, {1, 1, grid.size}, index),
-                r.constant(r.dt, {r.count, 1, 1},
-                           std::vector<double>(grid.per_roi.begin(), grid.per_roi.end()))});
+               {r.constant(r.dt, {1, 1, grid.size}, index), grid.per_roi_constant(r)});
 }
 
 void lower_roi_align(LoweringContext& ctx) {

@@ -123,8 +123,6 @@ void check_newer_model(const ::onnx::ModelProto& model, int64_t opset) {
   for (const auto& output : graph.output()) checker::check_value_info(output, ctx);
 }
 
-// Refuses what is newer than Volta reads, naming both; then checks the model with the ONNX
-// library's checker, whole when the library knows its IR version and opset.
 // The library's checker looks for external data files relative to the working directory, and
 // its ONNX 1.12 follows any location: in the checked copy those initializers hold no elements
 // and no data. Volta reads external data itself, inside the model's folder only
@@ -146,6 +144,8 @@ std::optional<::onnx::ModelProto> without_external_data(const ::onnx::ModelProto
   return copy;
 }
 
+// Refuses what is newer than Volta reads, naming both; then checks the model with the ONNX
+// library's checker, whole when the library knows its IR version and opset.
 void check_model(const Model::Impl& impl) {
   const int64_t ir_version = impl.proto.ir_version();
   if (ir_version > kNewestIrVersion) {

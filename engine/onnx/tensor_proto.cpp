@@ -111,46 +111,42 @@ std::string read_external_data(const ::onnx::TensorProto& proto, std::string_vie
   bool climbs = false;
   for (const fs::path& part : relative) climbs = climbs || part == "..";
   if (location.empty() || relative.is_absolute() || relative.has_root_name() || climbs) {
-    fail(ErrorCode::ImportInvalidModel,
-         where + ": location '" + location +
-             "' is refused: external data must be a relative path without '..' inside the "
-             "model's folder " +
-             model_dir.string());
+    refuse(where, {": location '", location,
+                   "' is refused: external data must be a relative path without '..' inside the "
+                   "model's folder ",
+                   model_dir.string()});
   }
   std::error_code error;
   const fs::path folder = fs::canonical(model_dir, error);
   const fs::path file = error ? fs::path() : fs::canonical(model_dir / relative, error);
   if (error) {
-    fail(ErrorCode::ImportInvalidModel,
-         where + ": cannot open '" + (model_dir / relative).string() + "': " + error.message());
+    refuse(where, {": cannot open '", (model_dir / relative).string(), "': ", error.message()});
   }
   if (!within(file, folder)) {
-    fail(ErrorCode::ImportInvalidModel, where + ": location '" + location + "' resolves to " +
-                                            file.string() + ", outside the model's folder " +
-                                            folder.string() + " (a symlink out is refused)");
+    refuse(where,
+           {": location '", location, "' resolves to ", file.string(),
+            ", outside the model's folder ", folder.string(), " (a symlink out is refused)"});
   }
   if (!fs::is_regular_file(file)) {
-    fail(ErrorCode::ImportInvalidModel, where + ": " + file.string() + " is not a regular file");
+    refuse(where, {": ", file.string(), " is not a regular file"});
   }
   const auto size = static_cast<int64_t>(fs::file_size(file));
   const int64_t count = length.value_or(size - std::min(offset, size));
   if (offset > size || count > size - offset) {
-    fail(ErrorCode::ImportInvalidModel,
-         where + ": offset " + std::to_string(offset) + " and length " + std::to_string(count) +
-             " reach past the end of " + file.string() + " (" + std::to_string(size) + " bytes)");
+    refuse(where,
+           {": offset ", std::to_string(offset), " and length ", std::to_string(count),
+            " reach past the end of ", file.string(), " (", std::to_string(size), " bytes)"});
   }
   if (static_cast<size_t>(count) != want) {
-    fail(ErrorCode::ImportInvalidModel, where + " is " + std::to_string(count) +
-                                            " bytes; its dims and type need " +
-                                            std::to_string(want));
+    refuse(where, {" is ", std::to_string(count), " bytes; its dims and type need ",
+                   std::to_string(want)});
   }
   std::ifstream in(file, std::ios::binary);
   std::string bytes(want, '\0');
   in.seekg(offset);
   if (!in.read(bytes.data(), static_cast<std::streamsize>(want))) {
-    fail(ErrorCode::ImportInvalidModel, where + ": cannot read " + std::to_string(want) +
-                                            " bytes at offset " + std::to_string(offset) + " of " +
-                                            file.string());
+    refuse(where, {": cannot read ", std::to_string(want), " bytes at offset ",
+                   std::to_string(offset), " of ", file.string()});
   }
   return bytes;
 }
