@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <iterator>
 #include <map>
 #include <optional>
 #include <string>
@@ -31,6 +32,17 @@ struct ModelArgs {
   int warmup = 10;  // bench: untimed runs first
 };
 
+// The integer options and their ranges.
+struct CountOption {
+  std::string_view name;
+  int min;
+  int max;
+  int ModelArgs::*field;
+};
+constexpr CountOption kCountOptions[] = {{"--threads", 1, 256, &ModelArgs::threads},
+                                         {"--runs", 1, 1000000, &ModelArgs::runs},
+                                         {"--warmup", 0, 1000000, &ModelArgs::warmup}};
+
 // `text` as an integer in [min, max], or nullopt.
 std::optional<int> bounded_int(const std::string& text, int min, int max) {
   try {
@@ -40,6 +52,11 @@ std::optional<int> bounded_int(const std::string& text, int min, int max) {
   } catch (const std::exception&) {
   }
   return std::nullopt;
+}
+
+double milliseconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+      .count();
 }
 
 // Parses the options `allowed` names; prints usage errors and returns nullopt on bad input.
@@ -65,21 +82,17 @@ std::optional<ModelArgs> parse(std::string_view command, std::span<const std::st
       out.inputs[std::string(spec.substr(0, eq))] = std::string(spec.substr(eq + 1));
     } else if (takes("--output-dir") && has_value) {
       out.output_dir = std::string(args[++i]);
-    } else if (takes("--threads") && has_value) {
+    } else if (const auto* count =
+                   std::find_if(std::begin(kCountOptions), std::end(kCountOptions),
+                                [&](const CountOption& o) { return takes(o.name) && has_value; });
+               count != std::end(kCountOptions)) {
       const std::string n(args[++i]);
-      const std::optional<int> v = bounded_int(n, 1, 256);
-      if (!v) return bad("--threads takes 1..256, got '" + n + "'");
-      out.threads = *v;
-    } else if (takes("--runs") && has_value) {
-      const std::string n(args[++i]);
-      const std::optional<int> v = bounded_int(n, 1, 1000000);
-      if (!v) return bad("--runs takes 1..1000000, got '" + n + "'");
-      out.runs = *v;
-    } else if (takes("--warmup") && has_value) {
-      const std::string n(args[++i]);
-      const std::optional<int> v = bounded_int(n, 0, 1000000);
-      if (!v) return bad("--warmup takes 0..1000000, got '" + n + "'");
-      out.warmup = *v;
+      const std::optional<int> v = bounded_int(n, count->min, count->max);
+      if (!v) {
+        return bad(std::string(count->name) + " takes " + std::to_string(count->min) + ".." +
+                   std::to_string(count->max) + ", got '" + n + "'");
+      }
+      out.*(count->field) = *v;
     } else if (takes("--backend") && has_value) {
       out.backend = std::string(args[++i]);
     } else if (takes("--strict")) {
@@ -188,8 +201,7 @@ int run(std::span<const std::string_view> args) {
   onnx::Session session(model, *backend, parsed->mode, parsed->threads);
   const auto start = std::chrono::steady_clock::now();
   const std::vector<Tensor> outputs = session.run(inputs);
-  const double ms =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  const double ms = milliseconds_since(start);
   if (!parsed->output_dir.empty()) std::filesystem::create_directories(parsed->output_dir);
   for (size_t i = 0; i < outputs.size(); ++i) {
     const std::string& name = model.outputs()[i].name;
@@ -209,11 +221,6 @@ int run(std::span<const std::string_view> args) {
       std::string(determinism_mode_name(parsed->mode)).c_str(), parsed->threads, ms,
       static_cast<long long>(stats.hits), static_cast<long long>(stats.misses));
   return 0;
-}
-
-double milliseconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-      .count();
 }
 
 // Steady-state latency, as onnxruntime_perf_test reports it: the first run (import, compile,
