@@ -3,21 +3,22 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
-#include <new>
 #include <type_traits>
 
 #include "size_limit.h"
+#include "volta/ir/host_memory.h"
 
 namespace volta {
 namespace {
 
-std::byte* allocate_aligned(size_t bytes) {
-  // aligned_alloc needs a size that is a multiple of the alignment (and > 0 here).
-  const size_t rounded = (bytes + kTensorAlignment - 1) / kTensorAlignment * kTensorAlignment;
-  void* p = std::aligned_alloc(kTensorAlignment, rounded == 0 ? kTensorAlignment : rounded);
-  if (p == nullptr) throw std::bad_alloc();
-  std::memset(p, 0, rounded == 0 ? kTensorAlignment : rounded);
-  return static_cast<std::byte*>(p);
+// Zeroed, so a tensor never exposes another's bytes.
+std::byte* allocate_zeroed(const Tensor& tensor) {
+  const auto bytes = static_cast<int64_t>(tensor.nbytes());
+  std::byte* p = allocate_host(bytes, kTensorAlignment, [&] {
+    return "a " + tensor.shape().str() + " " + std::string(dtype_name(tensor.dtype())) + " tensor";
+  });
+  std::memset(p, 0, static_cast<size_t>(bytes));
+  return p;
 }
 
 }  // namespace
@@ -38,11 +39,11 @@ Tensor::Tensor(DType dtype, Shape shape) : dtype_(dtype), shape_(std::move(shape
     fail(ErrorCode::InvalidArgument,
          "Tensor: shape " + shape_.str() + " has more than 2^48 elements, Volta's limit");
   }
-  storage_.reset(allocate_aligned(nbytes()));
+  storage_.reset(allocate_zeroed(*this));
 }
 
 Tensor::Tensor(const Tensor& other) : dtype_(other.dtype_), shape_(other.shape_) {
-  storage_.reset(allocate_aligned(nbytes()));
+  storage_.reset(allocate_zeroed(*this));
   if (nbytes() != 0) std::memcpy(storage_.get(), other.storage_.get(), nbytes());
 }
 

@@ -15,6 +15,7 @@
 #include "expect_error.h"
 #include "test_util.h"
 #include "volta/backends/cpu.h"
+#include "volta/ir/host_memory.h"
 #include "volta/ir/random.h"
 #include "volta/runtime/forwarding_backend.h"
 #include "volta/runtime/registry.h"
@@ -146,6 +147,64 @@ BOOST_AUTO_TEST_CASE(kernel_failures_name_the_node) {
                "node 'relu' (Relu) on backend 'plan-only': plan-only kernels reject every "
                "input");
 }
+
+// Lowers the host allocation limit for one test.
+class HostLimit {
+ public:
+  explicit HostLimit(int64_t bytes) : saved_(host_allocation_limit()) {
+    set_host_allocation_limit(bytes);
+  }
+  ~HostLimit() { set_host_allocation_limit(saved_); }
+  HostLimit(const HostLimit&) = delete;
+  HostLimit& operator=(const HostLimit&) = delete;
+
+ private:
+  int64_t saved_;
+};
+
+// Memory a model asks for beyond the limit (by default the machine's physical memory) is refused
+// as R-OUT-OF-MEMORY naming what it was for, before anything is allocated; so is a request the
+// system refuses. Never an abort or a std::bad_alloc.
+BOOST_AUTO_TEST_CASE(allocations_over_the_host_limit_are_refused_with_what_they_were_for) {
+  BOOST_TEST(host_allocation_limit() == physical_memory_bytes());
+  BOOST_TEST(physical_memory_bytes() > 0);
+  const Tensor input(DType::F32, Shape{512, 1024});  // 2 MiB, made under the default limit
+  const HostLimit limit(int64_t{1} << 20);
+  expect_error(
+      [] {
+        Tensor(DType::F32, Shape{1024, 1024});
+      },
+      ErrorCode::OutOfMemory,
+      "a [1024,1024] f32 tensor needs 4194304 bytes (4.0 MiB), over the host allocation "
+      "limit of 1048576 bytes (1.0 MiB; by default the machine's physical memory)");
+  // Relu(Relu(x)): the intermediate lives in the plan's arena, which is allocated first.
+  Graph g;
+  const ValueId x = g.add_input("x", DType::F32, Shape{512, 1024});
+  g.set_outputs({g.add(OpKind::Relu, {g.add(OpKind::Relu, {x}, {}, "first")}, {}, "second")});
+  const std::unique_ptr<Backend> cpu = make_backend("cpu");
+  const ExecutionPlan plan = compile(g, *cpu, DeterminismMode::Strict);
+  const std::unique_ptr<ExecutionContext> context = cpu->make_context({});
+  test::expect_error_containing(
+      [&] {
+        execute(plan, *cpu, *context, {&input, 1});
+      },
+      ErrorCode::OutOfMemory, {"the plan's arena needs ", "over the host allocation limit"});
+  expect_error([] { set_host_allocation_limit(0); }, ErrorCode::InvalidArgument,
+               "host allocation limit must be positive, not 0");
+}
+
+#if !defined(__SANITIZE_ADDRESS__)  // ASan aborts on an impossible request instead of failing it
+BOOST_AUTO_TEST_CASE(an_allocation_the_system_refuses_is_out_of_memory_too) {
+  const HostLimit limit(INT64_MAX);
+  expect_error(
+      [] {
+        Tensor(DType::U8, Shape{int64_t{1} << 47, 2});
+      },
+      ErrorCode::OutOfMemory,
+      "a [140737488355328,2] u8 tensor needs 281474976710656 bytes (256.0 TiB); the "
+      "system could not provide them");
+}
+#endif
 
 BOOST_AUTO_TEST_CASE(missing_kernel_is_an_error_never_a_fallback) {
   const EmptyBackend empty;

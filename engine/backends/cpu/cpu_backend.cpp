@@ -1,12 +1,12 @@
 #include <cstdlib>
 #include <cstring>
 #include <iterator>
-#include <new>
 #include <stdexcept>
 #include <string>
 
 #include "cpu_kernel.h"
 #include "volta/backends/cpu.h"
+#include "volta/ir/host_memory.h"
 #include "volta/runtime/registry.h"
 
 namespace volta {
@@ -188,11 +188,7 @@ CpuContext::CpuContext(const ContextOptions& options)
 
 MemoryRegion CpuContext::arena(int64_t bytes) {
   if (bytes > arena_bytes_) {
-    const size_t rounded =
-        (static_cast<size_t>(bytes) + kTensorAlignment - 1) / kTensorAlignment * kTensorAlignment;
-    void* p = std::aligned_alloc(kTensorAlignment, rounded);
-    if (p == nullptr) throw std::bad_alloc();
-    arena_.reset(static_cast<std::byte*>(p));
+    arena_.reset(allocate_host(bytes, kTensorAlignment, [] { return "the plan's arena"; }));
     arena_bytes_ = bytes;
   }
   return {arena_.get(), bytes, MemorySpace::Host};

@@ -4,12 +4,12 @@
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
-#include <new>
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
 #endif
 
 #include "volta/error.h"
+#include "volta/ir/host_memory.h"
 
 namespace volta {
 namespace {
@@ -168,12 +168,9 @@ void ThreadPool::parallel_chunks(int64_t n, int64_t chunk,
 
 void ThreadPool::reserve_worker_scratch(int64_t bytes) {
   if (bytes <= scratch_bytes_) return;
-  const size_t rounded =
-      (static_cast<size_t>(bytes) + kScratchAlignment - 1) / kScratchAlignment * kScratchAlignment;
   for (auto& buffer : scratch_) {
-    void* p = std::aligned_alloc(kScratchAlignment, rounded);
-    if (p == nullptr) throw std::bad_alloc();
-    buffer.reset(static_cast<std::byte*>(p));
+    buffer.reset(
+        allocate_host(bytes, kScratchAlignment, [] { return "a worker's kernel scratch"; }));
   }
   scratch_bytes_ = bytes;
 }

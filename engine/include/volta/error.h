@@ -42,7 +42,8 @@ namespace volta {
   X(ImportUnsupported, "I-UNSUPPORTED")    /* op, attribute, dtype or domain not supported */ \
   X(ImportNotStatic, "I-NOT-STATIC")       /* a shape or attribute value unknown at import */ \
   X(DeviceUnavailable, "R-NO-DEVICE")      /* no driver, no device or an unsupported one */   \
-  X(DeviceFailure, "R-DEVICE-FAILURE")     /* a device call failed (copy, launch, memory) */
+  X(DeviceFailure, "R-DEVICE-FAILURE")     /* a device call failed (copy, launch, memory) */  \
+  X(OutOfMemory, "R-OUT-OF-MEMORY")        /* a host allocation over the limit or refused */
 
 enum class ErrorCode {
 #define VOLTA_ERROR_ENUM(name, text) name,

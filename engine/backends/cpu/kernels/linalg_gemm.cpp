@@ -4,7 +4,6 @@
 #include <array>
 #include <cstddef>
 #include <cstdlib>
-#include <new>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -13,6 +12,7 @@
 #include "linalg_gemm_pack.h"
 #include "volta/backends/cpu/planted_slowdown.h"
 #include "volta/error.h"
+#include "volta/ir/host_memory.h"
 #include "volta/ir/tensor.h"
 
 namespace volta::cpu {
@@ -398,9 +398,8 @@ OwnedGemmScratch::OwnedGemmScratch(const GemmMicroKernel<T>& kernel,
   pool.reserve_worker_scratch(s.task_bytes);
   bytes_ = static_cast<size_t>(s.shared_bytes);
   if (bytes_ > 0) {
-    const size_t rounded = (bytes_ + kTensorAlignment - 1) / kTensorAlignment * kTensorAlignment;
-    data_.reset(static_cast<std::byte*>(std::aligned_alloc(kTensorAlignment, rounded)));
-    if (!data_) throw std::bad_alloc();
+    data_.reset(
+        allocate_host(s.shared_bytes, kTensorAlignment, [] { return "GEMM's packed panels"; }));
   }
 }
 
