@@ -6,6 +6,7 @@
 #include <string>
 
 #include "op_table_builders.h"
+#include "size_limit.h"
 
 namespace volta::op_table {
 namespace {
@@ -23,7 +24,13 @@ std::vector<TypeInfo> tile(const InferContext& ctx) {
                str(x.rank()));
   }
   Shape out = x;
-  for (int d = 0; d < x.rank(); ++d) out[d] *= repeats[static_cast<size_t>(d)];
+  for (int d = 0; d < x.rank(); ++d) {
+    const std::optional<int64_t> tiled = bounded_product(x[d], repeats[static_cast<size_t>(d)]);
+    if (!tiled) {
+      shape_fail("repeats " + Shape(repeats).str() + " tile " + x.str() + " past 2^48 elements");
+    }
+    out[d] = *tiled;
+  }
   return {{ctx.input(0).dtype, out}};
 }
 

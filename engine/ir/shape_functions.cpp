@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "size_limit.h"
 #include "volta/ir/graph.h"
 #include "volta/ir/op_helpers.h"
 
@@ -314,8 +315,10 @@ std::vector<TypeInfo> reshape(const InferContext& ctx) {
       continue;
     }
     if (d < 0) shape_fail("shape " + ints_str(target) + " has a negative dim " + std::to_string(d));
+    const std::optional<int64_t> product = bounded_product(known, d);
+    if (!product) shape_fail("shape " + ints_str(target) + " has more than 2^48 elements");
     dims[i] = d;
-    known *= d;
+    known = *product;
   }
   if (infer_at >= 0) {
     if (allow_zero && known == 0)

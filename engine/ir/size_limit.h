@@ -27,4 +27,12 @@ inline std::optional<int64_t> bounded_numel(std::span<const int64_t> dims) {
   return n;
 }
 
+// a * b for a, b >= 0 when it is at most kMaxTensorElements; nullopt otherwise (never
+// overflowing): for shape functions multiplying dims a model supplies.
+inline std::optional<int64_t> bounded_product(int64_t a, int64_t b) {
+  if (a < 0 || b < 0) return std::nullopt;
+  if (a != 0 && b > kMaxTensorElements / a) return std::nullopt;
+  return a * b;
+}
+
 }  // namespace volta

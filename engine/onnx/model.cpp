@@ -212,7 +212,12 @@ Model Model::parse(std::string_view bytes, std::string source) {
   impl->source = std::move(source);
   check_model_size(bytes.size(), impl->source);
   if (!impl->proto.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
-    fail(ErrorCode::ImportInvalidModel, impl->source + " is not a serialized ONNX ModelProto");
+    // Protobuf also refuses messages nested past its recursion limit of 100, which bounds a
+    // model's subgraph nesting (three levels a subgraph: node, attribute, graph).
+    fail(ErrorCode::ImportInvalidModel,
+         impl->source +
+             " is not a serialized ONNX ModelProto (or nests subgraphs deeper than protobuf's "
+             "limit of 100 message levels, about 32 levels of If/Loop/Scan bodies)");
   }
   for (const auto& opset : impl->proto.opset_import()) {
     if (is_default_domain(opset.domain())) impl->opset = opset.version();

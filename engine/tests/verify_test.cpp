@@ -306,6 +306,16 @@ BOOST_AUTO_TEST_CASE(shape_errors) {
   expect_shape_error(
       one_node_graph(OpKind::Gather, "gather", {f32({}), TypeInfo{DType::I64, kVec2}}, {f32({})}),
       "Node 'gather' (Gather): Gather needs data of rank >= 1, got a scalar");
+  // Dims whose product would overflow int64 (found by onnx_model_fuzz) are refused, not wrapped.
+  expect_shape_error(
+      one_node_graph(OpKind::Reshape, "reshape", {f32({2, 3})}, {f32({2, 3})},
+                     {{"shape", std::vector<int64_t>{int64_t{1} << 40, int64_t{1} << 40, -1}}}),
+      "Node 'reshape' (Reshape): shape [1099511627776,1099511627776,-1] has more than 2^48 "
+      "elements");
+  expect_shape_error(one_node_graph(OpKind::Tile, "tile", {f32({2, 3})}, {f32({2, 3})},
+                                    {{"repeats", std::vector<int64_t>{int64_t{1} << 62, 1}}}),
+                     "Node 'tile' (Tile): repeats [4611686018427387904,1] tile [2,3] past 2^48 "
+                     "elements");
 }
 
 BOOST_AUTO_TEST_CASE(declared_output_type_differs_from_inferred) {

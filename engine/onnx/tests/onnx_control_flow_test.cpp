@@ -292,5 +292,72 @@ BOOST_AUTO_TEST_CASE(nesterov_momentum_takes_the_full_gradient_on_the_first_step
   check_values(first.at(1), {0.5999999642372131, 0.050000011920928955}, 1e-7);
 }
 
+// ---- Nesting limit ---------------------------------------------------------------------------
+
+// A graph whose output y<level> is x after `depth` nested Ifs on cond (each If's else branch is
+// a plain Identity, so the model grows linearly with depth).
+pb::GraphProto nested_ifs(int depth, int level) {
+  pb::GraphProto g;
+  g.set_name("level" + std::to_string(level));
+  const std::string out = "y" + std::to_string(level);
+  if (depth == 0) {
+    add_node(&g, "Identity", {"x"}, {out});
+  } else {
+    pb::NodeProto* n = add_node(&g, "If", {"cond"}, {out});
+    set_graph(n, "then_branch", nested_ifs(depth - 1, level + 1));
+    pb::GraphProto identity;
+    identity.set_name("else" + std::to_string(level));
+    add_node(&identity, "Identity", {"x"}, {"e" + std::to_string(level)});
+    add_unshaped(identity.add_output(), "e" + std::to_string(level), kFloat);
+    set_graph(n, "else_branch", identity);
+  }
+  add_unshaped(g.add_output(), out, kFloat);
+  return g;
+}
+
+std::string nested_if_model(int depth) {
+  pb::ModelProto m = empty_model(13, "nested");
+  *m.mutable_graph() = nested_ifs(depth, 0);
+  add_io(m.mutable_graph()->add_input(), {"cond", kBool, {}});
+  add_io(m.mutable_graph()->add_input(), {"x", kFloat, {2}});
+  m.mutable_graph()
+      ->mutable_output(0)
+      ->mutable_type()
+      ->mutable_tensor_type()
+      ->mutable_shape()
+      ->add_dim()
+      ->set_dim_value(2);
+  return m.SerializeAsString();
+}
+
+// Nesting is bounded by protobuf's recursion limit (100 message levels): the deepest model that
+// parses imports and runs (no recursion of the importer runs out of stack), and one level more
+// is refused as I-INVALID-MODEL naming the limit.
+BOOST_AUTO_TEST_CASE(subgraph_nesting_up_to_protobufs_limit_runs_and_deeper_is_refused) {
+  int deepest = 0;
+  while (deepest < 100) {
+    try {
+      Model::parse(nested_if_model(deepest + 1), "nested.onnx");
+    } catch (const VoltaError&) {
+      break;
+    }
+    ++deepest;
+  }
+  BOOST_TEST(deepest >= 30);
+  BOOST_TEST(deepest < 40);
+  const Model model = Model::parse(nested_if_model(deepest), "nested.onnx");
+  const std::vector<Tensor> out =
+      run_cpu(model, {tensor<bool>(Shape{}, {true}), tensor<float>(Shape{2}, {1.5F, -2.0F})});
+  check_values(out.at(0), {1.5, -2.0});
+  try {
+    Model::parse(nested_if_model(deepest + 1), "nested.onnx");
+    BOOST_FAIL("a model nested past the limit parsed");
+  } catch (const VoltaError& e) {
+    BOOST_TEST(error_code_name(e.code()) == "I-INVALID-MODEL");
+    BOOST_TEST(e.message().find("nests subgraphs deeper than protobuf's limit") !=
+               std::string::npos);
+  }
+}
+
 }  // namespace
 }  // namespace volta::onnx::test
