@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <initializer_list>
+#include <limits>
 #include <optional>
 #include <sstream>
 
@@ -255,19 +256,33 @@ NamedTensor read_tensor_file(const std::filesystem::path& file) {
   if (!in) fail(ErrorCode::InvalidArgument, "cannot open tensor file " + file.string());
   std::stringstream bytes;
   bytes << in.rdbuf();
-  ::onnx::TensorProto proto;
-  if (!proto.ParseFromString(bytes.str())) {
-    fail(ErrorCode::ImportInvalidModel, file.string() + " is not a serialized ONNX TensorProto");
+  return parse_tensor_file(bytes.str(), file.string());
+}
+
+NamedTensor parse_tensor_file(std::string_view bytes, std::string_view source) {
+  if (bytes.size() > static_cast<size_t>(std::numeric_limits<int>::max())) {
+    fail(ErrorCode::ImportInvalidModel,
+         std::string(source) + " is " + std::to_string(bytes.size()) +
+             " bytes; a TensorProto file holds at most 2147483647 (protobuf's limit)");
   }
-  return {proto.name(), tensor_from_proto(proto, file.string())};
+  ::onnx::TensorProto proto;
+  if (!proto.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
+    fail(ErrorCode::ImportInvalidModel,
+         std::string(source) + " is not a serialized ONNX TensorProto");
+  }
+  return {proto.name(), tensor_from_proto(proto, source)};
 }
 
 void write_tensor_file(const std::filesystem::path& file, const Tensor& tensor,
                        std::string_view name) {
-  const std::string bytes = proto_from_tensor(tensor, name).SerializeAsString();
+  const std::string bytes = tensor_file_bytes(tensor, name);
   std::ofstream out(file, std::ios::binary | std::ios::trunc);
   out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
   if (!out) fail(ErrorCode::InvalidArgument, "cannot write tensor file " + file.string());
+}
+
+std::string tensor_file_bytes(const Tensor& tensor, std::string_view name) {
+  return proto_from_tensor(tensor, name).SerializeAsString();
 }
 
 }  // namespace volta::onnx

@@ -18,6 +18,7 @@ packages=(
   libonnx-dev libprotobuf-dev  # engine/onnx: ONNX import via the ONNX library's protobuf types
   libonnx-testdata      # conformance/onnx: the ONNX backend test data (1,072 model tests)
   clang-format clang-tidy  # scripts/ci/lint.sh
+  clang libclang-rt-dev    # scripts/ci/fuzz.sh: libFuzzer, ASan and UBSan for the fuzz targets
   ccache                # compiler cache: the build uses it as the compiler launcher when present
   python3-venv          # scripts/ci/interop_venv.sh: the interop tests' virtual environment
 )

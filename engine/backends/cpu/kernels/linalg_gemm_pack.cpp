@@ -37,9 +37,11 @@ void pack_full_panel(const T* src, int64_t lane_stride, int64_t step_stride, int
 
 #if VOLTA_GEMM_X86
 // GCC 12 warns that the intrinsics' own _mm512_undefined_ps() placeholders may be used
-// uninitialized (GCC bug 105593, fixed in 13).
+// uninitialized (GCC bug 105593, fixed in 13). Clang (the fuzz preset) has no such warning.
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 
 // Transposes a 16 x 16 block held as 16 rows: afterwards rows[c] holds column c.
 VOLTA_AVX512 inline void transpose_16x16(__m512 rows[16]) {
@@ -97,7 +99,9 @@ VOLTA_AVX512 void pack_rows_f32_avx512(const float* src, int64_t lane_stride, in
     }
   }
 }
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop
+#endif
 #endif
 
 // The `full` lanes (a multiple of `width`) of a block whose lanes are adjacent in memory,

@@ -118,9 +118,13 @@ struct NamedTensor {
 };
 // I-UNSUPPORTED for element types Volta lacks, I-INVALID-MODEL for malformed data.
 NamedTensor read_tensor_file(const std::filesystem::path& file);
+// The same from the file's bytes; `source` names them in messages.
+NamedTensor parse_tensor_file(std::string_view bytes, std::string_view source);
 // `dir`/STEM_0.pb, STEM_1.pb, ... until the first gap (a backend test's input_N / output_N).
 std::vector<Tensor> read_tensor_files(const std::filesystem::path& dir, std::string_view stem);
 void write_tensor_file(const std::filesystem::path& file, const Tensor& tensor,
                        std::string_view name);
+// The bytes write_tensor_file writes.
+std::string tensor_file_bytes(const Tensor& tensor, std::string_view name);
 
 }  // namespace volta::onnx

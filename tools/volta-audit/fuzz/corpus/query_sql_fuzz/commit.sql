@@ -1,0 +1,1 @@
+SELECT id, commit_sha, status FROM run WHERE commit_sha = :commit

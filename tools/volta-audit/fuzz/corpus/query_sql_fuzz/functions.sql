@@ -1,0 +1,1 @@
+SELECT volta_param('runs=100 threads=3', 'runs'), volta_regex_match('test_.*', 'test_add')
