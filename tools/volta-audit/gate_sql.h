@@ -57,6 +57,18 @@ struct SuiteGateSpec {
 };
 std::string suite_gate_sql(const SuiteGateSpec& spec);
 
+// A CTE `flaky_case(case_id, backend, outcomes)` of the cases `filter` (SQL over test_case c)
+// selects that are FLAKY: an outcome differing between usable runs of one machine and build
+// type, of clean trees (a dirty tree's code may change between runs). `outcomes` gives each
+// outcome with the first run that had it ("PASS in run 3, FAIL_NUMERIC in run 5"). Needs
+// usable_run before it in the same WITH.
+std::string flaky_case_cte(std::string_view filter);
+// The blocker every suite's gate reports for flaky_case, as SQL text.
+inline constexpr std::string_view kFlakyReason =
+    "(SELECT count(*) FROM flaky_case) || ' FLAKY case(s), whose outcome differs between runs "
+    "of this commit on one machine; first: ' || (SELECT backend || ' ' || case_id || ' (' || "
+    "outcomes || ')' FROM flaky_case ORDER BY case_id, backend LIMIT 1)";
+
 std::string onnx_gate_sql(const conformance::OnnxCorpus& corpus);
 std::string numerics_gate_sql();
 std::string perf_gate_sql();

@@ -22,6 +22,7 @@ constexpr std::string_view kPolicyFile = "governance/numerics-policy.md";
 constexpr std::string_view kNumericsGateSql = R"sql(
 WITH {usable_run},
 {refused_run},
+{flaky_case},
 expected(case_id, backend) AS ({expected}),
 ranked AS (
   SELECT c.case_id, c.backend, r.outcome, r.verdict, r.message, r.params, r.expectation,
@@ -68,6 +69,8 @@ reasons(k, status, reason) AS (
                          ELSE verdict END || '): ' || message
              FROM evidence WHERE unexpected ORDER BY backend, case_id LIMIT 1)
   WHERE EXISTS (SELECT 1 FROM evidence WHERE unexpected)
+  UNION ALL
+  SELECT 1, 'FAIL', {flaky_reason} WHERE EXISTS (SELECT 1 FROM flaky_case)
   UNION ALL
   SELECT 2, 'FAIL', (SELECT count(*) FROM evidence WHERE broken) ||
             ' ERROR/CRASH/TIMEOUT result(s), which no expectation excuses; first: ' ||
@@ -145,6 +148,8 @@ std::string numerics_gate_sql() {
   std::string sql(kNumericsGateSql);
   replace_all(sql, "{usable_run}", conformance::usable_run_cte());
   replace_all(sql, "{refused_run}", conformance::refused_run_cte());
+  replace_all(sql, "{flaky_case}", flaky_case_cte("c.suite = 'numerics'"));
+  replace_all(sql, "{flaky_reason}", kFlakyReason);
   replace_all(sql, "{expected}", expected.empty() ? "SELECT NULL, NULL WHERE 0" : expected);
   replace_all(sql, "{policy_error}", policy_error);
   replace_all(sql, "{policy_problem}", problem.empty() ? "NULL" : sql_literal(problem));

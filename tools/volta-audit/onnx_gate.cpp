@@ -21,6 +21,7 @@ namespace {
 constexpr std::string_view kOnnxGateSql = R"sql(
 WITH {usable_run},
 {refused_run},
+{flaky_case},
 {evidence},
 refused AS (
   SELECT f.reason FROM refused_run f
@@ -63,6 +64,8 @@ reasons(k, reason) AS (
                       ELSE verdict END || '): ' || substr(message, 1, 300)
           FROM judged WHERE unexpected ORDER BY case_id, backend LIMIT 1)
   FROM tally WHERE unexpected > 0
+  UNION ALL
+  SELECT 0, {flaky_reason} WHERE EXISTS (SELECT 1 FROM flaky_case)
   UNION ALL
   SELECT 2, broken || ' ERROR/CRASH/TIMEOUT result(s), which no expectation excuses; first: ' ||
          (SELECT backend || ' ' || case_id || ' ' || outcome || ': ' || substr(message, 1, 300)
@@ -112,6 +115,8 @@ std::string onnx_gate_sql(const conformance::OnnxCorpus& corpus) {
   const std::string suite(corpus.suite);
   replace_all(sql, "{usable_run}", conformance::usable_run_cte());
   replace_all(sql, "{refused_run}", conformance::refused_run_cte());
+  replace_all(sql, "{flaky_case}", flaky_case_cte("c.suite = {suite}"));
+  replace_all(sql, "{flaky_reason}", kFlakyReason);
   replace_all(sql, "{evidence}", conformance::onnx_evidence_ctes("usable_run", suite));
   replace_all(sql, "{floor}", std::to_string(corpus.floor));
   replace_all(sql, "{suite}", sql_literal(suite));

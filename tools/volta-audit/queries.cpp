@@ -13,7 +13,7 @@ using conformance::StoreError;
 // "The newest complete run" of the canned questions is the newest complete run of :commit
 // that recorded results. `query` binds :commit to the commit of the newest complete run, so
 // there it is simply the latest run; a docs claim binds the commit it checks.
-constexpr std::array<CannedQuery, 7> kQueries = {{
+constexpr std::array<CannedQuery, 8> kQueries = {{
     {"failures-by-family",
      "non-passing, non-skipped outcomes per suite and family in the newest complete run",
      R"sql(
@@ -101,6 +101,23 @@ SELECT id, commit_sha, dirty, build_type, compiler, cpu_model, threads, backend,
        (SELECT count(*) FROM result WHERE run_id = run.id) AS results
 FROM run
 ORDER BY started_at, id
+)sql"},
+    {"flaky",
+     "FLAKY cases: an outcome that differs between complete runs of :commit on one machine and "
+     "build type (clean trees), with each outcome and the first run that gave it",
+     R"sql(
+WITH outcome_run AS (
+  SELECT r.case_ref, run.machine, run.build_type, r.outcome, min(run.id) AS first_run
+  FROM result r JOIN run ON run.id = r.run_id
+  WHERE run.commit_sha = :commit AND run.status = 'complete' AND run.dirty = 0
+  GROUP BY r.case_ref, run.machine, run.build_type, r.outcome
+)
+SELECT c.suite, c.backend, c.case_id, o.machine, o.build_type,
+       group_concat(o.outcome || ' in run ' || o.first_run, ', ') AS outcomes
+FROM (SELECT * FROM outcome_run ORDER BY first_run) o JOIN test_case c ON c.id = o.case_ref
+GROUP BY o.case_ref, o.machine, o.build_type
+HAVING count(*) > 1
+ORDER BY c.suite, c.backend, c.case_id
 )sql"},
     {"training-runs", "every training run with its status, seed, steps and first and last loss",
      R"sql(

@@ -40,6 +40,7 @@ std::string joined(const std::vector<std::string_view>& words, std::string_view 
 constexpr std::string_view kSuiteGateSql = R"sql(
 WITH {usable_run},
 {refused_run},
+{flaky_case},
 {extra_ctes}
 ranked AS (
   SELECT c.case_id, c.family, r.outcome, r.verdict, r.message, r.output_hash, r.params,
@@ -108,6 +109,8 @@ reasons(k, status, reason) AS (
                       ELSE verdict END || '): ' || message
           FROM judged WHERE unexpected ORDER BY case_id LIMIT 1)
   FROM tally WHERE unexpected > 0
+  UNION ALL
+  SELECT 1, 'FAIL', {flaky_reason} WHERE EXISTS (SELECT 1 FROM flaky_case)
   UNION ALL
   SELECT 2, 'FAIL', broken || ' ERROR/CRASH/TIMEOUT result(s), which no expectation excuses; ' ||
          'first: ' || (SELECT case_id || ' ' || outcome || ': ' || message
@@ -189,6 +192,24 @@ FROM tally
 
 }  // namespace
 
+std::string flaky_case_cte(std::string_view filter) {
+  std::string sql = R"sql(flaky_case AS (
+  SELECT c.case_id, c.backend, group_concat(o.outcome || ' in run ' || o.first_run, ', ')
+         AS outcomes
+  FROM (SELECT r.case_ref, run.machine, run.build_type, r.outcome, min(run.id) AS first_run
+        FROM result r JOIN usable_run run ON run.id = r.run_id
+        WHERE run.dirty = 0
+        GROUP BY r.case_ref, run.machine, run.build_type, r.outcome
+        ORDER BY first_run) o
+  JOIN test_case c ON c.id = o.case_ref
+  WHERE substr(c.case_id, 1, 8) <> 'control:' AND {filter}
+  GROUP BY o.case_ref, o.machine, o.build_type
+  HAVING count(*) > 1
+))sql";
+  replace_all(sql, "{filter}", filter);
+  return sql;
+}
+
 std::string sql_literal(std::string_view text) {
   std::string quoted = "'";
   for (char c : text) {
@@ -253,6 +274,8 @@ std::string suite_gate_sql(const SuiteGateSpec& spec) {
   std::string sql(kSuiteGateSql);
   replace_all(sql, "{usable_run}", conformance::usable_run_cte());
   replace_all(sql, "{refused_run}", conformance::refused_run_cte());
+  replace_all(sql, "{flaky_case}", flaky_case_cte(selection_filter(spec.selection)));
+  replace_all(sql, "{flaky_reason}", kFlakyReason);
   replace_all(sql, "{extra_ctes}", spec.extra_ctes);
   replace_all(sql, "{late_ctes}", spec.late_ctes);
   replace_all(sql, "{extra_reasons}", spec.extra_reasons);

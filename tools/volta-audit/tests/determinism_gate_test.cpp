@@ -53,9 +53,11 @@ constexpr std::string_view kBatchPass =
     "defect";
 
 // The newest run, as a later rerun of some cases of the suite.
+// On another machine: on the first one an outcome that changes is FLAKY, a blocker of its own.
 int64_t rerun(TempStore& t, const std::vector<ResultRow>& rows,
               std::string_view build_type = "RelWithDebInfo") {
-  return add_build_run(t, rows, build_type, {.started_at = "2030-01-02T00:00:00Z"});
+  return add_build_run(t, rows, build_type,
+                       {.started_at = "2030-01-02T00:00:00Z", .machine = "other-box / Test CPU"});
 }
 
 BOOST_AUTO_TEST_CASE(the_four_gates_block_pull_requests) {

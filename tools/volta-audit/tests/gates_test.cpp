@@ -16,6 +16,7 @@
 #include "gradients_evidence.h"
 #include "numerics_evidence.h"
 #include "onnx_evidence.h"
+#include "queries.h"
 #include "store_builder.h"
 #include "training_evidence.h"
 
@@ -186,8 +187,8 @@ BOOST_AUTO_TEST_CASE(an_unexpected_pass_and_an_expired_expectation_fail_the_gate
   check(evaluate(t, "parity-cpu-reference"), GateStatus::Fail,
         "1 unexpected result(s); first: " + first_case() +
             " PASS (unexpected-pass): expected FAIL_NUMERIC (#5): update the expectation");
-  t.add_run(
-      {parity(first_case(), Outcome::FailNumeric, Verdict::Expired, "expired on 2024-01-01")});
+  t.add_run({parity(first_case(), Outcome::FailNumeric, Verdict::Expired, "expired on 2024-01-01")},
+            {.machine = "other-box / Test CPU"});
   check(evaluate(t, "parity-cpu-reference"), GateStatus::Fail,
         "1 unexpected result(s); first: " + first_case() +
             " FAIL_NUMERIC (expired): expired on 2024-01-01");
@@ -289,9 +290,11 @@ BOOST_AUTO_TEST_CASE(the_newest_usable_run_with_a_result_wins_per_case) {
   t.add_run(with(parity_rows(),
                  {parity(first_case(), Outcome::FailNumeric, Verdict::Unexpected, "old bug")}));
   // A rerun of one case supersedes its old failure; the other cases keep their older result.
-  t.add_run({parity(first_case(), Outcome::Pass)});
+  // (On another machine: on one machine an outcome that changes between runs is FLAKY.)
+  t.add_run({parity(first_case(), Outcome::Pass)}, {.machine = "other-box / Test CPU"});
   check(evaluate(t, "parity-cpu-reference"), GateStatus::Pass, parity_pass(parity_count()));
-  t.add_run({parity(second_case(), Outcome::FailNumeric, Verdict::Unexpected, "new bug")});
+  t.add_run({parity(second_case(), Outcome::FailNumeric, Verdict::Unexpected, "new bug")},
+            {.machine = "other-box / Test CPU"});
   check(evaluate(t, "parity-cpu-reference"), GateStatus::Fail,
         "1 unexpected result(s); first: " + second_case() + " FAIL_NUMERIC (unexpected): new bug");
 }
@@ -301,8 +304,34 @@ BOOST_AUTO_TEST_CASE(newest_means_latest_start_not_highest_id) {
   // A merged shard can give an older run a higher id.
   t.add_run(parity_rows(), {.started_at = "2030-01-02T00:00:00Z"});
   t.add_run({parity(first_case(), Outcome::Timeout, Verdict::Unexpected, "ran past 60 s")},
-            {.started_at = "2030-01-01T00:00:00Z"});
+            {.started_at = "2030-01-01T00:00:00Z", .machine = "other-box / Test CPU"});
   check(evaluate(t, "parity-cpu-reference"), GateStatus::Pass, parity_pass(parity_count()));
+}
+
+// FLAKY: one case, one commit, one machine and build type, two outcomes. The gate fails naming
+// both, and `query flaky` lists the case; other machines, build types and dirty trees do not
+// count (their code or hardware may differ).
+BOOST_AUTO_TEST_CASE(an_outcome_that_changes_between_runs_on_one_machine_is_flaky) {
+  TempStore t;
+  const int64_t first = t.add_run(parity_rows());
+  t.add_run({parity(first_case(), Outcome::Pass)}, {.machine = "other-box / Test CPU"});
+  t.add_run({parity(first_case(), Outcome::Pass)}, {.build_type = "Debug"});
+  t.add_run({parity(first_case(), Outcome::FailNumeric, Verdict::Expected, "off by 3 ulp")},
+            {.dirty = true});
+  BOOST_TEST(evaluate(t, "parity-cpu-reference").reason.find("FLAKY") == std::string::npos);
+  BOOST_TEST(run_read_only(t.db(), find_query("flaky")->sql, kCommit).rows.empty());
+  const int64_t second =
+      t.add_run({parity(first_case(), Outcome::FailNumeric, Verdict::Expected, "off by 3 ulp")});
+  const std::string outcomes =
+      "PASS in run " + std::to_string(first) + ", FAIL_NUMERIC in run " + std::to_string(second);
+  check(evaluate(t, "parity-cpu-reference"), GateStatus::Fail,
+        "1 FLAKY case(s), whose outcome differs between runs of this commit on one machine; "
+        "first: cpu " +
+            first_case() + " (" + outcomes + ")");
+  const QueryResult flaky = run_read_only(t.db(), find_query("flaky")->sql, kCommit);
+  BOOST_REQUIRE_EQUAL(flaky.rows.size(), 1U);
+  BOOST_TEST(flaky.rows[0][2] == first_case());
+  BOOST_TEST(flaky.rows[0][5] == outcomes);
 }
 
 BOOST_AUTO_TEST_CASE(incomplete_and_running_runs_are_not_evidence) {

@@ -55,7 +55,7 @@ BOOST_AUTO_TEST_CASE(the_canned_queries_are_listed_by_name) {
   }
   const std::vector<std::string_view> expected = {
       "failures-by-family", "slowest-cases", "unsupported-ops", "tolerance-changes",
-      "expectations",       "runs",          "training-runs"};
+      "expectations",       "runs",          "flaky",           "training-runs"};
   BOOST_TEST(names == expected, boost::test_tools::per_element());
   BOOST_TEST(find_query("runs") == &canned_queries()[5]);
   BOOST_TEST(find_query("no-such-query") == nullptr);

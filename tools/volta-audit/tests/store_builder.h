@@ -117,6 +117,7 @@ struct RunSpec {
   std::vector<conformance::RunInput> inputs = {committed_input()};  // empty: none recorded
   std::string build_type = "RelWithDebInfo";
   std::string suites = "parity";
+  std::string machine = kMachine;
 };
 
 class TempStore {
@@ -151,7 +152,7 @@ class TempStore {
     info.cpu_model = "Test CPU";
     info.threads = 4;
     info.backend = "cpu";
-    info.machine = kMachine;
+    info.machine = spec.machine;
     info.suites = spec.suites;
     info.command = "volta-audit run " + spec.suites;
     const int64_t run = store_->begin_run(info);
