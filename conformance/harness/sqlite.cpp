@@ -4,8 +4,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <regex>
+#include <string>
 #include <utility>
+
+#include "volta/conformance/user_regex.h"
 
 namespace volta::conformance {
 namespace {
@@ -54,8 +58,13 @@ void volta_param(sqlite3_context* context, int /*argc*/, sqlite3_value** argv) {
 // volta_regex_match(pattern, text): 1 when the ECMAScript regex matches the whole text (as
 // the perf policy's threshold rows do), 0 otherwise; an invalid pattern is an SQL error.
 void volta_regex_match(sqlite3_context* context, int /*argc*/, sqlite3_value** argv) {
+  const std::string_view text_of_pattern = text_argument(argv[0]);
+  if (const std::optional<std::string> problem = regex_limit_problem(text_of_pattern)) {
+    sqlite3_result_error(context, ("volta_regex_match: the pattern " + *problem).c_str(), -1);
+    return;
+  }
   try {
-    const std::regex pattern{std::string(text_argument(argv[0])), std::regex::ECMAScript};
+    const std::regex pattern{std::string(text_of_pattern), std::regex::ECMAScript};
     const std::string text(text_argument(argv[1]));
     sqlite3_result_int(context, std::regex_match(text, pattern) ? 1 : 0);
   } catch (const std::regex_error& e) {

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <optional>
 
+#include "volta/conformance/user_regex.h"
 #include "volta/error.h"
 
 namespace volta::audit {
@@ -163,6 +164,9 @@ PerfPolicy parse_perf_policy(std::istream& in, std::string_view source) {
         refuse(number, "threshold '" + o.pattern + "' is set twice (first on line " +
                            std::to_string(other.line) + ")");
       }
+    }
+    if (const std::optional<std::string> problem = conformance::regex_limit_problem(o.pattern)) {
+      refuse(number, "threshold pattern '" + o.pattern.substr(0, 80) + "' " + *problem);
     }
     try {
       o.regex = std::regex(o.pattern, std::regex::ECMAScript);

@@ -545,6 +545,33 @@ BOOST_AUTO_TEST_CASE(a_statement_holds_exactly_one_sql_statement) {
                      "results database '" + path + "': no SQL statement in `  -- nothing `");
 }
 
+// The SQL functions the gates use; a regex past std::regex's limits (user_regex.h) is an SQL
+// error naming the limit, never handed to the parser.
+BOOST_AUTO_TEST_CASE(volta_param_and_volta_regex_match) {
+  TempDir dir;
+  const std::string path = dir.file("sql.db");
+  ResultStore store(path);
+  Statement s = store.db().prepare(
+      "SELECT volta_param('runs=100 threads=3', 'threads'), volta_regex_match('test_.*', "
+      "'test_add'), volta_regex_match('test_.*', 'add')");
+  BOOST_TEST(s.step());
+  BOOST_TEST(s.column_text(0) == "3");
+  BOOST_TEST(s.column_int(1) == 1);
+  BOOST_TEST(s.column_int(2) == 0);
+  testing::expect_store_error_containing(
+      [&] {
+        Statement bad = store.db().prepare("SELECT volta_regex_match('a{12345678901}', 'a')");
+        bad.step();
+      },
+      {"volta_regex_match: the pattern has a number of 10 or more digits"});
+  testing::expect_store_error_containing(
+      [&] {
+        Statement bad = store.db().prepare("SELECT volta_regex_match('(', 'a')");
+        bad.step();
+      },
+      {"results database '" + path + "'"});
+}
+
 // ---- concurrency and killed writers ---------------------------------------------------------
 
 BOOST_AUTO_TEST_CASE(a_reader_sees_whole_batches_while_a_writer_inserts) {
