@@ -3,10 +3,11 @@
 # pinned PyPI packages in build/interop-venv (scripts/ci/interop_venv.sh; tests only, the
 # product has no Python dependency). Idempotent and silent when everything is present. Needs
 # root (or sudo) only when a Debian package is missing.
-# Usage: scripts/ci/bootstrap.sh [--peers]
-#   --peers  also the perf peers' Debian packages (PyTorch, for `volta-audit perf`'s torch
-#            lanes; about 180 packages, so the test lane leaves them out and reports those
-#            lanes SKIPPED)
+# Usage: scripts/ci/bootstrap.sh [--peers | --coverage]
+#   --peers     also the perf peers' Debian packages (PyTorch, for `volta-audit perf`'s torch
+#               lanes; about 180 packages, so the test lane leaves them out and reports those
+#               lanes SKIPPED)
+#   --coverage  also gcovr, for scripts/ci/coverage.sh
 set -euo pipefail
 
 packages=(
@@ -24,8 +25,9 @@ packages=(
 )
 case "${1:-}" in
   --peers) packages+=(python3-torch) ;;  # the torch peer lanes, in /usr/bin/python3
+  --coverage) packages+=(gcovr) ;;       # scripts/ci/coverage.sh's report
   "") ;;
-  *) echo "bootstrap: unknown argument '$1' (supported: --peers)" >&2; exit 2 ;;
+  *) echo "bootstrap: unknown argument '$1' (supported: --peers, --coverage)" >&2; exit 2 ;;
 esac
 
 missing=()
