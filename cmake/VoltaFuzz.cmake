@@ -26,6 +26,7 @@ function(volta_fuzz_target name source)
     add_test(NAME fuzz_replay_${name} COMMAND ${name} ${corpus} ${arg_SEEDS})
     set_tests_properties(fuzz_replay_${name} PROPERTIES LABELS "unit;fuzz" TIMEOUT 300)
   endif()
+  target_include_directories(${name} PRIVATE ${CMAKE_CURRENT_FUNCTION_LIST_DIR})  # fuzz_support.h
   target_link_libraries(${name} PRIVATE ${arg_LIBRARIES} volta_warnings)
   # fuzz.sh finds each target's corpus (first line) and seeds through this file beside it.
   list(JOIN arg_SEEDS "\n" seeds)

@@ -62,10 +62,7 @@ int fault_sync(sqlite3_file* f, int flags) {
 }
 
 // Everything else goes straight to the real file.
-int fault_close(sqlite3_file* f) {
-  const int rc = real(f)->pMethods->xClose(real(f));
-  return rc;
-}
+int fault_close(sqlite3_file* f) { return real(f)->pMethods->xClose(real(f)); }
 int fault_read(sqlite3_file* f, void* data, int amount, sqlite3_int64 offset) {
   return real(f)->pMethods->xRead(real(f), data, amount, offset);
 }

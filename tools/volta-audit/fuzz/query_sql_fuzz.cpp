@@ -4,18 +4,16 @@
 // each statement's work and its strings, so that an endless recursive query ends as a refusal.
 
 #include <sqlite3.h>
-#include <unistd.h>
 
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <string>
 #include <string_view>
 
 #include "../queries.h"
+#include "fuzz_support.h"
 #include "volta/conformance/store.h"
 
 namespace {
@@ -26,9 +24,7 @@ using volta::conformance::ResultStore;
 // A scratch folder holding results.db with one complete run and one result.
 const fs::path& database() {
   static const fs::path file = [] {
-    std::string pattern = (fs::temp_directory_path() / "volta-query-fuzz.XXXXXX");
-    if (mkdtemp(pattern.data()) == nullptr) std::abort();
-    fs::path path = fs::path(pattern) / "results.db";
+    fs::path path = volta::fuzz::make_scratch_dir("volta-query-fuzz") / "results.db";
     ResultStore store(path.string());
     volta::conformance::RunInfo info;
     info.commit = "c0ffee";
@@ -47,18 +43,13 @@ const fs::path& database() {
   return file;
 }
 
-std::string contents(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
 int stop_long_statements(void* steps) { return ++*static_cast<int64_t*>(steps) > 10'000; }
 
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const fs::path& file = database();
-  static const std::string bytes = contents(file);
+  static const std::string bytes = volta::fuzz::file_bytes(file);
   {
     const ResultStore store(file.string(), volta::conformance::Database::Mode::ReadOnly);
     sqlite3* handle = store.db().handle();
@@ -72,7 +63,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       // Refused: a write, a syntax error, an interrupted statement.
     }
   }
-  if (contents(file) != bytes) std::abort();  // the query changed the database
+  if (volta::fuzz::file_bytes(file) != bytes) std::abort();  // the query changed the database
   // Beside the database only SQLite's own WAL index and an empty WAL may appear (a read-only
   // connection cannot remove them); anything else, or a WAL with frames, is a write.
   for (const auto& entry : fs::directory_iterator(file.parent_path())) {
