@@ -64,8 +64,8 @@ set(content "// Generated at build time by cmake/BuildInfo.cmake: do not edit.
 #pragma once
 #include <array>
 #include <string>
+#include \"volta/version.h\"
 namespace volta::build {
-inline constexpr const char* kVersion = \"${VERSION}\";  // project(VERSION)
 inline constexpr const char* kCommit = \"${commit}\";
 inline constexpr bool kDirty = ${dirty};
 inline constexpr const char* kBuildType = \"${BUILD_TYPE}\";
@@ -85,8 +85,8 @@ ${committed}};
 // RelWithDebInfo)\", with \"-dirty\" after a commit whose tracked files were changed.
 inline std::string version_line(const std::string& program) {
   const std::string commit = std::string(kCommit).substr(0, 12);
-  return program + \" \" + kVersion + \" (commit \" + (commit.empty() ? \"unknown\" : commit) +
-         (kDirty ? \"-dirty\" : \"\") + \", \" + kBuildType + \")\";
+  return program + \" \" + std::string(volta::kVersion) + \" (commit \" +
+         (commit.empty() ? \"unknown\" : commit) + (kDirty ? \"-dirty\" : \"\") + \", \" + kBuildType + \")\";
 }
 }  // namespace volta::build
 ")

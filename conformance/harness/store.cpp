@@ -14,6 +14,7 @@
 
 #include "store_support.h"
 #include "volta/runtime/host.h"
+#include "volta/version.h"
 
 namespace volta::conformance {
 namespace {
@@ -273,6 +274,12 @@ CREATE TABLE training_step (
   PRIMARY KEY (run_id, step)
 ) WITHOUT ROWID;
 )sql",
+    // v6: release compatibility (issue #21). Every run and training run records the Volta
+    // version (project(VERSION)) of the binary that wrote it; '' for rows written before v6.
+    R"sql(
+ALTER TABLE run ADD COLUMN volta_version TEXT NOT NULL DEFAULT '';
+ALTER TABLE training_run ADD COLUMN volta_version TEXT NOT NULL DEFAULT '';
+)sql",
 };
 
 // A refused file: says why, and that nothing was written to it.
@@ -398,11 +405,12 @@ int64_t fold_runs(Database& db, const std::string& shard) {
   return copy_rows_with_new_ids(
       db, shard, "run",
       "INSERT INTO main.run (commit_sha, dirty, build_type, compiler, cpu_model, threads, "
-      "backend, machine, suites, command, started_at, ended_at, status, host, pid, origin) "
+      "backend, machine, suites, command, started_at, ended_at, status, host, pid, origin, "
+      "volta_version) "
       "SELECT commit_sha, dirty, build_type, compiler, cpu_model, threads, backend, machine, "
       "suites, command, started_at, ended_at, "
       "CASE status WHEN 'running' THEN 'incomplete' ELSE status END, host, pid, "
-      "CASE origin WHEN '' THEN ?1 ELSE origin END FROM shard.run WHERE id = ?2",
+      "CASE origin WHEN '' THEN ?1 ELSE origin END, volta_version FROM shard.run WHERE id = ?2",
       "run_map");
 }
 
@@ -414,11 +422,11 @@ void fold_training_runs(Database& db, const std::string& shard, MergeSummary& su
       db, shard, "training_run",
       "INSERT INTO main.training_run (commit_sha, dirty, build_type, compiler, cpu_model, "
       "machine, threads, command, model, config, optimizer, data_path, data_sha256, data_bytes, "
-      "seed, resumed_from, started_at, ended_at, status, host, pid, origin) "
+      "seed, resumed_from, started_at, ended_at, status, host, pid, origin, volta_version) "
       "SELECT commit_sha, dirty, build_type, compiler, cpu_model, machine, threads, command, "
       "model, config, optimizer, data_path, data_sha256, data_bytes, seed, resumed_from, "
       "started_at, ended_at, CASE status WHEN 'running' THEN 'interrupted' ELSE status END, "
-      "host, pid, CASE origin WHEN '' THEN ?1 ELSE origin END "
+      "host, pid, CASE origin WHEN '' THEN ?1 ELSE origin END, volta_version "
       "FROM shard.training_run WHERE id = ?2",
       "training_run_map");
   summary.training_steps = exec_counting(
@@ -668,8 +676,8 @@ int64_t ResultStore::begin_run(const RunInfo& info) {
   const std::string host = host_name();
   Statement s = db_.prepare(
       "INSERT INTO run (commit_sha, dirty, build_type, compiler, cpu_model, threads, backend, "
-      "machine, suites, command, started_at, status, host, pid) "
-      "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'running', ?, ?)");
+      "machine, suites, command, started_at, status, host, pid, volta_version) "
+      "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'running', ?, ?, ?)");
   s.bind(1, info.commit)
       .bind(2, int64_t{info.dirty})
       .bind(3, info.build_type)
@@ -683,7 +691,8 @@ int64_t ResultStore::begin_run(const RunInfo& info) {
       .bind(10, info.command)
       .bind(11, now_utc())
       .bind(12, host)
-      .bind(13, static_cast<int64_t>(getpid()));
+      .bind(13, static_cast<int64_t>(getpid()))
+      .bind(14, kVersion);
   s.run();
   return db_.last_insert_id();
 }

@@ -11,6 +11,7 @@
 
 #include "store_support.h"
 #include "volta/runtime/host.h"
+#include "volta/version.h"
 
 namespace volta::conformance {
 namespace {
@@ -109,7 +110,7 @@ uint64_t parse_seed(const std::string& text) {
 constexpr std::string_view kSelectRuns =
     "SELECT id, commit_sha, dirty, build_type, compiler, cpu_model, machine, threads, command, "
     "model, config, optimizer, data_path, data_sha256, data_bytes, seed, resumed_from, "
-    "started_at, ended_at, status, origin FROM training_run";
+    "started_at, ended_at, status, origin, volta_version FROM training_run";
 
 TrainingStepRow read_step(const Statement& s, int first_column) {
   TrainingStepRow row;
@@ -155,6 +156,7 @@ TrainingRunRecord read_run(const Database& db, const Statement& s) {
   r.ended_at = s.column_text(18);
   r.status = parse_training_status(s.column_text(19));
   r.origin = s.column_text(20);
+  r.volta_version = s.column_text(21);
   Statement count = db.prepare("SELECT count(*) FROM training_step WHERE run_id = ?");
   count.bind(1, r.id).step();
   r.steps = count.column_int(0);
@@ -183,8 +185,8 @@ int64_t begin_training_run(ResultStore& store, const TrainingRunInfo& info) {
   Statement s = db.prepare(
       "INSERT INTO training_run (commit_sha, dirty, build_type, compiler, cpu_model, machine, "
       "threads, command, model, config, optimizer, data_path, data_sha256, data_bytes, seed, "
-      "resumed_from, started_at, status, host, pid) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-      "?, ?, ?, ?, strftime('%Y-%m-%dT%H:%M:%SZ', 'now'), 'running', ?, ?)");
+      "resumed_from, started_at, status, host, pid, volta_version) VALUES (?, ?, ?, ?, ?, ?, ?, "
+      "?, ?, ?, ?, ?, ?, ?, ?, ?, strftime('%Y-%m-%dT%H:%M:%SZ', 'now'), 'running', ?, ?, ?)");
   s.bind(1, info.commit)
       .bind(2, int64_t{info.dirty})
       .bind(3, info.build_type)
@@ -205,7 +207,7 @@ int64_t begin_training_run(ResultStore& store, const TrainingRunInfo& info) {
   } else {
     s.bind(16, std::nullopt);
   }
-  s.bind(17, host).bind(18, static_cast<int64_t>(getpid()));
+  s.bind(17, host).bind(18, static_cast<int64_t>(getpid())).bind(19, kVersion);
   try {
     s.run();
   } catch (const StoreError& e) {

@@ -115,7 +115,9 @@ constexpr Damage kDamages[] = {
      }},
     {"newer-major", "CK-NEWER-MAJOR",
      [](const std::string& f) {
-       return replace_once(f, "\"format_version\":\"1.0\"", "\"format_version\":\"2.0\"");
+       return replace_once(f,
+                           "\"format_version\":\"" + std::string(kCheckpointFormatVersion) + "\"",
+                           "\"format_version\":\"2.0\"");
      }},
     {"wrong-shape", "CK-SHAPE-MISMATCH",
      [](const std::string& f) {

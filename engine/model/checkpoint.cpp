@@ -25,11 +25,13 @@ constexpr std::string_view kMetadataKey = "__metadata__";
 constexpr std::string_view kFormatKey = "format";
 constexpr std::string_view kVersionKey = "format_version";
 constexpr std::string_view kDigestPrefix = "sha256/";
-// Caller keys v1.0 defines; any other key loads and is reported as unknown.
-constexpr std::array<std::string_view, 10> kCallerKeys = {
-    "config", "data_cursor",  "engine_commit", "graph_hash",
-    "model",  "model_sha256", "optimizer",     "optimizer_hyperparameters",
-    "seed",   "step"};
+// Caller keys v1.1 defines (engine_version since 1.1); any other key loads and is reported
+// as unknown.
+constexpr std::array<std::string_view, 11> kCallerKeys = {
+    "config",         "data_cursor", "engine_commit",
+    "engine_version", "graph_hash",  "model",
+    "model_sha256",   "optimizer",   "optimizer_hyperparameters",
+    "seed",           "step"};
 
 [[noreturn]] void refuse(std::string_view diagnostic, const std::string& detail) {
   throw CheckpointError(diagnostic, detail);

@@ -11,6 +11,7 @@
 #include "volta/error.h"
 #include "volta/ir/printer.h"
 #include "volta/sha256.h"
+#include "volta/version.h"
 
 namespace volta::train {
 namespace {
@@ -200,7 +201,8 @@ std::map<std::string, std::string> training_metadata(const TrainingSession& sess
           {"optimizer_hyperparameters", optimizer_to_json(optimizer)},
           {"data_cursor", data_cursor_to_json(cursor)},
           {"graph_hash", hash_hex(session.plan().ir_hash)},
-          {"engine_commit", std::string(engine_commit)}};
+          {"engine_commit", std::string(engine_commit)},
+          {"engine_version", std::string(kVersion)}};
 }
 
 std::vector<CheckpointTensor> training_tensors(const TrainingSession& session) {

@@ -1,5 +1,5 @@
 // Training runs in the results store: round trip, refusals, the step writer's commits, dead
-// runs, and a file of the previous schema version.
+// runs, and files of previous schema versions.
 #define BOOST_TEST_MODULE training_store
 #include "volta/conformance/training_store.h"
 
@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "store_testing.h"
+#include "volta/version.h"
 
 namespace volta::conformance {
 namespace {
@@ -337,6 +338,40 @@ BOOST_AUTO_TEST_CASE(a_version_4_file_gets_the_training_tables) {
   record_training_steps(store, run, std::vector{step(1)});
   finish_training_run(store, run, TrainingStatus::Complete);
   BOOST_TEST(load_training_run(store.db(), run)->steps == 1);
+}
+
+// Schema v6: every run and training run records the version of the binary that wrote it. A
+// version 5 file keeps its rows, with an empty version: they were written before it was known.
+BOOST_AUTO_TEST_CASE(a_version_5_file_keeps_its_rows_and_new_rows_record_the_version) {
+  TempDir dir;
+  const std::string path = dir.file("v5.db");
+  {
+    Database db(path, Mode::ReadWrite);
+    apply_migrations(db, schema_migrations().first(5));
+    db.exec(
+        "INSERT INTO run (id, commit_sha, dirty, build_type, compiler, cpu_model, threads, "
+        "backend, machine, suites, command, started_at, ended_at, status, host, pid) VALUES "
+        "(1, 'v5commit', 0, 'Release', 'g++', 'cpu', 2, 'cpu', 'm', 'parity', 'x', 't0', 't1', "
+        "'complete', 'h', 1);");
+    db.exec(
+        "INSERT INTO training_run (id, commit_sha, dirty, build_type, compiler, cpu_model, "
+        "machine, threads, command, model, config, optimizer, data_path, data_sha256, "
+        "data_bytes, seed, started_at, status, host) VALUES (1, 'v5commit', 0, 'Release', "
+        "'g++', 'cpu', 'm', 1, 'x', 'tiny-transformer', '{}', '{}', 'd', 'sha', 0, '7', 't0', "
+        "'complete', 'h');");
+  }
+  ResultStore store(path);
+  BOOST_TEST(store.schema_version() == kSchemaVersion);
+  BOOST_TEST(count(store.db(), "SELECT count(*) FROM run WHERE volta_version = ''") == 1);
+  BOOST_TEST(load_training_run(store.db(), 1)->volta_version.empty());
+  const int64_t run =
+      store.begin_run(RunInfo{"c", false, "t", "g++", "cpu", 1, "cpu", "m", "parity", "x"});
+  const int64_t training = begin_training_run(store, run_info());
+  Statement version = store.db().prepare("SELECT volta_version FROM run WHERE id = ?");
+  version.bind(1, run).step();
+  BOOST_TEST(version.column_text(0) == std::string(kVersion));
+  BOOST_TEST(load_training_run(store.db(), training)->volta_version == std::string(kVersion));
+  BOOST_TEST(!kVersion.empty());
 }
 
 }  // namespace

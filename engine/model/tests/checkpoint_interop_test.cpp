@@ -116,7 +116,7 @@ std::string safetensors_dtype(DType dtype) {
 std::string expected_json(const Checkpoint& state) {
   std::map<std::string, std::string> metadata = state.metadata;
   metadata["format"] = "volta-checkpoint";
-  metadata["format_version"] = "1.0";
+  metadata["format_version"] = std::string(kCheckpointFormatVersion);
   std::map<std::string, std::string> tensors;
   for (const CheckpointTensor& t : state.tensors) {
     const std::string digest =
@@ -253,7 +253,7 @@ BOOST_AUTO_TEST_CASE(a_python_file_with_volta_metadata_loads_and_saves_back_cano
                                           << " Volta's canonical bytes");
 
   const LoadedCheckpoint loaded = load_checkpoint(dir / "python.safetensors");
-  BOOST_TEST(loaded.format_version == "1.0");
+  BOOST_TEST(loaded.format_version == kCheckpointFormatVersion);
   BOOST_TEST(loaded.unknown_metadata_keys.empty());
   BOOST_TEST((loaded.checkpoint.metadata == state.metadata));
   std::map<std::string, const CheckpointTensor*> by_name;

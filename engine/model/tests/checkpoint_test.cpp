@@ -87,7 +87,7 @@ Checkpoint every_dtype_state() {
 // spaces to 8 bytes, then the buffer. No safetensors Python package is bootstrapped, so this
 // golden file stands in for the interop test.
 const std::string kGoldenHeader =
-    "{\"__metadata__\":{\"format\":\"volta-checkpoint\",\"format_version\":\"1.0\",\"sha256/a\":"
+    "{\"__metadata__\":{\"format\":\"volta-checkpoint\",\"format_version\":\"1.1\",\"sha256/a\":"
     "\"b9c80b5adeca450753a16950c3cc655d271f7bef7a485bc83f112b72fef21d37\",\"step\":\"7\"},"
     "\"a\":{\"data_offsets\":[0,8],\"dtype\":\"F32\",\"shape\":[2]}}     ";
 
@@ -105,7 +105,7 @@ BOOST_AUTO_TEST_CASE(golden_file_from_the_spec) {
   BOOST_TEST(kGoldenHeader.size() == 216U);
   BOOST_TEST(serialize_checkpoint(golden_state()) == golden_file());
   LoadedCheckpoint loaded = parse_checkpoint(golden_file());
-  BOOST_TEST(loaded.format_version == "1.0");
+  BOOST_TEST(loaded.format_version == "1.1");
   BOOST_TEST(loaded.checkpoint.tensors.size() == 1U);
   BOOST_TEST(loaded.checkpoint.tensors[0].bytes == golden_state().tensors[0].bytes);
   BOOST_TEST((loaded.checkpoint.metadata == std::map<std::string, std::string>{{"step", "7"}}));
@@ -116,7 +116,7 @@ BOOST_AUTO_TEST_CASE(round_trip_every_dtype_empty_and_scalar) {
   Checkpoint state = every_dtype_state();
   save_checkpoint(state, dir.path / "model.safetensors");
   LoadedCheckpoint loaded = load_checkpoint(dir.path / "model.safetensors");
-  BOOST_TEST(loaded.format_version == "1.0");
+  BOOST_TEST(loaded.format_version == "1.1");
   BOOST_TEST(loaded.unknown_metadata_keys.empty());
   BOOST_TEST((loaded.checkpoint.metadata == state.metadata));
   BOOST_REQUIRE(loaded.checkpoint.tensors.size() == state.tensors.size());
@@ -201,16 +201,30 @@ BOOST_AUTO_TEST_CASE(non_canonical_header_loads) {
   BOOST_TEST(loaded.checkpoint.tensors[0].name == "\xc3\xa9\xf0\x9f\x98\x80/x");
 }
 
+// A file of the previous minor version (1.0, written before engine_version was defined) loads
+// with its metadata; saving it again writes the current version.
+BOOST_AUTO_TEST_CASE(a_version_1_0_file_loads) {
+  std::string file = golden_file();
+  const size_t at = file.find("\"format_version\":\"1.1\"");
+  BOOST_REQUIRE(at != std::string::npos);
+  file.replace(at, 22, "\"format_version\":\"1.0\"");
+  LoadedCheckpoint loaded = parse_checkpoint(file);
+  BOOST_TEST(loaded.format_version == "1.0");
+  BOOST_TEST(loaded.unknown_metadata_keys.empty());
+  BOOST_TEST(loaded.checkpoint.tensors[0].bytes == golden_state().tensors[0].bytes);
+  BOOST_TEST(serialize_checkpoint(loaded.checkpoint) == golden_file());
+}
+
 BOOST_AUTO_TEST_CASE(newer_minor_loads_and_reports_unknown_keys) {
   std::string buffer("\x01\x00\x00\x00", 4);
   std::string header =
       "{\"__metadata__\":{\"format\":\"volta-checkpoint\",\"format_version\":"
-      "\"1.1\",\"sha256/n\":\"" +
+      "\"1.2\",\"sha256/n\":\"" +
       digest_of(buffer) +
       "\",\"step\":\"3\",\"tokenizer\":\"bpe\",\"zeta\":\"\"},"
       "\"n\":{\"data_offsets\":[0,4],\"dtype\":\"I32\",\"shape\":[]}}";
   LoadedCheckpoint loaded = parse_checkpoint(file_with(header, buffer));
-  BOOST_TEST(loaded.format_version == "1.1");
+  BOOST_TEST(loaded.format_version == "1.2");
   BOOST_TEST((loaded.unknown_metadata_keys == std::vector<std::string>{"tokenizer", "zeta"}));
   BOOST_TEST(loaded.checkpoint.metadata.at("tokenizer") == "bpe");
 }
@@ -313,12 +327,12 @@ BOOST_AUTO_TEST_CASE(refusals_of_the_metadata) {
   expect_parse_refusal(file_with("{\"__metadata__\":{\"format\":\"volta-checkpoint\","
                                  "\"format_version\":\"2.0\"}}"),
                        "CK-NEWER-MAJOR",
-                       "format_version 2.0 is newer than this reader's 1.0 (supported: major "
+                       "format_version 2.0 is newer than this reader's 1.1 (supported: major "
                        "version 1)");
   expect_parse_refusal(file_with("{\"__metadata__\":{\"format\":\"volta-checkpoint\","
                                  "\"format_version\":\"one\"}}"),
                        "CK-BAD-VERSION",
-                       "format_version \"one\" is not MAJOR.MINOR (supported: 1.0)");
+                       "format_version \"one\" is not MAJOR.MINOR (supported: 1.1)");
 }
 
 BOOST_AUTO_TEST_CASE(refusals_of_the_state) {

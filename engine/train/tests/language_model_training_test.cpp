@@ -12,6 +12,7 @@
 
 #include "lm_training_testing.h"
 #include "volta/runtime/registry.h"
+#include "volta/version.h"
 
 namespace volta::train {
 namespace {
@@ -125,6 +126,22 @@ BOOST_AUTO_TEST_CASE(checkpoints_that_do_not_fit_the_run_are_refused_with_their_
   LoadedCheckpoint bad_cursor = good;
   bad_cursor.checkpoint.metadata["data_cursor"] = R"({"order":"zigzag"})";
   BOOST_TEST(diagnostic_of(bad_cursor, training_text()) == "CK-BAD-METADATA");
+}
+
+// The writer's version and commit are provenance: recorded, known to the format (not reported
+// as unknown keys), and not checked on resume, so another release resumes the file.
+BOOST_AUTO_TEST_CASE(a_checkpoint_records_the_engine_version_and_another_version_resumes_it) {
+  LanguageModelTrainer trainer(small_run(), training_text(), 1, cpu());
+  trainer.step();
+  LoadedCheckpoint loaded = parse_checkpoint(serialize_checkpoint(trainer.checkpoint("c0ffee")));
+  BOOST_TEST(loaded.checkpoint.metadata.at("engine_version") == std::string(kVersion));
+  BOOST_TEST(loaded.checkpoint.metadata.at("engine_commit") == "c0ffee");
+  BOOST_TEST(loaded.unknown_metadata_keys.empty());
+  loaded.checkpoint.metadata["engine_version"] = "0.0.1";
+  loaded.checkpoint.metadata["engine_commit"] = "0ld";
+  BOOST_TEST(diagnostic_of(loaded, training_text()) == "accepted");
+  loaded.checkpoint.metadata.erase("engine_version");  // a 1.0 file has none
+  BOOST_TEST(diagnostic_of(loaded, training_text()) == "accepted");
 }
 
 }  // namespace

@@ -19,7 +19,8 @@
 namespace volta {
 
 inline constexpr std::string_view kCheckpointFormatName = "volta-checkpoint";
-inline constexpr std::string_view kCheckpointFormatVersion = "1.0";
+// 1.1 defines engine_version (the Volta version of the writer); 1.0 files load unchanged.
+inline constexpr std::string_view kCheckpointFormatVersion = "1.1";
 // Tensors named with this prefix are optimizer state (moments), e.g. "optimizer/adam_m/w1".
 inline constexpr std::string_view kOptimizerTensorPrefix = "optimizer/";
 // The reference reader's cap on the JSON header's length.
@@ -46,7 +47,7 @@ struct Checkpoint {
 struct LoadedCheckpoint {
   Checkpoint checkpoint;                           // tensors sorted by name; caller metadata only
   std::string format_version;                      // as written, e.g. "1.0" or "1.1"
-  std::vector<std::string> unknown_metadata_keys;  // keys v1.0 does not define (sorted)
+  std::vector<std::string> unknown_metadata_keys;  // keys v1.1 does not define (sorted)
 };
 
 // A refusal to read or write a checkpoint. code() is InvalidArgument; diagnostic() is the

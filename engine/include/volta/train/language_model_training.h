@@ -70,7 +70,8 @@ ResumePoint read_resume_point(const LoadedCheckpoint& checkpoint, const std::vec
 
 // The metadata a run writes whatever its model: step, optimizer, optimizer_hyperparameters,
 // data_cursor (at the session's steps), graph_hash (the step plan's IR hash; provenance, not
-// checked on resume) and engine_commit. The model's own entries are the caller's.
+// checked on resume), engine_commit and engine_version (volta::kVersion; neither checked on
+// resume). The model's own entries are the caller's.
 std::map<std::string, std::string> training_metadata(const TrainingSession& session,
                                                      const OptimizerConfig& optimizer,
                                                      const BatchOrder& order,

@@ -17,7 +17,7 @@
 
 namespace volta::conformance {
 
-inline constexpr int kSchemaVersion = 5;
+inline constexpr int kSchemaVersion = 6;
 inline constexpr const char* kDefaultDatabase = "volta-results.db";
 // PRAGMA application_id of every Volta results database ("Volt"): what tells our file apart
 // from another application's SQLite file that happens to have a user_version.
@@ -112,6 +112,8 @@ class ResultStore {
   explicit ResultStore(const std::string& path, Database::Mode mode = Database::Mode::ReadWrite);
 
   int schema_version() const;
+  // Inserts a 'running' run stamped with the time, host, pid and volta::kVersion (the version
+  // of the binary writing it, schema v6) and returns its id.
   int64_t begin_run(const RunInfo& info);
   // One transaction: the whole batch or nothing. The run must be 'running'.
   void record(int64_t run_id, std::span<const ResultRow> rows);

@@ -67,11 +67,14 @@ struct TrainingRunRecord {
   std::string ended_at;  // empty while running, and for a run that died
   TrainingStatus status = TrainingStatus::Running;
   std::string origin;  // the shard a merged run came from; empty otherwise
-  int64_t steps = 0;   // steps recorded
+  // The Volta version of the binary that wrote the run; empty: written before schema v6.
+  std::string volta_version;
+  int64_t steps = 0;                                     // steps recorded
   std::optional<TrainingStepRow> first_step, last_step;  // by step number
 };
 
-// Inserts a 'running' training run, stamped with the time, host and pid, and returns its id.
+// Inserts a 'running' training run, stamped with the time, host, pid and this build's
+// volta::kVersion, and returns its id.
 // Throws StoreError naming the field a CHECK refuses (an empty model, threads < 1, ...).
 int64_t begin_training_run(ResultStore& store, const TrainingRunInfo& info);
 
