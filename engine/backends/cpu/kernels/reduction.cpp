@@ -5,6 +5,7 @@
 // fixed runs, so a reduce-all over millions of elements still spreads over every thread, and
 // the bits never depend on the thread count, nor on the memory layout of the rows. Integers
 // accumulate in their own type and wrap around.
+// A NaN output is the canonical quiet NaN, whatever NaN the row held.
 // ArgMax / ArgMin select exactly (no arithmetic), so any scan order gives the same index.
 // CumSum runs along each line in index order; tasks take fixed runs of lines.
 
@@ -12,6 +13,7 @@
 #include <array>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -258,6 +260,20 @@ class ReduceLayout {
   int64_t row_length_ = 1;
 };
 
+// Op's output for a row, a NaN made the canonical quiet NaN. Which NaN a sum or a max of several
+// ends with (its sign and payload) depends on the operand order of each step, which the
+// compiler may commute in scalar code at one optimization level and not another; one NaN keeps
+// the bits of every ISA and build equal.
+template <class Op, class A>
+auto finished_output(const Op& op, int64_t output, A total, int64_t count) {
+  auto value = op.finish(output, total, count);
+  using T = decltype(value);
+  if constexpr (std::is_floating_point_v<T>) {
+    if (std::isnan(value)) return std::numeric_limits<T>::quiet_NaN();
+  }
+  return value;
+}
+
 // Outputs reduced together by one work item: on the Columns path up to column_block<Acc>
 // neighbours within one run of the innermost kept axis, otherwise a single output. A block's
 // lanes take kColumnLaneBytes (32 KiB: L1-resident), so an f32 block is 1024 outputs and each
@@ -320,7 +336,7 @@ void reduce_rows(const Op& op, const T* x, T* y, const ReduceLayout& layout, Thr
   const int64_t row = layout.row_length();
   if (outputs == 0) return;
   if (row == 0) {
-    for (int64_t o = 0; o < outputs; ++o) y[o] = op.finish(o, op.identity(), 0);
+    for (int64_t o = 0; o < outputs; ++o) y[o] = finished_output(op, o, op.identity(), 0);
     return;
   }
   const RowAccess access = layout.access();
@@ -396,7 +412,7 @@ void reduce_rows(const Op& op, const T* x, T* y, const ReduceLayout& layout, Thr
         }
         reduce_block_leaf(leaf, block, offsets.data(), block_results.data());
         for (int64_t c = 0; c < blocks.size(block); ++c) {
-          y[o + c] = op.finish(o + c, block_results[static_cast<size_t>(c)], row);
+          y[o + c] = finished_output(op, o + c, block_results[static_cast<size_t>(c)], row);
         }
       });
     }
@@ -410,7 +426,7 @@ void reduce_rows(const Op& op, const T* x, T* y, const ReduceLayout& layout, Thr
       for (int64_t leaf = 0; leaf < leaves; ++leaf) {
         row_partials[static_cast<size_t>(leaf)] = partials[static_cast<size_t>(leaf * outputs + o)];
       }
-      y[o] = op.finish(o, combine_pairwise(row_partials.data(), leaves, combine), row);
+      y[o] = finished_output(op, o, combine_pairwise(row_partials.data(), leaves, combine), row);
     }
   });
 }
