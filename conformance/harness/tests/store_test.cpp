@@ -34,6 +34,7 @@ using Mode = Database::Mode;
 using testing::count;
 using testing::expect_store_error;
 using testing::expect_store_error_containing;
+using testing::insert_v1_run;
 using testing::TempDir;
 
 std::string file_bytes(const std::string& path) {
@@ -210,11 +211,8 @@ BOOST_AUTO_TEST_CASE(a_version_1_file_migrates_with_its_rows_intact) {
     Database db(path, Mode::ReadWrite);
     apply_migrations(db, schema_migrations().first(1));
     BOOST_TEST(count(db, "PRAGMA user_version") == 1);
+    insert_v1_run(db, 1, "v1commit", "parity");
     db.exec(
-        "INSERT INTO run (id, commit_sha, dirty, build_type, compiler, cpu_model, threads, "
-        "backend, machine, suites, command, started_at, ended_at, status, host, pid) VALUES "
-        "(1, 'v1commit', 0, 'Release', 'g++', 'cpu', 2, 'cpu', 'm', 'parity', 'x', 't0', 't1', "
-        "'complete', 'h', 1);"
         "INSERT INTO test_case (id, suite, family, op, backend, case_id) VALUES "
         "(1, 'parity', 'elementwise', 'Add', 'cpu', 'Add(shape=[2])');"
         "INSERT INTO result (run_id, case_ref, outcome, verdict, max_abs, duration_ms, message) "
@@ -254,12 +252,9 @@ BOOST_AUTO_TEST_CASE(a_version_3_file_gives_its_params_to_the_newest_result_only
   {
     Database db(path, Mode::ReadWrite);
     apply_migrations(db, schema_migrations().first(3));
+    insert_v1_run(db, 1, "old", "determinism");
+    insert_v1_run(db, 2, "new", "determinism");
     db.exec(
-        "INSERT INTO run (id, commit_sha, dirty, build_type, compiler, cpu_model, threads, "
-        "backend, machine, suites, command, started_at, ended_at, status, host, pid) VALUES "
-        "(1, 'old', 0, 'Release', 'g++', 'cpu', 2, 'cpu', 'm', 'determinism', 'x', 't0', 't1', "
-        "'complete', 'h', 1), (2, 'new', 0, 'Release', 'g++', 'cpu', 2, 'cpu', 'm', "
-        "'determinism', 'x', 't2', 't3', 'complete', 'h', 1);"
         "INSERT INTO test_case (id, suite, family, op, backend, case_id, params) VALUES "
         "(1, 'determinism', 'replay-100', 'graph', 'cpu', 'replay:model:mlp', "
         "'runs=5 processes=0 threads=3');"

@@ -1,6 +1,6 @@
 #pragma once
 // What the results store's tests share: a temporary directory for their database files, a
-// count query, and checks of a StoreError's message.
+// count query, runs in files of old schema versions, and checks of a StoreError's message.
 
 #include <stdlib.h>
 
@@ -37,6 +37,17 @@ class TempDir {
  private:
   std::filesystem::path path_;
 };
+
+// Inserts complete run `id` of `commit` with the run columns of schema version 1, which every
+// older file has: for tests of files built with a prefix of the migrations.
+inline void insert_v1_run(Database& db, int64_t id, std::string_view commit,
+                          std::string_view suites) {
+  Statement s = db.prepare(
+      "INSERT INTO run (id, commit_sha, dirty, build_type, compiler, cpu_model, threads, backend, "
+      "machine, suites, command, started_at, ended_at, status, host, pid) VALUES (?, ?, 0, "
+      "'Release', 'g++', 'cpu', 2, 'cpu', 'm', ?, 'x', 't0', 't1', 'complete', 'h', 1)");
+  s.bind(1, id).bind(2, commit).bind(3, suites).run();
+}
 
 // The integer the first row of `sql` starts with; `bound`, when >= 0, binds its parameter.
 inline int64_t count(const Database& db, std::string_view sql, int64_t bound = -1) {

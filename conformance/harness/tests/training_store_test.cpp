@@ -22,6 +22,7 @@ namespace {
 using Mode = Database::Mode;
 using testing::count;
 using testing::expect_store_error;
+using testing::insert_v1_run;
 using testing::TempDir;
 
 TrainingRunInfo run_info(std::optional<int64_t> resumed_from = std::nullopt) {
@@ -321,11 +322,7 @@ BOOST_AUTO_TEST_CASE(a_version_4_file_gets_the_training_tables) {
   {
     Database db(path, Mode::ReadWrite);
     apply_migrations(db, schema_migrations().first(4));
-    db.exec(
-        "INSERT INTO run (id, commit_sha, dirty, build_type, compiler, cpu_model, threads, "
-        "backend, machine, suites, command, started_at, ended_at, status, host, pid) VALUES "
-        "(1, 'v4commit', 0, 'Release', 'g++', 'cpu', 2, 'cpu', 'm', 'parity', 'x', 't0', 't1', "
-        "'complete', 'h', 1);");
+    insert_v1_run(db, 1, "v4commit", "parity");
     BOOST_TEST(count(db,
                      "SELECT count(*) FROM sqlite_master WHERE name IN ('training_run', "
                      "'training_step')") == 0);
@@ -348,11 +345,7 @@ BOOST_AUTO_TEST_CASE(a_version_5_file_keeps_its_rows_and_new_rows_record_the_ver
   {
     Database db(path, Mode::ReadWrite);
     apply_migrations(db, schema_migrations().first(5));
-    db.exec(
-        "INSERT INTO run (id, commit_sha, dirty, build_type, compiler, cpu_model, threads, "
-        "backend, machine, suites, command, started_at, ended_at, status, host, pid) VALUES "
-        "(1, 'v5commit', 0, 'Release', 'g++', 'cpu', 2, 'cpu', 'm', 'parity', 'x', 't0', 't1', "
-        "'complete', 'h', 1);");
+    insert_v1_run(db, 1, "v5commit", "parity");
     db.exec(
         "INSERT INTO training_run (id, commit_sha, dirty, build_type, compiler, cpu_model, "
         "machine, threads, command, model, config, optimizer, data_path, data_sha256, "
