@@ -19,6 +19,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 root=$PWD
+# shellcheck source=scripts/ci/tests/volta_cli.sh
+. scripts/ci/tests/volta_cli.sh
 old_rev=""
 new_build=build/relassert
 while [ $# -gt 0 ]; do
@@ -75,16 +77,16 @@ echo "new: $("$new_volta" --version)"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 data=$work/data.txt
-for _ in $(seq 200); do echo "the quick brown fox jumps over the lazy dog"; done >"$data"
+write_training_text "$data"
 sha() { sha256sum "$1" | cut -d' ' -f1; }
 # The files beside database $1 but SQLite's WAL index (-shm) and an empty -wal, which any
 # reader of a WAL database may create and which hold nothing of the database's.
 files_beside() {
-  (cd "$(dirname "$1")" && for f in * .*; do
+  find "$(dirname "$1")" -mindepth 1 -maxdepth 1 -printf '%f\n' | sort | while read -r f; do
     [ "$f" = "$(basename "$1")-shm" ] && continue
-    [ "$f" = "$(basename "$1")-wal" ] && [ ! -s "$f" ] && continue
+    [ "$f" = "$(basename "$1")-wal" ] && [ ! -s "$1-wal" ] && continue
     echo "$f"
-  done | sort | tr '\n' ' ')
+  done | tr '\n' ' '
 }
 # The rows the old build wrote (runs up to id $2, training runs up to id $3), one line each, by
 # Python's sqlite3 so that both builds' files are read alike: what must survive a migration.
@@ -106,7 +108,6 @@ for row in db.execute(
     print("training_run", *row)
 PY
 }
-value() { "$1" query --db "$2" --sql "$3" | sed -n 2p | tr -s ' ' | sed 's/^ //; s/ *$//'; }
 refuses() {  # refuses NEEDLE COMMAND...: exits non-zero and says NEEDLE
   local out
   if out=$("${@:2}" 2>&1); then echo "  ran, expected a refusal: $out"; return 1; fi
@@ -120,24 +121,25 @@ mkdir -p "$work/old" "$work/new" "$work/major"
 quiet "$old_audit" run parity --backend cpu --no-isolate --db "$old_db"
 quiet "$old_volta" train --data "$data" --steps 6 --save "$work/old/model.ckpt" --db "$old_db"
 old_digest=$("$old_volta" eval --checkpoint "$work/old/model.ckpt" --data "$data" --digest)
-old_runs=$(value "$old_audit" "$old_db" "SELECT max(id) FROM run")
-old_training=$(value "$old_audit" "$old_db" "SELECT max(id) FROM training_run")
+old_runs=$(audit_value "$old_audit" "$old_db" "SELECT max(id) FROM run")
+old_training=$(audit_value "$old_audit" "$old_db" "SELECT max(id) FROM training_run")
 before=$(snapshot "$old_db" "$old_runs" "$old_training")
-old_schema=$(value "$old_audit" "$old_db" "PRAGMA user_version")
+old_schema=$(audit_value "$old_audit" "$old_db" "PRAGMA user_version")
 
 # ---- new reads old ----
 new_db=$work/new/results.db
 cp "$old_db" "$new_db"
 check "the new volta-audit migrates the old database (schema $old_schema) and appends a run" \
   quiet "$new_audit" run parity --backend cpu --no-isolate --db "$new_db"
-new_schema=$(value "$new_audit" "$new_db" "PRAGMA user_version")
+new_schema=$(audit_value "$new_audit" "$new_db" "PRAGMA user_version")
 echo "  schema $old_schema -> $new_schema"
 check "the old build's $old_runs run(s) and $old_training training run(s) are unchanged after it" \
   test "$(snapshot "$new_db" "$old_runs" "$old_training")" = "$before"
 new_version=$("$new_volta" --version | cut -d' ' -f2)
-if [ "$new_schema" -ge 6 ]; then
-  check "the appended run records the new version ($new_version)" test \
-    "$(value "$new_audit" "$new_db" "SELECT volta_version FROM run ORDER BY id DESC LIMIT 1")" = "$new_version"
+if [ "$(audit_value "$new_audit" "$new_db" \
+  "SELECT count(*) FROM pragma_table_info('run') WHERE name = 'volta_version'")" = 1 ]; then
+  check "the appended run records the new version ($new_version)" test "$(audit_value \
+    "$new_audit" "$new_db" "SELECT volta_version FROM run ORDER BY id DESC LIMIT 1")" = "$new_version"
 fi
 new_digest=""
 evaluate_old_checkpoint() {

@@ -204,10 +204,11 @@ BOOST_AUTO_TEST_CASE(non_canonical_header_loads) {
 // A file of the previous minor version (1.0, written before engine_version was defined) loads
 // with its metadata; saving it again writes the current version.
 BOOST_AUTO_TEST_CASE(a_version_1_0_file_loads) {
+  const std::string current = "\"format_version\":\"1.1\"";
   std::string file = golden_file();
-  const size_t at = file.find("\"format_version\":\"1.1\"");
+  const size_t at = file.find(current);
   BOOST_REQUIRE(at != std::string::npos);
-  file.replace(at, 22, "\"format_version\":\"1.0\"");
+  file.replace(at, current.size(), "\"format_version\":\"1.0\"");
   LoadedCheckpoint loaded = parse_checkpoint(file);
   BOOST_TEST(loaded.format_version == "1.0");
   BOOST_TEST(loaded.unknown_metadata_keys.empty());

@@ -14,6 +14,8 @@ set -euo pipefail
 audit="$1"
 volta="$2"
 fail() { echo "full_disk_test: $1" >&2; exit 1; }
+# shellcheck source=scripts/ci/tests/volta_cli.sh
+. "$(dirname "$0")/volta_cli.sh"
 
 if [ "${VOLTA_FULL_DISK_NAMESPACE:-}" != 1 ]; then
   # Re-run this script in a mount namespace of its own, so the tmpfs vanishes with it.
@@ -34,8 +36,8 @@ mount -t tmpfs -o size=8m tmpfs "$disk"
 db="$disk/results.db"
 ckpt="$disk/model.ckpt"
 data="$tmp/data.txt"  # off the full disk: only what Volta writes is under test
-for _ in $(seq 200); do echo "the quick brown fox jumps over the lazy dog"; done >"$data"
-query() { "$audit" query --db "$db" --sql "$1" | sed -n 2p | tr -s ' ' | sed 's/^ //; s/ *$//'; }
+write_training_text "$data"
+query() { audit_value "$audit" "$db" "$1"; }
 free_kib() { df -k --output=avail "$disk" | tail -1 | tr -d ' '; }
 # Fills the disk but $1 KiB (tmpfs counts whole 4 KiB pages).
 fill_but() {

@@ -11,11 +11,13 @@ audit="$1"
 volta="$2"
 kills="${3:-50}"
 fail() { echo "kill_loop_test: $1" >&2; exit 1; }
+# shellcheck source=scripts/ci/tests/volta_cli.sh
+. "$(dirname "$0")/volta_cli.sh"
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 db="$tmp/results.db"
-query() { "$audit" query --db "$db" --sql "$1" | sed -n 2p | tr -s ' ' | sed 's/ *$//'; }
+query() { audit_value "$audit" "$db" "$1"; }
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
 # Kills "$@" (started in the background) after a uniform random delay in [0, $1) ms.
 kill_at_random() {
@@ -55,7 +57,7 @@ echo "volta-audit run: $kills kills over ${span} ms runs: $incomplete runs kille
 
 # ---- checkpoints: volta train --save-every 1 ----
 data="$tmp/data.txt"
-for _ in $(seq 200); do echo "the quick brown fox jumps over the lazy dog"; done >"$data"
+write_training_text "$data"
 ckpt="$tmp/model.ckpt"
 train=("$volta" train --data "$data" --steps 40 --save-every 1 --save "$ckpt" --db "$db")
 start=$(now_ms)
