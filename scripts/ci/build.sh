@@ -6,5 +6,14 @@ cd "$(dirname "$0")/../.."
 scripts/ci/bootstrap.sh
 preset="${1:-relassert}"
 export VOLTA_WERROR="${VOLTA_WERROR:-ON}"
+# A cold relassert tree takes about 5.3 GiB (and the fuzz smoke's build 2.6 more): say so up
+# front where the disk has less, rather than leave a linker's "No space left on device" to
+# explain it.
+mkdir -p build
+free_gib="$(df -P -BG build | awk 'NR == 2 { sub("G", "", $4); print $4 }')"
+if [ "${free_gib:-0}" -lt 8 ]; then
+  echo "build.sh: warning: ${free_gib} GiB free on the disk of build/; a cold relassert build" \
+    "and the fuzz smoke need about 8 GiB" >&2
+fi
 cmake --preset "$preset" >/dev/null
 cmake --build --preset "$preset"
