@@ -62,6 +62,23 @@ void elementwise_cases(CaseList& cases) {
   }
   cases.add(K::Cast, {f32({kChunk + 1})}, {{"to", std::string("i32")}});
   cases.add(K::Cast, {f32({0})}, {{"to", std::string("f64")}});
+  // BitCast between every pair of one width: random integers read as floats include NaNs with
+  // payloads and subnormals, and small bytes read as bool include values other than 0 and 1.
+  for (int from = 0; from < kDTypeCount; ++from) {
+    for (int to = 0; to < kDTypeCount; ++to) {
+      const auto f = static_cast<DType>(from);
+      const auto t = static_cast<DType>(to);
+      if (dtype_size(f) != dtype_size(t)) continue;
+      cases.add(K::BitCast, {of(f, {3, 5})}, {{"to", std::string(dtype_name(t))}});
+    }
+  }
+  for (DType d : {DType::F32, DType::F64}) {
+    const DType bits = d == DType::F32 ? DType::I32 : DType::U64;
+    cases.add(K::BitCast, {of(d, {8})}, {{"to", std::string(dtype_name(bits))}}, 1,
+              {tensor_of(d, {kNaN, -kNaN, kInf, -kInf, 0.0, -0.0, 1.0, -1e-310})});
+  }
+  cases.add(K::BitCast, {f32({kChunk + 1})}, {{"to", std::string("u32")}});
+  cases.add(K::BitCast, {of(DType::I16, {0})}, {{"to", std::string("f16")}});
 
   for (OpKind op :
        {K::Sin, K::Cos, K::Tan, K::Atan, K::Sinh, K::Cosh, K::Asinh, K::Floor, K::Ceil, K::Round}) {

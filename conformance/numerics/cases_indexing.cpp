@@ -150,9 +150,16 @@ void top_k(CaseList& cases) {
     cases.add(op, {f32({1})}, attrs(1, 0, largest), 2);
     cases.add(op, {f32({0, 4})}, attrs(2, 1, largest), 2);
     // Small integers tie often: ties must keep the lower index first.
-    for (DType d : {DType::I32, DType::I64, DType::F64}) {
+    for (DType d : {DType::I32, DType::I64, DType::F64, DType::I8, DType::I16}) {
       cases.add(op, {of(d, {6, 9})}, attrs(4, 1, largest), 2, {ints(d, {6, 9}, -3, 3, 21)});
     }
+    for (DType d : {DType::U8, DType::U16, DType::U32, DType::U64}) {
+      cases.add(op, {of(d, {6, 9})}, attrs(4, 1, largest), 2, {ints(d, {6, 9}, 0, 6, 22)});
+      cases.add(op, {of(d, {3, 5})}, attrs(2, 0, largest), 2);
+    }
+    // u64 values on both sides of 2^63, which a signed comparison would put first.
+    cases.add(op, {of(DType::U64, {6})}, attrs(4, 0, largest), 2,
+              {values(DType::U64, {6}, {1.8e19, 5, 9.3e18, 0, 9e18, 1e19})});
     // NaN ranks above every number; -0 and 0 tie.
     const double nan = std::numeric_limits<double>::quiet_NaN();
     const double inf = std::numeric_limits<double>::infinity();

@@ -140,6 +140,25 @@ void add_elementwise_schemas(std::vector<OpSchema>& t) {
                                   {OpTrait::Commutative})));
   t.push_back(bitwise(unary(K::BitwiseNot, "BitwiseNot", F::Elementwise, kIntegerTypes,
                             D::NotDifferentiable, any, "~X, every bit flipped")));
+  // Bits, not values: nothing to differentiate, and a NaN's bits are copied like any others.
+  t.push_back(OpSchema{.kind = K::BitCast,
+                       .name = "BitCast",
+                       .family = F::Elementwise,
+                       .inputs = {{"input", 'T', D::NotDifferentiable}},
+                       .outputs = {{"output", 0}},
+                       .type_params = {{'T', kAllTypes}},
+                       .attrs = {{"to",
+                                  AttrType::String,
+                                  std::nullopt,
+                                  std::nullopt,
+                                  std::nullopt,
+                                  {"f32", "f64", "i64", "i32", "bool", "f16", "bf16", "i8", "u8",
+                                   "i16", "u16", "u32", "u64"}}},
+                       .infer = shape_fn::bit_cast,
+                       .summary = "reinterpret each element's bits (little endian) as dtype `to` "
+                                  "of the same width; to bool, a nonzero byte is true",
+                       .nan_mode = NanMode::PassThrough,
+                       .traits = {OpTrait::UnaryElementwise}});
 }
 
 }  // namespace volta::op_table

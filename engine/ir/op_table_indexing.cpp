@@ -195,7 +195,7 @@ void add_indexing_schemas(std::vector<OpSchema>& t) {
       .family = OpFamily::Indexing,
       .inputs = {{"X", 'T', D::Differentiable}},
       .outputs = {{"Values", 'T'}, {"Indices", 'I'}},
-      .type_params = {{'T', kNumericTypes}, {'I', {DType::I64}}},
+      .type_params = {{'T', kNumericTypes | kNarrowIntegerTypes}, {'I', {DType::I64}}},
       .attrs = {required_min("k", AttrType::Int, 0.0), axis_attr(-1), flag("largest", 1),
                 flag("sorted", 1)},
       .infer = top_k,

@@ -182,6 +182,20 @@ std::vector<TypeInfo> cast(const InferContext& ctx) {
   return {{*d, ctx.input(0).shape}};
 }
 
+std::vector<TypeInfo> bit_cast(const InferContext& ctx) {
+  const std::string& to = ctx.attrs.get_string("to");
+  const std::optional<DType> d = parse_dtype(to);
+  if (!d) shape_fail("BitCast to '" + to + "' is not a Volta dtype");
+  const DType from = ctx.input(0).dtype;
+  if (dtype_size(*d) != dtype_size(from)) {
+    shape_fail("BitCast from " + std::string(dtype_name(from)) + " (" +
+               std::to_string(8 * dtype_size(from)) + " bits) to " + to + " (" +
+               std::to_string(8 * dtype_size(*d)) +
+               " bits): the two types must have the same width");
+  }
+  return {{*d, ctx.input(0).shape}};
+}
+
 std::vector<TypeInfo> matmul(const InferContext& ctx) {
   const Shape& a = ctx.input(0).shape;
   const Shape& b = ctx.input(1).shape;

@@ -10,6 +10,7 @@ std::vector<TypeInfo> broadcast(const InferContext& ctx);          // all inputs
 std::vector<TypeInfo> broadcast_to_bool(const InferContext& ctx);  // comparisons, And/Or
 std::vector<TypeInfo> where(const InferContext& ctx);
 std::vector<TypeInfo> cast(const InferContext& ctx);
+std::vector<TypeInfo> bit_cast(const InferContext& ctx);  // `to` of input 0's width
 std::vector<TypeInfo> matmul(const InferContext& ctx);
 std::vector<TypeInfo> gemm(const InferContext& ctx);
 std::vector<TypeInfo> softmax(const InferContext& ctx);

@@ -489,6 +489,7 @@ void add_direct_rules(std::vector<ExportRule>& rules) {
   for (OpKind op : {K::BitwiseAnd, K::BitwiseOr, K::BitwiseXor, K::BitwiseNot}) {
     rules.push_back({op, nullptr, {}, "(opset 18 adds it); the export writes opset 17"});
   }
+  rules.push_back({K::BitCast, nullptr, {}, "(opset 26 adds it); the export writes opset 17"});
   rules.push_back({K::Reshape, &emit_reshape, {"Reshape"}, "shape as an int64 input"});
   rules.push_back({K::Squeeze, &emit_squeeze_like, {"Squeeze"}, "axes as an int64 input"});
   rules.push_back({K::Unsqueeze, &emit_squeeze_like, {"Unsqueeze"}, "axes as an int64 input"});

@@ -1,6 +1,6 @@
 // ONNX lowerings of the elementwise arithmetic and math ops, Min, Max, Sum, Mean, Cast,
-// CastLike, Clip and Where onto the internal elementwise ops, and of the generalized cosine
-// windows (constants); the helpers the activation and logical lowerings share with them
+// CastLike, BitCast, Clip and Where onto the internal elementwise ops, and of the generalized
+// cosine windows (constants); the helpers the activation and logical lowerings share with them
 // (lower_elementwise.h).
 
 #include "lower_elementwise.h"
@@ -229,6 +229,18 @@ void lower_cast_like(LoweringContext& ctx) {
   ctx.set_output(0, cast_to(ctx, ctx.input(0), ctx.input_type(1).dtype));
 }
 
+// ONNX requires the target to have the input's width: a model that asks for another is invalid.
+void lower_bit_cast(LoweringContext& ctx) {
+  const DType to = attr_dtype(ctx, ctx.attr_int("to", std::nullopt), "to");
+  const DType from = ctx.input_type(0).dtype;
+  if (dtype_size(from) != dtype_size(to)) {
+    ctx.invalid("to is " + onnx_name(to) + " (" + std::to_string(8 * dtype_size(to)) +
+                " bits), the input " + onnx_name(from) + " (" +
+                std::to_string(8 * dtype_size(from)) + " bits): BitCast keeps the width");
+  }
+  ctx.set_output(0, add_op(ctx, K::BitCast, {ctx.input(0)}, {{"to", std::string(dtype_name(to))}}));
+}
+
 // Before version 11 the bounds are attributes (version 6 defaults them to +-FLT_MAX); from
 // version 11 they are optional inputs, which must be known at import time.
 void lower_clip(LoweringContext& ctx) {
@@ -334,6 +346,7 @@ void register_elementwise_lowerings(LoweringTable& table) {
   table.add_composite("Mean", OpFamily::Elementwise, 1, &lower_mean);
   table.add("Cast", K::Cast, 1, &lower_cast);
   table.add("CastLike", K::Cast, 15, &lower_cast_like);
+  table.add("BitCast", K::BitCast, 26, &lower_bit_cast);
   table.add("Clip", K::Clip, 1, &lower_clip);
   table.add("Where", K::Where, 9, &lower_where);
   table.add_composite("HannWindow", OpFamily::Elementwise, 17, &lower_hann);

@@ -27,19 +27,17 @@ Attributes reduce_attrs(LoweringContext& ctx, bool axes_as_input) {
 
 template <OpKind Op>
 void lower_reduce(LoweringContext& ctx) {
-  // ReduceMax and ReduceMin 20 take bool: any and all, computed on 0 / 1 and cast back. (An
-  // empty bool reduction would give int32's identity, not false / true: refused.)
+  // ReduceMax and ReduceMin 20 take bool: any and all, computed on 0 / 1 and read back as
+  // `> 0`. An empty set reduces to int32's lowest (ReduceMax) or highest (ReduceMin) value, so
+  // it reads as false or true: the bool type's minimum and maximum, as ONNX defines them.
   if constexpr (Op == OpKind::ReduceMax || Op == OpKind::ReduceMin) {
     if (ctx.since_version() >= 20 && ctx.input_type(0).dtype == DType::Bool) {
-      if (ctx.input_type(0).shape.numel() == 0) {
-        ctx.unsupported("an empty bool input; supported: bool inputs with elements");
-      }
       const ValueId ints =
           ctx.add(OpKind::Cast, {ctx.input(0)}, {{"to", std::string(dtype_name(DType::I32))}});
       Attributes attrs = reduce_attrs(ctx, true);
       const ValueId reduced = ctx.add(Op, {ints}, std::move(attrs));
       return ctx.set_output(
-          0, ctx.add(OpKind::Cast, {reduced}, {{"to", std::string(dtype_name(DType::Bool))}}));
+          0, ctx.add(OpKind::Greater, {reduced, scalar_constant(ctx, DType::I32, 0)}));
     }
   }
   require_dtype(ctx, Op, ctx.input_type(0).dtype);

@@ -768,6 +768,53 @@ BOOST_AUTO_TEST_CASE(cast_to_the_same_dtype_copies) {
   BOOST_TEST(run1(OpKind::Cast, {x}, to_attr("f64")).bit_equal(x));
 }
 
+BOOST_AUTO_TEST_CASE(bit_cast_keeps_every_bit) {
+  // A NaN with a payload and its sign, -0, infinities, a subnormal: each comes back as the
+  // integer of its bits and returns unchanged, across a chunk edge and at 1 and 3 threads.
+  std::vector<uint32_t> bits(kChunk + 7);
+  for (size_t i = 0; i < bits.size(); ++i) bits[i] = static_cast<uint32_t>(i) * 2654435761U;
+  const std::vector<uint32_t> specials = {0xFFC12345U, 0x7F800001U, 0x80000000U,
+                                          0x7F800000U, 0x00000001U, 0xFF800000U};
+  std::copy(specials.begin(), specials.end(), bits.begin() + kChunk - 2);
+  const Tensor u = tensor<uint32_t>(Shape{static_cast<int64_t>(bits.size())}, bits);
+  for (int threads : {1, 3}) {
+    const Tensor f = run_op(OpKind::BitCast, {u}, to_attr("f32"), 1, threads)[0];
+    BOOST_REQUIRE((f.dtype() == DType::F32));
+    for (size_t i = 0; i < bits.size(); ++i) {
+      BOOST_TEST(std::bit_cast<uint32_t>(f.data_as<float>()[i]) == bits[i]);
+    }
+    const Tensor i32 = run_op(OpKind::BitCast, {f}, to_attr("i32"), 1, threads)[0];
+    BOOST_TEST((i32.dtype() == DType::I32));
+    BOOST_TEST(std::memcmp(i32.data(), u.data(), u.nbytes()) == 0);
+  }
+  const Tensor h =
+      run1(OpKind::BitCast, {tensor<int16_t>(Shape{2}, {0x7C00, -32768})}, to_attr("f16"));
+  BOOST_TEST(h.get_double(0) == kInf);
+  BOOST_TEST(std::signbit(h.get_double(1)));
+  BOOST_TEST(h.get_double(1) == 0.0);
+}
+
+BOOST_AUTO_TEST_CASE(bit_cast_to_bool_is_zero_or_one) {
+  const Tensor bytes = tensor<uint8_t>(Shape{4}, {0, 1, 2, 255});
+  const Tensor b = run1(OpKind::BitCast, {bytes}, to_attr("bool"));
+  BOOST_TEST(bool_values(b) == (std::vector<uint8_t>{0, 1, 1, 1}),
+             boost::test_tools::per_element());
+  const Tensor back = run1(OpKind::BitCast, {b}, to_attr("i8"));
+  BOOST_TEST(values_of<int8_t>(back) == (std::vector<int8_t>{0, 1, 1, 1}),
+             boost::test_tools::per_element());
+}
+
+BOOST_AUTO_TEST_CASE(bit_cast_between_widths_is_refused) {
+  try {
+    run1(OpKind::BitCast, {tensor<float>(Shape{2}, {1.0f, 2.0f})}, to_attr("f64"));
+    BOOST_FAIL("a BitCast from f32 to f64 was accepted");
+  } catch (const VoltaError& e) {
+    BOOST_TEST(e.message().find("BitCast from f32 (32 bits) to f64 (64 bits): the two types "
+                                "must have the same width") != std::string::npos,
+               e.message());
+  }
+}
+
 BOOST_AUTO_TEST_CASE(clip) {
   const Tensor x = tensor<float>(Shape{6}, {-3.0f, -0.5f, 0.25f, 2.0f, kNaNF, kInfF});
   check_close(run1(OpKind::Clip, {x}, {{"min", -1.0}, {"max", 1.0}}),

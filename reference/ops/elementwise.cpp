@@ -1,8 +1,10 @@
-// Reference elementwise ops: arithmetic, the math functions, rounding, Mod, Min/Max, Where, Cast
-// and Clip (element maps: ref_elementwise.h).
+// Reference elementwise ops: arithmetic, the math functions, rounding, Mod, Min/Max, Where, Cast,
+// BitCast and Clip (element maps: ref_elementwise.h).
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
+#include <cstring>
 #include <functional>
 #include <limits>
 #include <string>
@@ -300,6 +302,27 @@ std::vector<Tensor> cast(const Node&, RefInputs in, RefOutputTypes out) {
   return {y};
 }
 
+// ---- BitCast ------------------------------------------------------------------------------
+
+// The input's bytes as the output's. ONNX reads them little endian, which is the storage order
+// on every machine Volta builds for. A bool is 0 or 1: a nonzero byte becomes 1.
+static_assert(std::endian::native == std::endian::little);
+
+std::vector<Tensor> bit_cast(const Node&, RefInputs in, RefOutputTypes out) {
+  const Tensor& x = *in[0];
+  Tensor y(out[0].dtype, out[0].shape);
+  if (x.nbytes() != y.nbytes()) {
+    kernel_fail("BitCast: " + std::to_string(x.nbytes()) + " input bytes for " +
+                std::to_string(y.nbytes()) + " output bytes");
+  }
+  if (x.nbytes() > 0) std::memcpy(y.data(), x.data(), x.nbytes());
+  if (y.dtype() == DType::Bool) {
+    auto* bytes = static_cast<unsigned char*>(y.data());
+    for (size_t i = 0; i < y.nbytes(); ++i) bytes[i] = bytes[i] != 0 ? 1 : 0;
+  }
+  return {y};
+}
+
 // ---- Clip ---------------------------------------------------------------------------------
 
 // An integer bound from a double attribute, as an order key (order_flip): min rounds up, max
@@ -423,6 +446,7 @@ void register_elementwise(RefTable& table) {
   register_kernel(table, K::Max, extremum<true>);
   register_kernel(table, K::Where, where);
   register_kernel(table, K::Cast, cast);
+  register_kernel(table, K::BitCast, bit_cast);
   register_kernel(table, K::Clip, clip);
   register_kernel(table, K::BitShift, bit_shift);
   register_kernel(table, K::BitwiseAnd, bitwise_and);

@@ -163,7 +163,9 @@ bool ranks_before(const Tensor& x, int64_t a, int64_t b, bool largest) {
     }
     return largest ? va > vb : va < vb;
   }
-  const int64_t va = x.get_int(a), vb = x.get_int(b);
+  // u64 above 2^63 reads back negative: order_flip restores its order.
+  const int64_t flip = order_flip(x.dtype());
+  const int64_t va = x.get_int(a) ^ flip, vb = x.get_int(b) ^ flip;
   return largest ? va > vb : va < vb;
 }
 

@@ -1,9 +1,12 @@
 // ONNX ops of the current release lowered as composites: AffineGrid (20), TensorScatter (24),
-// CumProd (26), CausalConvWithState and LinearAttention (27). Expected values come from
-// ONNX 1.23.2's reference implementation, run once and pasted here.
+// CumProd (26), CausalConvWithState and LinearAttention (27), ReduceMax and ReduceMin on bool
+// (20); and BitCast (26). Expected values come from ONNX 1.23.2's reference implementation, run
+// once and pasted here.
 #define BOOST_TEST_MODULE onnx_current_ops
 
+#include <bit>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -323,6 +326,60 @@ BOOST_AUTO_TEST_CASE(cumprod_refuses_a_bad_axis_or_flag_a_long_axis_and_bool) {
       "an axis of 1025 elements; supported: at most 1024 (the product is unrolled)");
   expect_import_error(cumprod(kBool, {3}, 0, 0), {Tensor(DType::Bool, Shape{3}), axis_value(0)},
                       ErrorCode::ImportUnsupported, "bool");
+}
+
+// ---- ReduceMax and ReduceMin on bool -----------------------------------------------------------
+
+Model bool_reduce(const std::string& op, const std::vector<int64_t>& shape) {
+  return one_node(op, 20, {{"x", kBool, shape}, {"axes", kInt64, {1}}},
+                  {"y", kBool, {shape[0], 1}});
+}
+
+BOOST_AUTO_TEST_CASE(bool_reduce_max_and_min_are_any_and_all_and_empty_sets_give_false_and_true) {
+  Tensor x(DType::Bool, Shape{3, 2});
+  for (int64_t i : {1, 2, 3}) x.set_int(i, 1);  // rows: {0, 1}, {1, 1}, {0, 0}
+  const Tensor axes = tensor<int64_t>(Shape{1}, {1});
+  check_values(run_cpu(bool_reduce("ReduceMax", {3, 2}), {x, axes}).at(0), {1, 1, 0});
+  check_values(run_cpu(bool_reduce("ReduceMin", {3, 2}), {x, axes}).at(0), {0, 1, 0});
+  // A reduction over nothing: the bool type's minimum (false) and maximum (true).
+  const Tensor empty(DType::Bool, Shape{2, 0});
+  const Tensor max = run_cpu(bool_reduce("ReduceMax", {2, 0}), {empty, axes}).at(0);
+  BOOST_TEST((max.dtype() == DType::Bool));
+  check_values(max, {0, 0});
+  check_values(run_cpu(bool_reduce("ReduceMin", {2, 0}), {empty, axes}).at(0), {1, 1});
+}
+
+// ---- BitCast ---------------------------------------------------------------------------------
+
+Model bit_cast(int from, int to, const std::vector<int64_t>& shape) {
+  return one_node("BitCast", 26, {{"x", from, shape}}, {"y", to, shape},
+                  [to](pb::NodeProto& n) { set_int(n, "to", to); });
+}
+
+BOOST_AUTO_TEST_CASE(bit_cast_reads_the_bits_as_the_target_type) {
+  const Tensor f = tensor<float>(Shape{4}, {1.0F, -0.0F, std::bit_cast<float>(0xFFC01234U), 0.1F});
+  const Tensor i = run_cpu(bit_cast(kFloat, kInt32, {4}), {f}).at(0);
+  BOOST_TEST((i.dtype() == DType::I32));
+  check_values(i, {1065353216, -2147483648.0, std::bit_cast<int32_t>(0xFFC01234U), 1036831949});
+  const Tensor back = run_cpu(bit_cast(kInt32, kFloat, {4}), {i}).at(0);
+  BOOST_TEST(back.bit_equal(f));
+  const Tensor b = run_cpu(bit_cast(kBool, kUint8, {2}), {Tensor(DType::Bool, Shape{2})}).at(0);
+  BOOST_TEST((b.dtype() == DType::U8));
+  check_values(b, {0, 0});
+}
+
+BOOST_AUTO_TEST_CASE(bit_cast_refuses_another_width_and_types_volta_lacks) {
+  const Tensor f(DType::F32, Shape{2});
+  expect_import_error(bit_cast(kFloat, kDouble, {2}), {f}, ErrorCode::ImportInvalidModel,
+                      "to is DOUBLE (64 bits), the input FLOAT (32 bits): BitCast keeps the width");
+  // A float8 target (newer than the ONNX 1.12 headers Volta builds with): refused as the graph's
+  // output type, and as the attribute where the output claims another type.
+  constexpr int kFloat8E4M3Fn = 17;
+  expect_import_error(bit_cast(kFloat, kFloat8E4M3Fn, {2}), {f}, ErrorCode::ImportUnsupported,
+                      "graph output 'y' has type FLOAT8E4M3FN");
+  const Model mislabelled = one_node("BitCast", 26, {{"x", kFloat, {2}}}, {"y", kInt32, {2}},
+                                     [](pb::NodeProto& n) { set_int(n, "to", kFloat8E4M3Fn); });
+  expect_import_error(mislabelled, {f}, ErrorCode::ImportUnsupported, "to");
 }
 
 }  // namespace

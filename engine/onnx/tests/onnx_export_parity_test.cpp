@@ -104,6 +104,7 @@ const std::multimap<OpKind, std::string> kRefusals = {
     {OpKind::BitwiseOr, "(opset 18 adds it)"},
     {OpKind::BitwiseXor, "(opset 18 adds it)"},
     {OpKind::BitwiseNot, "(opset 18 adds it)"},
+    {OpKind::BitCast, "(opset 26 adds it)"},
 };
 
 bool expected_refusal(OpKind op, const std::string& message) {

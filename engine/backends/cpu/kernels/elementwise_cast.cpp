@@ -1,5 +1,5 @@
-// Conversion kernels: Cast between every pair of dtypes, and Clip, whose double bounds are
-// converted to the element type.
+// Conversion kernels: Cast between every pair of dtypes, BitCast between every pair of one
+// width, and Clip, whose double bounds are converted to the element type.
 //
 // Cast semantics: float -> int truncates toward zero, and a NaN, an infinity or a value whose
 // truncation does not fit is an error naming it; int -> int wraps; int -> float and
@@ -7,6 +7,7 @@
 // inf); f16 and bf16 widen exactly first when they are the source; anything -> bool is x != 0
 // (NaN is true); bool -> numeric is 0 or 1.
 
+#include <bit>
 #include <cmath>
 #include <iomanip>
 #include <limits>
@@ -128,6 +129,63 @@ KernelSelection select_cast(const KernelQuery& query) {
       cast_kernels()[dtype_index(query.inputs[0]->dtype)][dtype_index(query.outputs[0].dtype)]);
 }
 
+// BitCast: an element's bytes read as To, of the same width. To bool, a nonzero byte is true
+// (stored as 1), since Volta's bools are 0 or 1 and its logical kernels rely on it.
+template <class From, class To>
+struct Reinterpret {
+  To operator()(From x) const {
+    if constexpr (std::is_same_v<To, bool>) {
+      return std::bit_cast<uint8_t>(x) != 0;
+    } else {
+      return std::bit_cast<To>(x);
+    }
+  }
+};
+
+template <class From, class To>
+void bit_cast_kernel(const KernelArgs& args) {
+  map_broadcast<To, From>(args, Reinterpret<From, To>{});
+}
+
+// Every (input, output) dtype pair of one width, indexed [from][to]; other pairs stay empty.
+const CastKernels& bit_cast_kernels() {
+  static const CastKernels kKernels = [] {
+    CastKernels t;
+    for (int from = 0; from < kDTypeCount; ++from) {
+      for (int to = 0; to < kDTypeCount; ++to) {
+        const auto from_dtype = static_cast<DType>(from);
+        const auto to_dtype = static_cast<DType>(to);
+        visit_dtype(from_dtype, [&](auto from_tag) {
+          visit_dtype(to_dtype, [&](auto to_tag) {
+            using From = typename decltype(from_tag)::type;
+            using To = typename decltype(to_tag)::type;
+            if constexpr (sizeof(From) == sizeof(To)) {
+              t[dtype_index(from_dtype)][dtype_index(to_dtype)] = CpuKernel{
+                  &bit_cast_kernel<From, To>,
+                  kernel_variant(from_dtype, "bit_cast_" + std::string(dtype_name(to_dtype)),
+                                 simd_isa())};
+            }
+          });
+        });
+      }
+    }
+    return t;
+  }();
+  return kKernels;
+}
+
+KernelSelection select_bit_cast(const KernelQuery& query) {
+  const DType from = query.inputs[0]->dtype;
+  const DType to = query.outputs[0].dtype;
+  const CpuKernel& kernel = bit_cast_kernels()[dtype_index(from)][dtype_index(to)];
+  if (kernel.fn == nullptr) {
+    return KernelUnsupported{"no BitCast from " + std::string(dtype_name(from)) + " to " +
+                             std::string(dtype_name(to)) +
+                             ": supported between dtypes of the same width"};
+  }
+  return choice_of(kernel);
+}
+
 // Clip's bounds in the element type. Floats round to nearest. Integers take the tightest
 // integer bounds (min rounded up, max rounded down), saturated to the type's range: for an
 // integer x, clipping to those gives the exact clip, saturated.
@@ -193,6 +251,8 @@ KernelSelection select_clip(const KernelQuery& query) {
 void register_elementwise_cast_kernels(KernelTable& table) {
   table[static_cast<size_t>(op_index(OpKind::Cast))] =
       OpKernels{&select_cast, kAllTypes, KernelDeterminism::BitExact};
+  table[static_cast<size_t>(op_index(OpKind::BitCast))] =
+      OpKernels{&select_bit_cast, kAllTypes, KernelDeterminism::BitExact};
   table[static_cast<size_t>(op_index(OpKind::Clip))] =
       OpKernels{&select_clip, clip_kernels().dtypes, KernelDeterminism::BitExact};
 }

@@ -588,8 +588,8 @@ struct TopKKernel {
 };
 
 const DTypeKernels& top_k_kernels() {
-  static const DTypeKernels kKernels =
-      kernels_for<TopKKernel>(NumericTypes{}, "topk_stable_partial_sort");
+  static const DTypeKernels kKernels = kernels_for<TopKKernel>(
+      ConcatTypes<NumericTypes, NarrowIntegerTypes>{}, "topk_stable_partial_sort");
   return kKernels;
 }
 

@@ -97,8 +97,9 @@ namespace volta {
                     X(FusedMatMul)                                                            \
   /* convolution, backward-only: created by VJP rules, never imported */                     \
                     X(ConvGradFilter)                                                         \
-  /* elementwise: integer bit operations */                                                 \
-                    X(BitShift) X(BitwiseAnd) X(BitwiseOr) X(BitwiseXor) X(BitwiseNot)
+  /* elementwise: integer bit operations, and BitCast */                                    \
+                    X(BitShift) X(BitwiseAnd) X(BitwiseOr) X(BitwiseXor) X(BitwiseNot)         \
+                    X(BitCast)
 // clang-format on
 
 enum class OpKind : uint16_t {
