@@ -20,6 +20,15 @@ OpSchema rounding(OpKind kind, std::string_view name, DTypeSet types, std::strin
                summary);
 }
 
+// Cast's and BitCast's `to`: the name of any Volta dtype (dtype_name), required.
+AttrSpec target_dtype_attr() {
+  AttrSpec to{.name = "to", .type = AttrType::String, .default_value = std::nullopt};
+  for (int code = 0; code < kDTypeCount; ++code) {
+    to.allowed_strings.push_back(dtype_name(static_cast<DType>(code)));
+  }
+  return to;
+}
+
 // Bit operations: integers only, so NaN does not apply and nothing is differentiable.
 OpSchema bitwise(OpSchema s) {
   s.nan_mode = NanMode::NotApplicable;
@@ -105,13 +114,7 @@ void add_elementwise_schemas(std::vector<OpSchema>& t) {
                        .inputs = {{"input", 'T', D::Differentiable}},
                        .outputs = {{"output", 0}},
                        .type_params = {{'T', kAllTypes}},
-                       .attrs = {{"to",
-                                  AttrType::String,
-                                  std::nullopt,
-                                  std::nullopt,
-                                  std::nullopt,
-                                  {"f32", "f64", "i64", "i32", "bool", "f16", "bf16", "i8", "u8",
-                                   "i16", "u16", "u32", "u64"}}},
+                       .attrs = {target_dtype_attr()},
                        .infer = shape_fn::cast,
                        .summary = "convert dtype (float to int truncates toward zero; "
                                   "NaN/Inf/out-of-range to int is an error; to f16/bf16 "
@@ -147,13 +150,7 @@ void add_elementwise_schemas(std::vector<OpSchema>& t) {
                        .inputs = {{"input", 'T', D::NotDifferentiable}},
                        .outputs = {{"output", 0}},
                        .type_params = {{'T', kAllTypes}},
-                       .attrs = {{"to",
-                                  AttrType::String,
-                                  std::nullopt,
-                                  std::nullopt,
-                                  std::nullopt,
-                                  {"f32", "f64", "i64", "i32", "bool", "f16", "bf16", "i8", "u8",
-                                   "i16", "u16", "u32", "u64"}}},
+                       .attrs = {target_dtype_attr()},
                        .infer = shape_fn::bit_cast,
                        .summary = "reinterpret each element's bits (little endian) as dtype `to` "
                                   "of the same width; to bool, a nonzero byte is true",

@@ -97,30 +97,38 @@ void cast_kernel(const KernelArgs& args) {
   });
 }
 
-// Every (input, output) dtype pair, indexed [from][to].
+// A kernel per (input, output) dtype pair, indexed [from][to].
 using CastKernels = std::array<std::array<CpuKernel, kDTypeCount>, kDTypeCount>;
 
-const CastKernels& cast_kernels() {
-  static const CastKernels kKernels = [] {
-    CastKernels t;  // every CpuKernel starts empty (its members have initializers)
-    for (int from = 0; from < kDTypeCount; ++from) {
-      for (int to = 0; to < kDTypeCount; ++to) {
-        const auto from_dtype = static_cast<DType>(from);
-        const auto to_dtype = static_cast<DType>(to);
-        visit_dtype(from_dtype, [&](auto from_tag) {
-          visit_dtype(to_dtype, [&](auto to_tag) {
-            using From = typename decltype(from_tag)::type;
-            using To = typename decltype(to_tag)::type;
-            t[dtype_index(from_dtype)][dtype_index(to_dtype)] =
-                CpuKernel{&cast_kernel<From, To>,
-                          kernel_variant(from_dtype, "cast_" + std::string(dtype_name(to_dtype)),
-                                         simd_isa())};
-          });
+// The table of make(From, To) over every dtype pair; `name` (e.g. "cast") and the target's
+// dtype name the variant. make returns nullptr for a pair it has no kernel for, which stays
+// empty.
+template <class Make>
+CastKernels dtype_pair_kernels(std::string_view name, const Make& make) {
+  CastKernels t;  // every CpuKernel starts empty (its members have initializers)
+  for (int from = 0; from < kDTypeCount; ++from) {
+    for (int to = 0; to < kDTypeCount; ++to) {
+      const auto from_dtype = static_cast<DType>(from);
+      const auto to_dtype = static_cast<DType>(to);
+      visit_dtype(from_dtype, [&](auto from_tag) {
+        visit_dtype(to_dtype, [&](auto to_tag) {
+          const KernelFn fn = make(from_tag, to_tag);
+          if (fn == nullptr) return;
+          t[dtype_index(from_dtype)][dtype_index(to_dtype)] = CpuKernel{
+              fn, kernel_variant(from_dtype,
+                                 std::string(name) + "_" + std::string(dtype_name(to_dtype)),
+                                 simd_isa())};
         });
-      }
+      });
     }
-    return t;
-  }();
+  }
+  return t;
+}
+
+const CastKernels& cast_kernels() {
+  static const CastKernels kKernels = dtype_pair_kernels("cast", [](auto from, auto to) {
+    return KernelFn{&cast_kernel<typename decltype(from)::type, typename decltype(to)::type>};
+  });
   return kKernels;
 }
 
@@ -147,30 +155,17 @@ void bit_cast_kernel(const KernelArgs& args) {
   map_broadcast<To, From>(args, Reinterpret<From, To>{});
 }
 
-// Every (input, output) dtype pair of one width, indexed [from][to]; other pairs stay empty.
+// Every dtype pair of one width; the others have no kernel.
 const CastKernels& bit_cast_kernels() {
-  static const CastKernels kKernels = [] {
-    CastKernels t;
-    for (int from = 0; from < kDTypeCount; ++from) {
-      for (int to = 0; to < kDTypeCount; ++to) {
-        const auto from_dtype = static_cast<DType>(from);
-        const auto to_dtype = static_cast<DType>(to);
-        visit_dtype(from_dtype, [&](auto from_tag) {
-          visit_dtype(to_dtype, [&](auto to_tag) {
-            using From = typename decltype(from_tag)::type;
-            using To = typename decltype(to_tag)::type;
-            if constexpr (sizeof(From) == sizeof(To)) {
-              t[dtype_index(from_dtype)][dtype_index(to_dtype)] = CpuKernel{
-                  &bit_cast_kernel<From, To>,
-                  kernel_variant(from_dtype, "bit_cast_" + std::string(dtype_name(to_dtype)),
-                                 simd_isa())};
-            }
-          });
-        });
-      }
+  static const CastKernels kKernels = dtype_pair_kernels("bit_cast", [](auto from, auto to) {
+    using From = typename decltype(from)::type;
+    using To = typename decltype(to)::type;
+    if constexpr (sizeof(From) == sizeof(To)) {
+      return KernelFn{&bit_cast_kernel<From, To>};
+    } else {
+      return KernelFn{nullptr};
     }
-    return t;
-  }();
+  });
   return kKernels;
 }
 
