@@ -28,8 +28,9 @@ struct ModelArgs {
   DeterminismMode mode = DeterminismMode::Strict;
   std::string backend = "cpu";  // a name of the registry (make_backend)
   bool list_ops = false;
-  int runs = 100;   // bench: timed runs
-  int warmup = 10;  // bench: untimed runs first
+  int runs = 100;        // bench: timed runs
+  int warmup = 10;       // bench: untimed runs first
+  bool profile = false;  // bench: then time each step over --runs more runs
 };
 
 // The integer options and their ranges.
@@ -101,6 +102,8 @@ std::optional<ModelArgs> parse(std::string_view command, std::span<const std::st
       out.mode = DeterminismMode::Relaxed;
     } else if (takes("--ops")) {
       out.list_ops = true;
+    } else if (takes("--profile")) {
+      out.profile = true;
     } else if (!a.starts_with("--") && out.model.empty()) {
       out.model = std::string(a);
     } else {
@@ -223,6 +226,78 @@ int run(std::span<const std::string_view> args) {
   return 0;
 }
 
+// The median of `times` (reordered).
+double median_of(std::vector<double>& times) {
+  std::nth_element(times.begin(), times.begin() + static_cast<std::ptrdiff_t>(times.size() / 2),
+                   times.end());
+  return times[times.size() / 2];
+}
+
+// How long each step of the session's plan takes: `runs` more runs, with a step observer that
+// stamps the host clock after each step. A step's time is its stamp minus the one before; the
+// first step's is from the start of run(), so it carries the run's set-up (binding inputs, the
+// arena). Printed: the time by op, then the slowest steps, as medians over the runs. Only a
+// backend whose kernels have finished when they return can be timed so.
+void print_step_profile(onnx::Session& session, std::span<const Tensor> inputs, int runs) {
+  const ExecutionPlan& plan = session.plan_for(inputs);
+  const size_t steps = plan.steps.size();
+  std::vector<std::vector<double>> times(steps, std::vector<double>(static_cast<size_t>(runs)));
+  auto stamp = std::chrono::steady_clock::now();
+  int run = 0;
+  bool device = false;
+  session.context().set_step_observer(
+      [&](int step, const Node&, const KernelChoice&, std::span<const TensorView> outputs) {
+        for (const TensorView& out : outputs) device |= out.space != MemorySpace::Host;
+        times[static_cast<size_t>(step)][static_cast<size_t>(run)] = milliseconds_since(stamp);
+        stamp = std::chrono::steady_clock::now();
+      });
+  for (; run < runs; ++run) {
+    stamp = std::chrono::steady_clock::now();
+    session.run(inputs);
+  }
+  session.context().set_step_observer({});
+  if (device) {
+    fail(ErrorCode::InvalidArgument,
+         "--profile times steps on the host clock, but backend '" + plan.backend +
+             "' runs its kernels on a device, asynchronously: profile it with its own tools "
+             "(e.g. nsys for cuda)");
+  }
+  std::vector<double> step_ms(steps);
+  double total = 0;
+  for (size_t s = 0; s < steps; ++s) total += step_ms[s] = median_of(times[s]);
+  std::map<std::string, std::pair<double, int>> by_op;
+  for (size_t s = 0; s < steps; ++s) {
+    auto& [ms, count] = by_op[std::string(op_name(plan.graph.node(plan.steps[s].node).op))];
+    ms += step_ms[s];
+    ++count;
+  }
+  std::vector<std::pair<std::string, std::pair<double, int>>> ops(by_op.begin(), by_op.end());
+  std::stable_sort(ops.begin(), ops.end(),
+                   [](const auto& x, const auto& y) { return x.second.first > y.second.first; });
+  const auto share = [&](double ms) { return total > 0 ? 100.0 * ms / total : 0.0; };
+  std::printf(
+      "profile: %d runs, each step's median; the medians sum to %.3f ms (step 0 includes "
+      "the run's set-up)\nby op:\n",
+      runs, total);
+  for (const auto& [op, entry] : ops) {
+    std::printf("  %-24s %8.3f ms %5.1f%%  %d step(s)\n", op.c_str(), entry.first,
+                share(entry.first), entry.second);
+  }
+  std::vector<size_t> order(steps);
+  for (size_t s = 0; s < steps; ++s) order[s] = s;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t x, size_t y) { return step_ms[x] > step_ms[y]; });
+  constexpr size_t kSlowest = 15;
+  std::printf("slowest steps:\n");
+  for (size_t i = 0; i < std::min(kSlowest, steps); ++i) {
+    const PlannedStep& step = plan.steps[order[i]];
+    const Node& node = plan.graph.node(step.node);
+    std::printf("  step %zu %s '%s' kernel=%s %.3f ms %.1f%%\n", order[i],
+                std::string(op_name(node.op)).c_str(), node.name.c_str(),
+                step.kernel.variant.c_str(), step_ms[order[i]], share(step_ms[order[i]]));
+  }
+}
+
 // Steady-state latency, as onnxruntime_perf_test reports it: the first run (import, compile,
 // run) apart, --warmup untimed runs, then --runs runs timed one by one through the same Session
 // (its plan cached) with the same inputs.
@@ -230,7 +305,7 @@ int bench(std::span<const std::string_view> args) {
   const std::optional<ModelArgs> parsed =
       parse("bench", args,
             "--input NAME=FILE.pb, --threads N, --runs N, --warmup N, --backend NAME, --strict, "
-            "--relaxed");
+            "--relaxed, --profile");
   if (!parsed) return 2;
   const onnx::Model model = onnx::Model::load(parsed->model);
   const std::vector<Tensor> inputs = load_inputs(model, *parsed, true);
@@ -264,6 +339,7 @@ int bench(std::span<const std::string_view> args) {
               quantile(0.9), ms.front(), ms.back(), mean);
   std::printf("plan cache hits=%lld misses=%lld\n", static_cast<long long>(stats.hits),
               static_cast<long long>(stats.misses));
+  if (parsed->profile) print_step_profile(session, inputs, parsed->runs);
   return 0;
 }
 
