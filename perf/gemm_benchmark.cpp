@@ -6,7 +6,9 @@
 // f32_gemm/ISA/size:S/threads:T   square row-major S x S x S
 // f32_gemm_mlp/ISA/...            a transformer layer's products, B*T tokens by width d:
 //                                 up [BT,d]x[d,4d], down [BT,4d]x[4d,d], qkv [BT,d]x[d,3d]
-// f32_gemm_attention/ISA/...      scores [T,dh]x[dh,T] for each of 8 heads, one gemm() call
+// f32_gemm_attention/ISA/...      scores [T,dh]x[dh,T] for each head, one gemm() call: 8 heads
+//                                 of 128 x 64, and the tiny transformer's 16 x 4 of 32 x 16
+// f32_gemm_attention_context/...  context [T,T]x[T,dh] for each head, the same shapes
 
 #include <benchmark/benchmark.h>
 
@@ -86,7 +88,7 @@ void register_isa(GemmIsa isa) {
   };
   constexpr Product kMlp[] = {{"up", 1, 4}, {"down", 4, 1}, {"qkv", 1, 3}};
   for (int64_t tokens : {64, 512}) {
-    for (int64_t d : {256, 512, 768}) {
+    for (int64_t d : {64, 256, 512, 768}) {
       for (const Product& product : kMlp) {
         benchmark::RegisterBenchmark(
             ("f32_gemm_mlp/" + label + "/" + product.name + "/tokens:" + std::to_string(tokens) +
@@ -103,17 +105,36 @@ void register_isa(GemmIsa isa) {
       }
     }
   }
-  constexpr int64_t kHeads = 8, kSeq = 128, kHeadDim = 64;
-  benchmark::RegisterBenchmark(
-      ("f32_gemm_attention/" + label + "/heads:8/seq:128/head_dim:64").c_str(),
-      [&kernel](benchmark::State& state) {
-        run_products(state, kernel, kHeads, kSeq, kSeq, kHeadDim, true);
-      })
-      ->ArgName("threads")
-      ->Arg(1)
-      ->Arg(2)
-      ->UseRealTime()
-      ->Unit(benchmark::kMicrosecond);
+  struct Attention {
+    int64_t heads, seq, head_dim;
+  };
+  // The second is the tiny transformer's (batch 16 x 4 heads, seq 32, d 64).
+  for (const Attention& at : {Attention{8, 128, 64}, Attention{64, 32, 16}}) {
+    const std::string shape = label + "/heads:" + std::to_string(at.heads) +
+                              "/seq:" + std::to_string(at.seq) +
+                              "/head_dim:" + std::to_string(at.head_dim);
+    // scores = Q K^T, [T,dh] x [dh,T]; context = P V, [T,T] x [T,dh].
+    benchmark::RegisterBenchmark(("f32_gemm_attention/" + shape).c_str(),
+                                 [&kernel, at](benchmark::State& state) {
+                                   run_products(state, kernel, at.heads, at.seq, at.seq,
+                                                at.head_dim, true);
+                                 })
+        ->ArgName("threads")
+        ->Arg(1)
+        ->Arg(2)
+        ->UseRealTime()
+        ->Unit(benchmark::kMicrosecond);
+    benchmark::RegisterBenchmark(("f32_gemm_attention_context/" + shape).c_str(),
+                                 [&kernel, at](benchmark::State& state) {
+                                   run_products(state, kernel, at.heads, at.seq, at.head_dim,
+                                                at.seq, false);
+                                 })
+        ->ArgName("threads")
+        ->Arg(1)
+        ->Arg(2)
+        ->UseRealTime()
+        ->Unit(benchmark::kMicrosecond);
+  }
 }
 
 const bool kRegistered = perf::add_registrar([](const perf::Options&) {

@@ -412,10 +412,67 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(the_prefetch_hint_does_not_change_the_bits, T, Flo
       for (const bool load_c : {false, true}) {
         const cpu::GemmEpilogue<T> epilogue{.alpha = T(0.5), .beta = T(2), .load_c = load_c};
         std::vector<T> without = c, with = c;
-        kernel->fn(depth, a.data(), b.data(), without.data(), kernel->nr, epilogue, nullptr);
-        kernel->fn(depth, a.data(), b.data(), with.data(), kernel->nr, epilogue, next.data());
+        kernel->fn(depth, a.data(), 0, b.data(), without.data(), kernel->nr, epilogue, nullptr);
+        kernel->fn(depth, a.data(), 0, b.data(), with.data(), kernel->nr, epilogue, next.data());
         BOOST_CHECK_MESSAGE(bit_equal(with, without),
                             kernel->name << " depth " << depth << " load_c " << load_c);
+      }
+    }
+  }
+}
+
+// A micro-kernel reading op(A)'s rows in place (a_row_stride > 0) computes what it computes
+// from the same rows packed: the same products in the same order.
+BOOST_AUTO_TEST_CASE_TEMPLATE(a_micro_kernel_reads_a_in_place_as_it_reads_it_packed, T,
+                              FloatTypes) {
+  for (const GemmMicroKernel<T>* kernel : supported_kernels<T>()) {
+    for (const int64_t depth : {int64_t{1}, int64_t{7}, int64_t{64}}) {
+      const int64_t lda = depth + kPad;
+      const std::vector<T> rows = random_values<T>(kernel->mr * lda, 51);
+      std::vector<T> packed(static_cast<size_t>(kernel->mr * depth));
+      for (int64_t i = 0; i < kernel->mr; ++i) {
+        for (int64_t p = 0; p < depth; ++p) {
+          packed[static_cast<size_t>(p * kernel->mr + i)] = rows[static_cast<size_t>(i * lda + p)];
+        }
+      }
+      const std::vector<T> b = random_values<T>(depth * kernel->nr, 52);
+      const std::vector<T> c = random_values<T>(kernel->mr * kernel->nr, 53);
+      for (const bool load_c : {false, true}) {
+        const cpu::GemmEpilogue<T> epilogue{.alpha = T(0.5), .beta = T(2), .load_c = load_c};
+        std::vector<T> from_packed = c, in_place = c;
+        kernel->fn(depth, packed.data(), 0, b.data(), from_packed.data(), kernel->nr, epilogue,
+                   nullptr);
+        kernel->fn(depth, rows.data(), lda, b.data(), in_place.data(), kernel->nr, epilogue,
+                   nullptr);
+        BOOST_CHECK_MESSAGE(bit_equal(in_place, from_packed),
+                            kernel->name << " depth " << depth << " load_c " << load_c);
+      }
+    }
+  }
+}
+
+// The same op(A) stored by rows (short ones are read in place) and by columns (packed) gives
+// the same bits, whatever the rows left over below the last full register tile.
+BOOST_AUTO_TEST_CASE_TEMPLATE(bits_do_not_depend_on_packing_op_a, T, FloatTypes) {
+  ThreadPool pool(2);
+  for (const GemmMicroKernel<T>* kernel : supported_kernels<T>()) {
+    for (const int64_t k : {int64_t{1}, int64_t{5}, int64_t{64}, int64_t{200}}) {
+      for (const int64_t m : {kernel->mr - 1, 3 * kernel->mr, 3 * kernel->mr + 5}) {
+        const Case by_rows{.m = m, .n = 45, .k = k, .c = Case::C::Full};
+        Operands<T> rows(by_rows, 61);
+        Operands<T> columns(Case{.m = m, .n = 45, .k = k, .trans_a = true, .c = Case::C::Full}, 61);
+        for (int64_t i = 0; i < m; ++i) {
+          for (int64_t p = 0; p < k; ++p) {
+            columns.a[static_cast<size_t>(p * columns.problem.a_col_stride + i)] = rows.op_a(i, p);
+          }
+        }
+        columns.c = rows.c;
+        columns.b = rows.b;
+        columns.problem.b = columns.b.data();
+        columns.problem.c = columns.c.data();
+        gemm_with_scratch<T>(*kernel, std::span(&rows.problem, 1), pool);
+        gemm_with_scratch<T>(*kernel, std::span(&columns.problem, 1), pool);
+        BOOST_CHECK_MESSAGE(bit_equal(rows.y, columns.y), kernel->name << " " << by_rows.str());
       }
     }
   }

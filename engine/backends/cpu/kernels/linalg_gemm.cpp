@@ -48,15 +48,15 @@ int64_t ceil_div(int64_t x, int64_t y) { return (x + y - 1) / y; }
 // local full-size tile: the same instructions as for a full tile, so the same bits.
 template <class T>
 void run_edge_micro_tile(const GemmMicroKernel<T>& kernel, int64_t depth, const T* a_panel,
-                         const T* b_panel, T* y, int64_t y_row_stride, int64_t rows, int64_t cols,
-                         GemmEpilogue<T> epilogue) {
+                         int64_t a_row_stride, const T* b_panel, T* y, int64_t y_row_stride,
+                         int64_t rows, int64_t cols, GemmEpilogue<T> epilogue) {
   alignas(kTensorAlignment) std::array<T, kMaxMicroTileElements> tile{};
   if (epilogue.load_c) {
     for (int64_t i = 0; i < rows; ++i) {
       std::copy(y + i * y_row_stride, y + i * y_row_stride + cols, tile.data() + i * kernel.nr);
     }
   }
-  kernel.fn(depth, a_panel, b_panel, tile.data(), kernel.nr, epilogue, nullptr);
+  kernel.fn(depth, a_panel, a_row_stride, b_panel, tile.data(), kernel.nr, epilogue, nullptr);
   for (int64_t i = 0; i < rows; ++i) {
     const T* from = tile.data() + i * kernel.nr;
     std::copy(from, from + cols, y + i * y_row_stride);
@@ -246,6 +246,19 @@ const T* next_b_half(const GemmMicroKernel<T>& kernel, const T* b_panel, int64_t
   return b_panel + kernel.nr * depth + row / kernel.mr * (kernel.nr * depth / 2);
 }
 
+// op(A)'s rows are read in place by the micro-kernel, not packed, when they lie along K one
+// element after another and at most this many bytes apart: then the mr rows a kernel call
+// reads sit in mr distinct L1 sets (or few per set) rather than aliasing one set, as rows 4 KiB
+// apart would. That is the short-K case (a transformer's d = 64 .. 256), where packing costs
+// as much as the products it feeds.
+constexpr int64_t kInPlaceRowStrideBytes = 1024;
+
+template <class T>
+bool reads_a_in_place(const GemmProblem<T>& p) {
+  return p.a_col_stride == 1 && p.a_row_stride > 0 &&
+         p.a_row_stride * static_cast<int64_t>(sizeof(T)) <= kInPlaceRowStrideBytes;
+}
+
 // One task: the tile of Y with `rows` x `cols` elements whose top-left element is (row0, col0).
 // `shared_b` is the problem's packed op(B), or nullptr for the task to pack its own columns.
 // The tile's op(A) rows are packed once for all of K; then each block of columns runs its K
@@ -276,8 +289,11 @@ void run_tile(const GemmMicroKernel<T>& kernel, const GemmProblem<T>& p, int64_t
     pack_block(kernel.isa, p.a + row0 * p.a_row_stride + k0 * p.a_col_stride, p.a_row_stride,
                p.a_col_stride, rows, std::min(kernel.kc, p.k - k0), kernel.mr, dst);
   };
+  // Read in place, op(A) needs packing only for a last panel of fewer than mr rows (below).
+  const bool a_in_place = reads_a_in_place(p);
+  const int64_t full_rows = rows / kernel.mr * kernel.mr;
   // Slice k0 of op(A) starts after k0 full-depth steps of every panel.
-  if (a_packed_once) {
+  if (a_packed_once && !a_in_place) {
     for (int64_t k0 = 0; k0 < p.k; k0 += kernel.kc) pack_a_slice(k0, a_all + rows_padded * k0);
   }
 
@@ -288,7 +304,12 @@ void run_tile(const GemmMicroKernel<T>& kernel, const GemmProblem<T>& p, int64_t
     do {
       const int64_t depth = std::min(kernel.kc, p.k - k0);
       const T* a_block = a_all;
-      if (a_packed_once) {
+      if (a_in_place) {
+        if (depth > 0 && full_rows < rows) {
+          pack_block(kernel.isa, p.a + (row0 + full_rows) * p.a_row_stride + k0, p.a_row_stride,
+                     int64_t{1}, rows - full_rows, depth, kernel.mr, a_all);
+        }
+      } else if (a_packed_once) {
         a_block += rows_padded * k0;
       } else if (depth > 0) {
         pack_a_slice(k0, a_all);
@@ -308,15 +329,19 @@ void run_tile(const GemmMicroKernel<T>& kernel, const GemmProblem<T>& p, int64_t
         const T* b_panel = b_block + j * depth;
         const int64_t piece_cols = std::min<int64_t>(kernel.nr, bcols - j);
         for (int64_t i = 0; i < rows; i += kernel.mr) {
-          const T* a_panel = a_block + i * depth;
+          const bool in_place = a_in_place && i < full_rows;
+          const T* a_panel = in_place     ? p.a + (row0 + i) * p.a_row_stride + k0
+                             : a_in_place ? a_all
+                                          : a_block + i * depth;
           T* y_piece = y + i * p.y_row_stride + c0 + j;
+          const int64_t a_stride = in_place ? p.a_row_stride : 0;
           const int64_t piece_rows = std::min<int64_t>(kernel.mr, rows - i);
           if (piece_rows == kernel.mr && piece_cols == kernel.nr) {
-            kernel.fn(depth, a_panel, b_panel, y_piece, p.y_row_stride, epilogue,
+            kernel.fn(depth, a_panel, a_stride, b_panel, y_piece, p.y_row_stride, epilogue,
                       next_b_half(kernel, b_panel, depth, i,
                                   shared_b != nullptr && j + kernel.nr < bcols));
           } else {
-            run_edge_micro_tile(kernel, depth, a_panel, b_panel, y_piece, p.y_row_stride,
+            run_edge_micro_tile(kernel, depth, a_panel, a_stride, b_panel, y_piece, p.y_row_stride,
                                 piece_rows, piece_cols, epilogue);
           }
         }

@@ -34,14 +34,17 @@ struct GemmEpilogue {
   bool load_c;  // true: c = alpha * sum + beta * c; false: c = alpha * sum, c is not read
 };
 
-// Multiplies a packed mr x kc panel of op(A) by a packed kc x nr panel of op(B) and applies
-// the epilogue to the full mr x nr tile at c (row stride ldc, unit column stride).
+// Multiplies an mr x kc panel of op(A) by a packed kc x nr panel of op(B) and applies the
+// epilogue to the full mr x nr tile at c (row stride ldc, unit column stride). The op(A) panel
+// is packed when a_row_stride is 0 (element (i, p) at a[p * mr + i]), else read in place from
+// op(A)'s own rows (element (i, p) at a[i * a_row_stride + p]): the same products in the same
+// order either way, so the same bits.
 // `prefetch` (may be nullptr, and kernels may ignore it) is memory the caller needs soon: a
 // kernel may touch one 64-byte line of it per step along K, kc lines from `prefetch` on. It
 // is a hint only and never changes the result.
 template <class T>
-using GemmMicroKernelFn = void (*)(int64_t kc, const T* a_panel, const T* b_panel, T* c,
-                                   int64_t ldc, GemmEpilogue<T> epilogue, const T* prefetch);
+using GemmMicroKernelFn = void (*)(int64_t kc, const T* a, int64_t a_row_stride, const T* b_panel,
+                                   T* c, int64_t ldc, GemmEpilogue<T> epilogue, const T* prefetch);
 
 template <class T>
 struct GemmMicroKernel {

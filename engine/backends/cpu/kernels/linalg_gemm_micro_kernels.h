@@ -30,12 +30,13 @@ constexpr int64_t kCacheLine = 64;
 // running fused multiply-add over p in order, scaled by alpha, then fma(beta, c, scaled). On a
 // CPU without FMA hardware std::fma is slow, but correctly rounded.
 template <class T, int MR, int NR>
-void generic_micro_kernel(int64_t kc, const T* a, const T* b, T* c, int64_t ldc,
-                          GemmEpilogue<T> epilogue, const T* /*prefetch*/) {
+void generic_micro_kernel(int64_t kc, const T* a, int64_t a_row_stride, const T* b, T* c,
+                          int64_t ldc, GemmEpilogue<T> epilogue, const T* /*prefetch*/) {
   T acc[MR][NR] = {};
-  for (int64_t p = 0; p < kc; ++p, a += MR, b += NR) {
+  for (int64_t p = 0; p < kc; ++p, b += NR) {
     for (int i = 0; i < MR; ++i) {
-      for (int j = 0; j < NR; ++j) acc[i][j] = std::fma(a[i], b[j], acc[i][j]);
+      const T a_value = a_row_stride == 0 ? a[p * MR + i] : a[i * a_row_stride + p];
+      for (int j = 0; j < NR; ++j) acc[i][j] = std::fma(a_value, b[j], acc[i][j]);
     }
   }
   for (int i = 0; i < MR; ++i) {
@@ -86,11 +87,10 @@ struct Avx2F64 {
 constexpr int kAvx2Rows = 6;
 constexpr int kAvx2VectorsPerRow = 2;
 
-template <class Ops>
-VOLTA_AVX2_FMA void avx2_fma_micro_kernel(int64_t kc, const typename Ops::Scalar* a,
-                                          const typename Ops::Scalar* b, typename Ops::Scalar* c,
-                                          int64_t ldc, GemmEpilogue<typename Ops::Scalar> epilogue,
-                                          const typename Ops::Scalar* /*prefetch*/) {
+template <class Ops, bool kInPlaceA>
+VOLTA_AVX2_FMA inline void avx2_fma_tile(int64_t kc, const typename Ops::Scalar* a, int64_t lda,
+                                         const typename Ops::Scalar* b, typename Ops::Scalar* c,
+                                         int64_t ldc, GemmEpilogue<typename Ops::Scalar> epilogue) {
   using Vec = typename Ops::Vec;
   constexpr int kCols = kAvx2VectorsPerRow * Ops::kLanes;
   Vec acc[kAvx2Rows][kAvx2VectorsPerRow];
@@ -99,13 +99,13 @@ VOLTA_AVX2_FMA void avx2_fma_micro_kernel(int64_t kc, const typename Ops::Scalar
 #pragma GCC unroll 2
     for (int v = 0; v < kAvx2VectorsPerRow; ++v) acc[i][v] = Ops::zero();
   }
-  for (int64_t p = 0; p < kc; ++p, a += kAvx2Rows, b += kCols) {
+  for (int64_t p = 0; p < kc; ++p, a += kInPlaceA ? 1 : kAvx2Rows, b += kCols) {
     Vec b_row[kAvx2VectorsPerRow];
 #pragma GCC unroll 2
     for (int v = 0; v < kAvx2VectorsPerRow; ++v) b_row[v] = Ops::load(b + v * Ops::kLanes);
 #pragma GCC unroll 6
     for (int i = 0; i < kAvx2Rows; ++i) {
-      const Vec a_value = Ops::broadcast(a + i);
+      const Vec a_value = Ops::broadcast(kInPlaceA ? a + i * lda : a + i);
 #pragma GCC unroll 2
       for (int v = 0; v < kAvx2VectorsPerRow; ++v) {
         acc[i][v] = Ops::fmadd(a_value, b_row[v], acc[i][v]);
@@ -123,6 +123,19 @@ VOLTA_AVX2_FMA void avx2_fma_micro_kernel(int64_t kc, const typename Ops::Scalar
       if (epilogue.load_c) result = Ops::fmadd(beta, Ops::load(out), result);
       Ops::store(out, result);
     }
+  }
+}
+
+template <class Ops>
+VOLTA_AVX2_FMA void avx2_fma_micro_kernel(int64_t kc, const typename Ops::Scalar* a,
+                                          int64_t a_row_stride, const typename Ops::Scalar* b,
+                                          typename Ops::Scalar* c, int64_t ldc,
+                                          GemmEpilogue<typename Ops::Scalar> epilogue,
+                                          const typename Ops::Scalar* /*prefetch*/) {
+  if (a_row_stride == 0) {
+    avx2_fma_tile<Ops, false>(kc, a, 0, b, c, ldc, epilogue);
+  } else {
+    avx2_fma_tile<Ops, true>(kc, a, a_row_stride, b, c, ldc, epilogue);
   }
 }
 
@@ -165,11 +178,11 @@ struct Avx512F64 {
 constexpr int kAvx512Rows = 14;
 constexpr int kAvx512VectorsPerRow = 2;
 
-template <class Ops>
-VOLTA_AVX512 void avx512_micro_kernel(int64_t kc, const typename Ops::Scalar* a,
-                                      const typename Ops::Scalar* b, typename Ops::Scalar* c,
-                                      int64_t ldc, GemmEpilogue<typename Ops::Scalar> epilogue,
-                                      const typename Ops::Scalar* prefetch) {
+template <class Ops, bool kInPlaceA>
+VOLTA_AVX512 inline void avx512_tile(int64_t kc, const typename Ops::Scalar* a, int64_t lda,
+                                     const typename Ops::Scalar* b, typename Ops::Scalar* c,
+                                     int64_t ldc, GemmEpilogue<typename Ops::Scalar> epilogue,
+                                     const typename Ops::Scalar* prefetch) {
   using Vec = typename Ops::Vec;
   constexpr int kCols = kAvx512VectorsPerRow * Ops::kLanes;
   Vec acc[kAvx512Rows][kAvx512VectorsPerRow];
@@ -189,13 +202,13 @@ VOLTA_AVX512 void avx512_micro_kernel(int64_t kc, const typename Ops::Scalar* a,
     for (int v = 0; v < kAvx512VectorsPerRow; ++v) b_row[v] = Ops::load(b + v * Ops::kLanes);
 #pragma GCC unroll 14
     for (int i = 0; i < kAvx512Rows; ++i) {
-      const Vec a_value = Ops::splat(a[i]);
+      const Vec a_value = Ops::splat(kInPlaceA ? a[i * lda] : a[i]);
 #pragma GCC unroll 2
       for (int v = 0; v < kAvx512VectorsPerRow; ++v) {
         acc[i][v] = Ops::fmadd(a_value, b_row[v], acc[i][v]);
       }
     }
-    a += kAvx512Rows;
+    a += kInPlaceA ? 1 : kAvx512Rows;
     b += kCols;
   };
   if (prefetch != nullptr) {
@@ -221,6 +234,19 @@ VOLTA_AVX512 void avx512_micro_kernel(int64_t kc, const typename Ops::Scalar* a,
       if (epilogue.load_c) result = Ops::fmadd(beta, Ops::load(out), result);
       Ops::store(out, result);
     }
+  }
+}
+
+template <class Ops>
+VOLTA_AVX512 void avx512_micro_kernel(int64_t kc, const typename Ops::Scalar* a,
+                                      int64_t a_row_stride, const typename Ops::Scalar* b,
+                                      typename Ops::Scalar* c, int64_t ldc,
+                                      GemmEpilogue<typename Ops::Scalar> epilogue,
+                                      const typename Ops::Scalar* prefetch) {
+  if (a_row_stride == 0) {
+    avx512_tile<Ops, false>(kc, a, 0, b, c, ldc, epilogue, prefetch);
+  } else {
+    avx512_tile<Ops, true>(kc, a, a_row_stride, b, c, ldc, epilogue, prefetch);
   }
 }
 
