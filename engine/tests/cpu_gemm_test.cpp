@@ -48,13 +48,15 @@ const char* isa_name(GemmIsa isa) {
   return "unknown";
 }
 
-// The micro-kernels to test: every ISA this CPU runs. The others are named in the log.
+// The micro-kernels to test: every ISA this CPU runs, and each one's narrow companion (called
+// directly here, as the kernel of a whole call). The others are named in the log.
 template <class T>
 std::vector<const GemmMicroKernel<T>*> supported_kernels() {
   std::vector<const GemmMicroKernel<T>*> kernels;
   for (GemmIsa isa : kIsas) {
     if (cpu::gemm_isa_supported(isa)) {
       kernels.push_back(&cpu::gemm_micro_kernel<T>(isa));
+      if (kernels.back()->narrow != nullptr) kernels.push_back(kernels.back()->narrow);
     } else {
       BOOST_TEST_MESSAGE("skipping the " << isa_name(isa) << " GEMM: this CPU lacks the ISA");
     }
@@ -344,6 +346,9 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(bits_do_not_depend_on_the_isa, T, FloatTypes) {
       {.m = 37, .n = 45, .k = 2 * kc + 19, .alpha = 0.75, .beta = -1.5, .c = Case::C::Column},
       {.m = 20, .n = 33, .k = kc + 1, .trans_b = true, .c = Case::C::InPlace},
       {.m = 9, .n = 70, .k = 5, .trans_a = true},
+      // Narrow enough for a narrow companion kernel, where an ISA has one.
+      {.m = 45, .n = 16, .k = kc + 7, .c = Case::C::Full},
+      {.m = 33, .n = 5, .k = 32, .trans_b = true},
   };
   for (const Case& g : cases) {
     const std::vector<T> generic = run_bits(*kernels.front(), g, 2);

@@ -149,6 +149,7 @@ TileGrid tile_grid(const GemmMicroKernel<T>& kernel, const GemmProblem<T>& p, si
 // below one another, where its shared packed op(B) lives.
 template <class T>
 struct ProblemPlan {
+  const GemmMicroKernel<T>* kernel = nullptr;  // the call's kernel or its narrow companion
   TileGrid grid;
   bool shared_b = false;
   int64_t n_padded = 0;       // n rounded up to whole nr-column panels
@@ -159,7 +160,7 @@ struct ProblemPlan {
 template <class T>
 ProblemPlan<T> plan_problem(const GemmMicroKernel<T>& kernel, const GemmProblem<T>& p,
                             size_t num_problems) {
-  ProblemPlan<T> plan{.grid = tile_grid(kernel, p, num_problems)};
+  ProblemPlan<T> plan{.kernel = &kernel, .grid = tile_grid(kernel, p, num_problems)};
   plan.shared_b = plan.grid.tiles_down > 1 && p.k > 0 && p.n > 0;
   if (plan.shared_b) plan.n_padded = round_up(p.n, kernel.nr);
   return plan;
@@ -395,10 +396,11 @@ GemmScratch gemm_scratch(const GemmMicroKernel<T>& kernel, int64_t m, int64_t n,
                          int64_t count) {
   if (count <= 0) return {};
   const GemmProblem<T> p{.m = m, .n = n, .k = k};
-  const ProblemPlan<T> plan = plan_problem(kernel, p, static_cast<size_t>(count));
+  const GemmMicroKernel<T>& micro = kernel_for_width(kernel, n);
+  const ProblemPlan<T> plan = plan_problem(micro, p, static_cast<size_t>(count));
   const auto bytes = static_cast<int64_t>(sizeof(T));
   return {.shared_bytes = plan.shared_b ? count * plan.n_padded * k * bytes : 0,
-          .task_bytes = most_task_packing(kernel, p, plan) * bytes};
+          .task_bytes = most_task_packing(micro, p, plan) * bytes};
 }
 
 template <class T>
@@ -406,10 +408,11 @@ GemmScratch gemm_scratch(const GemmMicroKernel<T>& kernel,
                          std::span<const GemmProblem<T>> problems) {
   GemmScratch s;
   for (const GemmProblem<T>& p : problems) {
-    const ProblemPlan<T> plan = plan_problem(kernel, p, problems.size());
+    const GemmMicroKernel<T>& micro = kernel_for_width(kernel, p.n);
+    const ProblemPlan<T> plan = plan_problem(micro, p, problems.size());
     const auto bytes = static_cast<int64_t>(sizeof(T));
     if (plan.shared_b) s.shared_bytes += plan.n_padded * p.k * bytes;
-    s.task_bytes = std::max(s.task_bytes, most_task_packing(kernel, p, plan) * bytes);
+    s.task_bytes = std::max(s.task_bytes, most_task_packing(micro, p, plan) * bytes);
   }
   return s;
 }
@@ -496,11 +499,12 @@ void gemm(const GemmMicroKernel<T>& kernel, std::span<const GemmProblem<T>> prob
   size_t shared_elements = 0;
   for (const GemmProblem<T>& p : problems) {
     check_problem(p);
-    ProblemPlan<T> plan = plan_problem(kernel, p, problems.size());
+    const GemmMicroKernel<T>& micro = kernel_for_width(kernel, p.n);
+    ProblemPlan<T> plan = plan_problem(micro, p, problems.size());
     if (plan.shared_b) {
       plan.shared_offset = static_cast<int64_t>(shared_elements);
       shared_elements += static_cast<size_t>(plan.n_padded * p.k);
-      for (int64_t k0 = 0; k0 < p.k; k0 += kernel.kc) {
+      for (int64_t k0 = 0; k0 < p.k; k0 += micro.kc) {
         for (int64_t col0 = 0; col0 < p.n; col0 += kPackTaskColumns) {
           pack_tasks.push_back({.problem = plans.size(),
                                 .k0 = k0,
@@ -526,9 +530,10 @@ void gemm(const GemmMicroKernel<T>& kernel, std::span<const GemmProblem<T>> prob
     const PackTask& t = pack_tasks[static_cast<size_t>(index)];
     const GemmProblem<T>& p = problems[t.problem];
     const ProblemPlan<T>& plan = plans[t.problem];
-    const int64_t depth = std::min(kernel.kc, p.k - t.k0);
-    pack_block(kernel.isa, p.b + t.k0 * p.b_row_stride + t.col0 * p.b_col_stride, p.b_col_stride,
-               p.b_row_stride, t.cols, depth, kernel.nr,
+    const GemmMicroKernel<T>& micro = *plan.kernel;
+    const int64_t depth = std::min(micro.kc, p.k - t.k0);
+    pack_block(micro.isa, p.b + t.k0 * p.b_row_stride + t.col0 * p.b_col_stride, p.b_col_stride,
+               p.b_row_stride, t.cols, depth, micro.nr,
                shared_b_slice(shared, plan, t.k0) + t.col0 * depth);
   });
 
@@ -537,14 +542,15 @@ void gemm(const GemmMicroKernel<T>& kernel, std::span<const GemmProblem<T>> prob
     const size_t q = static_cast<size_t>(owner - first_task.begin());
     const GemmProblem<T>& p = problems[q];
     const ProblemPlan<T>& plan = plans[q];
+    const GemmMicroKernel<T>& micro = *plan.kernel;
     const TileGrid& grid = plan.grid;
     const int64_t tile = task - *owner;
     const int64_t down = tile / grid.tiles_across, across = tile % grid.tiles_across;
-    const int64_t row0 = tile_start(down, grid.tiles_down, grid.row_units, kernel.mr);
-    const int64_t row1 = tile_start(down + 1, grid.tiles_down, grid.row_units, kernel.mr);
-    const int64_t col0 = tile_start(across, grid.tiles_across, grid.col_units, kernel.nr);
-    const int64_t col1 = tile_start(across + 1, grid.tiles_across, grid.col_units, kernel.nr);
-    run_tile(kernel, p, row0, col0, std::min(row1, p.m) - row0, std::min(col1, p.n) - col0,
+    const int64_t row0 = tile_start(down, grid.tiles_down, grid.row_units, micro.mr);
+    const int64_t row1 = tile_start(down + 1, grid.tiles_down, grid.row_units, micro.mr);
+    const int64_t col0 = tile_start(across, grid.tiles_across, grid.col_units, micro.nr);
+    const int64_t col1 = tile_start(across + 1, grid.tiles_across, grid.col_units, micro.nr);
+    run_tile(micro, p, row0, col0, std::min(row1, p.m) - row0, std::min(col1, p.n) - col0,
              plan.shared_b ? shared : nullptr, plan, pool.worker_scratch());
   });
 }

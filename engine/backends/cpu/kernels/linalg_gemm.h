@@ -56,7 +56,16 @@ struct GemmMicroKernel {
   int64_t mc;  // output tile rows, a multiple of mr: the packed op(A) block stays in L2
   int64_t nc;  // output tile columns, a multiple of nr
   GemmMicroKernelFn<T> fn;
+  // The same ISA's kernel for products at most narrow->nr columns wide, which gemm() runs
+  // instead (same kc, so the same bits); nullptr: none. Plans name the main kernel.
+  const GemmMicroKernel* narrow = nullptr;
 };
+
+// The micro-kernel gemm() runs for a product n columns wide: `kernel`, or its narrow companion.
+template <class T>
+const GemmMicroKernel<T>& kernel_for_width(const GemmMicroKernel<T>& kernel, int64_t n) {
+  return kernel.narrow != nullptr && n <= kernel.narrow->nr ? *kernel.narrow : kernel;
+}
 
 // Called once per output tile after its last K slice, while the tile is still in cache: an
 // epilogue such as FusedMatMul's bias and activation. `tile` points at Y's element (row0, col0);

@@ -177,8 +177,12 @@ struct Avx512F64 {
 // flight; 28 leave room for the loads.
 constexpr int kAvx512Rows = 14;
 constexpr int kAvx512VectorsPerRow = 2;
+// The narrow companion, for products at most one vector wide (attention's P V with a head of
+// 16, f32): sixteen rows of one vector, rather than half of every 14 x 32 tile thrown away.
+constexpr int kAvx512NarrowRows = 16;
+constexpr int kAvx512NarrowVectorsPerRow = 1;
 
-template <class Ops, bool kInPlaceA>
+template <class Ops, int kAvx512Rows, int kAvx512VectorsPerRow, bool kInPlaceA>
 VOLTA_AVX512 inline void avx512_tile(int64_t kc, const typename Ops::Scalar* a, int64_t lda,
                                      const typename Ops::Scalar* b, typename Ops::Scalar* c,
                                      int64_t ldc, GemmEpilogue<typename Ops::Scalar> epilogue,
@@ -186,7 +190,7 @@ VOLTA_AVX512 inline void avx512_tile(int64_t kc, const typename Ops::Scalar* a, 
   using Vec = typename Ops::Vec;
   constexpr int kCols = kAvx512VectorsPerRow * Ops::kLanes;
   Vec acc[kAvx512Rows][kAvx512VectorsPerRow];
-#pragma GCC unroll 14
+#pragma GCC unroll 16
   for (int i = 0; i < kAvx512Rows; ++i) {
 #pragma GCC unroll 2
     for (int v = 0; v < kAvx512VectorsPerRow; ++v) {
@@ -200,7 +204,7 @@ VOLTA_AVX512 inline void avx512_tile(int64_t kc, const typename Ops::Scalar* a, 
     Vec b_row[kAvx512VectorsPerRow];
 #pragma GCC unroll 2
     for (int v = 0; v < kAvx512VectorsPerRow; ++v) b_row[v] = Ops::load(b + v * Ops::kLanes);
-#pragma GCC unroll 14
+#pragma GCC unroll 16
     for (int i = 0; i < kAvx512Rows; ++i) {
       const Vec a_value = Ops::splat(kInPlaceA ? a[i * lda] : a[i]);
 #pragma GCC unroll 2
@@ -225,7 +229,7 @@ VOLTA_AVX512 inline void avx512_tile(int64_t kc, const typename Ops::Scalar* a, 
   }
   const Vec alpha = Ops::splat(epilogue.alpha);
   const Vec beta = Ops::splat(epilogue.beta);
-#pragma GCC unroll 14
+#pragma GCC unroll 16
   for (int i = 0; i < kAvx512Rows; ++i) {
 #pragma GCC unroll 2
     for (int v = 0; v < kAvx512VectorsPerRow; ++v) {
@@ -237,16 +241,17 @@ VOLTA_AVX512 inline void avx512_tile(int64_t kc, const typename Ops::Scalar* a, 
   }
 }
 
-template <class Ops>
+template <class Ops, int kRows = kAvx512Rows, int kVectorsPerRow = kAvx512VectorsPerRow>
 VOLTA_AVX512 void avx512_micro_kernel(int64_t kc, const typename Ops::Scalar* a,
                                       int64_t a_row_stride, const typename Ops::Scalar* b,
                                       typename Ops::Scalar* c, int64_t ldc,
                                       GemmEpilogue<typename Ops::Scalar> epilogue,
                                       const typename Ops::Scalar* prefetch) {
   if (a_row_stride == 0) {
-    avx512_tile<Ops, false>(kc, a, 0, b, c, ldc, epilogue, prefetch);
+    avx512_tile<Ops, kRows, kVectorsPerRow, false>(kc, a, 0, b, c, ldc, epilogue, prefetch);
   } else {
-    avx512_tile<Ops, true>(kc, a, a_row_stride, b, c, ldc, epilogue, prefetch);
+    avx512_tile<Ops, kRows, kVectorsPerRow, true>(kc, a, a_row_stride, b, c, ldc, epilogue,
+                                                  prefetch);
   }
 }
 
@@ -294,6 +299,15 @@ struct MicroKernels<float> {
                                                    .mc = 168,
                                                    .nc = 1024,
                                                    .fn = &avx2_fma_micro_kernel<Avx2F32>};
+  static constexpr GemmMicroKernel<float> kAvx512Narrow{
+      .name = "f32_gemm_avx512_16x16",
+      .isa = GemmIsa::Avx512,
+      .mr = kAvx512NarrowRows,
+      .nr = kAvx512NarrowVectorsPerRow * Avx512F32::kLanes,
+      .kc = 512,
+      .mc = 128,
+      .nc = 1024,
+      .fn = &avx512_micro_kernel<Avx512F32, kAvx512NarrowRows, kAvx512NarrowVectorsPerRow>};
   static constexpr GemmMicroKernel<float> kAvx512{.name = "f32_gemm_avx512_14x32",
                                                   .isa = GemmIsa::Avx512,
                                                   .mr = kAvx512Rows,
@@ -301,7 +315,8 @@ struct MicroKernels<float> {
                                                   .kc = 512,
                                                   .mc = 126,
                                                   .nc = 1024,
-                                                  .fn = &avx512_micro_kernel<Avx512F32>};
+                                                  .fn = &avx512_micro_kernel<Avx512F32>,
+                                                  .narrow = &kAvx512Narrow};
 #endif
 };
 
@@ -325,6 +340,15 @@ struct MicroKernels<double> {
                                                     .mc = 96,
                                                     .nc = 512,
                                                     .fn = &avx2_fma_micro_kernel<Avx2F64>};
+  static constexpr GemmMicroKernel<double> kAvx512Narrow{
+      .name = "f64_gemm_avx512_16x8",
+      .isa = GemmIsa::Avx512,
+      .mr = kAvx512NarrowRows,
+      .nr = kAvx512NarrowVectorsPerRow * Avx512F64::kLanes,
+      .kc = 256,
+      .mc = 96,
+      .nc = 512,
+      .fn = &avx512_micro_kernel<Avx512F64, kAvx512NarrowRows, kAvx512NarrowVectorsPerRow>};
   static constexpr GemmMicroKernel<double> kAvx512{.name = "f64_gemm_avx512_14x16",
                                                    .isa = GemmIsa::Avx512,
                                                    .mr = kAvx512Rows,
@@ -332,13 +356,17 @@ struct MicroKernels<double> {
                                                    .kc = 256,
                                                    .mc = 84,
                                                    .nc = 512,
-                                                   .fn = &avx512_micro_kernel<Avx512F64>};
+                                                   .fn = &avx512_micro_kernel<Avx512F64>,
+                                                   .narrow = &kAvx512Narrow};
 #endif
 };
 
+// A narrow companion shares the kernel's ISA and slice depth (so its bits) and is narrower.
 template <class T>
 constexpr bool well_formed(const GemmMicroKernel<T>& k) {
-  return k.mr * k.nr <= kMaxMicroTileElements && k.kc > 0 && k.mc % k.mr == 0 && k.nc % k.nr == 0;
+  return k.mr * k.nr <= kMaxMicroTileElements && k.kc > 0 && k.mc % k.mr == 0 && k.nc % k.nr == 0 &&
+         (k.narrow == nullptr || (k.narrow->isa == k.isa && k.narrow->kc == k.kc &&
+                                  k.narrow->nr < k.nr && k.narrow->narrow == nullptr));
 }
 static_assert(well_formed(MicroKernels<float>::kGeneric));
 static_assert(well_formed(MicroKernels<double>::kGeneric));
@@ -347,6 +375,8 @@ static_assert(well_formed(MicroKernels<float>::kAvx2Fma));
 static_assert(well_formed(MicroKernels<double>::kAvx2Fma));
 static_assert(well_formed(MicroKernels<float>::kAvx512));
 static_assert(well_formed(MicroKernels<double>::kAvx512));
+static_assert(well_formed(MicroKernels<float>::kAvx512Narrow));
+static_assert(well_formed(MicroKernels<double>::kAvx512Narrow));
 #endif
 
 }  // namespace volta::cpu::gemm_detail
