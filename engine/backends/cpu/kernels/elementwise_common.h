@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -200,18 +201,30 @@ void for_each_output_row(const KernelArgs& args, const RowFn& row) {
   const TensorView& out = args.outputs[0];
   const int64_t n = out.numel();
   if (n == 0) return;
-  const BroadcastLoop loop(out.shape, args.inputs.first(sizeof...(In)));
   Out* const y = out.as<Out>();
   [&]<size_t... I>(std::index_sequence<I...>) {
     const std::tuple<const In*...> data{args.inputs[I].template as<In>()...};
-    const std::array<bool, sizeof...(In)> advances{loop.advances(I)...};
-    args.pool.parallel_chunks(n, kElementwiseChunk, [&](int64_t begin, int64_t end) {
-      loop.for_each_row(
+    // The common case, every input of the output's shape or of one element, needs no
+    // broadcast walk: a chunk is one row (the same elements from the same functor).
+    const bool flat = ((args.inputs[I].numel() == n || args.inputs[I].numel() == 1) && ...);
+    std::optional<BroadcastLoop> loop;
+    if (!flat) loop.emplace(out.shape, args.inputs.first(sizeof...(In)));
+    const std::array<bool, sizeof...(In)> advances{
+        (flat ? args.inputs[I].numel() == n : loop->advances(I))...};
+    const auto rows = [&](int64_t begin, int64_t end) {
+      if (flat) {
+        with_sources(
+            [&](const auto&... sources) { row(y + begin, begin, end - begin, sources...); },
+            RowInput<In>{std::get<I>(data) + (advances[I] ? begin : 0), advances[I]}...);
+        return;
+      }
+      loop->for_each_row(
           begin, end, [&](int64_t pos, std::span<const int64_t> offsets, int64_t count) {
             with_sources([&](const auto&... sources) { row(y + pos, pos, count, sources...); },
                          RowInput<In>{std::get<I>(data) + offsets[I], advances[I]}...);
           });
-    });
+    };
+    args.pool.parallel_chunks(n, kElementwiseChunk, rows);
   }
   (std::index_sequence_for<In...>{});
 }
