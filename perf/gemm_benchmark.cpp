@@ -67,19 +67,27 @@ void run_products(benchmark::State& state, const GemmMicroKernel<float>& kernel,
   perf::record_variant(state, kernel.name, threads);
 }
 
+// One benchmark of `count` products [m,k] x [k,n] (see run_products), at 1 and 2 threads.
+void register_products(const std::string& name, benchmark::TimeUnit unit,
+                       const GemmMicroKernel<float>& kernel, int64_t count, int64_t m, int64_t n,
+                       int64_t k, bool trans_b) {
+  benchmark::RegisterBenchmark(name.c_str(),
+                               [&kernel, count, m, n, k, trans_b](benchmark::State& state) {
+                                 run_products(state, kernel, count, m, n, k, trans_b);
+                               })
+      ->ArgName("threads")
+      ->Arg(1)
+      ->Arg(2)
+      ->UseRealTime()
+      ->Unit(unit);
+}
+
 void register_isa(GemmIsa isa) {
   const GemmMicroKernel<float>& kernel = gemm_micro_kernel<float>(isa);
   const std::string label = isa_label(kernel);
   for (int64_t size : {64, 128, 256, 512, 1024, 2048}) {
-    benchmark::RegisterBenchmark(("f32_gemm/" + label + "/size:" + std::to_string(size)).c_str(),
-                                 [&kernel, size](benchmark::State& state) {
-                                   run_products(state, kernel, 1, size, size, size, false);
-                                 })
-        ->ArgName("threads")
-        ->Arg(1)
-        ->Arg(2)
-        ->UseRealTime()
-        ->Unit(benchmark::kMillisecond);
+    register_products("f32_gemm/" + label + "/size:" + std::to_string(size),
+                      benchmark::kMillisecond, kernel, 1, size, size, size, false);
   }
   struct Product {
     const char* name;
@@ -90,50 +98,26 @@ void register_isa(GemmIsa isa) {
   for (int64_t tokens : {64, 512}) {
     for (int64_t d : {64, 256, 512, 768}) {
       for (const Product& product : kMlp) {
-        benchmark::RegisterBenchmark(
-            ("f32_gemm_mlp/" + label + "/" + product.name + "/tokens:" + std::to_string(tokens) +
-             "/d:" + std::to_string(d))
-                .c_str(),
-            [&kernel, tokens, d, product](benchmark::State& state) {
-              run_products(state, kernel, 1, tokens, product.out * d, product.in * d, false);
-            })
-            ->ArgName("threads")
-            ->Arg(1)
-            ->Arg(2)
-            ->UseRealTime()
-            ->Unit(benchmark::kMicrosecond);
+        register_products("f32_gemm_mlp/" + label + "/" + product.name +
+                              "/tokens:" + std::to_string(tokens) + "/d:" + std::to_string(d),
+                          benchmark::kMicrosecond, kernel, 1, tokens, product.out * d,
+                          product.in * d, false);
       }
     }
   }
   struct Attention {
     int64_t heads, seq, head_dim;
   };
-  // The second is the tiny transformer's (batch 16 x 4 heads, seq 32, d 64).
+  // The second is the tiny transformer's (batch 16 x 4 heads, seq 32, d 64). Scores are
+  // Q K^T, [T,dh] x [dh,T]; context is P V, [T,T] x [T,dh].
   for (const Attention& at : {Attention{8, 128, 64}, Attention{64, 32, 16}}) {
     const std::string shape = label + "/heads:" + std::to_string(at.heads) +
                               "/seq:" + std::to_string(at.seq) +
                               "/head_dim:" + std::to_string(at.head_dim);
-    // scores = Q K^T, [T,dh] x [dh,T]; context = P V, [T,T] x [T,dh].
-    benchmark::RegisterBenchmark(("f32_gemm_attention/" + shape).c_str(),
-                                 [&kernel, at](benchmark::State& state) {
-                                   run_products(state, kernel, at.heads, at.seq, at.seq,
-                                                at.head_dim, true);
-                                 })
-        ->ArgName("threads")
-        ->Arg(1)
-        ->Arg(2)
-        ->UseRealTime()
-        ->Unit(benchmark::kMicrosecond);
-    benchmark::RegisterBenchmark(("f32_gemm_attention_context/" + shape).c_str(),
-                                 [&kernel, at](benchmark::State& state) {
-                                   run_products(state, kernel, at.heads, at.seq, at.head_dim,
-                                                at.seq, false);
-                                 })
-        ->ArgName("threads")
-        ->Arg(1)
-        ->Arg(2)
-        ->UseRealTime()
-        ->Unit(benchmark::kMicrosecond);
+    register_products("f32_gemm_attention/" + shape, benchmark::kMicrosecond, kernel, at.heads,
+                      at.seq, at.seq, at.head_dim, true);
+    register_products("f32_gemm_attention_context/" + shape, benchmark::kMicrosecond, kernel,
+                      at.heads, at.seq, at.head_dim, at.seq, false);
   }
 }
 
