@@ -262,8 +262,9 @@ bool reads_a_in_place(const GemmProblem<T>& p) {
 
 // One task: the tile of Y with `rows` x `cols` elements whose top-left element is (row0, col0).
 // `shared_b` is the problem's packed op(B), or nullptr for the task to pack its own columns.
-// The tile's op(A) rows are packed once for all of K; then each block of columns runs its K
-// slices in order, so every element still sums its slices in order.
+// The tile's op(A) rows are read in place (reads_a_in_place) or packed once for all of K; then
+// each block of columns runs its K slices in order, so every element still sums its slices in
+// order.
 template <class T>
 void run_tile(const GemmMicroKernel<T>& kernel, const GemmProblem<T>& p, int64_t row0, int64_t col0,
               int64_t rows, int64_t cols, T* shared_b, const ProblemPlan<T>& plan,
