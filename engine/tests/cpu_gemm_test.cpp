@@ -464,8 +464,10 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(bits_do_not_depend_on_packing_op_a, T, FloatTypes)
     for (const int64_t k : {int64_t{1}, int64_t{5}, int64_t{64}, int64_t{200}}) {
       for (const int64_t m : {kernel->mr - 1, 3 * kernel->mr, 3 * kernel->mr + 5}) {
         const Case by_rows{.m = m, .n = 45, .k = k, .c = Case::C::Full};
+        Case by_columns = by_rows;
+        by_columns.trans_a = true;
         Operands<T> rows(by_rows, 61);
-        Operands<T> columns(Case{.m = m, .n = 45, .k = k, .trans_a = true, .c = Case::C::Full}, 61);
+        Operands<T> columns(by_columns, 61);
         for (int64_t i = 0; i < m; ++i) {
           for (int64_t p = 0; p < k; ++p) {
             columns.a[static_cast<size_t>(p * columns.problem.a_col_stride + i)] = rows.op_a(i, p);

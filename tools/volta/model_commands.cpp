@@ -226,11 +226,10 @@ int run(std::span<const std::string_view> args) {
   return 0;
 }
 
-// The median of `times` (reordered).
-double median_of(std::vector<double>& times) {
-  std::nth_element(times.begin(), times.begin() + static_cast<std::ptrdiff_t>(times.size() / 2),
-                   times.end());
-  return times[times.size() / 2];
+// Nearest rank: the smallest of the ascending `sorted` times that q of them do not exceed.
+double nearest_rank(const std::vector<double>& sorted, double q) {
+  const auto rank = static_cast<size_t>(std::ceil(q * static_cast<double>(sorted.size())));
+  return sorted[std::max<size_t>(rank, 1) - 1];
 }
 
 // How long each step of the session's plan takes: `runs` more runs, with a step observer that
@@ -244,10 +243,20 @@ void print_step_profile(onnx::Session& session, std::span<const Tensor> inputs, 
   std::vector<std::vector<double>> times(steps, std::vector<double>(static_cast<size_t>(runs)));
   auto stamp = std::chrono::steady_clock::now();
   int run = 0;
-  bool device = false;
+  // The observer goes with the profile, however the runs end.
+  struct ObserverScope {
+    ExecutionContext& ctx;
+    ~ObserverScope() { ctx.set_step_observer({}); }
+  } scope{session.context()};
   session.context().set_step_observer(
       [&](int step, const Node&, const KernelChoice&, std::span<const TensorView> outputs) {
-        for (const TensorView& out : outputs) device |= out.space != MemorySpace::Host;
+        for (const TensorView& out : outputs) {
+          if (out.space == MemorySpace::Host) continue;
+          fail(ErrorCode::InvalidArgument,
+               "--profile times steps on the host clock, but backend '" + plan.backend +
+                   "' runs its kernels on a device, asynchronously: profile it with its own "
+                   "tools (e.g. nsys for cuda)");
+        }
         times[static_cast<size_t>(step)][static_cast<size_t>(run)] = milliseconds_since(stamp);
         stamp = std::chrono::steady_clock::now();
       });
@@ -255,16 +264,12 @@ void print_step_profile(onnx::Session& session, std::span<const Tensor> inputs, 
     stamp = std::chrono::steady_clock::now();
     session.run(inputs);
   }
-  session.context().set_step_observer({});
-  if (device) {
-    fail(ErrorCode::InvalidArgument,
-         "--profile times steps on the host clock, but backend '" + plan.backend +
-             "' runs its kernels on a device, asynchronously: profile it with its own tools "
-             "(e.g. nsys for cuda)");
-  }
   std::vector<double> step_ms(steps);
   double total = 0;
-  for (size_t s = 0; s < steps; ++s) total += step_ms[s] = median_of(times[s]);
+  for (size_t s = 0; s < steps; ++s) {
+    std::sort(times[s].begin(), times[s].end());
+    total += step_ms[s] = nearest_rank(times[s], 0.5);
+  }
   std::map<std::string, std::pair<double, int>> by_op;
   for (size_t s = 0; s < steps; ++s) {
     auto& [ms, count] = by_op[std::string(op_name(plan.graph.node(plan.steps[s].node).op))];
@@ -324,11 +329,7 @@ int bench(std::span<const std::string_view> args) {
   double mean = 0;
   for (const double t : ms) mean += t / static_cast<double>(ms.size());
   std::sort(ms.begin(), ms.end());
-  // Nearest rank: the smallest time that q of the runs do not exceed.
-  const auto quantile = [&](double q) {
-    const auto rank = static_cast<size_t>(std::ceil(q * static_cast<double>(ms.size())));
-    return ms[std::max<size_t>(rank, 1) - 1];
-  };
+  const auto quantile = [&](double q) { return nearest_rank(ms, q); };
   const PlanCacheStats stats = session.cache_stats();
   std::printf("bench %s on %s: mode=%s threads=%d\n", parsed->model.c_str(),
               parsed->backend.c_str(), std::string(determinism_mode_name(parsed->mode)).c_str(),

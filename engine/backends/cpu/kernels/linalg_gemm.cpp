@@ -150,7 +150,8 @@ TileGrid tile_grid(const GemmMicroKernel<T>& kernel, const GemmProblem<T>& p, si
 // below one another, where its shared packed op(B) lives.
 template <class T>
 struct ProblemPlan {
-  const GemmMicroKernel<T>* kernel = nullptr;  // the call's kernel or its narrow companion
+  // The call's kernel or, for a narrow product, its companion (kernel_for_width).
+  const GemmMicroKernel<T>* kernel = nullptr;
   TileGrid grid;
   bool shared_b = false;
   int64_t n_padded = 0;       // n rounded up to whole nr-column panels
@@ -159,8 +160,9 @@ struct ProblemPlan {
 
 // A problem's grid, and whether its op(B) is packed once for the tiles below one another.
 template <class T>
-ProblemPlan<T> plan_problem(const GemmMicroKernel<T>& kernel, const GemmProblem<T>& p,
+ProblemPlan<T> plan_problem(const GemmMicroKernel<T>& call_kernel, const GemmProblem<T>& p,
                             size_t num_problems) {
+  const GemmMicroKernel<T>& kernel = kernel_for_width(call_kernel, p.n);
   ProblemPlan<T> plan{.kernel = &kernel, .grid = tile_grid(kernel, p, num_problems)};
   plan.shared_b = plan.grid.tiles_down > 1 && p.k > 0 && p.n > 0;
   if (plan.shared_b) plan.n_padded = round_up(p.n, kernel.nr);
@@ -398,11 +400,10 @@ GemmScratch gemm_scratch(const GemmMicroKernel<T>& kernel, int64_t m, int64_t n,
                          int64_t count) {
   if (count <= 0) return {};
   const GemmProblem<T> p{.m = m, .n = n, .k = k};
-  const GemmMicroKernel<T>& micro = kernel_for_width(kernel, n);
-  const ProblemPlan<T> plan = plan_problem(micro, p, static_cast<size_t>(count));
+  const ProblemPlan<T> plan = plan_problem(kernel, p, static_cast<size_t>(count));
   const auto bytes = static_cast<int64_t>(sizeof(T));
   return {.shared_bytes = plan.shared_b ? count * plan.n_padded * k * bytes : 0,
-          .task_bytes = most_task_packing(micro, p, plan) * bytes};
+          .task_bytes = most_task_packing(*plan.kernel, p, plan) * bytes};
 }
 
 template <class T>
@@ -410,11 +411,10 @@ GemmScratch gemm_scratch(const GemmMicroKernel<T>& kernel,
                          std::span<const GemmProblem<T>> problems) {
   GemmScratch s;
   for (const GemmProblem<T>& p : problems) {
-    const GemmMicroKernel<T>& micro = kernel_for_width(kernel, p.n);
-    const ProblemPlan<T> plan = plan_problem(micro, p, problems.size());
+    const ProblemPlan<T> plan = plan_problem(kernel, p, problems.size());
     const auto bytes = static_cast<int64_t>(sizeof(T));
     if (plan.shared_b) s.shared_bytes += plan.n_padded * p.k * bytes;
-    s.task_bytes = std::max(s.task_bytes, most_task_packing(micro, p, plan) * bytes);
+    s.task_bytes = std::max(s.task_bytes, most_task_packing(*plan.kernel, p, plan) * bytes);
   }
   return s;
 }
@@ -501,12 +501,11 @@ void gemm(const GemmMicroKernel<T>& kernel, std::span<const GemmProblem<T>> prob
   size_t shared_elements = 0;
   for (const GemmProblem<T>& p : problems) {
     check_problem(p);
-    const GemmMicroKernel<T>& micro = kernel_for_width(kernel, p.n);
-    ProblemPlan<T> plan = plan_problem(micro, p, problems.size());
+    ProblemPlan<T> plan = plan_problem(kernel, p, problems.size());
     if (plan.shared_b) {
       plan.shared_offset = static_cast<int64_t>(shared_elements);
       shared_elements += static_cast<size_t>(plan.n_padded * p.k);
-      for (int64_t k0 = 0; k0 < p.k; k0 += micro.kc) {
+      for (int64_t k0 = 0; k0 < p.k; k0 += plan.kernel->kc) {
         for (int64_t col0 = 0; col0 < p.n; col0 += kPackTaskColumns) {
           pack_tasks.push_back({.problem = plans.size(),
                                 .k0 = k0,

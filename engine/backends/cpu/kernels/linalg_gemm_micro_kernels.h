@@ -182,18 +182,18 @@ constexpr int kAvx512VectorsPerRow = 2;
 constexpr int kAvx512NarrowRows = 16;
 constexpr int kAvx512NarrowVectorsPerRow = 1;
 
-template <class Ops, int kAvx512Rows, int kAvx512VectorsPerRow, bool kInPlaceA>
+template <class Ops, int kRows, int kVectorsPerRow, bool kInPlaceA>
 VOLTA_AVX512 inline void avx512_tile(int64_t kc, const typename Ops::Scalar* a, int64_t lda,
                                      const typename Ops::Scalar* b, typename Ops::Scalar* c,
                                      int64_t ldc, GemmEpilogue<typename Ops::Scalar> epilogue,
                                      const typename Ops::Scalar* prefetch) {
   using Vec = typename Ops::Vec;
-  constexpr int kCols = kAvx512VectorsPerRow * Ops::kLanes;
-  Vec acc[kAvx512Rows][kAvx512VectorsPerRow];
+  constexpr int kCols = kVectorsPerRow * Ops::kLanes;
+  Vec acc[kRows][kVectorsPerRow];
 #pragma GCC unroll 16
-  for (int i = 0; i < kAvx512Rows; ++i) {
+  for (int i = 0; i < kRows; ++i) {
 #pragma GCC unroll 2
-    for (int v = 0; v < kAvx512VectorsPerRow; ++v) {
+    for (int v = 0; v < kVectorsPerRow; ++v) {
       acc[i][v] = Ops::zero();
       // The tile of C is read and written only at the end: fetch it while the sums run.
       _mm_prefetch(reinterpret_cast<const char*>(c + i * ldc + v * Ops::kLanes), _MM_HINT_T0);
@@ -201,18 +201,18 @@ VOLTA_AVX512 inline void avx512_tile(int64_t kc, const typename Ops::Scalar* a, 
   }
   // One step along K: the same instructions, in the same order, with or without the prefetch.
   const auto step = [&]() VOLTA_AVX512 __attribute__((always_inline)) {
-    Vec b_row[kAvx512VectorsPerRow];
+    Vec b_row[kVectorsPerRow];
 #pragma GCC unroll 2
-    for (int v = 0; v < kAvx512VectorsPerRow; ++v) b_row[v] = Ops::load(b + v * Ops::kLanes);
+    for (int v = 0; v < kVectorsPerRow; ++v) b_row[v] = Ops::load(b + v * Ops::kLanes);
 #pragma GCC unroll 16
-    for (int i = 0; i < kAvx512Rows; ++i) {
+    for (int i = 0; i < kRows; ++i) {
       const Vec a_value = Ops::splat(kInPlaceA ? a[i * lda] : a[i]);
 #pragma GCC unroll 2
-      for (int v = 0; v < kAvx512VectorsPerRow; ++v) {
+      for (int v = 0; v < kVectorsPerRow; ++v) {
         acc[i][v] = Ops::fmadd(a_value, b_row[v], acc[i][v]);
       }
     }
-    a += kInPlaceA ? 1 : kAvx512Rows;
+    a += kInPlaceA ? 1 : kRows;
     b += kCols;
   };
   if (prefetch != nullptr) {
@@ -230,9 +230,9 @@ VOLTA_AVX512 inline void avx512_tile(int64_t kc, const typename Ops::Scalar* a, 
   const Vec alpha = Ops::splat(epilogue.alpha);
   const Vec beta = Ops::splat(epilogue.beta);
 #pragma GCC unroll 16
-  for (int i = 0; i < kAvx512Rows; ++i) {
+  for (int i = 0; i < kRows; ++i) {
 #pragma GCC unroll 2
-    for (int v = 0; v < kAvx512VectorsPerRow; ++v) {
+    for (int v = 0; v < kVectorsPerRow; ++v) {
       typename Ops::Scalar* out = c + i * ldc + v * Ops::kLanes;
       Vec result = Ops::mul(alpha, acc[i][v]);
       if (epilogue.load_c) result = Ops::fmadd(beta, Ops::load(out), result);
