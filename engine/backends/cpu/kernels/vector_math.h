@@ -243,13 +243,15 @@ inline double exp_of_double(double v) {
 }  // namespace detail
 
 // erf: x + x P(x^2) below 1, else 1 - e^{-x^2} erfcx(|x|). Past 4, erf rounds to 1; the clamp
-// also keeps inf finite. The rounding of x^2 hardly matters here: its effect is scaled by
-// erfc(x), at most 0.16.
+// also keeps inf finite, and -x^2 within [-16, -1], where e^{-x^2} is a normal float: so
+// exp_normal_range_f32 (exp_f32's bits without its clamps). The rounding of x^2 hardly matters
+// here: its effect is scaled by erfc(x), at most 0.16.
 inline float erf_f32(float x) {
   const float ax = std::fabs(x);
   const float small = x + x * detail::erf_over_x_minus_1(x * x);
   const float z = ax > 4.0f ? 4.0f : ax;
-  const float large = std::copysign(1.0f - exp_f32(-(z * z)) * detail::scaled_erfc(z), x);
+  const float large =
+      std::copysign(1.0f - exp_normal_range_f32(-(z * z)) * detail::scaled_erfc(z), x);
   return ax < 1.0f ? small : large;
 }
 
