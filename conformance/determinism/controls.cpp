@@ -72,24 +72,18 @@ class DefectiveBackend final : public CpuWrapper {
     std::mutex mutex;
     switch (sum_) {
       case DefectiveSum::CompletionOrder: {
-        // The bug: one accumulator per thread, each adding the partials of whichever tasks
-        // its thread happened to claim, in the order it ran them; then the accumulators in
-        // the order threads first showed up. Which thread runs what is thread timing.
-        std::vector<std::pair<std::thread::id, float>> accumulators;
+        // The bug: the partials are added in the order their tasks finish, as a float
+        // atomicAdd would add them. Which task finishes before which is thread timing: the
+        // pool hands each thread its own share of the tasks, and the shares run side by side.
+        float total = 0;
         pool.parallel_for(kTasks, [&](int64_t t) {
           // Each task yields its core for a moment, so that on a loaded machine the workers
           // still get tasks: the defect must show whatever else the machine is doing.
           std::this_thread::sleep_for(std::chrono::microseconds(20));
           const float p = partial(x, t * n / kTasks, (t + 1) * n / kTasks);
           const std::lock_guard lock(mutex);
-          const std::thread::id self = std::this_thread::get_id();
-          auto it =
-              std::ranges::find(accumulators, self, &std::pair<std::thread::id, float>::first);
-          if (it == accumulators.end()) it = accumulators.insert(it, {self, 0.0f});
-          it->second += p;
+          total += p;
         });
-        float total = 0;
-        for (const auto& [thread, sum] : accumulators) total += sum;
         return total;
       }
       case DefectiveSum::PerThread: {

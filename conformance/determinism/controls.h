@@ -16,8 +16,8 @@ namespace volta::conformance {
 
 // How the control kernel adds up the partial sums of its fixed 64 tasks.
 enum class DefectiveSum {
-  CompletionOrder,  // per-thread accumulators over the tasks each thread claimed, in the
-                    // order it ran them: depends on thread timing and task order
+  CompletionOrder,  // one accumulator adding the partials in the order their tasks
+                    // finish: depends on thread timing
   PerThread,        // one partial per thread: depends on the thread count
   PerChunk,         // one partial per element-parallel chunk: depends on the chunk size
 };

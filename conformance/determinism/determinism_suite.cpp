@@ -247,9 +247,8 @@ std::vector<SuiteCase> control_cases(const std::shared_ptr<const Shared>& shared
       [shared, runs, threads] {
         const auto backend =
             make_defective_backend(DefectiveSum::CompletionOrder, KernelDeterminism::BitExact);
-        return control_outcome(
-            check_replay(control_subject(), *backend, runs, threads, {}),
-            "a sum with one accumulator per thread over the tasks each thread claimed");
+        return control_outcome(check_replay(control_subject(), *backend, runs, threads, {}),
+                               "a sum adding its partials in the order their tasks finish");
       });
   add(kFreshReplayControl, "ReduceSum",
       "runs=" + std::to_string(runs) +

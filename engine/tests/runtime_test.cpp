@@ -5,10 +5,12 @@
 #define BOOST_TEST_MODULE runtime_test
 #include "volta/runtime/runtime.h"
 
+#include <algorithm>
 #include <atomic>
 #include <boost/test/unit_test.hpp>
 #include <cmath>
 #include <memory>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -380,6 +382,47 @@ BOOST_AUTO_TEST_CASE(reverse_task_order_claims_the_last_task_first_and_reports_t
     BOOST_ERROR("no exception");
   } catch (const std::runtime_error& e) {
     BOOST_CHECK_EQUAL(std::string(e.what()), "task 2");
+  }
+}
+
+// Locality: a thread takes its own share from the front, then the others' from the back.
+BOOST_AUTO_TEST_CASE(task_shares_hand_each_thread_its_own_range_first_then_steal_from_the_back) {
+  TaskShares shares;
+  shares.reset(10, 3);  // shares [0, 3), [3, 6), [6, 10)
+  std::vector<int64_t> claims;
+  for (int64_t c = shares.claim(1); c >= 0; c = shares.claim(1)) claims.push_back(c);
+  BOOST_CHECK((claims == std::vector<int64_t>{3, 4, 5, 9, 8, 7, 6, 2, 1, 0}));
+
+  shares.reset(10, 3);
+  BOOST_CHECK_EQUAL(shares.claim(2), 6);
+  BOOST_CHECK_EQUAL(shares.claim(0), 0);
+  BOOST_CHECK_EQUAL(shares.claim(1), 3);
+  BOOST_CHECK_EQUAL(shares.claim(2), 7);
+
+  // Fewer tasks than threads: empty shares steal at once; every task is claimed once.
+  shares.reset(2, 4);
+  BOOST_CHECK_EQUAL(shares.claim(0), 0);
+  BOOST_CHECK_EQUAL(shares.claim(0), 1);
+  BOOST_CHECK_EQUAL(shares.claim(3), -1);
+
+  // Any interleaving claims every task exactly once.
+  std::mt19937 rng(7);
+  for (int64_t n : {0, 1, 5, 64, 97}) {
+    shares.reset(n, 5);
+    std::vector<int> seen(static_cast<size_t>(n), 0);
+    int64_t claimed = 0;
+    for (int misses = 0; misses < 50;) {
+      const int64_t c = shares.claim(static_cast<int>(rng() % 5));
+      if (c < 0) {
+        ++misses;
+        continue;
+      }
+      BOOST_REQUIRE(c < n);
+      ++seen[static_cast<size_t>(c)];
+      ++claimed;
+    }
+    BOOST_CHECK_EQUAL(claimed, n);
+    BOOST_CHECK(std::all_of(seen.begin(), seen.end(), [](int k) { return k == 1; }));
   }
 }
 

@@ -75,10 +75,29 @@ ThreadPool::~ThreadPool() {
   for (std::thread& t : workers_) t.join();
 }
 
-void ThreadPool::run_tasks() {
+void TaskShares::reset(int64_t num_tasks, int num_threads) {
+  front_.resize(static_cast<size_t>(num_threads));
+  back_.resize(static_cast<size_t>(num_threads));
+  for (size_t w = 0; w < front_.size(); ++w) {
+    front_[w] = num_tasks * static_cast<int64_t>(w) / num_threads;
+    back_[w] = num_tasks * static_cast<int64_t>(w + 1) / num_threads;
+  }
+}
+
+int64_t TaskShares::claim(int worker) {
+  const auto own = static_cast<size_t>(worker);
+  if (front_[own] < back_[own]) return front_[own]++;
+  for (size_t s = 1; s < front_.size(); ++s) {
+    const size_t other = (own + s) % front_.size();
+    if (front_[other] < back_[other]) return --back_[other];
+  }
+  return -1;
+}
+
+void ThreadPool::run_tasks(int worker) {
   std::unique_lock lock(mutex_);
-  while (next_task_ < num_tasks_) {
-    const int64_t index = task_at(next_task_++);
+  for (int64_t claim = shares_.claim(worker); claim >= 0; claim = shares_.claim(worker)) {
+    const int64_t index = task_at(claim);
     const std::function<void(int64_t)>* task = task_;
     lock.unlock();
     std::exception_ptr error;
@@ -108,7 +127,7 @@ void ThreadPool::worker_loop(int worker) {
       if (stopping_) return;
       seen = generation_;
     }
-    run_tasks();
+    run_tasks(worker);
   }
 }
 
@@ -135,14 +154,14 @@ void ThreadPool::parallel_for(int64_t num_tasks, const std::function<void(int64_
     std::lock_guard lock(mutex_);
     task_ = &task;
     num_tasks_ = num_tasks;
-    next_task_ = 0;
+    shares_.reset(num_tasks, num_threads_);
     finished_tasks_ = 0;
     failed_task_ = -1;
     failure_ = nullptr;
     ++generation_;
   }
   wake_.notify_all();
-  run_tasks();
+  run_tasks(tls_pool == this ? tls_worker : 0);
   spin_until([&] { return finished_tasks_.load() == num_tasks; });
   std::exception_ptr failure;
   {

@@ -15,6 +15,22 @@
 
 namespace volta {
 
+// How a loop's tasks are handed out: [0, num_tasks) is cut into one contiguous share per
+// thread. Thread w claims its own share from the front, then the others' from the back. So,
+// loop after loop, the same part of a tensor runs on the same core and is found in its cache
+// (the calling thread takes the first tasks, the last worker the last), while a thread that
+// falls behind still has its work taken over. Not thread-safe: the pool claims under its lock.
+class TaskShares {
+ public:
+  void reset(int64_t num_tasks, int num_threads);
+  // The next task `worker` runs, or -1 when every task is claimed.
+  int64_t claim(int worker);
+
+ private:
+  std::vector<int64_t> front_;  // per share: its next task from the front
+  std::vector<int64_t> back_;   // and one past its last unclaimed task
+};
+
 // A fixed set of workers that run index-parallel loops. Callers split work by problem
 // shape into a fixed number of tasks; the thread count only decides who runs which task,
 // never what a task computes, so results do not depend on it.
@@ -53,7 +69,7 @@ class ThreadPool {
     void operator()(std::byte* p) const;
   };
   void worker_loop(int worker);
-  void run_tasks();
+  void run_tasks(int worker);
   int64_t task_at(int64_t claim) const {
     return schedule_.reverse_task_order ? num_tasks_ - 1 - claim : claim;
   }
@@ -68,7 +84,7 @@ class ThreadPool {
   std::condition_variable done_;
   const std::function<void(int64_t)>* task_ = nullptr;
   int64_t num_tasks_ = 0;
-  int64_t next_task_ = 0;
+  TaskShares shares_;  // the current loop's claims
   // Written under mutex_; atomic so that a spinning thread may read them without it.
   std::atomic<int64_t> finished_tasks_ = 0;
   std::atomic<uint64_t> generation_ = 0;
