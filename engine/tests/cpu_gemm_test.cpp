@@ -349,6 +349,8 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(bits_do_not_depend_on_the_isa, T, FloatTypes) {
       // Narrow enough for a narrow companion kernel, where an ISA has one.
       {.m = 45, .n = 16, .k = kc + 7, .c = Case::C::Full},
       {.m = 33, .n = 5, .k = 32, .trans_b = true},
+      // Short enough for it: attention's scores (a main kernel's call runs its companion).
+      {.m = 32, .n = 32, .k = 16, .trans_b = true},
   };
   for (const Case& g : cases) {
     const std::vector<T> generic = run_bits(*kernels.front(), g, 2);
@@ -486,6 +488,34 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(bits_do_not_depend_on_packing_op_a, T, FloatTypes)
 }
 
 // ---- Selection -------------------------------------------------------------------------------
+
+// The companion takes a product where it computes clearly fewer padded elements: one companion
+// panel wide, or few rows that the main tile would pad (attention's 32 x 32 scores); near a
+// tie the main tile stays.
+BOOST_AUTO_TEST_CASE(the_narrow_companion_takes_products_it_pads_clearly_less) {
+  // Shapes only: copies of the portable kernel with the AVX-512 f32 tiles.
+  const auto tile = [](std::string_view name, int mr, int nr, const GemmMicroKernel<float>* c) {
+    GemmMicroKernel<float> k = cpu::gemm_micro_kernel<float>(GemmIsa::Generic);
+    k.name = name;
+    k.mr = mr;
+    k.nr = nr;
+    k.narrow = c;
+    return k;
+  };
+  const GemmMicroKernel<float> narrow = tile("narrow", 16, 16, nullptr);
+  const GemmMicroKernel<float> main_tile = tile("main", 14, 32, &narrow);
+  const auto picks = [&](int64_t m, int64_t n) {
+    return std::string(cpu::kernel_for_shape(main_tile, m, n).name);
+  };
+  BOOST_TEST(picks(512, 16) == "narrow");  // one companion panel wide
+  BOOST_TEST(picks(1, 5) == "narrow");
+  BOOST_TEST(picks(32, 32) == "narrow");  // 42 x 32 padded, against 32 x 32
+  BOOST_TEST(picks(512, 64) == "main");   // 518 x 64 against 512 x 64: a tie
+  BOOST_TEST(picks(1, 256) == "main");    // decode: 14 x 256 against 16 x 256
+  BOOST_TEST(picks(28, 32) == "main");    // no ragged panel
+  const GemmMicroKernel<float> alone = tile("alone", 14, 32, nullptr);
+  BOOST_TEST(std::string(cpu::kernel_for_shape(alone, 32, 32).name) == "alone");
+}
 
 BOOST_AUTO_TEST_CASE(the_best_isa_is_supported_and_named_in_the_variant) {
   const GemmIsa best = cpu::best_gemm_isa();

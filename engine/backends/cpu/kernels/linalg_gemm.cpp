@@ -150,7 +150,7 @@ TileGrid tile_grid(const GemmMicroKernel<T>& kernel, const GemmProblem<T>& p, si
 // below one another, where its shared packed op(B) lives.
 template <class T>
 struct ProblemPlan {
-  // The call's kernel or, for a narrow product, its companion (kernel_for_width).
+  // The call's kernel or, for a narrow product, its companion (kernel_for_shape).
   const GemmMicroKernel<T>* kernel = nullptr;
   TileGrid grid;
   bool shared_b = false;
@@ -162,7 +162,7 @@ struct ProblemPlan {
 template <class T>
 ProblemPlan<T> plan_problem(const GemmMicroKernel<T>& call_kernel, const GemmProblem<T>& p,
                             size_t num_problems) {
-  const GemmMicroKernel<T>& kernel = kernel_for_width(call_kernel, p.n);
+  const GemmMicroKernel<T>& kernel = kernel_for_shape(call_kernel, p.m, p.n);
   ProblemPlan<T> plan{.kernel = &kernel, .grid = tile_grid(kernel, p, num_problems)};
   plan.shared_b = plan.grid.tiles_down > 1 && p.k > 0 && p.n > 0;
   if (plan.shared_b) plan.n_padded = round_up(p.n, kernel.nr);

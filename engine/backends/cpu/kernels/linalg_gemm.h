@@ -56,15 +56,26 @@ struct GemmMicroKernel {
   int64_t mc;  // output tile rows, a multiple of mr: the packed op(A) block stays in L2
   int64_t nc;  // output tile columns, a multiple of nr
   GemmMicroKernelFn<T> fn;
-  // The same ISA's kernel for products at most narrow->nr columns wide, which gemm() runs
+  // The same ISA's kernel for narrow or short products (kernel_for_shape), which gemm() runs
   // instead (same kc, so the same bits); nullptr: none. Plans name the main kernel.
   const GemmMicroKernel* narrow = nullptr;
 };
 
-// The micro-kernel gemm() runs for a product n columns wide: `kernel`, or its narrow companion.
+// The micro-kernel gemm() runs for an m x n product: `kernel`, or its narrow companion where
+// that computes clearly fewer padded output elements (whole register tiles, each element one
+// FMA per K step): a product at most one companion panel wide, or a short one whose rows the
+// main kernel cuts into a ragged last panel (attention's 32 x 32 scores: 42 x 32 padded with
+// 14 x 32 tiles, 32 x 32 with 16 x 16). Near a tie the main kernel stays: it loads less per FMA.
 template <class T>
-const GemmMicroKernel<T>& kernel_for_width(const GemmMicroKernel<T>& kernel, int64_t n) {
-  return kernel.narrow != nullptr && n <= kernel.narrow->nr ? *kernel.narrow : kernel;
+const GemmMicroKernel<T>& kernel_for_shape(const GemmMicroKernel<T>& kernel, int64_t m, int64_t n) {
+  if (kernel.narrow == nullptr) return kernel;
+  const auto padded = [m, n](const GemmMicroKernel<T>& k) {
+    const int64_t rows = (m + k.mr - 1) / k.mr * k.mr;
+    const int64_t cols = (n + k.nr - 1) / k.nr * k.nr;
+    return static_cast<double>(rows) * static_cast<double>(cols);
+  };
+  constexpr double kNarrowAdvantage = 0.8;
+  return padded(*kernel.narrow) < kNarrowAdvantage * padded(kernel) ? *kernel.narrow : kernel;
 }
 
 // Called once per output tile after its last K slice, while the tile is still in cache: an
