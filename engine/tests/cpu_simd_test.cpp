@@ -141,6 +141,58 @@ BOOST_AUTO_TEST_CASE(f64_kernels_give_the_same_bits_at_every_simd_level) {
   for (const bool with_nan : {true, false}) check_levels_agree(DType::F64, 2, with_nan);
 }
 
+// Where's rows on 4-byte elements widen the condition bytes into lane masks explicitly: every
+// nonzero byte (not only 1) selects X, on every operand layout, at every level, with the
+// bits of X or Y unchanged (NaN payloads, signed zeros).
+BOOST_AUTO_TEST_CASE(where_selects_the_same_bits_at_every_simd_level) {
+  const Shape rows{37, 1029};
+  Tensor condition(DType::Bool, rows);
+  auto* bytes = static_cast<uint8_t*>(condition.data());
+  for (int64_t i = 0; i < condition.numel(); ++i) {
+    bytes[i] = static_cast<uint8_t>((i * 7919) % 5 == 0 ? 0 : (i % 3 == 0 ? 1 : 128 + i % 127));
+  }
+  Tensor row_condition(DType::Bool, Shape{1029});
+  std::memcpy(row_condition.data(), bytes, 1029);
+  for (const DType dtype : {DType::F32, DType::I32}) {
+    const Tensor x = input(dtype, rows, 3, true);
+    const Tensor y = input(dtype, rows, 4, true);
+    const Tensor y_row = input(dtype, Shape{1029}, 5, true);
+    const Tensor scalar = input(dtype, Shape{}, 6, false);
+    const std::vector<std::vector<Tensor>> layouts = {{condition, x, y},
+                                                      {condition, scalar, y},
+                                                      {condition, x, scalar},
+                                                      {condition, x, y_row},
+                                                      {row_condition, x, y}};
+    for (size_t layout = 0; layout < layouts.size(); ++layout) {
+      const std::vector<Tensor>& in = layouts[layout];
+      std::vector<Tensor> baseline;
+      {
+        const ScopedSimdLevel level(SimdLevel::Baseline);
+        baseline = test::run_op(OpKind::Where, in, {}, 1, 2);
+      }
+      const size_t width = dtype_size(dtype);
+      const auto* got = static_cast<const std::byte*>(baseline[0].data());
+      int wrong = 0;
+      for (int64_t i = 0; i < baseline[0].numel(); ++i) {
+        const int64_t column = i % 1029;
+        const bool take_x =
+            static_cast<const uint8_t*>(in[0].data())[in[0].numel() == 1029 ? column : i] != 0;
+        const Tensor& from = take_x ? in[1] : in[2];
+        const int64_t at = from.numel() == 1 ? 0 : (from.numel() == 1029 ? column : i);
+        wrong += std::memcmp(got + i * width,
+                             static_cast<const std::byte*>(from.data()) + at * width, width) != 0;
+      }
+      BOOST_TEST(wrong == 0, "layout " << layout << " " << dtype_name(dtype));
+      for (const SimdLevel level : supported_levels()) {
+        const ScopedSimdLevel scoped(level);
+        BOOST_TEST(
+            same_bytes(test::run_op(OpKind::Where, in, {}, 1, 2)[0], baseline[0]),
+            "layout " << layout << " " << dtype_name(dtype) << " at " << cpu::simd_isa_name(level));
+      }
+    }
+  }
+}
+
 // Without NaN, Max and Min take a plain compare-and-select (reduce_tree.h max_of_numbers). It
 // must keep the first of equal operands as the NaN-propagating form does, so which zero
 // survives a row of signed zeros is still fixed by the tree: the first element's.
