@@ -4,12 +4,16 @@
 // compares the bytes with the baseline build's loops, on shapes that leave vector tails and
 // span several reduction leaves, with NaN, infinities, signed zeros and subnormals mixed in.
 
+#include <array>
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <random>
 #include <string>
 #include <vector>
 
+#include "../backends/cpu/kernels/reduce_tree.h"
 #include "../backends/cpu/kernels/simd.h"
 #include "test_util.h"
 
@@ -191,6 +195,37 @@ BOOST_AUTO_TEST_CASE(where_selects_the_same_bits_at_every_simd_level) {
       }
     }
   }
+}
+
+// A leaf's lanes combine by the unrolled tree (combine_lanes) exactly as by the loop that defines
+// it (combine_pairwise): on sums whose rounding depends on the grouping, and on signed zeros,
+// where max keeps its first operand.
+BOOST_AUTO_TEST_CASE(the_unrolled_lane_tree_is_the_pairwise_tree) {
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<float> mantissa(-1.0f, 1.0f);
+  std::uniform_int_distribution<int> exponent(-30, 30);
+  const auto plus = [](float a, float b) { return a + b; };
+  const auto max = [](float a, float b) { return cpu::max_of_numbers(a, b); };
+  int order_sensitive = 0;
+  for (int trial = 0; trial < 2000; ++trial) {
+    std::array<float, cpu::kReductionLanes> lanes;
+    for (float& v : lanes) v = std::ldexp(mantissa(rng), exponent(rng));
+    if (trial % 5 == 0) lanes[static_cast<size_t>(trial % 8)] = trial % 2 == 0 ? 0.0f : -0.0f;
+    std::array<float, cpu::kReductionLanes> copy = lanes;
+    const float tree = cpu::combine_pairwise(copy.data(), cpu::kReductionLanes, plus);
+    BOOST_REQUIRE(std::bit_cast<uint32_t>(cpu::combine_lanes(lanes, plus)) ==
+                  std::bit_cast<uint32_t>(tree));
+    float in_order = 0;
+    for (float v : lanes) in_order += v;
+    order_sensitive += in_order != tree;
+    copy = lanes;
+    BOOST_REQUIRE(std::bit_cast<uint32_t>(cpu::combine_lanes(lanes, max)) ==
+                  std::bit_cast<uint32_t>(cpu::combine_pairwise(copy.data(), 8, max)));
+  }
+  BOOST_TEST(order_sensitive > 100);  // the data can tell two trees apart
+  const std::array<float, cpu::kReductionLanes> zeros = {-0.0f, 0.0f,  0.0f,  -0.0f,
+                                                         0.0f,  -0.0f, -0.0f, 0.0f};
+  BOOST_TEST(std::signbit(cpu::combine_lanes(zeros, max)));  // the first lane's zero
 }
 
 // Without NaN, Max and Min take a plain compare-and-select (reduce_tree.h max_of_numbers). It

@@ -187,7 +187,7 @@ T direct_weight(const Geometry& g, const T* x_channel0, const T* dy_channel0, in
       }
     }
   }
-  return combine_pairwise(lanes.data(), kReductionLanes, [](T a, T b) { return a + b; });
+  return combine_lanes(lanes, [](T a, T b) { return a + b; });
 }
 
 template <class T>

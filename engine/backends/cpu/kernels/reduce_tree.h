@@ -46,6 +46,19 @@ Acc combine_pairwise(Acc* values, int64_t n, const Combine& combine) {
   return values[0];
 }
 
+// combine_pairwise of one leaf's kReductionLanes lanes, written out: the same tree, which the
+// compiler keeps in registers, where the loop form went through memory lane by lane (a short
+// row's reduction is mostly this).
+template <class Acc, class Combine>
+Acc combine_lanes(const std::array<Acc, kReductionLanes>& lanes, const Combine& combine) {
+  static_assert(kReductionLanes == 8, "the tree below is written for eight lanes");
+  const Acc l01 = combine(lanes[0], lanes[1]);
+  const Acc l23 = combine(lanes[2], lanes[3]);
+  const Acc l45 = combine(lanes[4], lanes[5]);
+  const Acc l67 = combine(lanes[6], lanes[7]);
+  return combine(combine(l01, l23), combine(l45, l67));
+}
+
 // One leaf of n <= kReductionChunk elements: load(i) gives element i of the leaf. An empty
 // leaf gives `identity`.
 template <class Acc, class Load, class Combine>
@@ -60,7 +73,7 @@ Acc reduce_leaf(int64_t n, Acc identity, const Load& load, const Combine& combin
     }
   }
   for (int lane = 0; i + lane < n; ++lane) lanes[lane] = combine(lanes[lane], load(i + lane));
-  return combine_pairwise(lanes.data(), kReductionLanes, combine);
+  return combine_lanes(lanes, combine);
 }
 
 // The accumulator of the ops the op table marks Accumulator::Wide: f32 partial results are
@@ -145,8 +158,7 @@ std::array<Acc, 2> reduce_row_pair(int64_t n, Acc identity, const Load0& load0, 
     lanes0[lane] = combine(lanes0[lane], load0(i + lane));
     lanes1[lane] = combine(lanes1[lane], load1(i + lane));
   }
-  return {combine_pairwise(lanes0.data(), kReductionLanes, combine),
-          combine_pairwise(lanes1.data(), kReductionLanes, combine)};
+  return {combine_lanes(lanes0, combine), combine_lanes(lanes1, combine)};
 }
 
 template <class T>

@@ -321,7 +321,7 @@ void reduce_leaf_columns(const Op& op, const T* start, const int64_t* offsets, i
   for (int64_t c = 0; c < width; ++c) {
     std::array<A, kReductionLanes> column;
     for (size_t l = 0; l < column.size(); ++l) column[l] = lanes[l][static_cast<size_t>(c)];
-    results[c] = combine_pairwise(column.data(), kReductionLanes, combine);
+    results[c] = combine_lanes(column, combine);
   }
 }
 
