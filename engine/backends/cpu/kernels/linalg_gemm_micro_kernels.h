@@ -268,14 +268,17 @@ inline bool cpu_runs_avx512() {
 // ---- Variants --------------------------------------------------------------------------------
 
 // Blocking: a kc x nr op(B) panel (16-64 KiB) is reused from L1/L2 while the micro-kernel
-// sweeps a tile's mr-row op(A) panels, whose packed block (at most mc x kc, 64-256 KiB) stays
+// sweeps a tile's mr-row op(A) panels, whose packed block (at most mc x kc, 64-512 KiB) stays
 // in L2, as does the block of Y being summed. Tiles are at most mc rows by nc columns; op(B)
-// is packed once for all the tiles below one another. The f32 AVX-512 kc (512) was measured
-// against 256, 384, 768 and 1024 at 512..2048 cubed on Zen 5; 896..1024 hit a cache-aliasing
-// cliff in a kernel-only test, 256 pays for more passes over Y. The slice depth is part of
-// the result (slices are folded into Y one rounding at a time), so every variant of one
-// element type uses the same kc: 512 for f32, 256 for f64. That gives the same bits on every
-// ISA, and lets the CUDA backend's GEMM (engine/backends/cuda/kernels/gemm_kernel.cuh) match them.
+// is packed once for all the tiles below one another. The f32 AVX-512 mc (252, 18 panels) was
+// measured against 126 and 504 on Zen 5 (1 MiB L2): 1024 and 2048 cubed at 1 thread went from
+// 86-87 % of peak to 89-90 % (504: no better, and 512 cubed slower); mc never changes a bit.
+// The f32 AVX-512 kc (512) was measured against 256, 384, 768 and 1024 at 512..2048 cubed on
+// Zen 5; 896..1024 hit a cache-aliasing cliff in a kernel-only test, 256 pays for more passes
+// over Y. The slice depth is part of the result (slices are folded into Y one rounding at a
+// time), so every variant of one element type uses the same kc: 512 for f32, 256 for f64. That
+// gives the same bits on every ISA, and lets the CUDA backend's GEMM
+// (engine/backends/cuda/kernels/gemm_kernel.cuh) match them.
 template <class T>
 struct MicroKernels;
 
@@ -313,7 +316,7 @@ struct MicroKernels<float> {
                                                   .mr = kAvx512Rows,
                                                   .nr = kAvx512VectorsPerRow * Avx512F32::kLanes,
                                                   .kc = 512,
-                                                  .mc = 126,
+                                                  .mc = 252,
                                                   .nc = 1024,
                                                   .fn = &avx512_micro_kernel<Avx512F32>,
                                                   .narrow = &kAvx512Narrow};
