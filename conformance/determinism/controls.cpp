@@ -1,6 +1,5 @@
 #include "controls.h"
 
-#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstring>

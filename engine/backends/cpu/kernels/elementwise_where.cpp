@@ -97,7 +97,7 @@ Splat<T> skip(const Splat<T>& source, int64_t) {
 
 template <class T>
 void where_kernel(const KernelArgs& args) {
-  if constexpr (sizeof(T) == 4 && std::is_trivially_copyable_v<T>) {
+  if constexpr (sizeof(T) == 4) {
     for_each_output_row<T, Bool, T, T>(
         args,
         [](T* out, int64_t, int64_t count, const auto& condition, const auto& x, const auto& y) {

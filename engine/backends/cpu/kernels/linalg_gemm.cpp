@@ -39,7 +39,6 @@ std::string_view gemm_isa_name(GemmIsa isa) {
   return "unknown";
 }
 
-int64_t round_up(int64_t x, int64_t multiple) { return (x + multiple - 1) / multiple * multiple; }
 int64_t ceil_div(int64_t x, int64_t y) { return (x + y - 1) / y; }
 
 // ---- Tiles -----------------------------------------------------------------------------------

@@ -61,6 +61,11 @@ struct GemmMicroKernel {
   const GemmMicroKernel* narrow = nullptr;
 };
 
+// x rounded up to a whole number of `multiple`s (multiple > 0).
+inline int64_t round_up(int64_t x, int64_t multiple) {
+  return (x + multiple - 1) / multiple * multiple;
+}
+
 // The micro-kernel gemm() runs for an m x n product: `kernel`, or its narrow companion where
 // that computes clearly fewer padded output elements (whole register tiles, each element one
 // FMA per K step): a product at most one companion panel wide, or a short one whose rows the
@@ -70,9 +75,7 @@ template <class T>
 const GemmMicroKernel<T>& kernel_for_shape(const GemmMicroKernel<T>& kernel, int64_t m, int64_t n) {
   if (kernel.narrow == nullptr) return kernel;
   const auto padded = [m, n](const GemmMicroKernel<T>& k) {
-    const int64_t rows = (m + k.mr - 1) / k.mr * k.mr;
-    const int64_t cols = (n + k.nr - 1) / k.nr * k.nr;
-    return static_cast<double>(rows) * static_cast<double>(cols);
+    return static_cast<double>(round_up(m, k.mr)) * static_cast<double>(round_up(n, k.nr));
   };
   constexpr double kNarrowAdvantage = 0.8;
   return padded(*kernel.narrow) < kNarrowAdvantage * padded(kernel) ? *kernel.narrow : kernel;
