@@ -1,6 +1,6 @@
-// Parity cases of MatMul, Gemm, FusedMatMul, Einsum and Det: sizes at the edges of the GEMM's
-// micro tiles and cache blocks, degenerate and empty sizes, broadcasting batches, every Einsum
-// form (implicit and explicit outputs, diagonals, ellipses), singular matrices.
+// Parity cases of MatMul, Gemm, FusedMatMul, PermutedMatMul, Einsum and Det: sizes at the edges
+// of the GEMM's micro tiles and cache blocks, degenerate and empty sizes, broadcasting batches,
+// every Einsum form (implicit and explicit outputs, diagonals, ellipses), singular matrices.
 
 #include <array>
 #include <string>
@@ -125,6 +125,25 @@ void linalg_cases(CaseList& cases) {
             {{"activation", std::string("gelu")}});
   cases.add(K::FusedMatMul, {f32({96, 300}), f32({300, 80}), f32({80})},
             {{"activation", std::string("gelu")}});
+  // PermutedMatMul (made by matmul-transpose-folding): attention's heads split for the scores
+  // (K transposed to its rows) and the context, merged back; a broadcast batch, tile edges, an
+  // operand whose K axis is strided, f64, an empty K.
+  const auto perms = [](std::vector<int64_t> a, std::vector<int64_t> b, std::vector<int64_t> y) {
+    return Attributes{{"perm_a", std::move(a)}, {"perm_b", std::move(b)}, {"perm_y", std::move(y)}};
+  };
+  cases.add(K::PermutedMatMul, {f32({2, 32, 4, 16}), f32({2, 32, 4, 16})},
+            perms({0, 2, 1, 3}, {0, 2, 3, 1}, {0, 1, 2, 3}));
+  cases.add(K::PermutedMatMul, {f32({2, 4, 32, 32}), f32({2, 32, 4, 16})},
+            perms({0, 1, 2, 3}, {0, 2, 1, 3}, {0, 2, 1, 3}));
+  cases.add(K::PermutedMatMul, {f32({3, 17, 5, 13}), f32({3, 17, 5, 13})},
+            perms({0, 2, 1, 3}, {0, 2, 3, 1}, {0, 2, 1, 3}));
+  cases.add(K::PermutedMatMul, {f32({33, 65}), f32({17, 33})}, perms({1, 0}, {1, 0}, {0, 1}));
+  cases.add(K::PermutedMatMul, {f32({9, 1, 6}), f32({3, 9, 7})},
+            perms({1, 2, 0}, {0, 1, 2}, {1, 0, 2}));
+  cases.add(K::PermutedMatMul, {of(DType::F64, {2, 7, 3, 5}), of(DType::F64, {2, 5, 3, 9})},
+            perms({0, 2, 1, 3}, {0, 2, 1, 3}, {2, 0, 1, 3}));
+  cases.add(K::PermutedMatMul, {f32({2, 0, 4}), f32({2, 0, 3})},
+            perms({0, 2, 1}, {0, 1, 2}, {0, 1, 2}));
   einsum_cases(cases);
   det_grid(cases);
 }

@@ -1,15 +1,17 @@
 // VJP rules of the linalg family: MatMul (numpy semantics: batched, batch dims broadcast, 1-D
 // operands promoted), Gemm (transposes, alpha, beta, broadcast C), the fused MatMul epilogue,
-// Einsum (each operand's gradient is an Einsum of g with the other operands) and Det (through
-// cofactors, so singular matrices have their gradient too).
+// the MatMul with folded Transposes, Einsum (each operand's gradient is an Einsum of g with the
+// other operands) and Det (through cofactors, so singular matrices have their gradient too).
 
 #include <algorithm>
+#include <array>
 #include <numeric>
 #include <string>
 #include <vector>
 
 #include "vjp.h"
 #include "volta/ir/einsum.h"
+#include "volta/ir/op_helpers.h"
 
 namespace volta::autograd {
 namespace {
@@ -108,6 +110,36 @@ void fused_matmul_vjp(VjpBuilder& b) {
     if (b.wants(i)) b.set(i, b.chain(OpKind::MatMul, {a, bb}, {}, y, dz, i));
   }
   if (b.wants(2)) b.set(2, b.sum_to(dz, b.shape(bias)));
+}
+
+// The permutation that undoes `perm`: Transpose's adjoint.
+std::vector<int64_t> inverse_perm(const std::vector<int>& perm) {
+  std::vector<int64_t> inverse(perm.size());
+  for (size_t i = 0; i < perm.size(); ++i) inverse[static_cast<size_t>(perm[i])] = int64_t(i);
+  return inverse;
+}
+
+ValueId transposed(VjpBuilder& b, ValueId v, const std::vector<int>& perm) {
+  return b.add(OpKind::Transpose, {v}, {{"perm", std::vector<int64_t>(perm.begin(), perm.end())}});
+}
+
+// PermutedMatMul = Transpose(MatMul(A', B'), perm_y) with A' = Transpose(A, perm_a) and B' =
+// Transpose(B, perm_b): g goes back through the perm_y Transpose, MatMul's rule gives dA' and
+// dB', and each goes back through its operand's Transpose. MatMul's rule reads its output's
+// shape only, which the product's gradient has.
+void permuted_matmul_vjp(VjpBuilder& b) {
+  const ValueId a = b.input(0), bb = b.input(1);
+  const MatMulPerms perms = resolve_matmul_perms(b.attrs(), b.shape(a).rank(), b.shape(bb).rank());
+  const ValueId factor_a = transposed(b, a, perms.a);
+  const ValueId factor_b = transposed(b, bb, perms.b);
+  const ValueId g = b.add(OpKind::Transpose, {b.grad()}, {{"perm", inverse_perm(perms.y)}});
+  const std::array<const std::vector<int>*, 2> operand_perms = {&perms.a, &perms.b};
+  for (int i = 0; i < 2; ++i) {
+    if (!b.wants(i)) continue;
+    const ValueId d_factor = b.chain(OpKind::MatMul, {factor_a, factor_b}, {}, g, g, i);
+    b.set(i, b.add(OpKind::Transpose, {d_factor},
+                   {{"perm", inverse_perm(*operand_perms[static_cast<size_t>(i)])}}));
+  }
 }
 
 char einsum_letter(int label) {
@@ -251,6 +283,7 @@ void register_linalg_vjps(VjpTable& t) {
   t[static_cast<size_t>(op_index(OpKind::MatMul))] = {&matmul_vjp, 0b11};
   t[static_cast<size_t>(op_index(OpKind::Gemm))] = {&gemm_vjp, 0b111};
   t[static_cast<size_t>(op_index(OpKind::FusedMatMul))] = {&fused_matmul_vjp, 0b111};
+  t[static_cast<size_t>(op_index(OpKind::PermutedMatMul))] = {&permuted_matmul_vjp, 0b11};
   t[static_cast<size_t>(op_index(OpKind::Einsum))] = {&einsum_vjp, kAllInputs};
   t[static_cast<size_t>(op_index(OpKind::Det))] = {&det_vjp, 0b1};
 }

@@ -1,10 +1,13 @@
 // The op table's part for family Linalg: MatMul, Gemm, Einsum, Det, and the internal FusedMatMul
-// that the gemm-epilogue-fusion pass makes.
+// and PermutedMatMul that the gemm-epilogue-fusion and matmul-transpose-folding passes make.
 
+#include <array>
+#include <optional>
 #include <string>
 
 #include "op_table_builders.h"
 #include "volta/ir/einsum.h"
+#include "volta/ir/op_helpers.h"
 
 namespace volta::op_table {
 namespace {
@@ -21,6 +24,21 @@ std::vector<TypeInfo> fused_matmul_shape(const InferContext& ctx) {
                      bias.str());
   }
   return shape_fn::matmul(ctx);
+}
+
+// PermutedMatMul: MatMul(Transpose(A, perm_a), Transpose(B, perm_b)), transposed by perm_y.
+std::vector<TypeInfo> permuted_matmul_shape(const InferContext& ctx) {
+  const TypeInfo& a = ctx.input(0);
+  const TypeInfo& b = ctx.input(1);
+  const MatMulPerms perms = resolve_matmul_perms(ctx.attrs, a.shape.rank(), b.shape.rank());
+  const std::array<std::optional<TypeInfo>, 2> factors = {
+      TypeInfo{a.dtype, permute_shape(a.shape, perms.a)},
+      TypeInfo{b.dtype, permute_shape(b.shape, perms.b)}};
+  const InferContext product_ctx{
+      .node = ctx.node, .inputs = factors, .num_outputs = 1, .attrs = ctx.attrs};
+  TypeInfo product = shape_fn::matmul(product_ctx).at(0);
+  product.shape = permute_shape(product.shape, perms.y);
+  return {product};
 }
 
 std::vector<TypeInfo> einsum_shape(const InferContext& ctx) {
@@ -92,6 +110,22 @@ void add_linalg_schemas(std::vector<OpSchema>& t) {
                  "made by the gemm-epilogue-fusion pass",
       .accumulator = Accumulator::InputType,
       .no_onnx_lowering = "internal: made by the gemm-epilogue-fusion pass, never imported"});
+  // Internal: what the matmul-transpose-folding pass makes of Transposes around a MatMul.
+  t.push_back(OpSchema{
+      .kind = K::PermutedMatMul,
+      .name = "PermutedMatMul",
+      .family = F::Linalg,
+      .inputs = {{"A", 'T', D::Differentiable}, {"B", 'T', D::Differentiable}},
+      .outputs = {{"Y", 'T'}},
+      .type_params = {{'T', kFloatTypes}},
+      .attrs = {required("perm_a", AttrType::Ints), required("perm_b", AttrType::Ints),
+                required("perm_y", AttrType::Ints)},
+      .infer = permuted_matmul_shape,
+      .summary = "Transpose(MatMul(Transpose(A, perm_a), Transpose(B, perm_b)), perm_y) with A "
+                 "and B of rank >= 2 and perm_y keeping the last axis last, bit for bit those "
+                 "ops; internal, made by the matmul-transpose-folding pass",
+      .accumulator = Accumulator::InputType,
+      .no_onnx_lowering = "internal: made by the matmul-transpose-folding pass, never imported"});
   t.push_back(OpSchema{.kind = K::Einsum,
                        .name = "Einsum",
                        .family = F::Linalg,

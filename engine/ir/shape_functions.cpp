@@ -37,6 +37,24 @@ Shape broadcast_all(const InferContext& ctx, int first) {
   return out;
 }
 
+// `given` (the attribute `name`) as a permutation of `rank` axes, negative entries counted from
+// the end.
+std::vector<int> checked_perm(const std::vector<int64_t>& given, int rank, std::string_view name) {
+  if (static_cast<int>(given.size()) != rank) {
+    shape_fail(std::string(name) + " " + ints_str(given) + " has " + std::to_string(given.size()) +
+               " entries for rank " + std::to_string(rank));
+  }
+  std::vector<int> perm(static_cast<size_t>(rank));
+  std::vector<char> seen(static_cast<size_t>(rank), 0);
+  for (int i = 0; i < rank; ++i) {
+    const int a = axis_in(given[static_cast<size_t>(i)], rank, std::string(name) + " entry");
+    if (seen[static_cast<size_t>(a)]++)
+      shape_fail(std::string(name) + " " + ints_str(given) + " is not a permutation");
+    perm[static_cast<size_t>(i)] = a;
+  }
+  return perm;
+}
+
 }  // namespace
 
 bool ReduceAxes::reduces(int axis) const {
@@ -115,23 +133,32 @@ std::vector<SliceRange> resolve_slice(const AttrReader& attrs, const Shape& inpu
 
 std::vector<int> resolve_perm(const AttrReader& attrs, int rank) {
   const std::vector<int64_t>& given = attrs.get_ints("perm");
+  if (!given.empty()) return checked_perm(given, rank, "perm");
   std::vector<int> perm(static_cast<size_t>(rank));
-  if (given.empty()) {
-    for (int i = 0; i < rank; ++i) perm[static_cast<size_t>(i)] = rank - 1 - i;
-    return perm;
-  }
-  if (static_cast<int>(given.size()) != rank) {
-    shape_fail("perm " + ints_str(given) + " has " + std::to_string(given.size()) +
-               " entries for rank " + std::to_string(rank));
-  }
-  std::vector<char> seen(static_cast<size_t>(rank), 0);
-  for (int i = 0; i < rank; ++i) {
-    const int a = axis_in(given[static_cast<size_t>(i)], rank, "perm entry");
-    if (seen[static_cast<size_t>(a)]++)
-      shape_fail("perm " + ints_str(given) + " is not a permutation");
-    perm[static_cast<size_t>(i)] = a;
-  }
+  for (int i = 0; i < rank; ++i) perm[static_cast<size_t>(i)] = rank - 1 - i;
   return perm;
+}
+
+MatMulPerms resolve_matmul_perms(const AttrReader& attrs, int rank_a, int rank_b) {
+  if (rank_a < 2 || rank_b < 2) {
+    shape_fail("PermutedMatMul needs A and B of rank >= 2, got ranks " + std::to_string(rank_a) +
+               " and " + std::to_string(rank_b));
+  }
+  const int rank_y = std::max(rank_a, rank_b);
+  MatMulPerms perms{.a = checked_perm(attrs.get_ints("perm_a"), rank_a, "perm_a"),
+                    .b = checked_perm(attrs.get_ints("perm_b"), rank_b, "perm_b"),
+                    .y = checked_perm(attrs.get_ints("perm_y"), rank_y, "perm_y")};
+  if (perms.y.back() != rank_y - 1) {
+    shape_fail("perm_y " + ints_str(attrs.get_ints("perm_y")) +
+               " must leave the product's last axis last (Y's rows stay contiguous)");
+  }
+  return perms;
+}
+
+Shape permute_shape(const Shape& s, const std::vector<int>& perm) {
+  Shape out = s;
+  for (int i = 0; i < s.rank(); ++i) out[i] = s[perm[static_cast<size_t>(i)]];
+  return out;
 }
 
 std::vector<int64_t> resolve_split(const AttrReader& attrs, int64_t dim, int num_outputs) {
@@ -351,10 +378,7 @@ std::vector<TypeInfo> reshape(const InferContext& ctx) {
 
 std::vector<TypeInfo> transpose(const InferContext& ctx) {
   const Shape& x = ctx.input(0).shape;
-  const std::vector<int> perm = resolve_perm(ctx.attrs, x.rank());
-  Shape out = x;
-  for (int i = 0; i < x.rank(); ++i) out[i] = x[perm[static_cast<size_t>(i)]];
-  return {{ctx.input(0).dtype, out}};
+  return {{ctx.input(0).dtype, permute_shape(x, resolve_perm(ctx.attrs, x.rank()))}};
 }
 
 std::vector<TypeInfo> concat(const InferContext& ctx) {

@@ -1,6 +1,8 @@
 // ONNX export rules of the ops opset 17 does not have: Gelu (ONNX opset 20) and the internal
-// FusedMatMul are written as their definitions; the backward-only ConvGradFilter is refused.
+// FusedMatMul and PermutedMatMul are written as their definitions; the backward-only
+// ConvGradFilter is refused.
 
+#include <array>
 #include <cmath>
 #include <numbers>
 
@@ -88,6 +90,42 @@ void emit_fused_matmul(ModelWriter& w, const Node& node) {
   }
 }
 
+// Transpose(MatMul(Transpose(A, perm_a), Transpose(B, perm_b)), perm_y): the ops the
+// matmul-transpose-folding pass folded, which it computes bit for bit. An identity permutation
+// is written as no Transpose at all.
+void emit_permuted_matmul(ModelWriter& w, const Node& node) {
+  const AttrReader attrs(node);
+  const std::string base = w.node_name(node);
+  const auto is_identity = [&](std::string_view perm_name) {
+    const Ints& perm = attrs.get_ints(perm_name);
+    for (size_t i = 0; i < perm.size(); ++i) {
+      if (perm[i] != static_cast<int64_t>(i)) return false;
+    }
+    return true;
+  };
+  const auto transpose = [&](const std::string& x, std::string_view perm_name,
+                             const std::string& y) {
+    set_attribute(w.add_node("Transpose", {x}, {y}, base + "/" + std::string(perm_name)), "perm",
+                  attrs.get_ints(perm_name));
+  };
+  std::array<std::string, 2> factors;
+  for (size_t i = 0; i < factors.size(); ++i) {
+    const std::string_view perm_name = i == 0 ? "perm_a" : "perm_b";
+    factors[i] = w.name_of(node.inputs[i]);
+    if (is_identity(perm_name)) continue;
+    std::string stem = base;
+    stem.append(".").append(perm_name);
+    const std::string y = w.fresh_name(stem);
+    transpose(factors[i], perm_name, y);
+    factors[i] = y;
+  }
+  const std::string out = w.name_of(node.outputs[0]);
+  const bool y_identity = is_identity("perm_y");
+  const std::string product = y_identity ? out : w.fresh_name(base + ".matmul");
+  w.add_node("MatMul", {factors[0], factors[1]}, {product}, base + "/matmul");
+  if (!y_identity) transpose(product, "perm_y", out);
+}
+
 }  // namespace
 
 void add_decomposed_rules(std::vector<ExportRule>& rules) {
@@ -104,6 +142,11 @@ void add_decomposed_rules(std::vector<ExportRule>& rules) {
                    {"MatMul", "Add", "Relu", "Less", "Where", "Div", "Erf", "Mul", "Tanh"},
                    "internal (the gemm-epilogue-fusion pass): the MatMul, Add and activation "
                    "it fused"});
+  rules.push_back({K::PermutedMatMul,
+                   &emit_permuted_matmul,
+                   {"Transpose", "MatMul"},
+                   "internal (the matmul-transpose-folding pass): the Transposes and MatMul it "
+                   "folded"});
   rules.push_back({K::ConvGradFilter,
                    nullptr,
                    {},

@@ -21,8 +21,9 @@ uint64_t hash_plan(const ExecutionPlan& plan) {
   return h.digest();
 }
 
-// The pass pipeline: constant folding, GEMM epilogue fusion where the backend runs the fused
-// op (no backend silently loses a kernel to a pass), dead-code elimination.
+// The pass pipeline: constant folding, GEMM epilogue fusion and MatMul transpose folding where
+// the backend runs the fused op (no backend silently loses a kernel to a pass), dead-code
+// elimination.
 std::vector<PassRecord> run_passes(Graph& graph, const Backend& backend,
                                    const PlanOptions& options) {
   if (!options.evaluate_constants) {
@@ -32,11 +33,14 @@ std::vector<PassRecord> run_passes(Graph& graph, const Backend& backend,
   }
   PassManager passes;
   passes.add(make_constant_folding(options.evaluate_constants));
-  if (backend.capabilities()[static_cast<size_t>(op_index(OpKind::FusedMatMul))].supported) {
-    passes.add(make_gemm_epilogue_fusion([&backend](const Graph& g, const Node& fused) {
-      return std::holds_alternative<KernelChoice>(backend.select_kernel(g, fused));
-    }));
-  }
+  const FusedNodeFilter runs = [&backend](const Graph& g, const Node& fused) {
+    return std::holds_alternative<KernelChoice>(backend.select_kernel(g, fused));
+  };
+  const auto supports = [&backend](OpKind op) {
+    return backend.capabilities()[static_cast<size_t>(op_index(op))].supported;
+  };
+  if (supports(OpKind::FusedMatMul)) passes.add(make_gemm_epilogue_fusion(runs));
+  if (supports(OpKind::PermutedMatMul)) passes.add(make_matmul_transpose_folding(runs));
   passes.add(make_dead_code_elimination());
   return passes.run(graph);
 }

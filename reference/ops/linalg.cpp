@@ -1,6 +1,6 @@
-// Reference MatMul, Gemm, FusedMatMul, Einsum and Det: textbook loops, every dot product
-// accumulated in double in index order and rounded once when stored; Det factors each matrix,
-// in double, with Gaussian elimination and partial pivoting.
+// Reference MatMul, Gemm, FusedMatMul, PermutedMatMul, Einsum and Det: textbook loops, every dot
+// product accumulated in double in index order and rounded once when stored; Det factors each
+// matrix, in double, with Gaussian elimination and partial pivoting.
 
 #include <array>
 #include <cmath>
@@ -9,6 +9,7 @@
 
 #include "ref_util.h"
 #include "volta/ir/einsum.h"
+#include "volta/ir/op_helpers.h"
 
 namespace volta::reference {
 namespace {
@@ -108,6 +109,35 @@ std::vector<Tensor> fused_matmul(const Node& node, RefInputs in, RefOutputTypes 
   }
   const std::array<const Tensor*, 1> x = {&sum.at(0)};
   return reference_kernel(step.op)(step, x, out);
+}
+
+// PermutedMatMul is defined as the ops it replaces: Transposes of A and B by perm_a and perm_b,
+// MatMul, and a Transpose of the product by perm_y. So the reference runs those ops' reference
+// kernels in turn.
+std::vector<Tensor> permuted_matmul(const Node& node, RefInputs in, RefOutputTypes out) {
+  const AttrReader attrs(node);
+  const MatMulPerms perms =
+      resolve_matmul_perms(attrs, in[0]->shape().rank(), in[1]->shape().rank());
+  const auto transposed = [](const Tensor& x, const std::vector<int>& perm) {
+    Node step;
+    step.op = OpKind::Transpose;
+    step.attrs = {{"perm", std::vector<int64_t>(perm.begin(), perm.end())}};
+    const std::array<const Tensor*, 1> data = {&x};
+    const std::array<TypeInfo, 1> type = {TypeInfo{x.dtype(), permute_shape(x.shape(), perm)}};
+    return reference_kernel(OpKind::Transpose)(step, data, type).at(0);
+  };
+  const Tensor a = transposed(*in[0], perms.a);
+  const Tensor b = transposed(*in[1], perms.b);
+  // The product's shape is Y's with perm_y undone.
+  Shape product_shape = out[0].shape;
+  for (size_t i = 0; i < perms.y.size(); ++i) {
+    product_shape[perms.y[i]] = out[0].shape[static_cast<int>(i)];
+  }
+  Node step;
+  step.op = OpKind::MatMul;
+  const std::array<const Tensor*, 2> factors = {&a, &b};
+  const std::array<TypeInfo, 1> type = {TypeInfo{out[0].dtype, product_shape}};
+  return {transposed(reference_kernel(OpKind::MatMul)(step, factors, type).at(0), perms.y)};
 }
 
 // Einsum: for every output index, the sum over every index of the summed labels of the product
@@ -219,6 +249,7 @@ void register_linalg(RefTable& table) {
   register_kernel(table, OpKind::MatMul, matmul);
   register_kernel(table, OpKind::Gemm, gemm);
   register_kernel(table, OpKind::FusedMatMul, fused_matmul);
+  register_kernel(table, OpKind::PermutedMatMul, permuted_matmul);
   register_kernel(table, OpKind::Einsum, einsum);
   register_kernel(table, OpKind::Det, det);
 }

@@ -430,13 +430,17 @@ void append_rearranging_cases(std::vector<Case>& cases) {
   cases.insert(cases.end(), more.begin(), more.end());
 }
 
-// FusedMatMul with each epilogue activation, Einsum (products, sums, outer products, ellipsis
+// FusedMatMul with each epilogue activation, PermutedMatMul (attention's head split and merge, a
+// broadcast batch, identity perms), Einsum (products, sums, outer products, ellipsis
 // broadcasting, implicit output, three operands, diagonals), Det (batched, 1 x 1, singular: a zero
 // column).
 void append_linalg_cases(std::vector<Case>& cases) {
   const auto any = [](Shape s) { return Operand{std::move(s)}; };
   const auto eq = [](const char* e) { return Attributes{{"equation", std::string(e)}}; };
   const auto act = [](const char* a) { return Attributes{{"activation", std::string(a)}}; };
+  const auto perms = [](Ints a, Ints b, Ints y) {
+    return Attributes{{"perm_a", std::move(a)}, {"perm_b", std::move(b)}, {"perm_y", std::move(y)}};
+  };
   using K = OpKind;
   const std::vector<Case> more = {
       {"FusedMatMul", K::FusedMatMul, {any(Shape{2, 3}), any(Shape{3, 4}), any(Shape{4})}},
@@ -452,6 +456,18 @@ void append_linalg_cases(std::vector<Case>& cases) {
        K::FusedMatMul,
        {any(Shape{3}), any(Shape{3, 2}), any(Shape{2})},
        act("gelu_tanh")},
+      {"PermutedMatMul attention scores",
+       K::PermutedMatMul,
+       {any(Shape{2, 3, 2, 2}), any(Shape{2, 3, 2, 2})},
+       perms({0, 2, 1, 3}, {0, 2, 3, 1}, {0, 1, 2, 3})},
+      {"PermutedMatMul heads merged",
+       K::PermutedMatMul,
+       {any(Shape{2, 2, 3, 3}), any(Shape{2, 3, 2, 2})},
+       perms({0, 1, 2, 3}, {0, 2, 1, 3}, {0, 2, 1, 3})},
+      {"PermutedMatMul broadcast batch",
+       K::PermutedMatMul,
+       {any(Shape{3, 2, 2}), any(Shape{3, 2})},
+       perms({2, 0, 1}, {1, 0}, {1, 0, 2})},
       {"Einsum matmul", K::Einsum, {any(Shape{2, 3}), any(Shape{3, 4})}, eq("ij,jk->ik")},
       {"Einsum batched", K::Einsum, {any(Shape{2, 2, 3}), any(Shape{2, 3, 2})}, eq("bij,bjk->bik")},
       {"Einsum dot", K::Einsum, {any(Shape{4}), any(Shape{4})}, eq("i,i->")},

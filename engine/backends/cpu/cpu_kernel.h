@@ -84,6 +84,7 @@ void register_elementwise_where_kernels(KernelTable& table);
 void register_linalg_einsum_kernels(KernelTable& table);
 void register_linalg_det_kernels(KernelTable& table);
 void register_linalg_fused_matmul_kernels(KernelTable& table);
+void register_linalg_permuted_matmul_kernels(KernelTable& table);
 void register_convolution_grad_filter_kernels(KernelTable& table);
 void register_movement_layout_kernels(KernelTable& table);
 void register_resampling_grid_sample_kernels(KernelTable& table);

@@ -1,8 +1,8 @@
 // MatMul and Gemm on the CPU. Both are lowered onto the GEMM core (linalg_gemm.h). Each registered
 // kernel is bound at compile time to one GEMM micro-kernel and reports that micro-kernel's name
 // as its variant, so the plan records exactly the code that runs. register_linalg_kernels also
-// registers the family's other files: linalg_einsum.cpp, linalg_det.cpp and
-// linalg_fused_matmul.cpp.
+// registers the family's other files: linalg_einsum.cpp, linalg_det.cpp, linalg_fused_matmul.cpp
+// and linalg_permuted_matmul.cpp.
 
 #include <algorithm>
 #include <span>
@@ -201,6 +201,7 @@ void register_linalg_kernels(KernelTable& table) {
   register_linalg_einsum_kernels(table);
   register_linalg_det_kernels(table);
   register_linalg_fused_matmul_kernels(table);
+  register_linalg_permuted_matmul_kernels(table);
 }
 
 }  // namespace volta::cpu

@@ -25,6 +25,14 @@ struct SliceRange {
 std::vector<SliceRange> resolve_slice(const AttrReader& attrs, const Shape& input);
 // Transpose: perm, defaulting to reversed axes.
 std::vector<int> resolve_perm(const AttrReader& attrs, int rank);
+// PermutedMatMul: perm_a and perm_b, each a permutation of its operand's axes (both operands of
+// rank >= 2), and perm_y, one of the product's axes that leaves the last axis last.
+struct MatMulPerms {
+  std::vector<int> a, b, y;
+};
+MatMulPerms resolve_matmul_perms(const AttrReader& attrs, int rank_a, int rank_b);
+// `s` with its axes in the order `perm` lists them, as Transpose permutes them.
+Shape permute_shape(const Shape& s, const std::vector<int>& perm);
 // Split: output sizes along the axis (the split attribute, or an even split).
 std::vector<int64_t> resolve_split(const AttrReader& attrs, int64_t dim, int num_outputs);
 

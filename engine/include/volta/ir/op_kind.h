@@ -99,7 +99,9 @@ namespace volta {
                     X(ConvGradFilter)                                                         \
   /* elementwise: integer bit operations, and BitCast */                                    \
                     X(BitShift) X(BitwiseAnd) X(BitwiseOr) X(BitwiseXor) X(BitwiseNot)         \
-                    X(BitCast)
+                    X(BitCast)                                                                \
+  /* linalg, internal: created by graph passes, never imported */                           \
+                    X(PermutedMatMul)
 // clang-format on
 
 enum class OpKind : uint16_t {

@@ -41,8 +41,9 @@ class PassManager {
 // Removes nodes whose outputs reach no graph output, then unused values and parameters.
 std::unique_ptr<Pass> make_dead_code_elimination();
 
-// Whether the plan's backend runs a node the pass would create (FusedMatMul of these dtypes
-// and this activation): asked about each fused node before it replaces the nodes it fuses.
+// Whether the plan's backend runs a node a pass would create (FusedMatMul of these dtypes and
+// this activation, a PermutedMatMul): asked about each fused node before it replaces the nodes
+// it fuses.
 using FusedNodeFilter = std::function<bool(const Graph& graph, const Node& fused)>;
 
 // Rewrites MatMul(A, W) -> Add(_, bias) [-> Relu | Gelu] into one FusedMatMul node (bias and
@@ -50,6 +51,12 @@ using FusedNodeFilter = std::function<bool(const Graph& graph, const Node& fused
 // hides. Outputs are bit-identical to the unfused graph's. With a filter, a fused node the
 // backend has no kernel for fuses less (bias only, the activation left as it is) or not at all.
 std::unique_ptr<Pass> make_gemm_epilogue_fusion(FusedNodeFilter runs = {});
+
+// Folds the Transposes that feed a MatMul, and the one Transpose that reads its product, into one
+// PermutedMatMul (operands and product read and written through GEMM strides: no copies). A
+// folded factor's Transpose stays for its other readers. Outputs are bit-identical to the
+// unfolded graph's. With a filter, a fold the backend has no kernel for is not made.
+std::unique_ptr<Pass> make_matmul_transpose_folding(FusedNodeFilter runs = {});
 
 // Evaluates a single-node graph whose inputs are all parameters; used by constant folding
 // so folded values come from the same backend that runs the graph.
