@@ -27,6 +27,15 @@ def int_list(text):
         raise argparse.ArgumentTypeError(f"expected a comma-separated list of integers, got {text}")
 
 
+def name_list(text):
+    """The --benchmarks argument: peer keys (Volta benchmark names without ISA segments and
+    /real_time), comma-separated."""
+    names = frozenset(part for part in text.split(",") if part)
+    if not names:
+        raise argparse.ArgumentTypeError("expected a comma-separated list of benchmark names")
+    return names
+
+
 def time_batches(call, min_time):
     """Seconds per call and calls: whole batches of calls, grown until one lasts min_time, like
     Google Benchmark's iteration count."""

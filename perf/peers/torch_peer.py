@@ -14,7 +14,8 @@ torch and peer_samples.py beside it; exits 3 when torch is not importable, 2 on 
 import argparse
 import sys
 
-from peer_samples import int_list, positive_float, positive_int, sample_line, time_batches
+from peer_samples import (int_list, name_list, positive_float, positive_int, sample_line,
+                          time_batches)
 
 EXIT_NO_TORCH = 3
 DEFAULT_SIZES = (64, 256, 512, 1024, 2048)
@@ -35,6 +36,9 @@ def parse_args(argv):
                         help="square GEMM sizes (default 64,256,512,1024,2048)")
     parser.add_argument("--threads", type=int_list, default=DEFAULT_THREADS, metavar="T,T,...",
                         help="torch.set_num_threads values (default 1,2)")
+    parser.add_argument("--benchmarks", type=name_list, default=None, metavar="NAME,...",
+                        help="time only these (\"f32_gemm/size:512/threads:1\", the names "
+                        "without the peer prefix); default: every size at every thread count")
     return parser.parse_args(argv)
 
 
@@ -75,15 +79,17 @@ def run(args, torch, timer, out):
     """Writes every sample line to `out`; returns how many."""
     variant = f"torch {getattr(torch, '__version__', 'unknown')} mm"
     written = 0
+    timed = [(size, threads) for size in args.sizes for threads in args.threads
+             if args.benchmarks is None
+             or benchmark_name(size, threads).split(":", 2)[2] in args.benchmarks]
     for repetition in range(args.repetitions):
-        for size in args.sizes:
-            for threads in args.threads:
-                seconds, iterations = timer(size, threads)
-                gflops = 2.0 * size * size * size / seconds / 1e9
-                out.write(sample_line(benchmark_name(size, threads), repetition, seconds,
-                                      iterations, variant, threads, gflops))
-                out.flush()
-                written += 1
+        for size, threads in timed:
+            seconds, iterations = timer(size, threads)
+            gflops = 2.0 * size * size * size / seconds / 1e9
+            out.write(sample_line(benchmark_name(size, threads), repetition, seconds,
+                                  iterations, variant, threads, gflops))
+            out.flush()
+            written += 1
     return written
 
 

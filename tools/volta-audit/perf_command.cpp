@@ -171,7 +171,7 @@ void run_peer_lanes(conformance::Database& db, int64_t run_id,
     if (!mirrors_any(lane, names)) continue;
     std::string why;
     const std::optional<PassOutcome> peer =
-        run_peer_lane(lane, settings.repetitions, settings.min_time, why);
+        run_peer_lane(lane, settings.repetitions, settings.min_time, why, names);
     if (!peer) {
       std::fprintf(stderr, "peer lane: %s: SKIPPED: %s\n", lane.name.c_str(), why.c_str());
       continue;

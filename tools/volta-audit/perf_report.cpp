@@ -239,9 +239,10 @@ Section peer_section(const PerfData& data) {
   s.note =
       "Peers run what Volta benchmarks run through another library in the same perf run "
       "(perf/peers): torch the f32 GEMM shapes and the tiny transformer's training step and "
-      "inference (lm/), ONNX Runtime the inference of the model `volta export` writes "
-      "(lm/infer). A peer benchmark matches a Volta benchmark by name without ISA segments. The "
-      "ONNX conformance models (onnx/) have no peer.";
+      "inference (lm/), OpenBLAS (numpy's) and MLAS (ONNX Runtime's MatMul) the square and "
+      "transformer-shaped f32 GEMMs, ONNX Runtime the inference of the model `volta export` "
+      "writes (lm/infer). A peer benchmark matches a Volta benchmark by name without ISA "
+      "segments. The ONNX conformance models (onnx/) have no peer.";
   if (data.peers.empty()) {
     s.note +=
         " This run has no peer samples: each lane was skipped (torch not importable by "

@@ -10,6 +10,7 @@
 #include <iterator>
 #include <sstream>
 
+#include "perf_run_data.h"
 #include "tool_paths.h"
 #include "volta/error.h"
 
@@ -59,6 +60,19 @@ SampleFile read_samples(const std::string& path, const std::string& producer, in
   } catch (const std::runtime_error& e) {
     fail(ErrorCode::InvalidArgument, producer + " sample file " + path + " " + e.what());
   }
+}
+
+// Why the interop venv's lanes cannot run, or nothing when its python is there.
+std::string interop_venv_missing(const PeerEnvironment& environment) {
+  if (std::filesystem::exists(environment.interop_venv / "bin/python3")) return {};
+  std::string why = "no interop venv at " + environment.interop_venv.string() +
+                    " (scripts/ci/bootstrap.sh creates it with pinned PyPI packages";
+  const std::filesystem::path reason = environment.interop_venv.string() + ".unavailable";
+  if (std::ifstream in(reason); in) {
+    const std::string said{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+    why += "; it said: " + said.substr(0, said.find('\n'));
+  }
+  return why + ")";
 }
 
 }  // namespace
@@ -144,15 +158,33 @@ PeerEnvironment peer_environment() {
 
 std::vector<PeerLane> peer_lanes(const PeerEnvironment& environment) {
   namespace fs = std::filesystem;
-  const std::string gemm_script = (environment.peers_dir / "torch_peer.py").string();
+  const std::string torch_gemm_script = (environment.peers_dir / "torch_peer.py").string();
+  const std::string gemm_script = (environment.peers_dir / "gemm_peer.py").string();
   const std::string lm_script = (environment.peers_dir / "lm_peer.py").string();
   const std::string data = environment.lm_data.string();
+  const fs::path venv_python = environment.interop_venv / "bin/python3";
+  const std::string venv_missing = interop_venv_missing(environment);
   std::vector<PeerLane> lanes = {
       {.name = "torch f32_gemm",
        .mirrors = "f32_gemm/",
        .python = environment.system_python,
        .module = "torch",
-       .command = {gemm_script}},
+       .command = {torch_gemm_script},
+       .selects = true},
+      {.name = "openblas f32_gemm",
+       .mirrors = "f32_gemm",
+       .python = venv_python,
+       .module = "numpy",
+       .command = {gemm_script, "--library", "openblas"},
+       .unavailable = venv_missing,
+       .selects = true},
+      {.name = "mlas f32_gemm",
+       .mirrors = "f32_gemm",
+       .python = venv_python,
+       .module = "onnxruntime",
+       .command = {gemm_script, "--library", "mlas"},
+       .unavailable = venv_missing,
+       .selects = true},
       {.name = "torch lm",
        .mirrors = "lm/",
        .python = environment.system_python,
@@ -160,22 +192,14 @@ std::vector<PeerLane> peer_lanes(const PeerEnvironment& environment) {
        .command = {lm_script, "--runtime", "torch", "--data", data}},
       {.name = "onnxruntime lm",
        .mirrors = "lm/infer/",
-       .python = environment.interop_venv / "bin/python3",
+       .python = venv_python,
        .module = "onnxruntime",
        .command = {lm_script, "--runtime", "onnxruntime", "--data", data, "--volta",
-                   environment.volta_cli.string()}},
+                   environment.volta_cli.string()},
+       .unavailable = venv_missing},
   };
   PeerLane& onnxruntime = lanes.back();
-  if (!fs::exists(onnxruntime.python)) {
-    onnxruntime.unavailable = "no interop venv at " + environment.interop_venv.string() +
-                              " (scripts/ci/bootstrap.sh creates it with pinned PyPI packages";
-    const fs::path reason = environment.interop_venv.string() + ".unavailable";
-    if (std::ifstream in(reason); in) {
-      const std::string said{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-      onnxruntime.unavailable += "; it said: " + said.substr(0, said.find('\n'));
-    }
-    onnxruntime.unavailable += ")";
-  } else if (!fs::exists(environment.volta_cli)) {
+  if (onnxruntime.unavailable.empty() && !fs::exists(environment.volta_cli)) {
     onnxruntime.unavailable = "no volta CLI at " + environment.volta_cli.string() +
                               " to export the model (build it, or set VOLTA_CLI)";
   }
@@ -193,7 +217,8 @@ bool mirrors_any(const PeerLane& lane, const std::vector<std::string>& benchmark
 }
 
 std::optional<PassOutcome> run_peer_lane(const PeerLane& lane, int repetitions, double min_time,
-                                         std::string& why) {
+                                         std::string& why,
+                                         const std::vector<std::string>& selected) {
   if (!lane.unavailable.empty()) {
     why = lane.unavailable;
     return std::nullopt;
@@ -208,6 +233,15 @@ std::optional<PassOutcome> run_peer_lane(const PeerLane& lane, int repetitions, 
   argv.insert(argv.end(), lane.command.begin(), lane.command.end());
   argv.insert(argv.end(), {"--volta_samples=" + samples.path(), "--repetitions",
                            std::to_string(repetitions), "--min-time", format_seconds(min_time)});
+  if (lane.selects && !selected.empty()) {
+    std::string keys;
+    for (const std::string& name : selected) {
+      if (!name.starts_with(lane.mirrors)) continue;
+      if (!keys.empty()) keys += ',';
+      keys += perf_peer_key(name);
+    }
+    argv.insert(argv.end(), {"--benchmarks", keys});
+  }
   const ProcessOutcome out = run_process(argv);
   PassOutcome result;
   result.samples = read_samples(samples.path(), "the " + lane.name + " peer lane", 1, 0);

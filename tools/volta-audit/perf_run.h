@@ -59,6 +59,9 @@ struct PeerLane {
   std::string module = {};            // what the interpreter must import for it to run
   std::vector<std::string> command = {};  // the script and its own arguments
   std::string unavailable = {};           // not empty: it cannot run here, and why
+  // The script takes `--benchmarks KEY,...` (perf_peer_key of the selected benchmarks it
+  // mirrors) and times only those; otherwise it times everything it knows.
+  bool selects = false;
 };
 
 // Where the lanes find what they need.
@@ -89,9 +92,11 @@ std::vector<PeerLane> peer_lanes(const PeerEnvironment& environment);
 bool mirrors_any(const PeerLane& lane, const std::vector<std::string>& benchmarks);
 
 // `PYTHON SCRIPT ARGS... --volta_samples=FILE --repetitions N --min-time S` in a fresh
-// process. nullopt with `why` set when the lane cannot run here: `unavailable`, or its module
-// is not importable by its interpreter.
+// process, with `--benchmarks KEY,...` for a lane that selects and the run's `selected`
+// benchmarks (empty: everything). nullopt with `why` set when the lane cannot run here:
+// `unavailable`, or its module is not importable by its interpreter.
 std::optional<PassOutcome> run_peer_lane(const PeerLane& lane, int repetitions, double min_time,
-                                         std::string& why);
+                                         std::string& why,
+                                         const std::vector<std::string>& selected = {});
 
 }  // namespace volta::audit
