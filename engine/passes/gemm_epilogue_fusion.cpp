@@ -77,23 +77,13 @@ class GemmEpilogueFusion final : public Pass {
     }
     if (matches.empty()) return false;
 
-    // The fused node takes the place of the last node it replaces: every input is defined by
-    // then, and no node in between read the values it hides.
-    std::vector<std::optional<Node>> fused_at(static_cast<size_t>(graph.num_nodes()));
+    std::vector<Fusion> fusions;
     for (const Match& m : matches) {
-      const int last = m.activation >= 0 ? m.activation : m.add;
-      fused_at[static_cast<size_t>(last)] = fused_node(graph, m);
+      Fusion f{.replaced = {m.matmul, m.add}, .fused = fused_node(graph, m)};
+      if (m.activation >= 0) f.replaced.push_back(m.activation);
+      fusions.push_back(std::move(f));
     }
-    std::vector<Node> nodes;
-    for (int i = 0; i < graph.num_nodes(); ++i) {
-      if (fused_at[static_cast<size_t>(i)]) {
-        nodes.push_back(std::move(*fused_at[static_cast<size_t>(i)]));
-      } else if (taken[static_cast<size_t>(i)] == 0) {
-        nodes.push_back(graph.node(i));
-      }
-    }
-    graph.mutable_nodes() = std::move(nodes);
-    graph.compact();  // drops the hidden intermediates
+    apply_fusions(graph, std::move(fusions));
     return true;
   }
 

@@ -11,7 +11,6 @@
 // PermutedMatMul runs the same GEMM sums, so the pass never changes a bit of any output.
 
 #include <numeric>
-#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -41,12 +40,6 @@ bool keeps_a_unit_matrix_stride(const Shape& stored, const std::vector<int>& per
   return false;
 }
 
-struct Fold {
-  int matmul = -1;
-  int product_transpose = -1;  // -1: the product is not transposed
-  Node fused;
-};
-
 class MatmulTransposeFolding final : public Pass {
  public:
   explicit MatmulTransposeFolding(FusedNodeFilter runs) : runs_(std::move(runs)) {}
@@ -73,7 +66,7 @@ class MatmulTransposeFolding final : public Pass {
       }
     }
 
-    std::vector<Fold> folds;
+    std::vector<Fusion> folds;
     std::vector<char> taken(static_cast<size_t>(graph.num_nodes()), 0);
     for (int i = 0; i < graph.num_nodes(); ++i) {
       const Node& matmul = graph.node(i);
@@ -122,28 +115,16 @@ class MatmulTransposeFolding final : public Pass {
       if (!folded || next_state[static_cast<size_t>(fused.outputs[0].index)] != 0) continue;
       if (runs_ && !runs_(graph, fused)) continue;
       taken[static_cast<size_t>(i)] = 1;
-      if (product_transpose >= 0) taken[static_cast<size_t>(product_transpose)] = 1;
-      folds.push_back({.matmul = i, .product_transpose = product_transpose, .fused = fused});
+      Fusion fold{.replaced = {i}, .fused = std::move(fused)};
+      if (product_transpose >= 0) {
+        taken[static_cast<size_t>(product_transpose)] = 1;
+        fold.replaced.push_back(product_transpose);
+      }
+      folds.push_back(std::move(fold));
     }
     if (folds.empty()) return false;
 
-    // The fused node takes the place of the last node it replaces: its inputs are defined by
-    // then, and no node in between read the product it hides.
-    std::vector<std::optional<Node>> fused_at(static_cast<size_t>(graph.num_nodes()));
-    for (Fold& f : folds) {
-      const int last = f.product_transpose >= 0 ? f.product_transpose : f.matmul;
-      fused_at[static_cast<size_t>(last)] = std::move(f.fused);
-    }
-    std::vector<Node> nodes;
-    for (int i = 0; i < graph.num_nodes(); ++i) {
-      if (fused_at[static_cast<size_t>(i)]) {
-        nodes.push_back(std::move(*fused_at[static_cast<size_t>(i)]));
-      } else if (taken[static_cast<size_t>(i)] == 0) {
-        nodes.push_back(graph.node(i));
-      }
-    }
-    graph.mutable_nodes() = std::move(nodes);
-    graph.compact();  // drops the hidden products
+    apply_fusions(graph, std::move(folds));
     return true;
   }
 

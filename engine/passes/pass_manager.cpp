@@ -1,9 +1,32 @@
 #include "volta/passes/pass_manager.h"
 
+#include <algorithm>
+#include <optional>
+
 #include "volta/ir/printer.h"
 #include "volta/ir/verify.h"
 
 namespace volta {
+
+void apply_fusions(Graph& graph, std::vector<Fusion> fusions) {
+  std::vector<std::optional<Node>> fused_at(static_cast<size_t>(graph.num_nodes()));
+  std::vector<char> replaced(static_cast<size_t>(graph.num_nodes()), 0);
+  for (Fusion& f : fusions) {
+    for (int i : f.replaced) replaced[static_cast<size_t>(i)] = 1;
+    const int last = *std::max_element(f.replaced.begin(), f.replaced.end());
+    fused_at[static_cast<size_t>(last)] = std::move(f.fused);
+  }
+  std::vector<Node> nodes;
+  for (int i = 0; i < graph.num_nodes(); ++i) {
+    if (fused_at[static_cast<size_t>(i)]) {
+      nodes.push_back(std::move(*fused_at[static_cast<size_t>(i)]));
+    } else if (replaced[static_cast<size_t>(i)] == 0) {
+      nodes.push_back(graph.node(i));
+    }
+  }
+  graph.mutable_nodes() = std::move(nodes);
+  graph.compact();  // drops the values the fused nodes hide
+}
 
 std::vector<std::string> PassManager::pass_names() const {
   std::vector<std::string> names;

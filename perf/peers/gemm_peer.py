@@ -26,8 +26,7 @@ import glob
 import os
 import sys
 
-from peer_samples import (int_list, name_list, positive_float, positive_int, sample_line,
-                          time_batches)
+from peer_samples import add_lane_arguments, int_list, name_list, sample_line, time_batches
 
 EXIT_NO_LIBRARY = 3
 DEFAULT_SIZES = (64, 256, 512, 1024, 2048)
@@ -48,20 +47,13 @@ def parse_args(argv):
         description="Time f32 GEMMs in OpenBLAS (numpy) or MLAS (ONNX Runtime) and write "
         "volta-perf sample lines.")
     parser.add_argument("--library", required=True, choices=("openblas", "mlas"))
-    parser.add_argument("--volta_samples", required=True, metavar="FILE",
-                        help="where to write the sample lines")
-    parser.add_argument("--repetitions", type=positive_int, default=9, metavar="N",
-                        help="samples per shape (default 9)")
-    parser.add_argument("--min-time", type=positive_float, default=0.05, metavar="S",
-                        help="minimum seconds timed per sample (default 0.05)")
+    add_lane_arguments(parser, "shape", DEFAULT_THREADS)
     parser.add_argument("--sizes", type=int_list, default=DEFAULT_SIZES, metavar="S,S,...",
                         help="square GEMM sizes (default 64,256,512,1024,2048)")
     parser.add_argument("--tokens", type=int_list, default=DEFAULT_TOKENS, metavar="BT,...",
                         help="rows of the transformer products (default 64,512)")
     parser.add_argument("--widths", type=int_list, default=DEFAULT_WIDTHS, metavar="D,...",
                         help="model widths of the transformer products (default 64,256,512,768)")
-    parser.add_argument("--threads", type=int_list, default=DEFAULT_THREADS, metavar="T,T,...",
-                        help="thread counts (default 1,2)")
     parser.add_argument("--benchmarks", type=name_list, default=None, metavar="NAME,...",
                         help="time only these (\"f32_gemm/size:512/threads:1\", the names "
                         "without the peer prefix); default: every shape at every thread count")

@@ -29,7 +29,7 @@ import subprocess
 import sys
 import tempfile
 
-from peer_samples import int_list, positive_float, positive_int, sample_line, time_batches
+from peer_samples import add_lane_arguments, sample_line, time_batches
 
 EXIT_FAILED = 1
 EXIT_NO_RUNTIME = 3
@@ -57,14 +57,7 @@ def parse_args(argv):
         description="Time the tiny transformer LM in PyTorch or ONNX Runtime and write "
                     "volta-perf sample lines.")
     parser.add_argument("--runtime", required=True, choices=("torch", "onnxruntime"))
-    parser.add_argument("--volta_samples", required=True, metavar="FILE",
-                        help="where to write the sample lines")
-    parser.add_argument("--repetitions", type=positive_int, default=9, metavar="N",
-                        help="samples per benchmark and thread count (default 9)")
-    parser.add_argument("--min-time", type=positive_float, default=0.05, metavar="S",
-                        help="minimum seconds timed per sample (default 0.05)")
-    parser.add_argument("--threads", type=int_list, default=DEFAULT_THREADS, metavar="T,T,...",
-                        help="thread counts (default 1,2)")
+    add_lane_arguments(parser, "benchmark and thread count", DEFAULT_THREADS)
     parser.add_argument("--data", default=DEFAULT_DATA, metavar="FILE",
                         help=f"the training bytes (default {DEFAULT_DATA})")
     parser.add_argument("--volta", metavar="CLI",

@@ -36,6 +36,20 @@ def name_list(text):
     return names
 
 
+def add_lane_arguments(parser, sampled, default_threads=(1, 2)):
+    """The arguments every lane takes: where its samples go (--volta_samples), how many per
+    `sampled` (--repetitions), how long each is timed (--min-time) and at which thread counts
+    (--threads)."""
+    parser.add_argument("--volta_samples", required=True, metavar="FILE",
+                        help="where to write the sample lines")
+    parser.add_argument("--repetitions", type=positive_int, default=9, metavar="N",
+                        help=f"samples per {sampled} (default 9)")
+    parser.add_argument("--min-time", type=positive_float, default=0.05, metavar="S",
+                        help="minimum seconds timed per sample (default 0.05)")
+    parser.add_argument("--threads", type=int_list, default=default_threads, metavar="T,T,...",
+                        help="thread counts (default %s)" % ",".join(map(str, default_threads)))
+
+
 def time_batches(call, min_time):
     """Seconds per call and calls: whole batches of calls, grown until one lasts min_time, like
     Google Benchmark's iteration count."""

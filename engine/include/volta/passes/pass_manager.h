@@ -25,6 +25,17 @@ struct PassRecord {
   uint64_t ir_hash = 0;  // after the pass
 };
 
+// What a fusion pass makes of a match: `fused` replaces the nodes at `replaced` (indices).
+struct Fusion {
+  std::vector<int> replaced;
+  Node fused;
+};
+
+// Replaces each fusion's nodes by its fused node, which takes the place of the last of them
+// (every input it reads is defined by then, and no node in between read the values it hides),
+// then drops the values nothing reads anymore. Fusions must not share a node.
+void apply_fusions(Graph& graph, std::vector<Fusion> fusions);
+
 // Runs passes in order, verifies the IR after each, and records its hash. A pass that
 // leaves the IR invalid throws P-PASS-FAILED whose message holds a reproducer: the pass
 // list so far and the IR text before the failing pass.
