@@ -28,16 +28,12 @@ std::vector<int64_t> identity_perm(int rank) {
 }
 
 // Whether the Transpose by `perm` of a contiguous tensor of `stored` shape steps by one element
-// along one of its last two axes: the stored last axis lands on one of them, or every axis
-// after the one that does holds a single element.
+// along one of its last two (matrix) axes.
 bool keeps_a_unit_matrix_stride(const Shape& stored, const std::vector<int>& perm) {
-  const int rank = stored.rank();
-  for (int axis : {perm[static_cast<size_t>(rank - 2)], perm[static_cast<size_t>(rank - 1)]}) {
-    int64_t stride = 1;
-    for (int later = axis + 1; later < rank; ++later) stride *= stored[later];
-    if (stride == 1) return true;
-  }
-  return false;
+  const std::vector<int64_t> strides = stored.strides();
+  const size_t rank = perm.size();
+  return strides[static_cast<size_t>(perm[rank - 2])] == 1 ||
+         strides[static_cast<size_t>(perm[rank - 1])] == 1;
 }
 
 class MatmulTransposeFolding final : public Pass {
@@ -67,6 +63,7 @@ class MatmulTransposeFolding final : public Pass {
     }
 
     std::vector<Fusion> folds;
+    // Product Transposes already folded: no later MatMul may fold them as a factor's.
     std::vector<char> taken(static_cast<size_t>(graph.num_nodes()), 0);
     for (int i = 0; i < graph.num_nodes(); ++i) {
       const Node& matmul = graph.node(i);
@@ -114,7 +111,6 @@ class MatmulTransposeFolding final : public Pass {
       fused.attrs["perm_y"] = std::move(perm_y);
       if (!folded || next_state[static_cast<size_t>(fused.outputs[0].index)] != 0) continue;
       if (runs_ && !runs_(graph, fused)) continue;
-      taken[static_cast<size_t>(i)] = 1;
       Fusion fold{.replaced = {i}, .fused = std::move(fused)};
       if (product_transpose >= 0) {
         taken[static_cast<size_t>(product_transpose)] = 1;

@@ -18,15 +18,6 @@
 namespace volta::cpu {
 namespace {
 
-// Row-major strides of a contiguous tensor of `shape`.
-std::vector<int64_t> contiguous_strides(const Shape& shape) {
-  std::vector<int64_t> strides(static_cast<size_t>(shape.rank()), 1);
-  for (int axis = shape.rank() - 2; axis >= 0; --axis) {
-    strides[static_cast<size_t>(axis)] = strides[static_cast<size_t>(axis) + 1] * shape[axis + 1];
-  }
-  return strides;
-}
-
 // An operand of the product as a strided view of its stored tensor: its shape and each axis's
 // stride there.
 struct StridedOperand {
@@ -36,7 +27,7 @@ struct StridedOperand {
 
 // Transpose(x, perm) without moving data: axis i is x's axis perm[i].
 StridedOperand permuted_view(const Shape& stored, const std::vector<int>& perm) {
-  const std::vector<int64_t> strides = contiguous_strides(stored);
+  const std::vector<int64_t> strides = stored.strides();
   StridedOperand view{permute_shape(stored, perm), {}};
   for (int axis : perm) view.strides.push_back(strides[static_cast<size_t>(axis)]);
   return view;
@@ -45,8 +36,8 @@ StridedOperand permuted_view(const Shape& stored, const std::vector<int>& perm) 
 // The product Y' whose Transpose by perm_y is Y as stored: Y's axis i is Y' axis perm_y[i], so
 // Y' axis perm_y[i] steps by Y's stride i.
 StridedOperand product_view(const Shape& stored, const std::vector<int>& perm_y) {
-  const std::vector<int64_t> strides = contiguous_strides(stored);
-  StridedOperand view{stored, strides};
+  const std::vector<int64_t> strides = stored.strides();
+  StridedOperand view{stored, strides};  // every axis is overwritten: perm_y is a permutation
   for (size_t i = 0; i < perm_y.size(); ++i) {
     const auto axis = static_cast<size_t>(perm_y[i]);
     view.shape[static_cast<int>(axis)] = stored[static_cast<int>(i)];
