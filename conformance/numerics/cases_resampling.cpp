@@ -2,6 +2,7 @@
 
 #include <limits>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "case_list.h"
@@ -96,6 +97,28 @@ void resize_grid(CaseList& cases) {
       cases.add(K::Resize, {f32({2, 4})}, a);
     }
   }
+  // Antialias: the kernel stretched on the axes scaled down (by 0.6 and 0.3 here; 2 taps per
+  // output become 4 and 8 for linear, 8 and 14 for cubic), the plain rule on the axis scaled up,
+  // exclude_outside renormalizing the window at the edges; f64; scales that put the window far
+  // outside the input.
+  for (const char* mode : {"linear", "cubic"}) {
+    for (int64_t exclude : {0, 1}) {
+      for (const char* transform : {"half_pixel", "asymmetric", "align_corners"}) {
+        Attributes a = resize_attrs({2, 6, 3, 13}, mode, transform);
+        a["antialias"] = int64_t{1};
+        a["exclude_outside"] = exclude;
+        a["scales"] = Floats{1.0, 0.6, 0.3, 2.6};
+        cases.add(K::Resize, {f32({2, 10, 11, 5})}, a);
+      }
+    }
+    Attributes a = resize_attrs({3, 7}, mode, "half_pixel");
+    a["antialias"] = int64_t{1};
+    cases.add(K::Resize, {of(DType::F64, {5, 20})}, a);
+    a = resize_attrs({2, 3}, mode, "asymmetric");
+    a["antialias"] = int64_t{1};
+    a["scales"] = Floats{1.0, 0.1};
+    cases.add(K::Resize, {f32({2, 12})}, a);
+  }
   // Nearest copies elements of every dtype.
   for (DType d : {DType::F64, DType::I32, DType::I64, DType::Bool}) {
     cases.add(K::Resize, {of(d, {2, 3, 4})}, resize_attrs({2, 5, 3}, "nearest", "half_pixel"));
@@ -154,6 +177,24 @@ void grid_sample_grid(CaseList& cases) {
     cases.add(K::GridSample, {of(DType::F64, {2, 2, 4, 5}), of(DType::F64, {2, 3, 4, 2})}, a, 1,
               {std::nullopt, grid_points(DType::F64, {2, 3, 4, 2}, 1.3, 4)});
   });
+  // Volumes (X [N, C, D, H, W], grid [N, Do, Ho, Wo, 3]): trilinear and nearest in every
+  // padding mode, points inside and beyond the volume, f64, an axis of one element, odd values.
+  const Tensor odd_volume = Tensor::from<float>(
+      {1, 2, 3, 1, 3}, {kNaN, 0.3F, 0.2F, 0.1F, kInf, 0.5F, 1e30F, -0.4F, 0.9F, 0.25F, 0.7F, -kInf,
+                        3.5F, -7.25F, 0.0F, -0.5F, 1.0F, -1.0F});
+  each_grid_sample_variant([&](const Attributes& a) {
+    if (std::get<std::string>(a.at("mode")) == "bicubic") return;  // rank 4 only
+    cases.add(K::GridSample, {f32({2, 3, 4, 5, 6}), f32({2, 3, 2, 4, 3})}, a, 1,
+              {std::nullopt, grid_points(DType::F32, {2, 3, 2, 4, 3}, 1.3, 8)});
+    cases.add(K::GridSample, {f32({1, 2, 3, 2, 4}), f32({1, 4, 3, 2, 3})}, a, 1,
+              {std::nullopt, grid_points(DType::F32, {1, 4, 3, 2, 3}, 3.5, 9)});
+    cases.add(K::GridSample, {f32({1, 2, 1, 3, 4}), f32({1, 2, 3, 2, 3})}, a, 1,
+              {std::nullopt, grid_points(DType::F32, {1, 2, 3, 2, 3}, 1.5, 10)});
+    cases.add(K::GridSample, {f32({1, 2, 3, 3, 3}), f32({1, 2, 3, 1, 3})}, a, 1,
+              {std::nullopt, odd_volume});
+    cases.add(K::GridSample, {of(DType::F64, {1, 2, 3, 4, 5}), of(DType::F64, {1, 2, 3, 4, 3})}, a,
+              1, {std::nullopt, grid_points(DType::F64, {1, 2, 3, 4, 3}, 1.3, 11)});
+  });
   for (const char* mode : {"bilinear", "nearest", "bicubic"}) {
     const Attributes a = {{"mode", std::string(mode)}};
     // Empty batch, channels, output rows and columns.
@@ -174,6 +215,12 @@ void grid_sample_grid(CaseList& cases) {
              {"padding_mode", std::string("reflection")},
              {"align_corners", int64_t{1}}},
             1, {std::nullopt, grid_points(DType::F32, big_grid, 1.2, 7)});
+  const Shape big_volume_grid{2, 6, 20, 30, 3};
+  cases.add(K::GridSample, {f32({2, 3, 8, 10, 12}), f32(big_volume_grid)},
+            {{"mode", std::string("bilinear")}, {"padding_mode", std::string("reflection")}}, 1,
+            {std::nullopt, grid_points(DType::F32, big_volume_grid, 1.2, 12)});
+  cases.add(K::GridSample, {f32({1, 2, 3, 4, 4}), f32({1, 2, 0, 2, 3})},
+            {{"mode", std::string("nearest")}});
 }
 
 }  // namespace

@@ -5,7 +5,6 @@
 // are found by graph ops and its gradient scattered onto them in index order.
 
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <string>
 #include <utility>
@@ -21,6 +20,7 @@ struct ResizeAxis {
   std::string mode, transform, nearest_mode;
   double cubic_a = -0.75;
   bool exclude_outside = false;
+  bool antialias = false;
   double scale = 1.0, roi_start = 0.0, roi_end = 1.0;
   int64_t in = 1, out = 1;
 
@@ -52,6 +52,12 @@ struct ResizeAxis {
     return ((a * d - 5.0 * a) * d + 8.0 * a) * d - 4.0 * a;
   }
 
+  // Antialias on an axis scaled down: the half-width of the stretched kernel's window, else 0.
+  int64_t stretch() const {
+    if (!antialias || mode == "nearest" || scale >= 1.0) return 0;
+    return static_cast<int64_t>(std::ceil((mode == "cubic" ? 2.0 : 1.0) / scale));
+  }
+
   // Row x of the [out, in] weight matrix: taps outside the input read its edge (or, with
   // exclude_outside, are dropped and the rest renormalized); an extrapolated output reads
   // nothing, and nor does one exclude_outside leaves no tap (its forward value is NaN whatever
@@ -59,15 +65,28 @@ struct ResizeAxis {
   void add_row(int64_t x, std::vector<double>& w) const {
     double c = coordinate(x);
     if (std::isnan(c)) return;
-    c = std::clamp(c, -3.0, static_cast<double>(in) + 3.0);
+    const int64_t half = stretch();
+    const auto reach = static_cast<double>(3 + half);
+    c = std::clamp(c, -reach, static_cast<double>(in) + reach);
     const double below = std::floor(c), t = c - below;
     const auto base = static_cast<int64_t>(below);
-    std::array<int64_t, 4> index{};
-    std::array<double, 4> weight{};
-    size_t n = 1;
-    index[0] = base;
-    weight[0] = 1.0;
-    if (mode == "nearest") {
+    std::vector<int64_t> index{base};
+    std::vector<double> weight{1.0};
+    if (half > 0) {
+      const int64_t first = static_cast<int64_t>(std::ceil(c)) - half;
+      index.clear();
+      weight.clear();
+      double sum = 0.0;
+      for (int64_t j = first; j < first + 2 * half; ++j) {
+        const double d = std::abs(scale * (c - static_cast<double>(j)));
+        index.push_back(j);
+        weight.push_back(mode == "linear" ? std::max(0.0, 1.0 - d)
+                         : d < 2.0        ? cubic(cubic_a, d)
+                                          : 0.0);
+        sum += weight.back();
+      }
+      for (double& v : weight) v /= sum;
+    } else if (mode == "nearest") {
       const bool up = nearest_mode == "round_prefer_floor"  ? t > 0.5
                       : nearest_mode == "round_prefer_ceil" ? t >= 0.5
                                                             : nearest_mode == "ceil";
@@ -75,20 +94,23 @@ struct ResizeAxis {
     } else if (t != 0.0 && mode == "linear") {
       index = {base, base + 1};
       weight = {1.0 - t, t};
-      n = 2;
     } else if (t != 0.0) {
-      for (size_t k = 0; k < 4; ++k) {
-        index[k] = base - 1 + static_cast<int64_t>(k);
-        weight[k] = cubic(cubic_a, t + 1.0 - static_cast<double>(k));
+      index.clear();
+      weight.clear();
+      for (int64_t k = 0; k < 4; ++k) {
+        index.push_back(base - 1 + k);
+        weight.push_back(cubic(cubic_a, t + 1.0 - static_cast<double>(k)));
       }
-      n = 4;
     }
+    const bool exclude = exclude_outside && mode != "nearest";
     double kept_sum = 0.0;
-    for (size_t k = 0; k < n; ++k) kept_sum += index[k] >= 0 && index[k] < in ? weight[k] : 0.0;
-    for (size_t k = 0; k < n; ++k) {
+    for (size_t k = 0; k < index.size(); ++k) {
+      kept_sum += index[k] >= 0 && index[k] < in ? weight[k] : 0.0;
+    }
+    for (size_t k = 0; k < index.size(); ++k) {
       const bool inside = index[k] >= 0 && index[k] < in;
-      if (exclude_outside && mode != "nearest" && !inside) continue;
-      const double v = exclude_outside && mode != "nearest" ? weight[k] / kept_sum : weight[k];
+      if (exclude && !inside) continue;
+      const double v = exclude ? weight[k] / kept_sum : weight[k];
       w[static_cast<size_t>(x * in + std::clamp<int64_t>(index[k], 0, in - 1))] += v;
     }
   }
@@ -112,6 +134,7 @@ void resize_vjp(VjpBuilder& b) {
                     .nearest_mode = at.get_string("nearest_mode"),
                     .cubic_a = at.get_float("cubic_coeff_a"),
                     .exclude_outside = at.get_int("exclude_outside") != 0,
+                    .antialias = at.get_int("antialias") != 0,
                     .in = in[a],
                     .out = out[a]};
     axis.scale =
@@ -253,47 +276,72 @@ class GridAxis {
   std::string padding_;
 };
 
-// GridSample: Y[n, c, p] = sum over the taps of point p of wy * wx * X[n, c, y, x], so each
-// tap's g[n, c, p] * wy * wx is added at (y, x): ScatterElements add over zeros [N, C, H * W],
-// in index order (points, then y taps, then x taps), no atomics. Taps are found in f64 as the
+// GridSample: Y[n, c, p] = sum over the taps of point p of wy * wx * X[n, c, y, x] (wz * wy * wx
+// * X[n, c, z, y, x] in 3-D), so each tap's g[n, c, p] times its weights is added at its
+// element: ScatterElements add over zeros [N, C, volume], in index order (points, then the
+// taps of the outer axes before the inner ones), no atomics. Taps are found in f64 as the
 // forward finds them (GridAxis); invalid ones (outside X under zeros padding, or of a NaN point)
 // add 0 at position 0. A NaN point's output is NaN whatever X holds; it sends no gradient.
 void grid_sample_vjp(VjpBuilder& b) {
   const Shape x = b.shape(b.input(0));
   const Shape y = b.shape(b.output());
-  const int64_t points = y[2] * y[3];
+  const int spatial = x.rank() - 2;
+  int64_t points = 1, volume = 1;  // output points and input elements per (n, c)
+  for (int a = 2; a < x.rank(); ++a) {
+    points *= y[a];
+    volume *= x[a];
+  }
   const AttrReader at = b.attrs();
   const bool align = at.get_int("align_corners") != 0;
   const std::string& mode = at.get_string("mode");
-  const ValueId grid = b.add(
-      OpKind::Cast,
-      {b.add(OpKind::Reshape, {b.input(1)}, {{"shape", std::vector<int64_t>{x[0], points, 2}}})},
-      {{"to", std::string("f64")}});
+  const ValueId grid =
+      b.add(OpKind::Cast,
+            {b.add(OpKind::Reshape, {b.input(1)},
+                   {{"shape", std::vector<int64_t>{x[0], points, static_cast<int64_t>(spatial)}}})},
+            {{"to", std::string("f64")}});
   const auto coordinate = [&](int64_t k) {
     Tensor index(DType::I64, Shape{});
     index.set_int(0, k);
     return b.add(OpKind::Gather, {grid, b.constant(std::move(index))}, {{"axis", int64_t{2}}});
   };
-  const std::vector<GridAxis::Tap> across =
-      GridAxis(b, x[3], align, at.get_string("padding_mode")).taps(coordinate(0), mode);
-  const std::vector<GridAxis::Tap> down =
-      GridAxis(b, x[2], align, at.get_string("padding_mode")).taps(coordinate(1), mode);
+  // Per spatial axis of X, outermost first; its grid value is component spatial - 1 - a.
+  std::vector<std::vector<GridAxis::Tap>> axes;
+  axes.reserve(static_cast<size_t>(spatial));
+  for (int a = 0; a < spatial; ++a) {
+    axes.push_back(GridAxis(b, x[2 + a], align, at.get_string("padding_mode"))
+                       .taps(coordinate(spatial - 1 - a), mode));
+  }
+  const std::vector<int64_t> strides = x.strides();
   const std::string float_name(dtype_name(b.dtype()));
+  const auto as_float = [&](ValueId v) { return b.add(OpKind::Cast, {v}, {{"to", float_name}}); };
+  const auto unsqueeze = [&](ValueId v) {
+    return b.add(OpKind::Unsqueeze, {v}, {{"axes", std::vector<int64_t>{2}}});
+  };
   std::vector<ValueId> offsets, weights, valid;
-  for (const GridAxis::Tap& ty : down) {
-    for (const GridAxis::Tap& tx : across) {
-      Tensor width(DType::F64, Shape{});
-      width.set_double(0, static_cast<double>(x[3]));
-      const ValueId flat = b.sum(b.mul(ty.index, b.constant(std::move(width))), tx.index);
-      offsets.push_back(b.add(OpKind::Unsqueeze,
-                              {b.add(OpKind::Cast, {flat}, {{"to", std::string("i64")}})},
-                              {{"axes", std::vector<int64_t>{2}}}));
-      const ValueId w = b.mul(b.add(OpKind::Cast, {ty.weight}, {{"to", float_name}}),
-                              b.add(OpKind::Cast, {tx.weight}, {{"to", float_name}}));
-      weights.push_back(b.add(OpKind::Unsqueeze, {w}, {{"axes", std::vector<int64_t>{2}}}));
-      valid.push_back(b.add(OpKind::Unsqueeze, {b.add(OpKind::And, {ty.valid, tx.valid})},
-                            {{"axes", std::vector<int64_t>{2}}}));
+  // Every combination of one tap per axis, the last axis fastest.
+  std::vector<size_t> pick(static_cast<size_t>(spatial), 0);
+  while (true) {
+    ValueId flat, w, ok;
+    for (int a = 0; a < spatial; ++a) {
+      const GridAxis::Tap& t = axes[static_cast<size_t>(a)][pick[static_cast<size_t>(a)]];
+      Tensor stride(DType::F64, Shape{});
+      stride.set_double(0, static_cast<double>(strides[static_cast<size_t>(a) + 2]));
+      const ValueId scaled =
+          a + 1 == spatial ? t.index : b.mul(t.index, b.constant(std::move(stride)));
+      flat = a == 0 ? scaled : b.sum(flat, scaled);
+      w = a == 0 ? as_float(t.weight) : b.mul(w, as_float(t.weight));
+      ok = a == 0 ? t.valid : b.add(OpKind::And, {ok, t.valid});
     }
+    offsets.push_back(unsqueeze(b.add(OpKind::Cast, {flat}, {{"to", std::string("i64")}})));
+    weights.push_back(unsqueeze(w));
+    valid.push_back(unsqueeze(ok));
+    int a = spatial - 1;
+    for (; a >= 0; --a) {
+      const auto u = static_cast<size_t>(a);
+      if (++pick[u] < axes[u].size()) break;
+      pick[u] = 0;
+    }
+    if (a < 0) break;
   }
   const auto taps = static_cast<int64_t>(offsets.size());
   const auto join = [&](const std::vector<ValueId>& parts) {
@@ -313,8 +361,8 @@ void grid_sample_vjp(VjpBuilder& b) {
   // Masked after the product, so an infinite g times an invalid tap's weight adds nothing.
   const ValueId updates = b.add(OpKind::Reshape, {b.where(tap_valid, b.mul(g, tap_weights))},
                                 {{"shape", spread_shape}});
-  const ValueId zeros = b.add(OpKind::Expand, {b.scalar(0.0)},
-                              {{"shape", std::vector<int64_t>{x[0], x[1], x[2] * x[3]}}});
+  const ValueId zeros =
+      b.add(OpKind::Expand, {b.scalar(0.0)}, {{"shape", std::vector<int64_t>{x[0], x[1], volume}}});
   const ValueId scattered = b.add(OpKind::ScatterElements, {zeros, index, updates},
                                   {{"axis", int64_t{2}}, {"reduction", std::string("add")}});
   b.set(0, b.add(OpKind::Reshape, {scattered}, {{"shape", x.dims()}}));

@@ -21,12 +21,21 @@
 // nothing else (so an unchanged axis is copied, infinities next to it notwithstanding). Taps
 // outside the input read its edge, or with exclude_outside (linear and cubic; nearest always
 // reads the edge) are dropped and the remaining weights renormalized; none left gives NaN.
-// A coordinate more than 3 elements outside the input is taken as 3 outside (its taps read
-// the same edge elements).
+// antialias (linear and cubic, ONNX's Resize 18) stretches the kernel by 1 / scale on an axis
+// scaled down (scale < 1): with support r (1 for linear's triangle 1 - |d|, 2 for Keys') and
+// half-width m = ceil(r / scale), the taps are ceil(c) - 1 + [1 - m, m] (2m of them, whole-number
+// coordinates included), weighted by the kernel at scale * (c - index), zero beyond r, and
+// normalized to sum 1 before exclude_outside; every tap counts (a zero weight times inf is NaN).
+// Axes not scaled down take the plain rule. An axis may stretch to at most kMaxStretchTaps taps
+// over its outputs.
+// A coordinate more than 3 elements (3 + m under antialias) outside the input is taken as that
+// far outside (its taps read the same edge elements).
 // N-D: a tap's weight is the product of its axes' weights; extrapolation on any axis wins.
 //
 // GridSample (PyTorch's grid_sample, which ONNX's follows) reads X [N, C, H, W] at the points
-// grid [N, Ho, Wo, 2] gives, (x, y) normalized to [-1, 1] over W and H. Per axis of length
+// grid [N, Ho, Wo, 2] gives, (x, y) normalized to [-1, 1] over W and H; or X [N, C, D, H, W] at
+// grid [N, Do, Ho, Wo, 3], (x, y, z) over W, H and D (bilinear is then trilinear; bicubic is
+// rank 4 only, as in ONNX). Per axis of length
 // `size`, g maps to the coordinate (g + 1) / 2 * (size - 1) with align_corners (-1 and 1 are
 // the corner elements' centres), else ((g + 1) * size - 1) / 2 (-1 and 1 are the outer edges).
 // padding_mode then transforms a coordinate: zeros leaves it (elements outside read 0);
@@ -36,7 +45,7 @@
 // order; onnxruntime rounds before reflecting and differs at exact ties); bilinear floor(c) and
 // floor(c) + 1 with weights 1 - t, t (t = c - floor(c)); bicubic floor(c) - 1 .. floor(c) + 2
 // with Keys' weights for a = -0.75, the padding transform applied to each of those four
-// positions rather than to c. A tap's weight is the product of its x and y weights; taps
+// positions rather than to c. A tap's weight is the product of its per-axis weights; taps
 // outside X add nothing, taps inside always count (a zero weight times inf is NaN). A NaN
 // grid value gives NaN, as does an infinite one under reflection (or with align_corners on an
 // axis of one element: inf * 0); under zeros an infinite one is outside (0), under border at
@@ -54,6 +63,9 @@ namespace volta::op_table {
 namespace {
 
 [[noreturn]] void shape_fail(const std::string& message) { throw ShapeError(message); }
+
+// Taps an antialiased axis may hold over all its outputs (16 bytes each in a kernel's table).
+constexpr double kMaxStretchTaps = 1 << 24;
 
 // Shortest text that reads back as the same double.
 std::string num(double v) {
@@ -86,6 +98,7 @@ std::vector<TypeInfo> resize_shape(const InferContext& ctx) {
   const std::vector<double>& roi = ctx.attrs.get_floats("roi");
   const std::string& mode = ctx.attrs.get_string("mode");
   const std::string& transform = ctx.attrs.get_string("coordinate_transformation_mode");
+  const bool antialias = ctx.attrs.get_int("antialias") != 0;
   if (static_cast<int>(sizes.size()) != rank) {
     shape_fail("sizes " + Shape(sizes).str() + " has " + std::to_string(sizes.size()) +
                " entries for an input of rank " + std::to_string(rank));
@@ -112,6 +125,17 @@ std::vector<TypeInfo> resize_shape(const InferContext& ctx) {
     const double scale = scales.empty()
                              ? static_cast<double>(sizes[u]) / static_cast<double>(x.shape[a])
                              : scales[u];
+    if (antialias && mode != "nearest" && scale < 1.0) {
+      // The tap table of a stretched axis holds 2 * ceil(r / scale) taps per output.
+      const double taps =
+          2.0 * std::ceil((mode == "cubic" ? 2.0 : 1.0) / scale) * static_cast<double>(sizes[u]);
+      if (taps > kMaxStretchTaps) {
+        shape_fail("antialias on axis " + std::to_string(a) + " with scale " + num(scale) +
+                   " stretches the " + mode + " kernel to " + num(taps) + " taps over " +
+                   std::to_string(sizes[u]) + " outputs; supported: at most " +
+                   num(kMaxStretchTaps));
+      }
+    }
     if (transform == "align_corners" && sizes[u] > 1 &&
         scale * static_cast<double>(x.shape[a]) <= 1.0) {
       shape_fail("align_corners on axis " + std::to_string(a) + " needs scale * input > 1 (got " +
@@ -141,19 +165,35 @@ std::vector<TypeInfo> resize_shape(const InferContext& ctx) {
 std::vector<TypeInfo> grid_sample_shape(const InferContext& ctx) {
   const TypeInfo& x = ctx.input(0);
   const Shape& grid = ctx.input(1).shape;
-  if (x.shape.rank() != 4) {
-    shape_fail("GridSample needs X of rank 4 [N, C, H, W], got " + x.shape.str());
+  const int rank = x.shape.rank();
+  if (rank != 4 && rank != 5) {
+    shape_fail("GridSample needs X of rank 4 [N, C, H, W] or 5 [N, C, D, H, W], got " +
+               x.shape.str());
   }
-  if (grid.rank() != 4 || grid[3] != 2) {
-    shape_fail("GridSample needs grid [N, Ho, Wo, 2] (x, y per output point), got " + grid.str());
+  const int spatial = rank - 2;
+  if (grid.rank() != rank || grid[rank - 1] != spatial) {
+    shape_fail(rank == 4 ? "GridSample needs grid [N, Ho, Wo, 2] (x, y per output point), got " +
+                               grid.str()
+                         : "GridSample needs grid [N, Do, Ho, Wo, 3] (x, y, z per output point) "
+                           "for X of rank 5, got " +
+                               grid.str());
   }
   if (grid[0] != x.shape[0]) {
     shape_fail("grid " + grid.str() + " and X " + x.shape.str() + " differ in batch size");
   }
-  if (x.shape[2] == 0 || x.shape[3] == 0) {
-    shape_fail("GridSample needs X with non-empty H and W to sample from, got " + x.shape.str());
+  for (int a = 2; a < rank; ++a) {
+    if (x.shape[a] == 0) {
+      shape_fail("GridSample needs X with non-empty spatial axes to sample from, got " +
+                 x.shape.str());
+    }
   }
-  return {{x.dtype, Shape{x.shape[0], x.shape[1], grid[1], grid[2]}}};
+  if (rank == 5 && ctx.attrs.get_string("mode") == "bicubic") {
+    shape_fail("GridSample bicubic samples X of rank 4 only (as ONNX's cubic), got " +
+               x.shape.str() + "; supported for rank 5: bilinear (trilinear), nearest");
+  }
+  std::vector<int64_t> dims = {x.shape[0], x.shape[1]};
+  for (int a = 1; a < rank - 1; ++a) dims.push_back(grid[a]);
+  return {{x.dtype, Shape(dims)}};
 }
 
 }  // namespace
@@ -178,10 +218,12 @@ void add_resampling_schemas(std::vector<OpSchema>& t) {
                             {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"}),
                 {"cubic_coeff_a", AttrType::Float, AttrValue{-0.75}, -kInf, kInf},
                 flag("exclude_outside", 0),
+                flag("antialias", 0),
                 {"extrapolation_value", AttrType::Float, AttrValue{0.0}, -kInf, kInf}},
       .infer = resize_shape,
       .summary = "resample to sizes by nearest, N-linear or N-cubic interpolation; scales "
-                 "(default sizes / input) drive the coordinate transform",
+                 "(default sizes / input) drive the coordinate transform; antialias stretches "
+                 "the kernel on axes scaled down",
       .accumulator = Accumulator::InputType});
   t.push_back(OpSchema{
       .kind = OpKind::GridSample,
@@ -194,9 +236,10 @@ void add_resampling_schemas(std::vector<OpSchema>& t) {
                 string_attr("mode", "bilinear", {"bilinear", "nearest", "bicubic"}),
                 string_attr("padding_mode", "zeros", {"zeros", "border", "reflection"})},
       .infer = grid_sample_shape,
-      .summary = "sample X [N, C, H, W] at the points grid [N, Ho, Wo, 2] gives, normalized to "
-                 "[-1, 1], by nearest, bilinear or bicubic interpolation; points outside read "
-                 "zeros, the border or a reflection",
+      .summary = "sample X [N, C, H, W] (or [N, C, D, H, W]) at the points grid [N, Ho, Wo, 2] "
+                 "(or [N, Do, Ho, Wo, 3]) gives, normalized to [-1, 1], by nearest, bilinear "
+                 "(trilinear) or bicubic (2-D) interpolation; points outside read zeros, the "
+                 "border or a reflection",
       .accumulator = Accumulator::InputType});
 }
 

@@ -384,6 +384,9 @@ void emit_resize(ModelWriter& w, const Node& node) {
              "coordinate_transformation_mode half_pixel_symmetric; supported: the modes of "
              "Resize 13 (opset 19 adds it)");
   }
+  if (attrs.get_int("antialias") != 0 && attrs.get_string("mode") != "nearest") {
+    w.refuse(node, "antialias 1; supported: antialias 0 (Resize 13 has none; opset 18 adds it)");
+  }
   const std::vector<double>& scales = attrs.get_floats("scales");
   const std::vector<double>& roi = attrs.get_floats("roi");
   const bool crop = attrs.get_string("coordinate_transformation_mode") == "tf_crop_and_resize";
@@ -417,7 +420,18 @@ void emit_resize(ModelWriter& w, const Node& node) {
     inputs.push_back(w.add_initializer(t, stem(w, node, "scales")));
   }
   set_schema_attributes(emit_as(w, node, "Resize", std::move(inputs)), node,
-                        {"sizes", "scales", "roi"});
+                        {"sizes", "scales", "roi", "antialias"});
+}
+
+// GridSample 16 samples X of rank 4 only; version 20 (after opset 17) adds volumes.
+void emit_grid_sample(ModelWriter& w, const Node& node) {
+  const int rank = w.graph().value(node.inputs[0]).shape.rank();
+  if (rank != 4) {
+    w.refuse(node, "X of rank " + std::to_string(rank) +
+                       "; supported: rank 4 (GridSample 16; version 20, after opset 17, adds "
+                       "volumes)");
+  }
+  emit_same(w, node);
 }
 
 // GatherND, ScatterND and ReverseSequence take int64 indices only: int32 ones are cast.
@@ -473,7 +487,7 @@ constexpr OpKind kSameAsOnnx[] = {
     K::GreaterOrEqual, K::Conv, K::ConvTranspose, K::GlobalAveragePool, K::GlobalMaxPool,
     K::GlobalLpPool, K::BatchNormalization, K::InstanceNormalization, K::LRN, K::Hardmax,
     K::Einsum, K::GatherElements, K::DepthToSpace, K::SpaceToDepth,
-    K::Det, K::GridSample};
+    K::Det};
 // clang-format on
 
 }  // namespace
@@ -560,11 +574,12 @@ void add_direct_rules(std::vector<ExportRule>& rules) {
                    &emit_loss,
                    {"NegativeLogLikelihoodLoss"},
                    "ignore_index: an int"});
+  rules.push_back({K::GridSample, &emit_grid_sample, {"GridSample"}, "X of rank 4"});
   rules.push_back({K::Resize,
                    &emit_resize,
                    {"Resize", "Identity"},
-                   "roi, scales (f32) or sizes as inputs; scales must give the node's sizes; a "
-                   "scalar: Identity"});
+                   "roi, scales (f32) or sizes as inputs; scales must give the node's sizes; "
+                   "antialias 0 (Resize 13); a scalar: Identity"});
 }
 
 }  // namespace volta::onnx

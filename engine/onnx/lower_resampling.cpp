@@ -59,6 +59,7 @@ struct ResizeRequest {
   std::string nearest_mode = "round_prefer_floor";
   double cubic_a = -0.75;
   int64_t exclude_outside = 0;
+  int64_t antialias = 0;  // Resize 18
   double extrapolation = 0.0;
   Floats scales;  // empty when sizes are given
   Ints sizes;     // empty when scales are given
@@ -118,6 +119,7 @@ void emit_resize(LoweringContext& ctx, ResizeRequest r) {
   if (r.mode == "nearest") attrs["nearest_mode"] = r.nearest_mode;
   if (r.mode == "cubic") attrs["cubic_coeff_a"] = r.cubic_a;
   if (r.mode != "nearest") attrs["exclude_outside"] = r.exclude_outside;
+  if (r.mode != "nearest" && r.antialias != 0) attrs["antialias"] = r.antialias;
   if (crop) {
     attrs["roi"] = r.roi;
     attrs["extrapolation_value"] = r.extrapolation;
@@ -239,7 +241,10 @@ void lower_resize(LoweringContext& ctx) {
   if (given(ctx, 2, "scales")) r.scales = constant_floats(ctx, 2, "scales");
   if (given(ctx, 3, "sizes")) r.sizes = ctx.constant_ints(3, "sizes");
   if (ctx.since_version() >= 18) {
-    if (ctx.attr_int("antialias", 0) != 0) ctx.unsupported("antialias 1; supported: 0");
+    r.antialias = ctx.attr_int("antialias", 0);
+    if (r.antialias != 0 && r.antialias != 1) {
+      ctx.invalid("antialias must be 0 or 1, got " + std::to_string(r.antialias));
+    }
     const Ints axes = ctx.attr_ints("axes", Ints{});
     if (!axes.empty()) expand_to_axes(ctx, r, axes);
     const std::string policy = one_of(ctx, "keep_aspect_ratio_policy",
@@ -281,16 +286,25 @@ void lower_grid_sample(LoweringContext& ctx) {
   if (align_corners != 0 && align_corners != 1) {
     ctx.invalid("align_corners must be 0 or 1, got " + std::to_string(align_corners));
   }
-  // Version 20 renames the modes (linear, cubic) and allows any spatial rank; Volta samples 2.
+  // Version 20 renames the modes (linear, cubic) and allows any spatial rank; Volta samples 2
+  // or 3, and cubic only 2, as ONNX defines it.
   const bool v20 = ctx.since_version() >= 20;
-  if (v20 && ctx.input_type(0).shape.rank() != 4) {
-    ctx.unsupported("X of rank " + std::to_string(ctx.input_type(0).shape.rank()) +
-                    "; supported: rank 4 (two spatial dims)");
+  const int rank = ctx.input_type(0).shape.rank();
+  if (!v20 && rank != 4) {
+    ctx.invalid("GridSample " + std::to_string(ctx.since_version()) +
+                " takes X of rank 4, got rank " + std::to_string(rank));
+  }
+  if (rank != 4 && rank != 5) {
+    ctx.unsupported("X of rank " + std::to_string(rank) +
+                    "; supported: rank 4 or 5 (two or three spatial dims)");
   }
   std::string mode =
       v20 ? one_of(ctx, "mode", ctx.attr_string("mode", "linear"), {"linear", "nearest", "cubic"})
           : one_of(ctx, "mode", ctx.attr_string("mode", "bilinear"),
                    {"bilinear", "nearest", "bicubic"});
+  if (mode == "cubic" && rank != 4) {
+    ctx.invalid("mode cubic samples X of rank 4 only, got rank " + std::to_string(rank));
+  }
   if (mode == "linear") mode = "bilinear";
   if (mode == "cubic") mode = "bicubic";
   const std::string padding = one_of(ctx, "padding_mode", ctx.attr_string("padding_mode", "zeros"),

@@ -2,6 +2,7 @@
 // is long, the numbers of ONNX's backend test data).
 #define BOOST_TEST_MODULE cpu_resize
 #include <boost/test/unit_test.hpp>
+#include <cmath>
 #include <limits>
 #include <string>
 
@@ -128,10 +129,57 @@ BOOST_AUTO_TEST_CASE(nearest_copies_integers_and_bools) {
                  .bit_equal(Tensor::from<bool>({6}, {1, 1, 0, 0, 1, 1})));
 }
 
+// Antialias, 4 -> 2 (scale 0.5, half_pixel: coordinates 0.5 and 2.5): linear's triangle
+// stretched to half-width 2 takes taps c - 1.5 .. c + 1.5 with weights 1, 3, 3, 1 over 8, the
+// outer ones reading the edge (or, excluded, dropped and the rest renormalized); cubic's 8
+// taps. Numbers from ONNX's reference (onnx.reference's _interpolate_nd with its antialias
+// coefficients), which the hand sums for linear confirm: 1 + 3 + 6 + 3 over 8 is 1.625.
+BOOST_AUTO_TEST_CASE(antialias_stretches_the_kernel_on_axes_scaled_down) {
+  const Tensor x = filled(DType::F64, {4}, {1, 2, 3, 4});
+  Attributes a = resize_attrs({2}, "linear", "half_pixel");
+  a["antialias"] = int64_t{1};
+  check_close(resize(x, a), filled(DType::F64, {2}, {1.625, 3.375}), 1e-15, 1e-15);
+  a["exclude_outside"] = int64_t{1};
+  check_close(resize(x, a), filled(DType::F64, {2}, {1.5 / 0.875, 2.875 / 0.875}), 1e-15, 1e-15);
+  a = resize_attrs({2}, "cubic", "half_pixel");
+  a["antialias"] = int64_t{1};
+  check_close(resize(x, a), filled(DType::F64, {2}, {1.490234375, 3.509765625}), 1e-15, 1e-15);
+  // Without antialias the same resize reads 2 taps: 1.5 and 3.5.
+  check_close(resize(x, resize_attrs({2}, "linear", "half_pixel")),
+              filled(DType::F64, {2}, {1.5, 3.5}), 0, 0);
+}
+
+// An axis scaled up keeps the plain rule under antialias (the same bits), and nearest ignores
+// it; a stretched window next to an infinity takes it, even where its weight is zero.
+BOOST_AUTO_TEST_CASE(antialias_leaves_axes_scaled_up_and_nearest_alone) {
+  const Tensor x = uniform(DType::F32, {3, 5}, 11);
+  for (const char* mode : {"nearest", "linear", "cubic"}) {
+    BOOST_TEST_CONTEXT(mode) {
+      Attributes a = resize_attrs({7, 11}, mode, "half_pixel");
+      const Tensor plain = resize(x, a);
+      a["antialias"] = int64_t{1};
+      BOOST_TEST(resize(x, a).bit_equal(plain));
+    }
+  }
+  // 4 -> 2 asymmetric: output 1 sits on element 2; its window (half-width 2) is elements 0..3,
+  // weights 0, 1/4, 1/2, 1/4: element 0's infinity times its zero weight is NaN, as in ONNX's
+  // reference (a dot product over the window).
+  const Tensor with_inf = filled(DType::F32, {4}, {kInf, 2, 3, 4});
+  Attributes a = resize_attrs({2}, "linear", "asymmetric");
+  a["antialias"] = int64_t{1};
+  BOOST_TEST(std::isnan(resize(with_inf, a).get_double(1)));
+  const Tensor finite = filled(DType::F32, {4}, {1, 2, 3, 4});
+  check_close(resize(finite, a), filled(DType::F32, {2}, {1.25, 3}), 0, 0);
+}
+
 BOOST_AUTO_TEST_CASE(large_resize_is_thread_count_invariant) {
   const Tensor x = uniform(DType::F32, {2, 3, 37, 41}, 7);
   const Attributes a = resize_attrs({2, 3, 91, 67}, "cubic", "half_pixel");
   BOOST_TEST(resize(x, a, 1).bit_equal(resize(x, a, 4)));
+  Attributes stretched = resize_attrs({2, 3, 11, 19}, "cubic", "half_pixel");
+  stretched["antialias"] = int64_t{1};
+  stretched["exclude_outside"] = int64_t{1};
+  BOOST_TEST(resize(x, stretched, 1).bit_equal(resize(x, stretched, 4)));
 }
 
 BOOST_AUTO_TEST_CASE(resize_rejects_what_it_cannot_do) {
@@ -146,6 +194,12 @@ BOOST_AUTO_TEST_CASE(resize_rejects_what_it_cannot_do) {
                           {"sizes [8] has 1 entries for an input of rank 2"});
   expect_error_containing(build(DType::F32, {4}, resize_attrs({3}, "linear", "tf_crop_and_resize")),
                           ErrorCode::VerifyShape, {"tf_crop_and_resize needs roi"});
+  Attributes stretched = resize_attrs({1000}, "linear", "asymmetric");
+  stretched["antialias"] = int64_t{1};
+  stretched["scales"] = Floats{1e-6};
+  expect_error_containing(build(DType::F32, {2000}, stretched), ErrorCode::VerifyShape,
+                          {"antialias on axis 0 with scale 1e-06 stretches the linear kernel to",
+                           "supported: at most 16777216"});
 }
 
 Tensor det(const Tensor& x, int threads = 1) { return run_op(OpKind::Det, {x}, {}, 1, threads)[0]; }
@@ -260,6 +314,23 @@ BOOST_AUTO_TEST_CASE(grid_sample_non_finite_values) {
               filled(DType::F32, {1, 1, 1, 1}, {kNaN}), 0, 0);
 }
 
+// A volume X[z][y][x] = 4z + 2y + x (2 x 2 x 2), which trilinear interpolation reproduces
+// exactly: with align_corners, g maps to (g + 1) / 2 on each axis; the grid stores x, y, z.
+BOOST_AUTO_TEST_CASE(grid_sample_volumes_interpolate_trilinearly) {
+  const Tensor x = filled(DType::F32, {1, 1, 2, 2, 2}, {0, 1, 2, 3, 4, 5, 6, 7});
+  const Tensor grid = filled(DType::F32, {1, 1, 1, 3, 3}, {0, 0, 0, -1, 1, 0.5, 1, -1, -1});
+  check_close(grid_sample(x, grid, sampling("bilinear", "zeros", 1)),
+              filled(DType::F32, {1, 1, 1, 1, 3}, {3.5, 5, 1}), 0, 0);
+  // Nearest, border: (0.6, 0.2, 0.95) rounds to (1, 0, 1); a point past every edge clamps to
+  // the far corner.
+  const Tensor far = filled(DType::F32, {1, 1, 1, 2, 3}, {0.2F, -0.6F, 0.9F, 3, 3, 3});
+  check_close(grid_sample(x, far, sampling("nearest", "border", 1)),
+              filled(DType::F32, {1, 1, 1, 1, 2}, {5, 7}), 0, 0);
+  // Zeros padding: the far point reads nothing.
+  check_close(grid_sample(x, far, sampling("bilinear", "zeros", 1)),
+              filled(DType::F32, {1, 1, 1, 1, 2}, {0.6 + 0.2 * 2 + 0.95 * 4, 0}), 1e-5, 1e-6);
+}
+
 BOOST_AUTO_TEST_CASE(grid_sample_is_thread_count_invariant) {
   const Tensor x = uniform(DType::F32, {2, 3, 17, 19}, 3);
   const Tensor grid = uniform(DType::F32, {2, 45, 33, 2}, 4, -1.2, 1.2);
@@ -267,6 +338,15 @@ BOOST_AUTO_TEST_CASE(grid_sample_is_thread_count_invariant) {
     BOOST_TEST_CONTEXT(mode) {
       const Attributes a = sampling(mode, "reflection");
       BOOST_TEST(grid_sample(x, grid, a, 1).bit_equal(grid_sample(x, grid, a, 4)));
+    }
+  }
+  const Tensor volume = uniform(DType::F32, {2, 3, 7, 9, 11}, 5);
+  const Tensor volume_grid = uniform(DType::F32, {2, 5, 12, 13, 3}, 6, -1.2, 1.2);
+  for (const char* mode : {"nearest", "bilinear"}) {
+    BOOST_TEST_CONTEXT(mode << " volume") {
+      const Attributes a = sampling(mode, "zeros");
+      BOOST_TEST(
+          grid_sample(volume, volume_grid, a, 1).bit_equal(grid_sample(volume, volume_grid, a, 4)));
     }
   }
 }
@@ -284,9 +364,20 @@ BOOST_AUTO_TEST_CASE(grid_sample_rejects_what_it_cannot_do) {
   expect_error_containing(build({2, 1, 4, 4}, {1, 2, 2, 2}), ErrorCode::VerifyShape,
                           {"differ in batch size"});
   expect_error_containing(build({1, 1, 0, 4}, {1, 2, 2, 2}), ErrorCode::VerifyShape,
-                          {"GridSample needs X with non-empty H and W to sample from"});
+                          {"GridSample needs X with non-empty spatial axes to sample from"});
   expect_error_containing(build({1, 4, 4}, {1, 2, 2, 2}), ErrorCode::VerifyShape,
-                          {"GridSample needs X of rank 4 [N, C, H, W]"});
+                          {"GridSample needs X of rank 4 [N, C, H, W] or 5 [N, C, D, H, W]"});
+  expect_error_containing(build({1, 1, 2, 4, 4}, {1, 2, 2, 2}), ErrorCode::VerifyShape,
+                          {"GridSample needs grid [N, Do, Ho, Wo, 3] (x, y, z per output point) "
+                           "for X of rank 5, got [1,2,2,2]"});
+  expect_error_containing(
+      [] {
+        single_op_graph(
+            OpKind::GridSample,
+            {TypeInfo{DType::F32, {1, 1, 2, 4, 4}}, TypeInfo{DType::F32, {1, 2, 2, 2, 3}}},
+            {{"mode", std::string("bicubic")}});
+      },
+      ErrorCode::VerifyShape, {"GridSample bicubic samples X of rank 4 only"});
 }
 
 }  // namespace

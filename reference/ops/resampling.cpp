@@ -5,8 +5,8 @@
 // weight) taps; the element is the sum, in double, of every combination of taps weighted by
 // the product of their weights. Nearest copies the one element it picks.
 // GridSample (semantics: engine/ir/op_table_resampling.cpp) finds, for each output element, the
-// taps of its grid point's x and y (input index, weight) and sums X over every (y, x) pair of
-// them, in double, weighted by the product of the two weights.
+// taps of its grid point on each spatial axis (input index, weight) and sums X over every
+// combination of them, in double, weighted by the product of their weights.
 
 #include <algorithm>
 #include <cmath>
@@ -33,7 +33,7 @@ struct AxisSample {
 struct ResizeAttrs {
   std::string mode, transform, nearest_mode;
   double cubic_a, extrapolation;
-  bool exclude_outside;
+  bool exclude_outside, antialias;
   std::vector<double> scales, roi;
 };
 
@@ -45,6 +45,7 @@ ResizeAttrs read_attrs(const Node& node, const Shape& in, const Shape& out) {
                 attrs.get_float("cubic_coeff_a"),
                 attrs.get_float("extrapolation_value"),
                 attrs.get_int("exclude_outside") != 0,
+                attrs.get_int("antialias") != 0,
                 attrs.get_floats("scales"),
                 attrs.get_floats("roi")};
   // No scales: each axis is scaled by output length / input length.
@@ -97,14 +98,28 @@ AxisSample sample_axis(const ResizeAttrs& r, int axis, int rank, int64_t x, int6
   } else {
     kernel_fail("Resize: unknown coordinate_transformation_mode " + r.transform);
   }
-  // Beyond 3 elements outside, the taps are the edge's (or all excluded) anyway.
-  c = std::min(std::max(c, -3.0), static_cast<double>(in) + 3.0);
+  // Antialias on an axis scaled down: the kernel (support 1 or 2) stretched by 1 / scale, over
+  // the 2m taps around c, m = ceil(support / scale).
+  const bool stretched = r.antialias && r.mode != "nearest" && scale < 1.0;
+  const double support = r.mode == "cubic" ? 2.0 : 1.0;
+  const double m = stretched ? std::ceil(support / scale) : 0.0;
+  // Beyond 3 (+ m) elements outside, the taps are the edge's (or all excluded) anyway.
+  c = std::min(std::max(c, -3.0 - m), static_cast<double>(in) + 3.0 + m);
   const double lo = std::floor(c);
   const double frac = c - lo;
   const auto i = static_cast<int64_t>(lo);
 
   AxisSample s;
-  if (frac == 0.0) {
+  if (stretched) {
+    double total = 0.0;
+    for (double j = std::ceil(c) - m; j < std::ceil(c) + m; j += 1.0) {
+      const double d = std::fabs(c - j) * scale;
+      const double w = d >= support ? 0.0 : r.mode == "linear" ? 1.0 - d : keys(r.cubic_a, d);
+      s.taps.push_back({static_cast<int64_t>(j), w});
+      total += w;
+    }
+    for (Tap& t : s.taps) t.weight /= total;
+  } else if (frac == 0.0) {
     s.taps = {{i, 1.0}};
   } else if (r.mode == "nearest") {
     bool take_upper = false;
@@ -274,22 +289,45 @@ std::vector<Tensor> grid_sample(const Node& node, RefInputs in, RefOutputTypes o
   const std::string& mode = attrs.get_string("mode");
   const std::string& padding = attrs.get_string("padding_mode");
   const bool align_corners = attrs.get_int("align_corners") != 0;
-  const int64_t h = x.shape()[2], w = x.shape()[3];
+  const int spatial = x.shape().rank() - 2;  // H, W or D, H, W
   Tensor y(out[0].dtype, out[0].shape);
   for_each_index(out[0].shape, [&](const std::vector<int64_t>& index, int64_t flat) {
-    const int64_t n = index[0], c = index[1], i = index[2], j = index[3];
-    const int64_t g = flat_offset(std::vector<int64_t>{n, i, j, 0}, grid.shape());
-    const GridAxis ax = grid_axis(mode, padding, align_corners, grid.get_double(g), w);
-    const GridAxis ay = grid_axis(mode, padding, align_corners, grid.get_double(g + 1), h);
-    if (ax.nan || ay.nan) return y.set_double(flat, std::numeric_limits<double>::quiet_NaN());
+    // The point's grid values: x (the last axis) first.
+    std::vector<int64_t> at = {index[0]};
+    at.insert(at.end(), index.begin() + 2, index.end());
+    at.push_back(0);
+    const int64_t g = flat_offset(at, grid.shape());
+    std::vector<GridAxis> axes;
+    for (int a = 0; a < spatial; ++a) {
+      axes.push_back(grid_axis(mode, padding, align_corners, grid.get_double(g + spatial - 1 - a),
+                               x.shape()[2 + a]));
+      if (axes.back().nan) return y.set_double(flat, std::numeric_limits<double>::quiet_NaN());
+    }
+    for (const GridAxis& axis : axes) {
+      if (axis.taps.empty()) return y.set_double(flat, 0.0);  // outside, zeros padding
+    }
+    // Every combination of one tap per axis, odometer style (the last axis fastest).
+    std::vector<size_t> pick(static_cast<size_t>(spatial), 0);
+    std::vector<int64_t> source_index = {index[0], index[1]};
+    source_index.resize(static_cast<size_t>(spatial) + 2);
     double sum = 0.0;
-    for (const Tap& ty : ay.taps) {
-      for (const Tap& tx : ax.taps) {
-        const int64_t source =
-            flat_offset(std::vector<int64_t>{n, c, ty.index, tx.index}, x.shape());
-        if (mode == "nearest") return copy_element(x, source, y, flat);
-        sum += ty.weight * tx.weight * x.get_double(source);
+    while (true) {
+      double weight = 1.0;
+      for (int a = 0; a < spatial; ++a) {
+        const Tap& t = axes[static_cast<size_t>(a)].taps[pick[static_cast<size_t>(a)]];
+        weight *= t.weight;
+        source_index[static_cast<size_t>(a) + 2] = t.index;
       }
+      const int64_t source = flat_offset(source_index, x.shape());
+      if (mode == "nearest") return copy_element(x, source, y, flat);
+      sum += weight * x.get_double(source);
+      int a = spatial - 1;
+      for (; a >= 0; --a) {
+        const auto u = static_cast<size_t>(a);
+        if (++pick[u] < axes[u].taps.size()) break;
+        pick[u] = 0;
+      }
+      if (a < 0) break;
     }
     y.set_double(flat, sum);
   });

@@ -504,8 +504,8 @@ void append_linalg_cases(std::vector<Case>& cases) {
 }
 
 // Resize in each mode and coordinate transform (up and down, an output axis of 1, exclude_outside,
-// explicit scales, roi with extrapolated outputs) and GridSample in each mode and padding mode,
-// with grid points inside and beyond [-1, 1].
+// explicit scales, roi with extrapolated outputs, antialias) and GridSample in each mode and
+// padding mode, with grid points inside and beyond [-1, 1], on planes and volumes.
 void append_resampling_cases(std::vector<Case>& cases) {
   const auto any = [](Shape s) { return Operand{std::move(s)}; };
   const auto grid = [](Shape s, Domain d) { return Operand{std::move(s), d, false}; };
@@ -563,6 +563,15 @@ void append_resampling_cases(std::vector<Case>& cases) {
        K::Resize,
        {any(Shape{5, 3})},
        with(resize({3, 7}, "cubic", "asymmetric"), "cubic_coeff_a", -0.5)},
+      {"Resize linear antialias",
+       K::Resize,
+       {any(Shape{1, 7, 5})},
+       with(resize({1, 3, 9}, "linear", "half_pixel"), "antialias", int64_t{1})},
+      {"Resize cubic antialias exclude_outside",
+       K::Resize,
+       {any(Shape{2, 9})},
+       with(with(resize({2, 4}, "cubic", "asymmetric"), "antialias", int64_t{1}), "exclude_outside",
+            int64_t{1})},
       {"Resize tf_crop_and_resize extrapolated",
        K::Resize,
        {any(Shape{1, 4, 4})},
@@ -608,6 +617,18 @@ void append_resampling_cases(std::vector<Case>& cases) {
        K::GridSample,
        {any(Shape{1, 2, 3, 3}), grid(points, Domain::Positive)},
        sample("bicubic", "reflection", 1)},
+      {"GridSample trilinear zeros",
+       K::GridSample,
+       {any(Shape{1, 2, 3, 4, 3}), grid(Shape{1, 2, 2, 2, 3}, Domain::Any)},
+       sample("bilinear", "zeros", 0)},
+      {"GridSample trilinear reflection corners far outside",
+       K::GridSample,
+       {any(Shape{2, 1, 2, 3, 3}), grid(Shape{2, 1, 3, 2, 3}, Domain::AboveOne)},
+       sample("bilinear", "reflection", 1)},
+      {"GridSample nearest volume border",
+       K::GridSample,
+       {any(Shape{1, 2, 3, 2, 4}), grid(Shape{1, 2, 2, 2, 3}, Domain::Any)},
+       sample("nearest", "border", 0)},
   };
   cases.insert(cases.end(), more.begin(), more.end());
 }

@@ -1,6 +1,7 @@
 // ONNX ops of the current release lowered as composites: AffineGrid (20), TensorScatter (24),
 // CumProd (26), CausalConvWithState and LinearAttention (27), ReduceMax and ReduceMin on bool
-// (20); and BitCast (26). Expected values come from ONNX 1.23.2's reference implementation, run
+// (20); and BitCast (26). Resize 18's antialias and GridSample 20's volumes, lowered to the
+// internal ops. Expected values come from ONNX 1.23.2's reference implementation, run
 // once and pasted here.
 #define BOOST_TEST_MODULE onnx_current_ops
 
@@ -380,6 +381,66 @@ BOOST_AUTO_TEST_CASE(bit_cast_refuses_another_width_and_types_volta_lacks) {
   const Model mislabelled = one_node("BitCast", 26, {{"x", kFloat, {2}}}, {"y", kInt32, {2}},
                                      [](pb::NodeProto& n) { set_int(n, "to", kFloat8E4M3Fn); });
   expect_import_error(mislabelled, {f}, ErrorCode::ImportUnsupported, "to");
+}
+
+// ---- Resize 18's antialias, GridSample 20's volumes ------------------------------------------
+
+Model resize_downscale(int64_t antialias, const std::string& mode) {
+  return one_node("Resize", 19,
+                  {{"X", kFloat, {1, 1, 4, 4}}, {"", kFloat, {}}, {"scales", kFloat, {4}}},
+                  {"Y", kFloat, {1, 1, 2, 2}}, [antialias, mode](pb::NodeProto& n) {
+                    set_int(n, "antialias", antialias);
+                    set_string(n, "mode", mode);
+                  });
+}
+
+const Tensor kCounting4x4 =
+    tensor<float>(Shape{1, 1, 4, 4}, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16});
+const Tensor kHalfScales = tensor<float>(Shape{4}, {1, 1, 0.5, 0.5});
+
+BOOST_AUTO_TEST_CASE(resize_antialias_stretches_linear_and_cubic_on_a_downscale) {
+  check_values(run_cpu(resize_downscale(1, "linear"), {kCounting4x4, kHalfScales}).at(0),
+               {4.125, 5.875, 11.125, 12.875}, 1e-6);
+  check_values(run_cpu(resize_downscale(1, "cubic"), {kCounting4x4, kHalfScales}).at(0),
+               {3.451171875, 5.470703125, 11.529296875, 13.548828125}, 1e-6);
+  // The plain rule reads the 2 x 2 taps around each point: 3.5, 5.5, 11.5, 13.5.
+  check_values(run_cpu(resize_downscale(0, "linear"), {kCounting4x4, kHalfScales}).at(0),
+               {3.5, 5.5, 11.5, 13.5}, 1e-6);
+  expect_import_error(resize_downscale(2, "linear"), {kCounting4x4, kHalfScales},
+                      ErrorCode::ImportInvalidModel, "antialias must be 0 or 1, got 2");
+}
+
+Model grid_sample(int opset, const std::vector<int64_t>& x, const std::vector<int64_t>& grid,
+                  const std::vector<int64_t>& y, const std::string& mode) {
+  return one_node("GridSample", opset, {{"X", kFloat, x}, {"grid", kFloat, grid}}, {"Y", kFloat, y},
+                  [mode](pb::NodeProto& n) { set_string(n, "mode", mode); });
+}
+
+BOOST_AUTO_TEST_CASE(grid_sample_20_samples_volumes_trilinearly) {
+  std::vector<float> values(24);
+  for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<float>(i);
+  const Tensor x = Tensor::from<float>(Shape{1, 1, 2, 3, 4}, values);
+  const Tensor grid =
+      tensor<float>(Shape{1, 1, 1, 4, 3}, {0, 0, 0, -1, 1, 0.5, 1, -1, -1, 0.3F, -0.2F, 0.9F});
+  check_values(run_cpu(grid_sample(20, {1, 1, 2, 3, 4}, {1, 1, 1, 4, 3}, {1, 1, 1, 1, 4}, "linear"),
+                       {x, grid})
+                   .at(0),
+               {11.5, 5.0, 0.375, 10.14}, 1e-5);
+}
+
+BOOST_AUTO_TEST_CASE(grid_sample_refuses_cubic_volumes_and_other_ranks) {
+  const Tensor x(DType::F32, Shape{1, 1, 2, 2, 2});
+  const Tensor grid(DType::F32, Shape{1, 1, 1, 1, 3});
+  expect_import_error(grid_sample(20, {1, 1, 2, 2, 2}, {1, 1, 1, 1, 3}, {1, 1, 1, 1, 1}, "cubic"),
+                      {x, grid}, ErrorCode::ImportInvalidModel,
+                      "mode cubic samples X of rank 4 only, got rank 5");
+  expect_import_error(
+      grid_sample(16, {1, 1, 2, 2, 2}, {1, 1, 1, 1, 3}, {1, 1, 1, 1, 1}, "bilinear"), {x, grid},
+      ErrorCode::ImportInvalidModel, "GridSample 16 takes X of rank 4, got rank 5");
+  expect_import_error(grid_sample(20, {1, 1, 4}, {1, 2, 1}, {1, 1, 2}, "linear"),
+                      {Tensor(DType::F32, Shape{1, 1, 4}), Tensor(DType::F32, Shape{1, 2, 1})},
+                      ErrorCode::ImportUnsupported,
+                      "supported: rank 4 or 5 (two or three spatial dims)");
 }
 
 }  // namespace

@@ -98,8 +98,10 @@ const std::multimap<OpKind, std::string> kRefusals = {
     {OpKind::ScatterND, "(opset 18 adds max and min)"},
     {OpKind::Resize, "supported: sizes = floor(input * f32(scale))"},  // scales and sizes disagree
     {OpKind::Resize, "(opset 19 adds it)"},                            // half_pixel_symmetric
-    {OpKind::BitShift, "(opset 17) does not take INT"},                // signed: BitShift-28
-    {OpKind::IsInf, "(opset 17) does not take FLOAT16"},               // IsInf-20 adds it
+    {OpKind::Resize, "(Resize 13 has none; opset 18 adds it)"},        // antialias
+    {OpKind::GridSample, "version 20, after opset 17, adds volumes"},
+    {OpKind::BitShift, "(opset 17) does not take INT"},   // signed: BitShift-28
+    {OpKind::IsInf, "(opset 17) does not take FLOAT16"},  // IsInf-20 adds it
     {OpKind::BitwiseAnd, "(opset 18 adds it)"},
     {OpKind::BitwiseOr, "(opset 18 adds it)"},
     {OpKind::BitwiseXor, "(opset 18 adds it)"},

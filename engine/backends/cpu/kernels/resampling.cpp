@@ -1,7 +1,8 @@
 // Resize on the CPU (semantics: engine/ir/op_table_resampling.cpp).
 //
 // Each axis gets a tap table first: for every output index, up to four (input offset,
-// weight) pairs, computed in double from the coordinate transform. An output element is then
+// weight) pairs, or the stretched kernel's wider window under antialias, computed in double
+// from the coordinate transform. An output element is then
 // a sum over the product of its axes' taps. Work is split into fixed runs of output rows (all
 // axes but the last), and every element is computed by one task in one fixed order, so the
 // bits never depend on the thread count. Weights are rounded to the input type once per axis
@@ -12,7 +13,6 @@
 // register_resampling_kernels also registers GridSample (resampling_grid_sample.cpp).
 
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <limits>
 #include <string>
@@ -25,7 +25,8 @@ namespace {
 
 enum class Mode { Nearest, Linear, Cubic };
 
-inline constexpr int kMaxTaps = 4;
+// Tap slots per output index under the plain rule (cubic's four).
+inline constexpr int kPlainWidth = 4;
 // An output index whose coordinate falls outside the input under tf_crop_and_resize.
 inline constexpr int kExtrapolate = -1;
 
@@ -36,6 +37,7 @@ struct ResizeSpec {
   std::string nearest_mode;
   double cubic_a = -0.75;
   bool exclude_outside = false;
+  bool antialias = false;
   double extrapolation = 0.0;
   std::vector<double> scales;  // per axis; sizes / input when the node gives none
   std::vector<double> roi;
@@ -47,6 +49,7 @@ struct ResizeSpec {
     nearest_mode = attrs.get_string("nearest_mode");
     cubic_a = attrs.get_float("cubic_coeff_a");
     exclude_outside = attrs.get_int("exclude_outside") != 0;
+    antialias = attrs.get_int("antialias") != 0;
     extrapolation = attrs.get_float("extrapolation_value");
     scales = attrs.get_floats("scales");
     roi = attrs.get_floats("roi");
@@ -101,20 +104,37 @@ int64_t nearest_index(const std::string& mode, double c) {
   return static_cast<int64_t>(below) + (up ? 1 : 0);
 }
 
-// Keys' cubic convolution kernel at distance d.
+// Keys' cubic convolution kernel at distance d (the plain rule only reads it within 2).
 double cubic_weight(double a, double d) {
   d = std::abs(d);
   if (d <= 1.0) return ((a + 2.0) * d - (a + 3.0)) * d * d + 1.0;
   return ((a * d - 5.0 * a) * d + 8.0 * a) * d - 4.0 * a;
 }
 
+// Antialias on an axis scaled down: the half-width m = ceil(support / scale) of the stretched
+// kernel's window (support 1 for linear, 2 for cubic); 0 where the plain rule holds.
+int64_t stretch_half_width(const ResizeSpec& spec, double scale) {
+  if (!spec.antialias || spec.mode == Mode::Nearest || scale >= 1.0) return 0;
+  return static_cast<int64_t>(std::ceil((spec.mode == Mode::Cubic ? 2.0 : 1.0) / scale));
+}
+
+// The stretched kernel at distance d (in input elements): linear's triangle or Keys' kernel
+// at scale * d, zero beyond their support.
+double stretched_weight(const ResizeSpec& spec, double scale, double d) {
+  const double s = std::abs(scale * d);
+  if (spec.mode == Mode::Linear) return std::max(0.0, 1.0 - s);
+  return s < 2.0 ? cubic_weight(spec.cubic_a, s) : 0.0;
+}
+
 // The taps of coordinate c on an axis of `in` elements: input indices (possibly outside the
-// input) and weights. Returns how many; 0 when exclude_outside leaves none.
-int sample_taps(const ResizeSpec& spec, double c, int64_t in, std::array<int64_t, kMaxTaps>& index,
-                std::array<double, kMaxTaps>& w) {
+// input) and weights, `half` the stretch's half-width (0: the plain rule). Returns how many;
+// 0 when exclude_outside leaves none.
+int sample_taps(const ResizeSpec& spec, double scale, int64_t half, double c, int64_t in,
+                int64_t* index, double* w) {
   // Far outside, every tap reads the edge (or is excluded): a nearer coordinate keeps the
   // conversions below in range and reads the same elements.
-  c = std::clamp(c, -3.0, static_cast<double>(in) + 3.0);
+  const auto reach = static_cast<double>(3 + half);
+  c = std::clamp(c, -reach, static_cast<double>(in) + reach);
   const double below = std::floor(c);
   const double t = c - below;
   const auto base = static_cast<int64_t>(below);
@@ -124,46 +144,65 @@ int sample_taps(const ResizeSpec& spec, double c, int64_t in, std::array<int64_t
     return 1;
   }
   int n = 0;
-  if (t == 0.0) {
+  if (half > 0) {
+    // The window ONNX's reference takes: ceil(c) - 1 + [1 - m, m], normalized to sum 1.
+    const int64_t first = static_cast<int64_t>(std::ceil(c)) - half;
+    double sum = 0.0;
+    for (int64_t k = 0; k < 2 * half; ++k) {
+      index[k] = first + k;
+      w[k] = stretched_weight(spec, scale, c - static_cast<double>(first + k));
+      sum += w[k];
+    }
+    n = static_cast<int>(2 * half);
+    for (int k = 0; k < n; ++k) w[k] /= sum;
+  } else if (t == 0.0) {
     index[0] = base;
     w[0] = 1.0;
     n = 1;
   } else if (spec.mode == Mode::Linear) {
-    index = {base, base + 1};
-    w = {1.0 - t, t};
+    index[0] = base;
+    index[1] = base + 1;
+    w[0] = 1.0 - t;
+    w[1] = t;
     n = 2;
   } else {
-    for (size_t k = 0; k < 4; ++k) {
-      index[k] = base - 1 + static_cast<int64_t>(k);
+    for (int k = 0; k < 4; ++k) {
+      index[k] = base - 1 + k;
       w[k] = cubic_weight(spec.cubic_a, t + 1.0 - static_cast<double>(k));
     }
     n = 4;
   }
   if (!spec.exclude_outside) return n;
-  size_t kept = 0;
+  int kept = 0;
   double sum = 0.0;
-  for (size_t k = 0; k < static_cast<size_t>(n); ++k) {
+  for (int k = 0; k < n; ++k) {
     if (index[k] < 0 || index[k] >= in) continue;
     index[kept] = index[k];
     w[kept] = w[k];
     sum += w[k];
     ++kept;
   }
-  for (size_t k = 0; k < kept; ++k) w[k] /= sum;
-  return static_cast<int>(kept);
+  for (int k = 0; k < kept; ++k) w[k] /= sum;
+  return kept;
 }
 
-// Taps of every output index of one axis. count[i] is the number of taps of output i, or
-// kExtrapolate; 0 means exclude_outside left no tap (the output is NaN).
+// Taps of every output index of one axis, `width` slots per index. count[i] is the number of
+// taps of output i, or kExtrapolate; 0 means exclude_outside left no tap (the output is NaN).
 struct AxisTaps {
+  int64_t width = kPlainWidth;
   std::vector<int> count;
-  std::vector<int64_t> offset;  // out * kMaxTaps: input index (clamped) times the axis stride
-  std::vector<double> weight;   // out * kMaxTaps
+  std::vector<int64_t> offset;  // out * width: input index (clamped) times the axis stride
+  std::vector<double> weight;   // out * width
 
-  AxisTaps(const ResizeSpec& spec, int axis, int rank, int64_t in, int64_t out, int64_t stride)
-      : count(static_cast<size_t>(out)),
-        offset(static_cast<size_t>(out * kMaxTaps)),
-        weight(static_cast<size_t>(out * kMaxTaps)) {
+  AxisTaps(const ResizeSpec& spec, int axis, int rank, int64_t in, int64_t out, int64_t stride) {
+    const double scale = spec.scales[static_cast<size_t>(axis)];
+    const int64_t half = stretch_half_width(spec, scale);
+    if (half > 0) width = 2 * half;
+    count.resize(static_cast<size_t>(out));
+    offset.resize(static_cast<size_t>(out * width));
+    weight.resize(static_cast<size_t>(out * width));
+    std::vector<int64_t> index(static_cast<size_t>(width));
+    std::vector<double> w(static_cast<size_t>(width));
     for (int64_t x = 0; x < out; ++x) {
       const auto u = static_cast<size_t>(x);
       const double c = source_coordinate(spec, axis, rank, x, in, out);
@@ -171,12 +210,11 @@ struct AxisTaps {
         count[u] = kExtrapolate;
         continue;
       }
-      std::array<int64_t, kMaxTaps> index{};
-      std::array<double, kMaxTaps> w{};
-      count[u] = sample_taps(spec, c, in, index, w);
+      count[u] = sample_taps(spec, scale, half, c, in, index.data(), w.data());
+      const auto slot = static_cast<size_t>(x * width);
       for (size_t k = 0; k < static_cast<size_t>(count[u]); ++k) {
-        offset[u * kMaxTaps + k] = std::clamp<int64_t>(index[k], 0, in - 1) * stride;
-        weight[u * kMaxTaps + k] = w[k];
+        offset[slot + k] = std::clamp<int64_t>(index[k], 0, in - 1) * stride;
+        weight[slot + k] = w[k];
       }
     }
   }
@@ -222,8 +260,9 @@ struct RowTaps {
       next_weight.clear();
       for (size_t p = 0; p < offset.size(); ++p) {
         for (size_t k = 0; k < static_cast<size_t>(n); ++k) {
-          next_offset.push_back(offset[p] + axis.offset[i * kMaxTaps + k]);
-          next_weight.push_back(weight[p] * axis.weight[i * kMaxTaps + k]);
+          const auto slot = i * static_cast<size_t>(axis.width) + k;
+          next_offset.push_back(offset[p] + axis.offset[slot]);
+          next_weight.push_back(weight[p] * axis.weight[slot]);
         }
       }
       offset.swap(next_offset);
@@ -265,7 +304,9 @@ void resize_nearest(const ResizeSpec& spec, const std::vector<AxisTaps>& axes, c
       const T* xr = x + taps.offset[0];
       for (int64_t j = 0; j < n; ++j) {
         const auto u = static_cast<size_t>(j);
-        yr[j] = last.count[u] == kExtrapolate ? extrapolated : xr[last.offset[u * kMaxTaps]];
+        yr[j] = last.count[u] == kExtrapolate
+                    ? extrapolated
+                    : xr[last.offset[u * static_cast<size_t>(last.width)]];
       }
     }
   });
@@ -303,8 +344,9 @@ struct Interpolation {
           yr[j] = nan;
           continue;
         }
-        const int64_t* offset = &last.offset[u * kMaxTaps];
-        const T* weight = &last_weight[u * kMaxTaps];
+        const size_t slot = u * static_cast<size_t>(last.width);
+        const int64_t* offset = &last.offset[slot];
+        const T* weight = &last_weight[slot];
         T sum{0};
         for (size_t p = 0; p < outer_weight.size(); ++p) {
           const T* xp = x + taps.offset[p];
@@ -331,7 +373,9 @@ void resize_interpolate(const ResizeSpec& spec, const std::vector<AxisTaps>& axe
   // matters).
   int64_t taps_per_element = 1;
   for (size_t a = 0; a < axes.size() && taps_per_element < kElementwiseChunk; ++a) {
-    taps_per_element *= spec.mode == Mode::Cubic ? 4 : 2;
+    taps_per_element *= axes[a].width > kPlainWidth ? axes[a].width
+                        : spec.mode == Mode::Cubic  ? 4
+                                                    : 2;
   }
   const int64_t n = out[out.rank() - 1];
   pool.parallel_chunks(out.numel() / n, rows_per_task(n, taps_per_element),

@@ -1,11 +1,13 @@
 // GridSample on the CPU (semantics: engine/ir/op_table_resampling.cpp).
 //
-// Work is split into fixed runs of output rows (n, ho). A task first turns each grid point of
-// its row into taps: per axis up to four (input index, weight) pairs, found in double from
+// Work is split into fixed runs of output rows (n, and every output spatial index but the last:
+// ho, or do and ho). A task first turns each grid point of its row into taps: per spatial axis
+// up to four (input index, weight) pairs, found in double from
 // the grid value (the f32 coordinate would be off by ~size * 1e-7, which the weights would
 // carry into every channel), weights then rounded to the input type once. Every channel of
 // the row then sums its taps in the input type, in a fixed order: for each y tap, the x taps
-// in order, that row sum times the y weight added to the total. Nearest copies the element
+// in order, that row sum times the y weight added to the total (in 3-D, each such plane sum
+// times its z weight added in z order). Nearest copies the element
 // (its offset found once per point, then read from every channel).
 // Nothing depends on the thread count.
 
@@ -26,6 +28,8 @@ enum class Mode { Nearest, Bilinear, Bicubic };
 enum class Padding { Zeros, Border, Reflection };
 
 inline constexpr int kMaxTaps = 4;
+// Spatial axes of X: 2 (H, W) or 3 (D, H, W).
+inline constexpr int kMaxSpatial = 3;
 // Nearest's source offsets for a point outside X (zeros padding) and for a NaN point.
 inline constexpr int64_t kOutside = -1;
 inline constexpr int64_t kNotANumber = -2;
@@ -133,43 +137,58 @@ AxisTaps axis_taps(const Sampling& s, double g, int64_t size) {
   return taps;
 }
 
-// One grid point's taps, ready for the channel loop: y offsets are scaled by the row length.
+// One grid point's taps, ready for the channel loop: per spatial axis of X (outermost first:
+// D, H, W), offsets scaled by the axis' stride.
 template <class T>
 struct PointTaps {
   bool nan = false;
-  int nx = 0, ny = 0;
-  std::array<int64_t, kMaxTaps> x_offset{}, y_offset{};
-  std::array<T, kMaxTaps> x_weight{}, y_weight{};
+  int rank = 0;  // spatial axes
+  std::array<int, kMaxSpatial> count{};
+  std::array<std::array<int64_t, kMaxTaps>, kMaxSpatial> offset{};
+  std::array<std::array<T, kMaxTaps>, kMaxSpatial> weight{};
 
-  void set(const Sampling& s, double gx, double gy, int64_t h, int64_t w) {
-    const AxisTaps tx = axis_taps(s, gx, w);
-    const AxisTaps ty = axis_taps(s, gy, h);
-    nan = tx.count < 0 || ty.count < 0;
-    nx = std::max(tx.count, 0);
-    ny = std::max(ty.count, 0);
-    for (size_t k = 0; k < kMaxTaps; ++k) {
-      x_offset[k] = tx.index[k];
-      x_weight[k] = static_cast<T>(tx.weight[k]);
-      y_offset[k] = ty.index[k] * w;
-      y_weight[k] = static_cast<T>(ty.weight[k]);
+  // g: the point's grid values, x (the last axis) first; size, stride: X's spatial axes.
+  void set(const Sampling& s, const T* g, int spatial, const int64_t* size, const int64_t* stride) {
+    nan = false;
+    rank = spatial;
+    for (int a = 0; a < rank; ++a) {
+      const auto u = static_cast<size_t>(a);
+      const AxisTaps t = axis_taps(s, static_cast<double>(g[rank - 1 - a]), size[a]);
+      nan = nan || t.count < 0;
+      count[u] = std::max(t.count, 0);
+      for (size_t k = 0; k < kMaxTaps; ++k) {
+        offset[u][k] = t.index[k] * stride[a];
+        weight[u][k] = static_cast<T>(t.weight[k]);
+      }
     }
   }
 
-  // Where nearest reads: an offset into the plane, or kOutside / kNotANumber.
+  // Where nearest reads: an offset into the volume, or kOutside / kNotANumber.
   int64_t nearest_source() const {
     if (nan) return kNotANumber;
-    return nx == 0 || ny == 0 ? kOutside : y_offset[0] + x_offset[0];
+    int64_t at = 0;
+    for (size_t a = 0; a < static_cast<size_t>(rank); ++a) {
+      if (count[a] == 0) return kOutside;
+      at += offset[a][0];
+    }
+    return at;
   }
 
-  T interpolate(const T* plane) const {
+  T interpolate(const T* volume) const {
     if (nan) return std::numeric_limits<T>::quiet_NaN();
+    return sum_from(volume, 0);
+  }
+
+ private:
+  // Axis a's taps in order, each weight times the sum over the inner axes from there.
+  T sum_from(const T* base, size_t a) const {
     T sum{0};
-    for (size_t i = 0; i < static_cast<size_t>(ny); ++i) {
-      const T* row = plane + y_offset[i];
-      T across{0};
-      for (size_t j = 0; j < static_cast<size_t>(nx); ++j) across += x_weight[j] * row[x_offset[j]];
-      sum += y_weight[i] * across;
+    const auto n = static_cast<size_t>(count[a]);
+    if (a + 1 == static_cast<size_t>(rank)) {
+      for (size_t k = 0; k < n; ++k) sum += weight[a][k] * base[offset[a][k]];
+      return sum;
     }
+    for (size_t k = 0; k < n; ++k) sum += weight[a][k] * sum_from(base + offset[a][k], a + 1);
     return sum;
   }
 };
@@ -191,6 +210,7 @@ RowScratch row_scratch(int64_t out_w) {
   return r;
 }
 
+// Output rows are (n, every output spatial index but the last); a row holds out_w points.
 template <class T>
 struct GridSampleKernel {
   static void run(const KernelArgs& args) {
@@ -198,51 +218,60 @@ struct GridSampleKernel {
     const TensorView& out = args.outputs[0];
     if (out.numel() == 0) return;
     const Sampling s(args.attrs);
-    const int64_t channels = in[1], h = in[2], w = in[3];
-    const int64_t out_h = out.shape[2], out_w = out.shape[3];
+    const int spatial = in.rank() - 2;
+    const int64_t channels = in[1];
+    const std::vector<int64_t> strides = in.strides();
+    const int64_t* size = &in.dims()[2];
+    const int64_t* stride = &strides[2];
+    const int64_t volume = strides[1];
+    const int64_t out_w = out.shape[out.shape.rank() - 1];
+    int64_t rows_per_batch = 1;  // output spatial indices but the last
+    for (int a = 2; a < out.shape.rank() - 1; ++a) rows_per_batch *= out.shape[a];
     const T* x = args.inputs[0].as<T>();
     const T* grid = args.inputs[1].as<T>();
     T* y = out.as<T>();
-    const int64_t taps = s.mode == Mode::Nearest ? 1 : s.mode == Mode::Bilinear ? 4 : 16;
+    const int64_t taps = s.mode == Mode::Nearest   ? 1
+                         : s.mode == Mode::Bicubic ? 16
+                                                   : int64_t{1} << spatial;
     const int64_t row_work = std::max<int64_t>(1, out_w * (channels + 1) * taps);
     const int64_t rows_per_task = std::max<int64_t>(1, kElementwiseChunk / row_work);
     const RowScratch scratch = row_scratch<T>(out_w);
-    args.pool.parallel_chunks(out.shape[0] * out_h, rows_per_task, [&](int64_t begin, int64_t end) {
-      const std::span<PointTaps<T>> points(
-          worker_part<PointTaps<T>>(args.pool, scratch.points_offset, out_w, args.node),
-          static_cast<size_t>(out_w));
-      std::uninitialized_value_construct(points.begin(), points.end());
-      int64_t* const source =
-          worker_part<int64_t>(args.pool, scratch.source_offset, out_w, args.node);
-      const T nan = std::numeric_limits<T>::quiet_NaN();
-      for (int64_t r = begin; r < end; ++r) {
-        const int64_t n = r / out_h, row = r % out_h;
-        const T* g = grid + r * out_w * 2;
-        for (int64_t j = 0; j < out_w; ++j) {
-          points[static_cast<size_t>(j)].set(s, static_cast<double>(g[2 * j]),
-                                             static_cast<double>(g[2 * j + 1]), h, w);
-        }
-        if (s.mode == Mode::Nearest) {
-          for (int64_t j = 0; j < out_w; ++j) {
-            source[j] = points[static_cast<size_t>(j)].nearest_source();
-          }
-        }
-        for (int64_t c = 0; c < channels; ++c) {
-          const T* plane = x + (n * channels + c) * h * w;
-          T* yr = y + ((n * channels + c) * out_h + row) * out_w;
-          if (s.mode == Mode::Nearest) {
+    args.pool.parallel_chunks(
+        out.shape[0] * rows_per_batch, rows_per_task, [&](int64_t begin, int64_t end) {
+          const std::span<PointTaps<T>> points(
+              worker_part<PointTaps<T>>(args.pool, scratch.points_offset, out_w, args.node),
+              static_cast<size_t>(out_w));
+          std::uninitialized_value_construct(points.begin(), points.end());
+          int64_t* const source =
+              worker_part<int64_t>(args.pool, scratch.source_offset, out_w, args.node);
+          const T nan = std::numeric_limits<T>::quiet_NaN();
+          for (int64_t r = begin; r < end; ++r) {
+            const int64_t n = r / rows_per_batch, row = r % rows_per_batch;
+            const T* g = grid + r * out_w * spatial;
             for (int64_t j = 0; j < out_w; ++j) {
-              const int64_t from = source[j];
-              yr[j] = from >= 0 ? plane[from] : from == kOutside ? T{0} : nan;
+              points[static_cast<size_t>(j)].set(s, g + j * spatial, spatial, size, stride);
             }
-            continue;
+            if (s.mode == Mode::Nearest) {
+              for (int64_t j = 0; j < out_w; ++j) {
+                source[j] = points[static_cast<size_t>(j)].nearest_source();
+              }
+            }
+            for (int64_t c = 0; c < channels; ++c) {
+              const T* plane = x + (n * channels + c) * volume;
+              T* yr = y + ((n * channels + c) * rows_per_batch + row) * out_w;
+              if (s.mode == Mode::Nearest) {
+                for (int64_t j = 0; j < out_w; ++j) {
+                  const int64_t from = source[j];
+                  yr[j] = from >= 0 ? plane[from] : from == kOutside ? T{0} : nan;
+                }
+                continue;
+              }
+              for (int64_t j = 0; j < out_w; ++j) {
+                yr[j] = points[static_cast<size_t>(j)].interpolate(plane);
+              }
+            }
           }
-          for (int64_t j = 0; j < out_w; ++j) {
-            yr[j] = points[static_cast<size_t>(j)].interpolate(plane);
-          }
-        }
-      }
-    });
+        });
   }
 };
 
@@ -261,7 +290,8 @@ const DTypeKernels& grid_sample_kernels(Mode mode) {
 KernelSelection select_grid_sample_kernel(const KernelQuery& query) {
   const Sampling s{AttrReader(query.node)};
   const DType dtype = query.inputs[0]->dtype;
-  const int64_t out_w = query.outputs[0].shape.rank() == 4 ? query.outputs[0].shape[3] : 0;
+  const Shape& out = query.outputs[0].shape;
+  const int64_t out_w = out.rank() >= 4 ? out[out.rank() - 1] : 0;
   const int64_t bytes =
       dtype == DType::F64 ? row_scratch<double>(out_w).bytes : row_scratch<float>(out_w).bytes;
   return with_scratch(select_by_dtype(grid_sample_kernels(s.mode), query.node, dtype), 0, bytes);

@@ -1,8 +1,8 @@
 // The resampling family on the CUDA backend: Resize (nearest for every dtype, linear and cubic
 // for f32 and f64; every coordinate transformation and nearest mode, exclude_outside,
-// extrapolation) and GridSample (f32, f64; nearest, bilinear, bicubic; zeros, border,
-// reflection padding; align_corners). Selection, launch and claims; the device code is
-// kernels/resampling.cu.
+// extrapolation; antialias where it stretches no axis) and GridSample (f32, f64; X of rank 4;
+// nearest, bilinear, bicubic; zeros, border, reflection padding; align_corners). Selection,
+// launch and claims; the device code is kernels/resampling.cu.
 
 #include <cuda_runtime_api.h>
 
@@ -65,8 +65,23 @@ std::string names_of(const Entry (&table)[N]) {
   return out;
 }
 
+// Whether antialias stretches the kernel of some axis (linear or cubic, scale < 1).
+bool stretches(const AttrReader& attrs, const Shape& in) {
+  if (attrs.get_int("antialias") == 0 || attrs.get_string("mode") == "nearest") return false;
+  const std::vector<double>& scales = attrs.get_floats("scales");
+  const std::vector<int64_t>& sizes = attrs.get_ints("sizes");
+  for (int a = 0; a < in.rank(); ++a) {
+    const auto u = static_cast<size_t>(a);
+    const double scale =
+        scales.empty() ? static_cast<double>(sizes[u]) / static_cast<double>(in[a]) : scales[u];
+    if (scale < 1.0) return true;
+  }
+  return false;
+}
+
 // Why a Resize node has no kernel (an attribute value or rank it does not take), or empty.
-std::string resize_refusal(const AttrReader& attrs, int rank) {
+std::string resize_refusal(const AttrReader& attrs, const Shape& in) {
+  const int rank = in.rank();
   const std::pair<const char*, bool> checks[] = {
       {"mode", find_named(kResizeModes, attrs.get_string("mode")) != nullptr},
       {"coordinate_transformation_mode",
@@ -79,6 +94,11 @@ std::string resize_refusal(const AttrReader& attrs, int rank) {
       return "Resize " + std::string(checks[i].first) + " \"" + attrs.get_string(checks[i].first) +
              "\" has no CUDA kernel (supported: " + supported[i] + ")";
     }
+  }
+  if (stretches(attrs, in)) {
+    return "Resize antialias 1 on an axis scaled down (the stretched " + attrs.get_string("mode") +
+           " kernel) has no CUDA kernel (supported: antialias 0, nearest, or no axis scaled "
+           "down)";
   }
   if (rank > kMaxResizeRank) {
     return "Resize of rank " + std::to_string(rank) + " has no CUDA kernel (at most " +
@@ -195,7 +215,7 @@ size_t dtype_slot(DType dtype) {
 KernelSelection select_resize(const CudaKernelQuery& query) {
   const AttrReader attrs(query.node);
   const Shape& in = query.inputs[0]->shape;
-  if (std::string why = resize_refusal(attrs, in.rank()); !why.empty()) {
+  if (std::string why = resize_refusal(attrs, in); !why.empty()) {
     return KernelUnsupported{why};
   }
   const ResizeMode mode = find_named(kResizeModes, attrs.get_string("mode"))->mode;
@@ -259,6 +279,11 @@ constexpr CudaKernel kGridSample[3][2] = {
 
 KernelSelection select_grid_sample(const CudaKernelQuery& query) {
   if (auto refused = refuse_dtype(query, kFloats)) return *refused;
+  if (const int rank = query.inputs[0]->shape.rank(); rank != 4) {
+    return KernelUnsupported{"GridSample of X of rank " + std::to_string(rank) + " (" +
+                             std::to_string(rank - 2) +
+                             " spatial axes) has no CUDA kernel (supported: rank 4)"};
+  }
   const AttrReader attrs(query.node);
   const GridModeNames* mode = find_named(kGridModes, attrs.get_string("mode"));
   if (mode == nullptr) {
