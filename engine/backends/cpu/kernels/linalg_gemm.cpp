@@ -92,15 +92,56 @@ int64_t tile_start(int64_t t, int64_t tiles, int64_t units, int64_t unit) {
 }
 
 // A call should have at least kTargetTasks tiles, so that as many threads share it, and each
-// problem a multiple of kTaskMultiple of them, so that 2 or 4 threads get equal shares; but
-// no tile is cut below kMinTileFlops of work, where waking a thread would cost more than it
-// saves. 1 MFLOP is about 9 us on one AVX-512 core, far above a wake-up of the pool's spinning
-// workers; 4 MFLOP left a transformer's 16.8 MFLOP products in 5 tiles, 3:2 on 2 threads.
+// problem a multiple of kTaskMultiple of them, so that 2 or 4 threads get equal shares (below
+// kTaskMultiple tiles, an even count: 3 would split 2:1 on 2 threads); but no tile is cut
+// below kMinTileFlops of work, where waking a thread would cost more than it saves. 0.75 MFLOP
+// is about 7 us on one AVX-512 core, far above a wake-up of the pool's spinning workers; 4 MFLOP
+// left a transformer's 16.8 MFLOP products in 5 tiles, 3:2 on 2 threads, and 1 MFLOP a
+// decode-sized qkv product (64 tokens, d 64: 1.6 MFLOP) in one tile, on one thread; 0.5 MFLOP
+// cut the 2.1 MFLOP ones into 4 tiles of one column panel, each reading all of op(A) again.
+// Tiles below one another that the cache blocks did not ask for share one packed op(B), made in
+// a phase of its own before the products: a cost only tiles of kMinStackedTileFlops repay, so a
+// short problem (one row block) is cut across its columns first.
 constexpr int64_t kTargetTasks = 8;
 constexpr int64_t kTaskMultiple = 4;
-constexpr double kMinTileFlops = 1e6;
+constexpr double kMinTileFlops = 0.75e6;
+constexpr double kMinStackedTileFlops = 2e6;
 // Past this many tiles a problem's grid is left as the cache blocks cut it.
 constexpr int64_t kMaxTilesSearched = 64;
+
+// Of the grids that refine `blocks` (the cache blocks' grid) into at least `wanted` and at most
+// `most` tiles, stacking no tiles of less than kMinStackedTileFlops where the blocks do not
+// stack: the squarest (which reads the
+// least of op(A) and op(B) per flop) of the fewest, preferring a multiple of kTaskMultiple.
+// Returns `blocks` when none qualifies.
+template <class T>
+TileGrid refine_grid(const GemmProblem<T>& p, const TileGrid& blocks, double flops, int64_t wanted,
+                     int64_t most) {
+  const auto score = [&](int64_t down, int64_t across) {
+    const int64_t tasks = down * across;
+    const bool even = tasks % kTaskMultiple == 0 && tasks < 2 * wanted;
+    const double reads = static_cast<double>(down) / static_cast<double>(p.m) +
+                         static_cast<double>(across) / static_cast<double>(p.n);
+    return std::tuple(!even, tasks, reads);
+  };
+  TileGrid best = blocks;
+  bool found = false;
+  for (int64_t down = blocks.tiles_down; down <= std::min(blocks.row_units, 2 * wanted); ++down) {
+    for (int64_t across = blocks.tiles_across; across <= std::min(blocks.col_units, 2 * wanted);
+         ++across) {
+      const int64_t tasks = down * across;
+      if (tasks < wanted || tasks > most) continue;
+      const bool stacks = down > 1 && blocks.tiles_down == 1;
+      if (stacks && flops / static_cast<double>(tasks) < kMinStackedTileFlops) continue;
+      if (!found || score(down, across) < score(best.tiles_down, best.tiles_across)) {
+        best.tiles_down = down;
+        best.tiles_across = across;
+        found = true;
+      }
+    }
+  }
+  return best;
+}
 
 template <class T>
 TileGrid tile_grid(const GemmMicroKernel<T>& kernel, const GemmProblem<T>& p, size_t num_problems) {
@@ -112,8 +153,7 @@ TileGrid tile_grid(const GemmMicroKernel<T>& kernel, const GemmProblem<T>& p, si
   grid.tiles_down = ceil_div(p.m, kernel.mc);
   grid.tiles_across = ceil_div(p.n, kernel.nc);
   // ...then cut finer for threads to share: the fewest tiles that are enough, a multiple of
-  // kTaskMultiple if a few more tiles get there, and of those the squarest, which reads the
-  // least of op(A) and op(B) per flop.
+  // kTaskMultiple if a few more tiles get there.
   const double flops = 2.0 * static_cast<double>(p.m) * static_cast<double>(p.n) *
                        static_cast<double>(std::max<int64_t>(p.k, 1));
   const auto affordable = static_cast<int64_t>(flops / kMinTileFlops);
@@ -123,26 +163,13 @@ TileGrid tile_grid(const GemmMicroKernel<T>& kernel, const GemmProblem<T>& p, si
   const bool balanced = grid.tasks() % kTaskMultiple == 0 || grid.tasks() > kMaxTilesSearched;
   if (grid.tasks() >= wanted && (balanced || grid.tasks() == 1)) return grid;
   const int64_t most = std::max(grid.tasks(), affordable);
-  const auto score = [&](int64_t down, int64_t across) {
-    const int64_t tasks = down * across;
-    const bool even = tasks % kTaskMultiple == 0 && tasks < 2 * wanted;
-    const double reads = static_cast<double>(down) / static_cast<double>(p.m) +
-                         static_cast<double>(across) / static_cast<double>(p.n);
-    return std::tuple(!even, tasks, reads);
-  };
-  TileGrid best = grid;
-  for (int64_t down = grid.tiles_down; down <= std::min(grid.row_units, 2 * wanted); ++down) {
-    for (int64_t across = grid.tiles_across; across <= std::min(grid.col_units, 2 * wanted);
-         ++across) {
-      if (down * across < wanted || down * across > most) continue;
-      if (best.tasks() < wanted ||
-          score(down, across) < score(best.tiles_down, best.tiles_across)) {
-        best.tiles_down = down;
-        best.tiles_across = across;
-      }
-    }
+  for (int64_t want = wanted;; --want) {
+    // Below kTaskMultiple, an odd count would split 2:1 on two threads: one fewer is as fast.
+    if (want < kTaskMultiple && want % 2 != 0 && want > grid.tasks()) continue;
+    const TileGrid refined = refine_grid(p, grid, flops, want, most);
+    // Where the limits leave fewer tiles than wanted: as many as they allow.
+    if (refined.tasks() >= want || want <= grid.tasks()) return refined;
   }
-  return best;
 }
 
 // One problem's place in a gemm() call: its tiles' task numbers and, when several tiles lie
