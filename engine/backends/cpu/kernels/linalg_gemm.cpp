@@ -92,13 +92,14 @@ int64_t tile_start(int64_t t, int64_t tiles, int64_t units, int64_t unit) {
 }
 
 // A call should have at least kTargetTasks tiles, so that as many threads share it, and each
-// problem a multiple of kTaskMultiple of them, so that 2 or 4 threads get equal shares (below
-// kTaskMultiple tiles, an even count: 3 would split 2:1 on 2 threads); but no tile is cut
-// below kMinTileFlops of work, where waking a thread would cost more than it saves. 0.75 MFLOP
-// is about 7 us on one AVX-512 core, far above a wake-up of the pool's spinning workers; 4 MFLOP
-// left a transformer's 16.8 MFLOP products in 5 tiles, 3:2 on 2 threads, and 1 MFLOP a
-// decode-sized qkv product (64 tokens, d 64: 1.6 MFLOP) in one tile, on one thread; 0.5 MFLOP
-// cut the 2.1 MFLOP ones into 4 tiles of one column panel, each reading all of op(A) again.
+// problem a multiple of kTaskMultiple of them, so that 2 or 4 threads get equal shares (where
+// fewer are affordable, the most of 4, 8, ... or 2: 3 or 5 would split 2:1 or 3:2 on 2
+// threads); but no tile is cut below kMinTileFlops of work, where waking a thread would cost
+// more than it saves. 0.75 MFLOP is about 7 us on one AVX-512 core, far above a wake-up of the
+// pool's spinning workers; 4 MFLOP left a transformer's 16.8 MFLOP products in 5 tiles, 3:2 on
+// 2 threads, and 1 MFLOP a decode-sized qkv product (64 tokens, d 64: 1.6 MFLOP) in one tile,
+// on one thread; 0.5 MFLOP cut the 2.1 MFLOP ones into 4 tiles of one column panel, each
+// reading all of op(A) again.
 // Tiles below one another that the cache blocks did not ask for share one packed op(B), made in
 // a phase of its own before the products: a cost only tiles of kMinStackedTileFlops repay, so a
 // short problem (one row block) is cut across its columns first.
@@ -143,6 +144,13 @@ TileGrid refine_grid(const GemmProblem<T>& p, const TileGrid& blocks, double flo
   return best;
 }
 
+// The largest tile count up to n that 2 and 4 threads share equally (a multiple of
+// kTaskMultiple, else 2 or 1), or n itself when it is at most `floor` (already that many tiles).
+int64_t balanced_below(int64_t n, int64_t floor) {
+  if (n <= floor || n <= 2) return n;
+  return n >= kTaskMultiple ? n - n % kTaskMultiple : 2;
+}
+
 template <class T>
 TileGrid tile_grid(const GemmMicroKernel<T>& kernel, const GemmProblem<T>& p, size_t num_problems) {
   TileGrid grid;
@@ -158,16 +166,17 @@ TileGrid tile_grid(const GemmMicroKernel<T>& kernel, const GemmProblem<T>& p, si
                        static_cast<double>(std::max<int64_t>(p.k, 1));
   const auto affordable = static_cast<int64_t>(flops / kMinTileFlops);
   const int64_t per_problem = ceil_div(kTargetTasks, static_cast<int64_t>(num_problems));
-  const int64_t wanted = std::min(std::max(grid.tasks(), per_problem), affordable);
+  const int64_t target = std::max(grid.tasks(), per_problem);
+  int64_t wanted = std::min(target, affordable);
+  // Where the work limits the count, the most that 2 and 4 threads share equally.
+  if (wanted < target) wanted = balanced_below(wanted, 1);
   // Enough tiles already, and either a multiple or so many that the remainder hardly matters.
   const bool balanced = grid.tasks() % kTaskMultiple == 0 || grid.tasks() > kMaxTilesSearched;
   if (grid.tasks() >= wanted && (balanced || grid.tasks() == 1)) return grid;
   const int64_t most = std::max(grid.tasks(), affordable);
-  for (int64_t want = wanted;; --want) {
-    // Below kTaskMultiple, an odd count would split 2:1 on two threads: one fewer is as fast.
-    if (want < kTaskMultiple && want % 2 != 0 && want > grid.tasks()) continue;
+  for (int64_t want = wanted;; want = balanced_below(want - 1, grid.tasks())) {
     const TileGrid refined = refine_grid(p, grid, flops, want, most);
-    // Where the limits leave fewer tiles than wanted: as many as they allow.
+    // Where the limits leave fewer tiles than wanted: the most they allow.
     if (refined.tasks() >= want || want <= grid.tasks()) return refined;
   }
 }
