@@ -24,6 +24,27 @@ struct Tap {
   double weight;
 };
 
+// The sum, over every combination of one tap per axis (the last axis fastest), of the product
+// of their weights times value(their indices). Every axis has at least one tap.
+template <class Value>
+double sum_over_taps(const std::vector<const std::vector<Tap>*>& axes, const Value& value) {
+  std::vector<size_t> pick(axes.size(), 0);
+  std::vector<int64_t> at(axes.size());
+  double sum = 0.0;
+  while (true) {
+    double weight = 1.0;
+    for (size_t a = 0; a < axes.size(); ++a) {
+      const Tap& t = (*axes[a])[pick[a]];
+      weight *= t.weight;
+      at[a] = t.index;
+    }
+    sum += weight * value(at);
+    size_t a = axes.size();
+    while (a > 0 && ++pick[a - 1] == axes[a - 1]->size()) pick[--a] = 0;
+    if (a == 0) return sum;
+  }
+}
+
 // What one axis contributes to one output element.
 struct AxisSample {
   bool outside = false;   // tf_crop_and_resize: outside the input, the output is extrapolated
@@ -177,26 +198,12 @@ std::vector<Tensor> resize(const Node& node, RefInputs in, RefOutputTypes out) {
       }
       return copy_element(x, flat_offset(source, in_shape), y, flat);
     }
-    // Every combination of one tap per axis, odometer style.
-    std::vector<size_t> pick(static_cast<size_t>(rank), 0);
-    std::vector<int64_t> source(static_cast<size_t>(rank));
-    double sum = 0.0;
-    while (true) {
-      double weight = 1.0;
-      for (int d = 0; d < rank; ++d) {
-        const Tap& t = samples[static_cast<size_t>(d)].taps[pick[static_cast<size_t>(d)]];
-        weight *= t.weight;
-        source[static_cast<size_t>(d)] = t.index;
-      }
-      sum += weight * x.get_double(flat_offset(source, in_shape));
-      int d = rank - 1;
-      for (; d >= 0; --d) {
-        const auto u = static_cast<size_t>(d);
-        if (++pick[u] < samples[u].taps.size()) break;
-        pick[u] = 0;
-      }
-      if (d < 0) break;
-    }
+    std::vector<const std::vector<Tap>*> taps;
+    taps.reserve(samples.size());
+    for (const AxisSample& sample : samples) taps.push_back(&sample.taps);
+    const double sum = sum_over_taps(taps, [&](const std::vector<int64_t>& at) {
+      return x.get_double(flat_offset(at, in_shape));
+    });
     y.set_double(flat, sum);
   });
   return {y};
@@ -306,29 +313,23 @@ std::vector<Tensor> grid_sample(const Node& node, RefInputs in, RefOutputTypes o
     for (const GridAxis& axis : axes) {
       if (axis.taps.empty()) return y.set_double(flat, 0.0);  // outside, zeros padding
     }
-    // Every combination of one tap per axis, odometer style (the last axis fastest).
-    std::vector<size_t> pick(static_cast<size_t>(spatial), 0);
-    std::vector<int64_t> source_index = {index[0], index[1]};
-    source_index.resize(static_cast<size_t>(spatial) + 2);
-    double sum = 0.0;
-    while (true) {
-      double weight = 1.0;
-      for (int a = 0; a < spatial; ++a) {
-        const Tap& t = axes[static_cast<size_t>(a)].taps[pick[static_cast<size_t>(a)]];
-        weight *= t.weight;
-        source_index[static_cast<size_t>(a) + 2] = t.index;
-      }
-      const int64_t source = flat_offset(source_index, x.shape());
-      if (mode == "nearest") return copy_element(x, source, y, flat);
-      sum += weight * x.get_double(source);
-      int a = spatial - 1;
-      for (; a >= 0; --a) {
-        const auto u = static_cast<size_t>(a);
-        if (++pick[u] < axes[u].taps.size()) break;
-        pick[u] = 0;
-      }
-      if (a < 0) break;
+    std::vector<int64_t> source = {index[0], index[1]};
+    source.resize(static_cast<size_t>(spatial) + 2);
+    const auto offset = [&](const std::vector<int64_t>& at) {
+      std::copy(at.begin(), at.end(), source.begin() + 2);
+      return flat_offset(source, x.shape());
+    };
+    std::vector<const std::vector<Tap>*> taps;
+    std::vector<int64_t> first;
+    taps.reserve(axes.size());
+    first.reserve(axes.size());
+    for (const GridAxis& axis : axes) {
+      taps.push_back(&axis.taps);
+      first.push_back(axis.taps[0].index);
     }
+    if (mode == "nearest") return copy_element(x, offset(first), y, flat);
+    const double sum = sum_over_taps(
+        taps, [&](const std::vector<int64_t>& at) { return x.get_double(offset(at)); });
     y.set_double(flat, sum);
   });
   return {y};
