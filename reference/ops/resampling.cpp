@@ -300,10 +300,10 @@ std::vector<Tensor> grid_sample(const Node& node, RefInputs in, RefOutputTypes o
   Tensor y(out[0].dtype, out[0].shape);
   for_each_index(out[0].shape, [&](const std::vector<int64_t>& index, int64_t flat) {
     // The point's grid values: x (the last axis) first.
-    std::vector<int64_t> at = {index[0]};
-    at.insert(at.end(), index.begin() + 2, index.end());
-    at.push_back(0);
-    const int64_t g = flat_offset(at, grid.shape());
+    std::vector<int64_t> grid_at = {index[0]};
+    grid_at.insert(grid_at.end(), index.begin() + 2, index.end());
+    grid_at.push_back(0);
+    const int64_t g = flat_offset(grid_at, grid.shape());
     std::vector<GridAxis> axes;
     for (int a = 0; a < spatial; ++a) {
       axes.push_back(grid_axis(mode, padding, align_corners, grid.get_double(g + spatial - 1 - a),
