@@ -487,6 +487,50 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(bits_do_not_depend_on_packing_op_a, T, FloatTypes)
   }
 }
 
+// A short problem (one row of tiles) whose tiles lie side by side packs op(A) once for all of
+// them (planned in gemm_scratch's shared part) where its rows are not read in place; a taller
+// one packs its rows per tile. Either way each column panel computed as a call of its own (one
+// tile, its own packing) gives the same bits.
+BOOST_AUTO_TEST_CASE_TEMPLATE(op_a_packed_once_for_tiles_side_by_side_gives_the_same_bits, T,
+                              FloatTypes) {
+  ThreadPool pool(3);
+  for (const GemmMicroKernel<T>* kernel : supported_kernels<T>()) {
+    const std::vector<Case> cases = {
+        {.m = 3 * kernel->mr + 5, .n = 40 * kernel->nr + 3, .k = kernel->kc + 21},
+        {.m = 3 * kernel->mr + 5,
+         .n = 40 * kernel->nr + 3,
+         .k = 300,
+         .trans_a = true,
+         .c = Case::C::Full},
+        {.m = 2 * kernel->mc + 5, .n = kernel->nc + 5 * kernel->nr + 3, .k = 600, .trans_a = true},
+    };
+    for (const Case& g : cases) {
+      Operands<T> whole(g, 71);
+      const cpu::GemmScratch scratch = cpu::gemm_scratch(*kernel, g.m, g.n, g.k, 1);
+      const auto bytes = static_cast<int64_t>(sizeof(T));
+      const int64_t m_padded = (g.m + kernel->mr - 1) / kernel->mr * kernel->mr;
+      const int64_t n_padded = (g.n + kernel->nr - 1) / kernel->nr * kernel->nr;
+      const bool tall = g.m > kernel->mc;
+      // Short: op(A) shared; tall: op(B) shared by the tiles below one another.
+      BOOST_CHECK_EQUAL(scratch.shared_bytes, (tall ? n_padded : m_padded) * g.k * bytes);
+      Operands<T> panels(g, 71);
+      gemm_with_scratch<T>(*kernel, std::span(&whole.problem, 1), pool);
+      for (int64_t col0 = 0; col0 < g.n; col0 += kernel->nr) {
+        GemmProblem<T> p = panels.problem;
+        p.n = std::min<int64_t>(kernel->nr, g.n - col0);
+        p.b += col0 * p.b_col_stride;
+        p.y += col0;
+        if (p.c != nullptr) p.c += col0;
+        // One tile across: no room for op(A) in the shared part.
+        BOOST_REQUIRE_LT(cpu::gemm_scratch(*kernel, p.m, p.n, p.k, 1).shared_bytes,
+                         m_padded * g.k * bytes);
+        gemm_with_scratch<T>(*kernel, std::span(&p, 1), pool);
+      }
+      BOOST_CHECK_MESSAGE(bit_equal(whole.y, panels.y), kernel->name << " " << g.str());
+    }
+  }
+}
+
 // ---- Selection -------------------------------------------------------------------------------
 
 // The companion takes a product where it computes clearly fewer padded elements: one companion

@@ -174,10 +174,10 @@ KernelChoice linalg_choice(const KernelQuery& query) {
   if constexpr (Op == OpKind::MatMul) {
     const MatmulDims d = matmul_dims(a, query.inputs[1]->shape);
     const int64_t rows = d.stacked ? batch_dims(a).numel() * d.m : d.m;
-    scratch = gemm_scratch(micro, rows, d.n, d.k, d.count);
+    scratch = gemm_scratch(micro, rows, d.n, d.k, d.count, d.k);
   } else {
     const bool trans_a = AttrReader(query.node).get_int("transA") != 0;
-    scratch = gemm_scratch(micro, y[0], y[1], trans_a ? a[0] : a[1], 1);
+    scratch = gemm_scratch(micro, y[0], y[1], trans_a ? a[0] : a[1], 1, trans_a ? 0 : a[1]);
   }
   return choice_of(fastest_linalg_kernel<Op, T>(), scratch.shared_bytes, scratch.task_bytes);
 }

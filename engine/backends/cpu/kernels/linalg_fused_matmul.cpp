@@ -99,8 +99,9 @@ KernelSelection select_for(const KernelQuery& query, const std::string& activati
   const Shape& y = query.outputs[0].shape;
   const int64_t n = query.inputs[1]->shape[1];
   const Shape& a = query.inputs[0]->shape;
-  const GemmScratch scratch = gemm_scratch(gemm_micro_kernel<T>(best_gemm_isa()),
-                                           n == 0 ? 0 : y.numel() / n, n, a[a.rank() - 1], 1);
+  const int64_t k = a[a.rank() - 1];
+  const GemmScratch scratch =
+      gemm_scratch(gemm_micro_kernel<T>(best_gemm_isa()), n == 0 ? 0 : y.numel() / n, n, k, 1, k);
   return choice_of(kernel_for<T>(activation), scratch.shared_bytes, scratch.task_bytes);
 }
 

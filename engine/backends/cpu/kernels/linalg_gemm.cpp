@@ -181,19 +181,33 @@ TileGrid tile_grid(const GemmMicroKernel<T>& kernel, const GemmProblem<T>& p, si
   }
 }
 
+// The most elements of op(A) a task packs up front; past it, it packs one K slice at a time.
+// Also the most a problem packs once for all its tiles (ProblemPlan::a_shareable).
+constexpr int64_t kMaxPackedElements = int64_t{1} << 20;
+
 // One problem's place in a gemm() call: its tiles' task numbers and, when several tiles lie
-// below one another, where its shared packed op(B) lives.
+// below one another, where its shared packed op(B) lives; when several lie side by side, where
+// its shared packed op(A) may live.
 template <class T>
 struct ProblemPlan {
   // The call's kernel or, for a narrow product, its companion (kernel_for_shape).
   const GemmMicroKernel<T>* kernel = nullptr;
   TileGrid grid;
   bool shared_b = false;
-  int64_t n_padded = 0;       // n rounded up to whole nr-column panels
-  int64_t shared_offset = 0;  // of its packed op(B) in the shared buffer
+  int64_t n_padded = 0;         // n rounded up to whole nr-column panels
+  int64_t shared_b_offset = 0;  // of its packed op(B) in the shared buffer
+  // Whether op(A) may be packed once for the tiles side by side of a short problem (one row of
+  // tiles), which would each pack all of it (8 times over: 45 % of a 64-token product's time);
+  // it is, unless the tiles read its rows in place (shares_a). Taller problems keep packing
+  // their rows per tile, where the pack is still in L2 when the tile reads it: a shared pack of
+  // a 1x1 convolution's 3136 x 64 op(A) made it 11 % slower.
+  bool a_shareable = false;
+  int64_t m_padded = 0;         // m rounded up to whole mr-row panels
+  int64_t shared_a_offset = 0;  // of its packed op(A) in the shared buffer
 };
 
-// A problem's grid, and whether its op(B) is packed once for the tiles below one another.
+// A problem's grid, and whether its op(B) is packed once for the tiles below one another and
+// its op(A) for the tiles side by side.
 template <class T>
 ProblemPlan<T> plan_problem(const GemmMicroKernel<T>& call_kernel, const GemmProblem<T>& p,
                             size_t num_problems) {
@@ -201,6 +215,9 @@ ProblemPlan<T> plan_problem(const GemmMicroKernel<T>& call_kernel, const GemmPro
   ProblemPlan<T> plan{.kernel = &kernel, .grid = tile_grid(kernel, p, num_problems)};
   plan.shared_b = plan.grid.tiles_down > 1 && p.k > 0 && p.n > 0;
   if (plan.shared_b) plan.n_padded = round_up(p.n, kernel.nr);
+  plan.m_padded = round_up(p.m, kernel.mr);
+  plan.a_shareable = plan.grid.tiles_down == 1 && plan.grid.tiles_across > 1 && p.k > 0 &&
+                     p.m > 0 && plan.m_padded * p.k <= kMaxPackedElements;
   return plan;
 }
 
@@ -209,20 +226,25 @@ ProblemPlan<T> plan_problem(const GemmMicroKernel<T>& call_kernel, const GemmPro
 // after k0 full-depth rows of panels.
 template <class T>
 T* shared_b_slice(T* shared, const ProblemPlan<T>& plan, int64_t k0) {
-  return shared + plan.shared_offset + k0 * plan.n_padded;
+  return shared + plan.shared_b_offset + k0 * plan.n_padded;
 }
 
-// The most elements of op(A) a task packs up front; past it, it packs one K slice at a time.
-constexpr int64_t kMaxPackedElements = int64_t{1} << 20;
+// Packed op(A) of a K slice, as a task packs its rows (panel after panel of depth x mr, the
+// panel for row `row`, a multiple of mr, at row * depth), for all of op(A)'s rows.
+template <class T>
+T* shared_a_slice(T* shared, const ProblemPlan<T>& plan, int64_t k0) {
+  return shared + plan.shared_a_offset + k0 * plan.m_padded;
+}
 
 // Output columns a task finishes over all K slices before it moves on, in register tiles:
 // enough for the op(A) block of a slice to be reused, few enough that this part of Y stays in
 // L2 from one slice to the next.
 constexpr int64_t kColumnBlockPanels = 8;
 
-// A task's packing space in its worker's scratch: op(A)'s rows for all of K unless that is too
-// big to keep (then one K slice, packed again for each block of columns), followed, unless the
-// problem shares its op(B), by one block of op(B)'s columns for one K slice.
+// A task's packing space in its worker's scratch: unless the problem shares its op(A), op(A)'s
+// rows for all of K unless that is too big to keep (then one K slice, packed again for each
+// block of columns), followed, unless the problem shares its op(B), by one block of op(B)'s
+// columns for one K slice.
 struct TaskPacking {
   bool a_packed_once = false;
   int64_t a_elements = 0;
@@ -231,12 +253,12 @@ struct TaskPacking {
 
 template <class T>
 TaskPacking task_packing(const GemmMicroKernel<T>& kernel, int64_t k, int64_t rows, int64_t cols,
-                         bool shared_b) {
+                         bool shared_a, bool shared_b) {
   const int64_t rows_padded = round_up(rows, kernel.mr);
   const int64_t max_depth = std::min(kernel.kc, k);
   TaskPacking t;
   t.a_packed_once = rows_padded * k <= kMaxPackedElements;
-  t.a_elements = rows_padded * (t.a_packed_once ? k : max_depth);
+  t.a_elements = shared_a ? 0 : rows_padded * (t.a_packed_once ? k : max_depth);
   t.b_elements =
       shared_b ? 0
                : std::min(round_up(cols, kernel.nr), kColumnBlockPanels * kernel.nr) * max_depth;
@@ -255,7 +277,8 @@ int64_t largest_tile(int64_t tiles, int64_t units, int64_t unit, int64_t extent)
 }
 
 // The most packing elements a task of this problem uses: op(A)'s part depends on the tile's
-// rows only and op(B)'s on its columns only, so each takes its largest tile.
+// rows only and op(B)'s on its columns only, so each takes its largest tile. op(A)'s part is
+// counted even where the problem may share it (a_shareable), since the strides decide that.
 template <class T>
 int64_t most_task_packing(const GemmMicroKernel<T>& kernel, const GemmProblem<T>& p,
                           const ProblemPlan<T>& plan) {
@@ -264,11 +287,13 @@ int64_t most_task_packing(const GemmMicroKernel<T>& kernel, const GemmProblem<T>
   for (int64_t t = 0; t < grid.tiles_down; ++t) {
     const int64_t row0 = tile_start(t, grid.tiles_down, grid.row_units, kernel.mr);
     const int64_t row1 = tile_start(t + 1, grid.tiles_down, grid.row_units, kernel.mr);
-    a_most =
-        std::max(a_most, task_packing(kernel, p.k, std::min(row1, p.m) - row0, 0, true).a_elements);
+    a_most = std::max(
+        a_most, task_packing(kernel, p.k, std::min(row1, p.m) - row0, 0, false, true).a_elements);
   }
   const int64_t cols = largest_tile(grid.tiles_across, grid.col_units, kernel.nr, p.n);
-  if (grid.tasks() > 0) b_most = task_packing(kernel, p.k, 0, cols, plan.shared_b).b_elements;
+  if (grid.tasks() > 0) {
+    b_most = task_packing(kernel, p.k, 0, cols, false, plan.shared_b).b_elements;
+  }
   return a_most + b_most;
 }
 
@@ -298,14 +323,26 @@ bool reads_a_in_place(const GemmProblem<T>& p) {
          p.a_row_stride * static_cast<int64_t>(sizeof(T)) <= kInPlaceRowStrideBytes;
 }
 
+// Whether the problem's tiles read op(A) from one pack made before them (ProblemPlan).
+template <class T>
+bool shares_a(const GemmProblem<T>& p, const ProblemPlan<T>& plan) {
+  return plan.a_shareable && !reads_a_in_place(p);
+}
+
+// The problem's shared scratch in elements: its packed op(B) and op(A).
+template <class T>
+int64_t shared_elements(const GemmProblem<T>& p, const ProblemPlan<T>& plan) {
+  return (plan.shared_b ? plan.n_padded * p.k : 0) + (shares_a(p, plan) ? plan.m_padded * p.k : 0);
+}
+
 // One task: the tile of Y with `rows` x `cols` elements whose top-left element is (row0, col0).
-// `shared_b` is the problem's packed op(B), or nullptr for the task to pack its own columns.
-// The tile's op(A) rows are read in place (reads_a_in_place) or packed once for all of K; then
-// each block of columns runs its K slices in order, so every element still sums its slices in
-// order.
+// `shared_a` and `shared_b` are the problem's packed op(A) and op(B), or nullptr for the task to
+// pack its own rows and columns. The tile's op(A) rows are read in place (reads_a_in_place),
+// from the shared pack, or packed once for all of K; then each block of columns runs its K
+// slices in order, so every element still sums its slices in order.
 template <class T>
 void run_tile(const GemmMicroKernel<T>& kernel, const GemmProblem<T>& p, int64_t row0, int64_t col0,
-              int64_t rows, int64_t cols, T* shared_b, const ProblemPlan<T>& plan,
+              int64_t rows, int64_t cols, T* shared_a, T* shared_b, const ProblemPlan<T>& plan,
               std::span<std::byte> scratch) {
   T* const y = p.y + row0 * p.y_row_stride + col0;
   const bool has_c = p.c != nullptr;
@@ -313,7 +350,8 @@ void run_tile(const GemmMicroKernel<T>& kernel, const GemmProblem<T>& p, int64_t
 
   const int64_t rows_padded = round_up(rows, kernel.mr);
   const int64_t block_cols = kColumnBlockPanels * kernel.nr;
-  const TaskPacking packing = task_packing(kernel, p.k, rows, cols, shared_b != nullptr);
+  const TaskPacking packing =
+      task_packing(kernel, p.k, rows, cols, shared_a != nullptr, shared_b != nullptr);
   const bool a_packed_once = packing.a_packed_once;
   const auto need = static_cast<size_t>(packing.a_elements + packing.b_elements) * sizeof(T);
   if (need > scratch.size()) {
@@ -333,7 +371,7 @@ void run_tile(const GemmMicroKernel<T>& kernel, const GemmProblem<T>& p, int64_t
   const bool a_in_place = reads_a_in_place(p);
   const int64_t full_rows = rows / kernel.mr * kernel.mr;
   // Slice k0 of op(A) starts after k0 full-depth steps of every panel.
-  if (a_packed_once && !a_in_place) {
+  if (a_packed_once && !a_in_place && shared_a == nullptr) {
     for (int64_t k0 = 0; k0 < p.k; k0 += kernel.kc) pack_a_slice(k0, a_all + rows_padded * k0);
   }
 
@@ -344,7 +382,9 @@ void run_tile(const GemmMicroKernel<T>& kernel, const GemmProblem<T>& p, int64_t
     do {
       const int64_t depth = std::min(kernel.kc, p.k - k0);
       const T* a_block = a_all;
-      if (a_in_place) {
+      if (shared_a != nullptr) {
+        a_block = shared_a_slice(shared_a, plan, k0) + row0 * depth;
+      } else if (a_in_place) {
         if (depth > 0 && full_rows < rows) {
           pack_block(kernel.isa, p.a + (row0 + full_rows) * p.a_row_stride + k0, p.a_row_stride,
                      int64_t{1}, rows - full_rows, depth, kernel.mr, a_all);
@@ -413,15 +453,17 @@ void check_problem(const GemmProblem<T>& p) {
   }
 }
 
-// Columns of op(B) one packing task packs for one K slice.
-constexpr int64_t kPackTaskColumns = 512;
+// Columns of op(B), or rows of op(A), one packing task packs for one K slice.
+constexpr int64_t kPackTaskLanes = 512;
 
-// A packing task: columns [col0, col0 + cols) of problem q's op(B), K slice k0.
+// A packing task: lanes [first, first + count) of problem q's op(A) (rows) or op(B) (columns),
+// K slice k0.
 struct PackTask {
   size_t problem = 0;
+  bool a = false;
   int64_t k0 = 0;
-  int64_t col0 = 0;
-  int64_t cols = 0;
+  int64_t first = 0;
+  int64_t count = 0;
 };
 
 }  // namespace
@@ -432,12 +474,16 @@ GemmScratch max_scratch(const GemmScratch& a, const GemmScratch& b) {
 
 template <class T>
 GemmScratch gemm_scratch(const GemmMicroKernel<T>& kernel, int64_t m, int64_t n, int64_t k,
-                         int64_t count) {
+                         int64_t count, int64_t a_row_stride) {
   if (count <= 0) return {};
-  const GemmProblem<T> p{.m = m, .n = n, .k = k};
+  const GemmProblem<T> p{.m = m,
+                         .n = n,
+                         .k = k,
+                         .a_row_stride = a_row_stride,
+                         .a_col_stride = a_row_stride > 0 ? 1 : 0};
   const ProblemPlan<T> plan = plan_problem(kernel, p, static_cast<size_t>(count));
   const auto bytes = static_cast<int64_t>(sizeof(T));
-  return {.shared_bytes = plan.shared_b ? count * plan.n_padded * k * bytes : 0,
+  return {.shared_bytes = count * shared_elements(p, plan) * bytes,
           .task_bytes = most_task_packing(*plan.kernel, p, plan) * bytes};
 }
 
@@ -448,7 +494,7 @@ GemmScratch gemm_scratch(const GemmMicroKernel<T>& kernel,
   for (const GemmProblem<T>& p : problems) {
     const ProblemPlan<T> plan = plan_problem(kernel, p, problems.size());
     const auto bytes = static_cast<int64_t>(sizeof(T));
-    if (plan.shared_b) s.shared_bytes += plan.n_padded * p.k * bytes;
+    s.shared_bytes += shared_elements(p, plan) * bytes;
     s.task_bytes = std::max(s.task_bytes, most_task_packing(*plan.kernel, p, plan) * bytes);
   }
   return s;
@@ -526,37 +572,46 @@ void gemm(const GemmMicroKernel<T>& kernel, std::span<const GemmProblem<T>> prob
 #endif
   // Problem q owns tasks [plans[q].first_task, + plans[q].grid.tasks()), one per tile of its
   // grid, row-major. A problem with tiles below one another has its op(B) packed once, by a
-  // first parallel loop, rather than by each of them.
+  // first parallel loop, rather than by each of them; one with tiles side by side its op(A)
+  // (unless the tiles read it in place).
   std::vector<ProblemPlan<T>> plans;
   std::vector<int64_t> first_task;
   std::vector<PackTask> pack_tasks;
   plans.reserve(problems.size());
   first_task.reserve(problems.size());
   int64_t num_tasks = 0;
-  size_t shared_elements = 0;
+  size_t shared_total = 0;
   for (const GemmProblem<T>& p : problems) {
     check_problem(p);
     ProblemPlan<T> plan = plan_problem(kernel, p, problems.size());
-    if (plan.shared_b) {
-      plan.shared_offset = static_cast<int64_t>(shared_elements);
-      shared_elements += static_cast<size_t>(plan.n_padded * p.k);
+    // The packing tasks of one shared operand: `extent` lanes, for each K slice, in whole
+    // panels of `width` lanes.
+    const auto add_pack_tasks = [&](bool a, int64_t extent, int64_t width) {
+      const int64_t lanes = kPackTaskLanes / width * width;
       for (int64_t k0 = 0; k0 < p.k; k0 += plan.kernel->kc) {
-        for (int64_t col0 = 0; col0 < p.n; col0 += kPackTaskColumns) {
+        for (int64_t first = 0; first < extent; first += lanes) {
           pack_tasks.push_back({.problem = plans.size(),
+                                .a = a,
                                 .k0 = k0,
-                                .col0 = col0,
-                                .cols = std::min(kPackTaskColumns, p.n - col0)});
+                                .first = first,
+                                .count = std::min(lanes, extent - first)});
         }
       }
-    }
+    };
+    plan.shared_b_offset = static_cast<int64_t>(shared_total);
+    plan.shared_a_offset =
+        plan.shared_b ? plan.shared_b_offset + plan.n_padded * p.k : plan.shared_b_offset;
+    shared_total += static_cast<size_t>(shared_elements(p, plan));
+    if (plan.shared_b) add_pack_tasks(false, p.n, plan.kernel->nr);
+    if (shares_a(p, plan)) add_pack_tasks(true, p.m, plan.kernel->mr);
     first_task.push_back(num_tasks);
     num_tasks += plan.grid.tasks();
     plans.push_back(plan);
   }
 
-  if (shared_elements * sizeof(T) > shared_workspace.size()) {
+  if (shared_total * sizeof(T) > shared_workspace.size()) {
     fail(ErrorCode::KernelFailure, "a GEMM call shares " +
-                                       std::to_string(shared_elements * sizeof(T)) +
+                                       std::to_string(shared_total * sizeof(T)) +
                                        " bytes of packed op(B), its workspace has " +
                                        std::to_string(shared_workspace.size()) +
                                        ": the kernel's selection declared less than it uses");
@@ -568,9 +623,15 @@ void gemm(const GemmMicroKernel<T>& kernel, std::span<const GemmProblem<T>> prob
     const ProblemPlan<T>& plan = plans[t.problem];
     const GemmMicroKernel<T>& micro = *plan.kernel;
     const int64_t depth = std::min(micro.kc, p.k - t.k0);
-    pack_block(micro.isa, p.b + t.k0 * p.b_row_stride + t.col0 * p.b_col_stride, p.b_col_stride,
-               p.b_row_stride, t.cols, depth, micro.nr,
-               shared_b_slice(shared, plan, t.k0) + t.col0 * depth);
+    if (t.a) {
+      pack_block(micro.isa, p.a + t.first * p.a_row_stride + t.k0 * p.a_col_stride, p.a_row_stride,
+                 p.a_col_stride, t.count, depth, micro.mr,
+                 shared_a_slice(shared, plan, t.k0) + t.first * depth);
+    } else {
+      pack_block(micro.isa, p.b + t.k0 * p.b_row_stride + t.first * p.b_col_stride, p.b_col_stride,
+                 p.b_row_stride, t.count, depth, micro.nr,
+                 shared_b_slice(shared, plan, t.k0) + t.first * depth);
+    }
   });
 
   pool.parallel_for(num_tasks, [&](int64_t task) {
@@ -587,16 +648,18 @@ void gemm(const GemmMicroKernel<T>& kernel, std::span<const GemmProblem<T>> prob
     const int64_t col0 = tile_start(across, grid.tiles_across, grid.col_units, micro.nr);
     const int64_t col1 = tile_start(across + 1, grid.tiles_across, grid.col_units, micro.nr);
     run_tile(micro, p, row0, col0, std::min(row1, p.m) - row0, std::min(col1, p.n) - col0,
-             plan.shared_b ? shared : nullptr, plan, pool.worker_scratch());
+             shares_a(p, plan) ? shared : nullptr, plan.shared_b ? shared : nullptr, plan,
+             pool.worker_scratch());
   });
 }
 
 template const GemmMicroKernel<float>& gemm_micro_kernel<float>(GemmIsa isa);
 template const GemmMicroKernel<double>& gemm_micro_kernel<double>(GemmIsa isa);
 template GemmScratch gemm_scratch<float>(const GemmMicroKernel<float>& kernel, int64_t m, int64_t n,
-                                         int64_t k, int64_t count);
+                                         int64_t k, int64_t count, int64_t a_row_stride);
 template GemmScratch gemm_scratch<double>(const GemmMicroKernel<double>& kernel, int64_t m,
-                                          int64_t n, int64_t k, int64_t count);
+                                          int64_t n, int64_t k, int64_t count,
+                                          int64_t a_row_stride);
 template GemmScratch gemm_scratch<float>(const GemmMicroKernel<float>& kernel,
                                          std::span<const GemmProblem<float>> problems);
 template GemmScratch gemm_scratch<double>(const GemmMicroKernel<double>& kernel,

@@ -3,7 +3,9 @@
 // way: K is cut into kc-deep slices; op(A) is packed into MR-row panels and op(B) into
 // NR-column panels, and a register-blocked micro-kernel computes MR x NR pieces of Y from
 // them. When a problem's output has several tiles below one another, a first parallel loop
-// packs its op(B) once for all of them; each tile packs its own rows of op(A).
+// packs its op(B) once for all of them, and when several lie side by side (a short product of
+// few tokens) its op(A), unless the tiles read op(A)'s rows in place; otherwise each tile packs
+// its own.
 //
 // Determinism: the output is cut into tiles, set by the problems' shapes and the micro-kernel,
 // never by the thread count, and each tile is one task. An element's value is its
@@ -126,10 +128,10 @@ GemmIsa best_gemm_isa();
 template <class T>
 const GemmMicroKernel<T>& gemm_micro_kernel(GemmIsa isa);
 
-// The scratch of one gemm() call, fixed by its problems' shapes alone: the packed op(B) panels
-// its tasks share (in the caller's planned workspace) and the most packing space one task uses
-// (in the worker scratch of the thread that runs it, ThreadPool::worker_scratch). A kernel
-// declares both when it is selected (KernelChoice), so gemm() never allocates.
+// The scratch of one gemm() call, fixed by its problems' shapes alone: the packed op(A) and
+// op(B) panels its tasks share (in the caller's planned workspace) and the most packing space one
+// task uses (in the worker scratch of the thread that runs it, ThreadPool::worker_scratch). A
+// kernel declares both when it is selected (KernelChoice), so gemm() never allocates.
 struct GemmScratch {
   int64_t shared_bytes = 0;
   int64_t task_bytes = 0;
@@ -138,10 +140,13 @@ struct GemmScratch {
 // The larger of each part: for a kernel that makes several gemm() calls.
 GemmScratch max_scratch(const GemmScratch& a, const GemmScratch& b);
 
-// The scratch of a gemm() call on `count` problems of m x n x k each.
+// The scratch of a gemm() call on `count` problems of m x n x k each. `a_row_stride` is op(A)'s
+// row stride in elements where its rows run along K one element after another (a row-major
+// MatMul's A), or 0 where they do not or it is not known: short rows are read in place and need
+// no shared packing (0 reserves it wherever the tiles could share it).
 template <class T>
 GemmScratch gemm_scratch(const GemmMicroKernel<T>& kernel, int64_t m, int64_t n, int64_t k,
-                         int64_t count);
+                         int64_t count, int64_t a_row_stride = 0);
 // The scratch of a gemm() call on these problems.
 template <class T>
 GemmScratch gemm_scratch(const GemmMicroKernel<T>& kernel,

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <type_traits>
 
 #include "linalg_gemm_micro_kernels.h"
@@ -105,7 +106,10 @@ VOLTA_AVX512 void pack_rows_f32_avx512(const float* src, int64_t lane_stride, in
 #endif
 
 // The `full` lanes (a multiple of `width`) of a block whose lanes are adjacent in memory,
-// packed step by step: step s of panel f is src[s * step_stride + f * width, + width).
+// packed step by step: step s of panel f is src[s * step_stride + f * width, + width). A
+// fixed-size memcpy, since GCC copies an element loop one scalar at a time (it cannot rule out
+// that source and panel overlap): 16 scalar moves a 64-byte step were 40 % of a 64-token
+// product's packing.
 template <int W, class T>
 void pack_full_panels_by_step_fixed(const T* src, int64_t step_stride, int64_t full, int64_t depth,
                                     T* dst) {
@@ -113,8 +117,7 @@ void pack_full_panels_by_step_fixed(const T* src, int64_t step_stride, int64_t f
     const T* from = src + s * step_stride;
     T* to = dst + s * W;
     for (int64_t f = 0; f < full; f += W, from += W, to += depth * W) {
-#pragma GCC unroll 32
-      for (int l = 0; l < W; ++l) to[l] = from[l];
+      std::memcpy(to, from, W * sizeof(T));
     }
   }
 }
