@@ -305,10 +305,37 @@ void lower_bit_shift(LoweringContext& ctx) {
                            {{"direction", std::string(direction == "LEFT" ? "left" : "right")}}));
 }
 
+// ---- ai.onnx.ml -------------------------------------------------------------------------
+
+// Binarizer: 1 where X > threshold, else 0, in X's type (NaN gives 0). An integer X compares
+// with floor(threshold), which is exactly X > threshold; past X's range, with X itself.
+void lower_binarizer(LoweringContext& ctx) {
+  const DType dtype = ctx.input_type(0).dtype;
+  if (dtype != DType::F32 && dtype != DType::F64 && dtype != DType::I64 && dtype != DType::I32) {
+    ctx.unsupported("X is " + std::string(dtype_name(dtype)) +
+                    "; Binarizer takes f32, f64, i64 and i32");
+  }
+  const ValueId x = ctx.input(0);
+  const double threshold = ctx.attr_float("threshold", 0.0);
+  ValueId above = kNoValue;
+  const double range = dtype == DType::I32 ? 0x1p31 : 0x1p63;  // integers lie in [-range, range)
+  if (is_integer(dtype) && std::floor(threshold) >= range) {
+    above = ctx.add(K::Greater, {x, x});  // none is above
+  } else if (is_integer(dtype) && std::floor(threshold) < -range) {
+    above = ctx.add(K::GreaterOrEqual, {x, x});  // all are
+  } else {
+    const double bound = is_integer(dtype) ? std::floor(threshold) : threshold;
+    above = ctx.add(K::Greater, {x, scalar_constant(ctx, dtype, bound)});
+  }
+  ctx.set_output(0, ctx.add(K::Where, {above, scalar_constant(ctx, dtype, 1.0),
+                                       scalar_constant(ctx, dtype, 0.0)}));
+}
+
 }  // namespace
 
 void register_elementwise_lowerings(LoweringTable& table) {
   table.add("Add", K::Add, 1, &lower_binary<K::Add>);
+  table.add_ml_composite("Binarizer", OpFamily::Elementwise, 1, &lower_binarizer);
   table.add("Sub", K::Sub, 1, &lower_binary<K::Sub>);
   table.add("Mul", K::Mul, 1, &lower_binary<K::Mul>);
   table.add("Div", K::Div, 1, &lower_binary<K::Div>);

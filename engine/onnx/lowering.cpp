@@ -220,10 +220,12 @@ NodeLowering find_lowering(std::string_view domain, std::string_view op_type, in
                            int64_t domain_opset) {
   const std::string op(op_type);
   const bool standard = domain.empty() || domain == "ai.onnx";
-  if (!standard && domain != kPreviewDomain && domain != kTrainingDomain) {
+  const bool ml = domain == kMlDomain;
+  if (!standard && !ml && domain != kPreviewDomain && domain != kTrainingDomain) {
     return {nullptr,
             {0, "domain '" + std::string(domain) +
                     "' is not supported; supported: the default domain (ai.onnx), " +
+                    std::string(kMlDomain) + " (ArrayFeatureExtractor, Binarizer, TreeEnsemble), " +
                     std::string(kPreviewDomain) + " (FlexAttention) and " +
                     std::string(kTrainingDomain) + " (Adagrad, Adam, Momentum)"}};
   }
@@ -236,6 +238,23 @@ NodeLowering find_lowering(std::string_view domain, std::string_view op_type, in
   if (standard) return {lowering, check_version(op_type, opset, *lowering)};
   if (domain_opset == 0) {  // the checker refuses this first (model.cpp)
     return {lowering, {0, "the model imports no opset of domain " + std::string(domain), true}};
+  }
+  if (ml) {
+    if (domain_opset > kNewestMlOpset) {
+      return {lowering,
+              {0, "the model imports opset " + std::to_string(domain_opset) + " of " +
+                      std::string(domain) + "; Volta reads its opsets 1 to " +
+                      std::to_string(kNewestMlOpset) + " (ONNX 1.23)"}};
+    }
+    if (domain_opset < lowering->min_version) {
+      return {lowering,
+              {0,
+               "op " + op + " of " + std::string(domain) + " is defined from its opset " +
+                   std::to_string(lowering->min_version) + "; the model imports opset " +
+                   std::to_string(domain_opset),
+               true}};
+    }
+    return {lowering, {lowering->min_version, ""}};
   }
   if (domain_opset > kNewestPreviewOpset) {
     return {lowering,
@@ -268,6 +287,11 @@ void LoweringTable::add_preview_composite(std::string_view domain, std::string_v
                            std::string(domain) + " is not a preview domain");
   }
   add(Lowering{op_type, family, 1, lower, std::nullopt, domain});
+}
+
+void LoweringTable::add_ml_composite(std::string_view op_type, OpFamily family, int min_version,
+                                     LowerFn lower) {
+  add(Lowering{op_type, family, min_version, lower, std::nullopt, kMlDomain});
 }
 
 void LoweringTable::add(Lowering lowering) {
@@ -311,6 +335,7 @@ constexpr FamilyFile kFamilyFiles[] = {
     {OpFamily::Pooling, register_pooling_lowerings},
     {OpFamily::Pooling, register_pooling_roi_lowerings},
     {OpFamily::Indexing, register_indexing_lowerings},
+    {OpFamily::Indexing, register_indexing_ml_lowerings},
     {OpFamily::Loss, register_loss_lowerings},
     {OpFamily::Resampling, register_resampling_lowerings},
 };

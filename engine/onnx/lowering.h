@@ -158,6 +158,10 @@ using LowerFn = void (*)(LoweringContext& ctx);
 inline constexpr std::string_view kPreviewDomain = "ai.onnx.preview";
 inline constexpr std::string_view kTrainingDomain = "ai.onnx.preview.training";
 inline constexpr int64_t kNewestPreviewOpset = 1;
+// ONNX's classical machine-learning domain: Volta reads its opsets 1 to kNewestMlOpset (ONNX
+// 1.23). Each op lowered from it has one schema version up to that opset, its min_version.
+inline constexpr std::string_view kMlDomain = "ai.onnx.ml";
+inline constexpr int64_t kNewestMlOpset = 5;
 
 struct Lowering {
   std::string_view op_type;  // an op of the default domain ("ai.onnx"), unless `domain` says
@@ -166,8 +170,8 @@ struct Lowering {
   LowerFn lower;
   std::optional<OpKind> onto;  // the internal op it is; nullopt: it becomes constants (Shape,
                                // Range) or a composition of other ops (Sum, RNN, ReduceLogSum)
-  std::string_view domain;     // empty: the default domain; else kPreviewDomain or
-                               // kTrainingDomain
+  std::string_view domain;     // empty: the default domain; else kPreviewDomain,
+                               // kTrainingDomain or kMlDomain
 };
 
 class LoweringTable {
@@ -180,6 +184,9 @@ class LoweringTable {
   // A composite op of a preview domain (kPreviewDomain, kTrainingDomain), read at its version 1.
   void add_preview_composite(std::string_view domain, std::string_view op_type, OpFamily family,
                              LowerFn lower);
+  // A composite op of the ai.onnx.ml domain (kMlDomain), first defined in its opset
+  // `min_version`.
+  void add_ml_composite(std::string_view op_type, OpFamily family, int min_version, LowerFn lower);
   void add(Lowering lowering);  // throws std::logic_error on a duplicate op_type
   const Lowering* find(std::string_view op_type) const;
   const std::map<std::string, Lowering, std::less<>>& all() const { return table_; }
@@ -211,6 +218,8 @@ void register_convolution_quantized_lowerings(LoweringTable& table);  // ConvInt
 void register_pooling_lowerings(LoweringTable& table);
 void register_pooling_roi_lowerings(LoweringTable& table);  // RoiAlign
 void register_indexing_lowerings(LoweringTable& table);
+void register_indexing_ml_lowerings(
+    LoweringTable& table);  // ai.onnx.ml: ArrayFeatureExtractor, TreeEnsemble
 void register_loss_lowerings(LoweringTable& table);
 void register_resampling_lowerings(LoweringTable& table);
 
@@ -228,9 +237,9 @@ struct VersionCheck {
 VersionCheck check_version(std::string_view op, int64_t opset, const Lowering& lowering);
 
 // A node's lowering for a model importing `opset` of the default domain and `domain_opset` of
-// the node's domain when that is a preview domain (0: none), and the version of its schema in
-// force; or, with `lowering` null or `version.problem` set, why it cannot be lowered: an unknown
-// domain or op, or a version check_version refuses.
+// the node's domain when that is a preview or the ML domain (0: none), and the version of its
+// schema in force; or, with `lowering` null or `version.problem` set, why it cannot be lowered:
+// an unknown domain or op, or a version check_version refuses.
 struct NodeLowering {
   const Lowering* lowering = nullptr;
   VersionCheck version;

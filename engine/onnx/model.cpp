@@ -59,12 +59,12 @@ std::string node_text(const ::onnx::NodeProto& node) {
 }
 
 // What ::onnx::checker::check_model checks, for a model newer than the library knows (IR
-// version above 8 or an opset above 17): every graph input, output and value info; every
-// initializer of an element type the library knows (Volta refuses the others); every node of
-// the default domain whose schema in force the library has, at the same schema version (the
-// others are checked by their lowering, and other domains are refused, when imported); and the
-// graph's own rules: an IR version, names defined
-// before they are used, each output name defined once.
+// version above 8, an opset above 17, or an ai.onnx.ml opset above 3): every graph input, output
+// and value info; every initializer of an element type the library knows (Volta refuses the
+// others); every node of the default domain whose schema in force the library has, at the same
+// schema version (the others are checked by their lowering, and other domains are refused, when
+// imported); and the graph's own rules: an IR version, names defined before they are used, each
+// output name defined once.
 void check_newer_model(const ::onnx::ModelProto& model, int64_t opset) {
   using ::onnx::checker::ValidationError;
   namespace checker = ::onnx::checker;
@@ -163,7 +163,8 @@ void check_model(const Model::Impl& impl) {
   try {
     const std::optional<::onnx::ModelProto> embedded = without_external_data(impl.proto);
     const ::onnx::ModelProto& checked = embedded ? *embedded : impl.proto;
-    if (ir_version <= kLibraryIrVersion && impl.opset <= kLibraryOpset) {
+    if (ir_version <= kLibraryIrVersion && impl.opset <= kLibraryOpset &&
+        impl.domain_opset(kMlDomain) <= kLibraryMlOpset) {
       ::onnx::checker::check_model(checked);
     } else {
       check_newer_model(checked, impl.opset);

@@ -16,6 +16,7 @@ namespace volta::onnx {
 // What the libonnx Volta links knows (ONNX 1.12).
 inline constexpr int64_t kLibraryOpset = 17;
 inline constexpr int64_t kLibraryIrVersion = 8;
+inline constexpr int64_t kLibraryMlOpset = 3;  // of the ai.onnx.ml domain
 // The newest Volta reads (ONNX 1.23). Anything newer is refused, naming both.
 inline constexpr int64_t kNewestOpset = 28;
 inline constexpr int64_t kNewestIrVersion = 14;

@@ -105,17 +105,39 @@ BOOST_AUTO_TEST_CASE(the_preview_domains_lower_their_own_ops_at_their_opset_1) {
   BOOST_TEST(find_lowering("ai.onnx", "Relu", 26, 0).lowering != nullptr);
   BOOST_TEST(find_lowering("com.microsoft", "Relu", 26, 1).version.problem ==
              "domain 'com.microsoft' is not supported; supported: the default domain (ai.onnx), "
-             "ai.onnx.preview (FlexAttention) and ai.onnx.preview.training (Adagrad, Adam, "
-             "Momentum)");
+             "ai.onnx.ml (ArrayFeatureExtractor, Binarizer, TreeEnsemble), ai.onnx.preview "
+             "(FlexAttention) and ai.onnx.preview.training (Adagrad, Adam, Momentum)");
   BOOST_TEST(find_lowering(kTrainingDomain, "Adam", 0, 1).version.version == 1);
   BOOST_TEST(find_lowering(kTrainingDomain, "FlexAttention", 0, 1).lowering == nullptr);
   BOOST_TEST(find_lowering(kPreviewDomain, "Adam", 0, 1).lowering == nullptr);
   for (const auto& [op_type, lowering] : lowering_table().all()) {
     if (!lowering.domain.empty()) {
-      BOOST_TEST((lowering.domain == kPreviewDomain || lowering.domain == kTrainingDomain),
+      BOOST_TEST((lowering.domain == kPreviewDomain || lowering.domain == kTrainingDomain ||
+                  lowering.domain == kMlDomain),
                  op_type);
     }
   }
+}
+
+// ai.onnx.ml ops are read from the opset that defines them up to opset 5 (ONNX 1.23), at the
+// one schema version each has there.
+BOOST_AUTO_TEST_CASE(the_ml_domain_lowers_its_ops_from_their_first_opset_to_5) {
+  const NodeLowering tree = find_lowering(kMlDomain, "TreeEnsemble", 0, 5);
+  BOOST_TEST_REQUIRE(tree.lowering != nullptr);
+  BOOST_TEST(tree.version.problem.empty());
+  BOOST_TEST(tree.version.version == 5);
+  BOOST_TEST((tree.lowering->family == OpFamily::Indexing));
+  const NodeLowering early = find_lowering(kMlDomain, "TreeEnsemble", 0, 4);
+  BOOST_TEST(early.version.invalid);
+  BOOST_TEST(
+      early.version.problem ==
+      "op TreeEnsemble of ai.onnx.ml is defined from its opset 5; the model imports opset 4");
+  BOOST_TEST(find_lowering(kMlDomain, "Binarizer", 0, 6).version.problem ==
+             "the model imports opset 6 of ai.onnx.ml; Volta reads its opsets 1 to 5 (ONNX 1.23)");
+  BOOST_TEST(find_lowering(kMlDomain, "Binarizer", 18, 3).version.version == 1);
+  BOOST_TEST(find_lowering(kMlDomain, "Binarizer", 18, 0).version.invalid);
+  BOOST_TEST(find_lowering("", "Binarizer", 18, 0).lowering == nullptr);
+  BOOST_TEST(find_lowering(kMlDomain, "Relu", 18, 3).lowering == nullptr);
 }
 
 BOOST_AUTO_TEST_CASE(the_schema_in_force_comes_from_the_library_or_the_newer_table) {
