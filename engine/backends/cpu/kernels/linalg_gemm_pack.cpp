@@ -103,6 +103,64 @@ VOLTA_AVX512 void pack_rows_f32_avx512(const float* src, int64_t lane_stride, in
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop
 #endif
+
+// Transposes an 8 x 8 block held as 8 rows: afterwards rows[c] holds column c.
+VOLTA_AVX2_FMA inline void transpose_8x8(__m256 rows[8]) {
+  __m256 pairs[8];  // per 128-bit half: rows 2i, 2i+1 interleaved
+  for (int i = 0; i < 4; ++i) {
+    pairs[2 * i] = _mm256_unpacklo_ps(rows[2 * i], rows[2 * i + 1]);
+    pairs[2 * i + 1] = _mm256_unpackhi_ps(rows[2 * i], rows[2 * i + 1]);
+  }
+  __m256 quads[8];  // per half: rows 4g..4g+3 of one column
+  for (int g = 0; g < 2; ++g) {
+    quads[4 * g + 0] = _mm256_shuffle_ps(pairs[4 * g], pairs[4 * g + 2], _MM_SHUFFLE(1, 0, 1, 0));
+    quads[4 * g + 1] = _mm256_shuffle_ps(pairs[4 * g], pairs[4 * g + 2], _MM_SHUFFLE(3, 2, 3, 2));
+    quads[4 * g + 2] =
+        _mm256_shuffle_ps(pairs[4 * g + 1], pairs[4 * g + 3], _MM_SHUFFLE(1, 0, 1, 0));
+    quads[4 * g + 3] =
+        _mm256_shuffle_ps(pairs[4 * g + 1], pairs[4 * g + 3], _MM_SHUFFLE(3, 2, 3, 2));
+  }
+  for (int c = 0; c < 4; ++c) {
+    rows[c] = _mm256_permute2f128_ps(quads[c], quads[4 + c], 0x20);
+    rows[4 + c] = _mm256_permute2f128_ps(quads[c], quads[4 + c], 0x31);
+  }
+}
+
+// A mask of lanes [0, n) of 8 (0 <= n <= 8), for masked loads and stores.
+VOLTA_AVX2_FMA inline __m256i first_lanes(int64_t n) {
+  alignas(32) static constexpr int32_t kFirst[16] = {-1, -1, -1, -1, -1, -1, -1, -1,
+                                                     0,  0,  0,  0,  0,  0,  0,  0};
+  return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(kFirst + 8 - n));
+}
+
+// pack_panel for f32 lanes contiguous along K (op(A) as stored) into a panel of at most 8 lanes
+// (AVX2's 6-row op(A) panels): 8 steps at a time, read as an 8 x 8 block and transposed in
+// registers. The scalar gather it replaces moved one float per load and store.
+VOLTA_AVX2_FMA void pack_rows_f32_avx2(const float* src, int64_t lane_stride, int64_t depth,
+                                       int width, int lanes, float* dst) {
+  const __m256i lane_mask = first_lanes(width);
+  for (int64_t s0 = 0; s0 < depth; s0 += 8) {
+    const int64_t steps = std::min<int64_t>(8, depth - s0);
+    const __m256i step_mask = first_lanes(steps);
+    __m256 block[8];
+    for (int l = 0; l < 8; ++l) {
+      block[l] = l < lanes ? _mm256_maskload_ps(src + l * lane_stride + s0, step_mask)
+                           : _mm256_setzero_ps();
+    }
+    transpose_8x8(block);
+    for (int64_t t = 0; t < steps; ++t) {
+      float* const to = dst + (s0 + t) * width;
+      if (width == 8) {
+        _mm256_storeu_ps(to, block[t]);
+      } else if (width == 6) {
+        _mm_storeu_ps(to, _mm256_castps256_ps128(block[t]));
+        _mm_storel_pi(reinterpret_cast<__m64*>(to + 4), _mm256_extractf128_ps(block[t], 1));
+      } else {
+        _mm256_maskstore_ps(to, lane_mask, block[t]);
+      }
+    }
+  }
+}
 #endif
 
 // The `full` lanes (a multiple of `width`) of a block whose lanes are adjacent in memory,
@@ -189,6 +247,10 @@ void pack_block(GemmIsa isa, const T* src, int64_t lane_stride, int64_t step_str
     if constexpr (std::is_same_v<T, float>) {
       if (isa == GemmIsa::Avx512 && step_stride == 1 && lane_stride != 1) {
         pack_rows_f32_avx512(src, lane_stride, depth, width, lanes, to);
+        continue;
+      }
+      if (isa == GemmIsa::Avx2Fma && step_stride == 1 && lane_stride != 1 && width <= 8) {
+        pack_rows_f32_avx2(src, lane_stride, depth, width, lanes, to);
         continue;
       }
     }
