@@ -190,6 +190,23 @@ ValueId gather(LoweringContext& ctx, ValueId table, ValueId index) {
   return ctx.add(K::Gather, {table, index}, {{"axis", int64_t{0}}});
 }
 
+// The comparison of each mode but BRANCH_MEMBER; BRANCH_NEQ negates its Equal (so NaN is
+// unequal, as in IEEE and ONNX's reference).
+constexpr K kCompare[kModes - 1] = {K::LessOrEqual, K::Less,  K::GreaterOrEqual,
+                                    K::Greater,     K::Equal, K::Equal};
+
+// BRANCH_MEMBER: whether `value` [N, trees] is in the set of the node at `at`, a row of
+// `members` [M + L, S] padded with NaN (which equals nothing).
+ValueId member_test(LoweringContext& ctx, ValueId members, ValueId at, ValueId value) {
+  const ValueId set = gather(ctx, members, at);
+  const ValueId hits =
+      ctx.add(K::Equal, {ctx.add(K::Unsqueeze, {value}, {{"axes", Ints{2}}}), set});
+  const ValueId any = ctx.add(
+      K::ReduceMax, {ctx.add(K::Cast, {hits}, {{"to", std::string(dtype_name(DType::F32))}})},
+      {{"axes", Ints{2}}, {"keepdims", int64_t{0}}});
+  return ctx.add(K::Greater, {any, scalar_constant(ctx, DType::F32, 0.0)});
+}
+
 // TreeEnsemble: each sample walks every tree in lockstep. The walk's position is an index into
 // the interior nodes (0..M-1) and then the leaves (M..M+L-1), where a leaf leads to itself; each
 // round gathers the position's feature, split and children and takes the true child where the
@@ -279,38 +296,10 @@ void lower_tree_ensemble(LoweringContext& ctx) {
     ValueId holds = kNoValue;
     for (int mode = 0; mode < kModes; ++mode) {
       if (!used[static_cast<size_t>(mode)]) continue;
-      ValueId test = kNoValue;
-      switch (static_cast<Mode>(mode)) {
-        case Mode::Leq:
-          test = ctx.add(K::LessOrEqual, {value, split});
-          break;
-        case Mode::Lt:
-          test = ctx.add(K::Less, {value, split});
-          break;
-        case Mode::Gte:
-          test = ctx.add(K::GreaterOrEqual, {value, split});
-          break;
-        case Mode::Gt:
-          test = ctx.add(K::Greater, {value, split});
-          break;
-        case Mode::Eq:
-          test = ctx.add(K::Equal, {value, split});
-          break;
-        case Mode::Neq:
-          test = ctx.add(K::Not, {ctx.add(K::Equal, {value, split})});
-          break;
-        case Mode::Member: {
-          const ValueId set = ctx.add(K::Gather, {member_table, at}, {{"axis", int64_t{0}}});
-          const ValueId hits =
-              ctx.add(K::Equal, {ctx.add(K::Unsqueeze, {value}, {{"axes", Ints{2}}}), set});
-          const ValueId any =
-              ctx.add(K::ReduceMax,
-                      {ctx.add(K::Cast, {hits}, {{"to", std::string(dtype_name(DType::F32))}})},
-                      {{"axes", Ints{2}}, {"keepdims", int64_t{0}}});
-          test = ctx.add(K::Greater, {any, scalar_constant(ctx, DType::F32, 0.0)});
-          break;
-        }
-      }
+      ValueId test = static_cast<Mode>(mode) == Mode::Member
+                         ? member_test(ctx, member_table, at, value)
+                         : ctx.add(kCompare[mode], {value, split});
+      if (static_cast<Mode>(mode) == Mode::Neq) test = ctx.add(K::Not, {test});
       if (mixed)
         test = ctx.add(K::And, {gather(ctx, mode_tables[static_cast<size_t>(mode)], at), test});
       holds = holds == kNoValue ? test : ctx.add(K::Or, {holds, test});

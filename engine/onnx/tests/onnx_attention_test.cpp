@@ -324,19 +324,7 @@ Model flex_attention(const std::vector<Io>& inputs, const Io& output, const Node
     o->set_domain(domain.empty() ? "ai.onnx.preview" : domain);
     o->set_version(preview);
   }
-  auto* g = m.mutable_graph();
-  pb::NodeProto* n = g->add_node();
-  n->set_op_type("FlexAttention");
-  n->set_domain(domain);
-  n->set_name("node");
-  for (const Io& in : inputs) {
-    add_io(g->add_input(), in);
-    n->add_input(in.name);
-  }
-  add_io(g->add_output(), output);
-  n->add_output(output.name);
-  if (attrs) attrs(*n);
-  return Model::parse(m.SerializeAsString(), "flex.onnx");
+  return with_one_node(m, "FlexAttention", domain, inputs, output, attrs, "flex.onnx");
 }
 
 // Graph attribute `name` of n: y = op(x, c), x of type `x` (and `elem` declared for it), c the

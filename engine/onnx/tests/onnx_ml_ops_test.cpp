@@ -22,20 +22,8 @@ Model ml_node(const std::string& op, int ml_opset, const std::vector<Io>& inputs
   auto* o = m.add_opset_import();
   o->set_domain("ai.onnx.ml");
   o->set_version(ml_opset);
-  auto* g = m.mutable_graph();
-  g->set_name(op);
-  pb::NodeProto* n = g->add_node();
-  n->set_op_type(op);
-  n->set_domain("ai.onnx.ml");
-  n->set_name("node");
-  for (const Io& in : inputs) {
-    add_io(g->add_input(), in);
-    n->add_input(in.name);
-  }
-  add_io(g->add_output(), output);
-  n->add_output(output.name);
-  if (attrs) attrs(*n);
-  return Model::parse(m.SerializeAsString(), op + ".onnx");
+  m.mutable_graph()->set_name(op);
+  return with_one_node(m, op, "ai.onnx.ml", inputs, output, attrs, op + ".onnx");
 }
 
 // A 1-D tensor attribute of FLOAT, DOUBLE or UINT8 elements.

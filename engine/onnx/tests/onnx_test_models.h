@@ -113,6 +113,26 @@ inline Model one_node(const std::string& op, int opset, const std::vector<Io>& i
   return one_node(op, opset, inputs, std::vector<Io>{output}, attrs);
 }
 
+// Model `m` (its opsets imported by the caller) with one node `op` of `domain` from graph inputs
+// to one output, parsed as `file`.
+inline Model with_one_node(pb::ModelProto m, const std::string& op, const std::string& domain,
+                           const std::vector<Io>& inputs, const Io& output, const NodeAttrs& attrs,
+                           const std::string& file) {
+  auto* g = m.mutable_graph();
+  pb::NodeProto* n = g->add_node();
+  n->set_op_type(op);
+  n->set_domain(domain);
+  n->set_name("node");
+  for (const Io& in : inputs) {
+    add_io(g->add_input(), in);
+    n->add_input(in.name);
+  }
+  add_io(g->add_output(), output);
+  n->add_output(output.name);
+  if (attrs) attrs(*n);
+  return Model::parse(m.SerializeAsString(), file);
+}
+
 inline std::vector<Tensor> run_cpu(const Model& model, const std::vector<Tensor>& inputs) {
   static const std::unique_ptr<Backend> cpu = make_backend("cpu");
   Session session(model, *cpu, DeterminismMode::Strict);
