@@ -36,8 +36,6 @@ void lower_array_feature_extractor(LoweringContext& ctx) {
 
 enum class Mode : uint8_t { Leq, Lt, Gte, Gt, Eq, Neq, Member };
 constexpr int kModes = 7;
-constexpr const char* kModeNames[kModes] = {"BRANCH_LEQ", "BRANCH_LT",  "BRANCH_GTE",   "BRANCH_GT",
-                                            "BRANCH_EQ",  "BRANCH_NEQ", "BRANCH_MEMBER"};
 
 // The ensemble as its attributes give it, checked: interior nodes 0..M-1 and leaves 0..L-1.
 struct Ensemble {
