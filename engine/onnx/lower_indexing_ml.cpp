@@ -79,8 +79,7 @@ Ensemble read_ensemble(LoweringContext& ctx, int64_t features) {
     if (values.size() != count) {
       ctx.invalid(std::string(name) + " has " + std::to_string(values.size()) +
                   " entries, nodes_modes " + std::to_string(count) +
-                  ": every nodes_* has one "
-                  "per node");
+                  ": every nodes_* has one per node");
     }
   };
   same_length(e.splits, "nodes_splits");
@@ -153,23 +152,34 @@ Ensemble read_ensemble(LoweringContext& ctx, int64_t features) {
   return e;
 }
 
+// The deepest tree walked: each level is one round of about ten nodes in the graph. Trees that
+// gradient boosting and random forests grow are far shallower.
+constexpr int64_t kMaxTreeDepth = 1024;
+
 // The rounds a walk needs: the most interior nodes on a path from a root to a leaf. A node
-// reached again on its own path is a cycle: I-INVALID-MODEL.
+// reached again on its own path is a cycle: I-INVALID-MODEL; a path deeper than kMaxTreeDepth is
+// I-UNSUPPORTED (and bounds the recursion).
 int64_t walk_rounds(LoweringContext& ctx, const Ensemble& e) {
+  const auto too_deep = [&] {
+    ctx.unsupported("a tree deeper than " + std::to_string(kMaxTreeDepth) +
+                    " interior nodes; supported: trees up to that depth");
+  };
   std::vector<int64_t> depth(static_cast<size_t>(e.nodes()), -1);  // -1 unknown, 0 on the path
-  const auto visit = [&](auto& self, int64_t node) -> int64_t {
+  const auto visit = [&](auto& self, int64_t node, int64_t level) -> int64_t {
     int64_t& d = depth[static_cast<size_t>(node)];
     if (d == 0) ctx.invalid("the trees have a cycle through node " + std::to_string(node));
     if (d > 0) return d;
+    if (level > kMaxTreeDepth) too_deep();
     d = 0;
     int64_t below = 0;
     const auto i = static_cast<size_t>(node);
-    if (e.true_leafs[i] == 0) below = std::max(below, self(self, e.true_ids[i]));
-    if (e.false_leafs[i] == 0) below = std::max(below, self(self, e.false_ids[i]));
+    if (e.true_leafs[i] == 0) below = std::max(below, self(self, e.true_ids[i], level + 1));
+    if (e.false_leafs[i] == 0) below = std::max(below, self(self, e.false_ids[i], level + 1));
     return d = below + 1;
   };
   int64_t rounds = 0;
-  for (const int64_t root : e.roots) rounds = std::max(rounds, visit(visit, root));
+  for (const int64_t root : e.roots) rounds = std::max(rounds, visit(visit, root, 1));
+  if (rounds > kMaxTreeDepth) too_deep();  // a subtree first reached higher up, then lower
   return rounds;
 }
 
@@ -298,8 +308,9 @@ void lower_tree_ensemble(LoweringContext& ctx) {
                          ? member_test(ctx, member_table, at, value)
                          : ctx.add(kCompare[mode], {value, split});
       if (static_cast<Mode>(mode) == Mode::Neq) test = ctx.add(K::Not, {test});
-      if (mixed)
+      if (mixed) {
         test = ctx.add(K::And, {gather(ctx, mode_tables[static_cast<size_t>(mode)], at), test});
+      }
       holds = holds == kNoValue ? test : ctx.add(K::Or, {holds, test});
     }
     if (tracks) {

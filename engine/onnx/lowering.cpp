@@ -216,6 +216,19 @@ VersionCheck check_version(std::string_view op, int64_t opset, const Lowering& l
   return {*version, ""};
 }
 
+namespace {
+
+// "domain (Op, Op, ...)": the ops the lowering table reads from another domain than the default.
+std::string domain_with_ops(std::string_view domain) {
+  std::string ops;
+  for (const auto& [op_type, lowering] : lowering_table().all()) {
+    if (lowering.domain == domain) ops += (ops.empty() ? "" : ", ") + op_type;
+  }
+  return std::string(domain) + " (" + ops + ")";
+}
+
+}  // namespace
+
 NodeLowering find_lowering(std::string_view domain, std::string_view op_type, int64_t opset,
                            int64_t domain_opset) {
   const std::string op(op_type);
@@ -225,9 +238,8 @@ NodeLowering find_lowering(std::string_view domain, std::string_view op_type, in
     return {nullptr,
             {0, "domain '" + std::string(domain) +
                     "' is not supported; supported: the default domain (ai.onnx), " +
-                    std::string(kMlDomain) + " (ArrayFeatureExtractor, Binarizer, TreeEnsemble), " +
-                    std::string(kPreviewDomain) + " (FlexAttention) and " +
-                    std::string(kTrainingDomain) + " (Adagrad, Adam, Momentum)"}};
+                    domain_with_ops(kMlDomain) + ", " + domain_with_ops(kPreviewDomain) + " and " +
+                    domain_with_ops(kTrainingDomain)}};
   }
   const Lowering* lowering = lowering_table().find(op_type);
   if (lowering == nullptr || lowering->domain != (standard ? std::string_view() : domain)) {

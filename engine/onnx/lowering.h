@@ -218,8 +218,8 @@ void register_convolution_quantized_lowerings(LoweringTable& table);  // ConvInt
 void register_pooling_lowerings(LoweringTable& table);
 void register_pooling_roi_lowerings(LoweringTable& table);  // RoiAlign
 void register_indexing_lowerings(LoweringTable& table);
-void register_indexing_ml_lowerings(
-    LoweringTable& table);  // ai.onnx.ml: ArrayFeatureExtractor, TreeEnsemble
+// ai.onnx.ml's gathers (lower_indexing_ml.cpp).
+void register_indexing_ml_lowerings(LoweringTable& table);
 void register_loss_lowerings(LoweringTable& table);
 void register_resampling_lowerings(LoweringTable& table);
 

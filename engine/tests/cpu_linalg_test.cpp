@@ -518,8 +518,8 @@ BOOST_AUTO_TEST_CASE(gemm_refuses_scratch_shorter_than_its_problems_need) {
   test::expect_error([&] { cpu::gemm<float>(kernel, std::span(&p, 1), pool, {}); },
                      ErrorCode::KernelFailure,
                      "a GEMM call shares " + std::to_string(need.shared_bytes) +
-                         " bytes of packed op(B), its workspace has 0: the kernel's selection "
-                         "declared less than it uses");
+                         " bytes of packed op(A) and op(B), its workspace has 0: the kernel's "
+                         "selection declared less than it uses");
   std::vector<std::byte> shared(static_cast<size_t>(need.shared_bytes) + 64);
   auto aligned =
       std::span(shared).subspan((64 - reinterpret_cast<uintptr_t>(shared.data()) % 64) % 64,

@@ -171,6 +171,31 @@ BOOST_AUTO_TEST_CASE(tree_ensemble_refuses_bad_trees_and_transforms_it_does_not_
                       "node 0's false leaf id is 5; it must lie in [0, 5)");
 }
 
+// A chain of 1100 interior nodes (each true branch a leaf, each false branch the next node)
+// is deeper than the walk takes: refused before the recursion or the graph grows with it.
+BOOST_AUTO_TEST_CASE(tree_ensemble_refuses_trees_deeper_than_1024) {
+  constexpr int64_t kChain = 1100;
+  const Model m = ml_node(
+      "TreeEnsemble", 5, {{"X", kFloat, {1, 1}}}, {"Y", kFloat, {1, 1}}, [](pb::NodeProto& n) {
+        std::vector<int64_t> next(kChain), leafs(kChain, 0), zeros(kChain, 0), ones(kChain, 1);
+        for (int64_t i = 0; i < kChain; ++i) next[static_cast<size_t>(i)] = i + 1;
+        next.back() = 0;
+        leafs.back() = 1;
+        set_ints(n, "tree_roots", {0});
+        set_tensor(n, "nodes_modes", kUint8, std::vector<double>(kChain, 0));
+        set_ints(n, "nodes_featureids", zeros);
+        set_tensor(n, "nodes_splits", kFloat, std::vector<double>(kChain, 0));
+        set_ints(n, "nodes_truenodeids", zeros);
+        set_ints(n, "nodes_trueleafs", ones);
+        set_ints(n, "nodes_falsenodeids", next);
+        set_ints(n, "nodes_falseleafs", leafs);
+        set_tensor(n, "leaf_weights", kFloat, {1});
+        set_ints(n, "leaf_targetids", {0});
+      });
+  expect_import_error(m, {tensor<float>(Shape{1, 1}, {0})}, ErrorCode::ImportUnsupported,
+                      "a tree deeper than 1024 interior nodes");
+}
+
 BOOST_AUTO_TEST_CASE(the_ml_domain_is_read_up_to_its_opset_5) {
   const auto at_opset = [](int opset) {
     return ml_node("Binarizer", opset, {{"X", kFloat, {5}}}, {"Y", kFloat, {5}});

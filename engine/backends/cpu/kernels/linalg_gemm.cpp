@@ -186,24 +186,24 @@ TileGrid tile_grid(const GemmMicroKernel<T>& kernel, const GemmProblem<T>& p, si
 constexpr int64_t kMaxPackedElements = int64_t{1} << 20;
 
 // One problem's place in a gemm() call: its tiles' task numbers and, when several tiles lie
-// below one another, where its shared packed op(B) lives; when several lie side by side, where
-// its shared packed op(A) may live.
+// below one another, where its shared packed op(B) lives, or when a single row of tiles lies
+// side by side, where its shared packed op(A) may live (never both: one row of tiles stacks
+// none).
 template <class T>
 struct ProblemPlan {
   // The call's kernel or, for a narrow product, its companion (kernel_for_shape).
   const GemmMicroKernel<T>* kernel = nullptr;
   TileGrid grid;
   bool shared_b = false;
-  int64_t n_padded = 0;         // n rounded up to whole nr-column panels
-  int64_t shared_b_offset = 0;  // of its packed op(B) in the shared buffer
+  int64_t n_padded = 0;  // n rounded up to whole nr-column panels
   // Whether op(A) may be packed once for the tiles side by side of a short problem (one row of
   // tiles), which would each pack all of it (8 times over: 45 % of a 64-token product's time);
   // it is, unless the tiles read its rows in place (shares_a). Taller problems keep packing
   // their rows per tile, where the pack is still in L2 when the tile reads it: a shared pack of
   // a 1x1 convolution's 3136 x 64 op(A) made it 11 % slower.
   bool a_shareable = false;
-  int64_t m_padded = 0;         // m rounded up to whole mr-row panels
-  int64_t shared_a_offset = 0;  // of its packed op(A) in the shared buffer
+  int64_t m_padded = 0;       // m rounded up to whole mr-row panels
+  int64_t shared_offset = 0;  // of its shared packed operand in the shared buffer
 };
 
 // A problem's grid, and whether its op(B) is packed once for the tiles below one another and
@@ -226,14 +226,14 @@ ProblemPlan<T> plan_problem(const GemmMicroKernel<T>& call_kernel, const GemmPro
 // after k0 full-depth rows of panels.
 template <class T>
 T* shared_b_slice(T* shared, const ProblemPlan<T>& plan, int64_t k0) {
-  return shared + plan.shared_b_offset + k0 * plan.n_padded;
+  return shared + plan.shared_offset + k0 * plan.n_padded;
 }
 
 // Packed op(A) of a K slice, as a task packs its rows (panel after panel of depth x mr, the
 // panel for row `row`, a multiple of mr, at row * depth), for all of op(A)'s rows.
 template <class T>
 T* shared_a_slice(T* shared, const ProblemPlan<T>& plan, int64_t k0) {
-  return shared + plan.shared_a_offset + k0 * plan.m_padded;
+  return shared + plan.shared_offset + k0 * plan.m_padded;
 }
 
 // Output columns a task finishes over all K slices before it moves on, in register tiles:
@@ -278,7 +278,8 @@ int64_t largest_tile(int64_t tiles, int64_t units, int64_t unit, int64_t extent)
 
 // The most packing elements a task of this problem uses: op(A)'s part depends on the tile's
 // rows only and op(B)'s on its columns only, so each takes its largest tile. op(A)'s part is
-// counted even where the problem may share it (a_shareable), since the strides decide that.
+// counted even where the problem may share it (a_shareable): gemm_scratch's callers may not
+// know op(A)'s strides, which decide whether it is shared.
 template <class T>
 int64_t most_task_packing(const GemmMicroKernel<T>& kernel, const GemmProblem<T>& p,
                           const ProblemPlan<T>& plan) {
@@ -453,8 +454,9 @@ void check_problem(const GemmProblem<T>& p) {
   }
 }
 
-// Columns of op(B), or rows of op(A), one packing task packs for one K slice.
-constexpr int64_t kPackTaskLanes = 512;
+// Columns of op(B) one packing task packs for one K slice. A shared op(A) (one row of tiles,
+// at most mc rows) is one task a slice.
+constexpr int64_t kPackTaskColumns = 512;
 
 // A packing task: lanes [first, first + count) of problem q's op(A) (rows) or op(B) (columns),
 // K slice k0.
@@ -584,10 +586,8 @@ void gemm(const GemmMicroKernel<T>& kernel, std::span<const GemmProblem<T>> prob
   for (const GemmProblem<T>& p : problems) {
     check_problem(p);
     ProblemPlan<T> plan = plan_problem(kernel, p, problems.size());
-    // The packing tasks of one shared operand: `extent` lanes, for each K slice, in whole
-    // panels of `width` lanes.
-    const auto add_pack_tasks = [&](bool a, int64_t extent, int64_t width) {
-      const int64_t lanes = kPackTaskLanes / width * width;
+    // The packing tasks of one shared operand: `extent` lanes, `lanes` a task, for each K slice.
+    const auto add_pack_tasks = [&](bool a, int64_t extent, int64_t lanes) {
       for (int64_t k0 = 0; k0 < p.k; k0 += plan.kernel->kc) {
         for (int64_t first = 0; first < extent; first += lanes) {
           pack_tasks.push_back({.problem = plans.size(),
@@ -598,12 +598,10 @@ void gemm(const GemmMicroKernel<T>& kernel, std::span<const GemmProblem<T>> prob
         }
       }
     };
-    plan.shared_b_offset = static_cast<int64_t>(shared_total);
-    plan.shared_a_offset =
-        plan.shared_b ? plan.shared_b_offset + plan.n_padded * p.k : plan.shared_b_offset;
+    plan.shared_offset = static_cast<int64_t>(shared_total);
     shared_total += static_cast<size_t>(shared_elements(p, plan));
-    if (plan.shared_b) add_pack_tasks(false, p.n, plan.kernel->nr);
-    if (shares_a(p, plan)) add_pack_tasks(true, p.m, plan.kernel->mr);
+    if (plan.shared_b) add_pack_tasks(false, p.n, kPackTaskColumns);
+    if (shares_a(p, plan)) add_pack_tasks(true, p.m, p.m);
     first_task.push_back(num_tasks);
     num_tasks += plan.grid.tasks();
     plans.push_back(plan);
@@ -612,7 +610,7 @@ void gemm(const GemmMicroKernel<T>& kernel, std::span<const GemmProblem<T>> prob
   if (shared_total * sizeof(T) > shared_workspace.size()) {
     fail(ErrorCode::KernelFailure, "a GEMM call shares " +
                                        std::to_string(shared_total * sizeof(T)) +
-                                       " bytes of packed op(B), its workspace has " +
+                                       " bytes of packed op(A) and op(B), its workspace has " +
                                        std::to_string(shared_workspace.size()) +
                                        ": the kernel's selection declared less than it uses");
   }

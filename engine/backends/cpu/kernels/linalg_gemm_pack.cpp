@@ -126,19 +126,20 @@ VOLTA_AVX2_FMA inline void transpose_8x8(__m256 rows[8]) {
   }
 }
 
-// A mask of lanes [0, n) of 8 (0 <= n <= 8), for masked loads and stores.
+// A mask of lanes [0, n) of 8 (0 <= n <= 8), for masked loads.
 VOLTA_AVX2_FMA inline __m256i first_lanes(int64_t n) {
   alignas(32) static constexpr int32_t kFirst[16] = {-1, -1, -1, -1, -1, -1, -1, -1,
                                                      0,  0,  0,  0,  0,  0,  0,  0};
   return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(kFirst + 8 - n));
 }
 
-// pack_panel for f32 lanes contiguous along K (op(A) as stored) into a panel of at most 8 lanes
-// (AVX2's 6-row op(A) panels): 8 steps at a time, read as an 8 x 8 block and transposed in
-// registers. The scalar gather it replaces moved one float per load and store.
+// pack_panel for f32 lanes contiguous along K (op(A) as stored) into the AVX2 kernel's panels
+// of kAvx2Rows (6) lanes: 8 steps at a time, read as an 8 x 8 block (rows past 6 zero) and
+// transposed in registers, each step stored as 4 + 2 floats. The scalar gather it replaces moved
+// one float per load and store.
 VOLTA_AVX2_FMA void pack_rows_f32_avx2(const float* src, int64_t lane_stride, int64_t depth,
-                                       int width, int lanes, float* dst) {
-  const __m256i lane_mask = first_lanes(width);
+                                       int lanes, float* dst) {
+  static_assert(kAvx2Rows == 6, "the stores below write 4 + 2 lanes");
   for (int64_t s0 = 0; s0 < depth; s0 += 8) {
     const int64_t steps = std::min<int64_t>(8, depth - s0);
     const __m256i step_mask = first_lanes(steps);
@@ -149,15 +150,9 @@ VOLTA_AVX2_FMA void pack_rows_f32_avx2(const float* src, int64_t lane_stride, in
     }
     transpose_8x8(block);
     for (int64_t t = 0; t < steps; ++t) {
-      float* const to = dst + (s0 + t) * width;
-      if (width == 8) {
-        _mm256_storeu_ps(to, block[t]);
-      } else if (width == 6) {
-        _mm_storeu_ps(to, _mm256_castps256_ps128(block[t]));
-        _mm_storel_pi(reinterpret_cast<__m64*>(to + 4), _mm256_extractf128_ps(block[t], 1));
-      } else {
-        _mm256_maskstore_ps(to, lane_mask, block[t]);
-      }
+      float* const to = dst + (s0 + t) * kAvx2Rows;
+      _mm_storeu_ps(to, _mm256_castps256_ps128(block[t]));
+      _mm_storel_pi(reinterpret_cast<__m64*>(to + 4), _mm256_extractf128_ps(block[t], 1));
     }
   }
 }
@@ -249,8 +244,8 @@ void pack_block(GemmIsa isa, const T* src, int64_t lane_stride, int64_t step_str
         pack_rows_f32_avx512(src, lane_stride, depth, width, lanes, to);
         continue;
       }
-      if (isa == GemmIsa::Avx2Fma && step_stride == 1 && lane_stride != 1 && width <= 8) {
-        pack_rows_f32_avx2(src, lane_stride, depth, width, lanes, to);
+      if (isa == GemmIsa::Avx2Fma && step_stride == 1 && lane_stride != 1 && width == kAvx2Rows) {
+        pack_rows_f32_avx2(src, lane_stride, depth, lanes, to);
         continue;
       }
     }
