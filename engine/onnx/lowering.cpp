@@ -344,6 +344,7 @@ constexpr FamilyFile kFamilyFiles[] = {
     {OpFamily::Movement, register_movement_sequence_lowerings},
     {OpFamily::Convolution, register_convolution_lowerings},
     {OpFamily::Convolution, register_convolution_quantized_lowerings},
+    {OpFamily::Convolution, register_convolution_deform_lowerings},
     {OpFamily::Pooling, register_pooling_lowerings},
     {OpFamily::Pooling, register_pooling_roi_lowerings},
     {OpFamily::Indexing, register_indexing_lowerings},

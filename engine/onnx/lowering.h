@@ -215,6 +215,7 @@ void register_movement_lowerings(LoweringTable& table);
 void register_movement_sequence_lowerings(LoweringTable& table);  // Sequence*, SplitToSequence
 void register_convolution_lowerings(LoweringTable& table);
 void register_convolution_quantized_lowerings(LoweringTable& table);  // ConvInteger, QLinearConv
+void register_convolution_deform_lowerings(LoweringTable& table);     // DeformConv
 void register_pooling_lowerings(LoweringTable& table);
 void register_pooling_roi_lowerings(LoweringTable& table);  // RoiAlign
 void register_indexing_lowerings(LoweringTable& table);

@@ -1,8 +1,8 @@
 // ONNX ops of the current release lowered as composites: AffineGrid (20), TensorScatter (24),
 // CumProd (26), CausalConvWithState and LinearAttention (27), ReduceMax and ReduceMin on bool
-// (20); and BitCast (26). Resize 18's antialias and GridSample 20's volumes, lowered to the
-// internal ops. Expected values come from ONNX 1.23.2's reference implementation, run
-// once and pasted here.
+// (20); DeformConv (19); and BitCast (26). Resize 18's antialias and GridSample 20's volumes,
+// lowered to the internal ops. Expected values come from ONNX 1.23.2's reference implementation,
+// run once and pasted here.
 #define BOOST_TEST_MODULE onnx_current_ops
 
 #include <bit>
@@ -381,6 +381,99 @@ BOOST_AUTO_TEST_CASE(bit_cast_refuses_another_width_and_types_volta_lacks) {
   const Model mislabelled = one_node("BitCast", 26, {{"x", kFloat, {2}}}, {"y", kInt32, {2}},
                                      [](pb::NodeProto& n) { set_int(n, "to", kFloat8E4M3Fn); });
   expect_import_error(mislabelled, {f}, ErrorCode::ImportUnsupported, "to");
+}
+
+// ---- DeformConv --------------------------------------------------------------------------------
+
+// ((i * mul) % mod - centre) * scale for element i: values the test and ONNX's reference (run once
+// for the expected values below) both build.
+Tensor patterned(Shape shape, int64_t mul, int64_t mod, int64_t centre, float scale) {
+  std::vector<float> v(static_cast<size_t>(shape.numel()));
+  for (size_t i = 0; i < v.size(); ++i) {
+    v[i] = static_cast<float>((static_cast<int64_t>(i) * mul) % mod - centre) * scale;
+  }
+  return Tensor::from<float>(std::move(shape), v);
+}
+
+// X [1, 4, 4, 5] in two groups and two offset groups, kernel 2 x 2, dilations [2, 1], strides
+// [1, 2], pads [1, 0, 0, 1]: output [1, 2, 3, 3]. "" leaves an optional input out.
+Model deform_conv(const std::vector<Io>& inputs, const std::vector<int64_t>& y, int64_t group,
+                  int64_t offset_group, bool windowed) {
+  return one_node("DeformConv", 22, inputs, {"Y", kFloat, y},
+                  [group, offset_group, windowed](pb::NodeProto& n) {
+                    set_int(n, "group", group);
+                    set_int(n, "offset_group", offset_group);
+                    if (!windowed) return;
+                    set_ints(n, "dilations", {2, 1});
+                    set_ints(n, "strides", {1, 2});
+                    set_ints(n, "pads", {1, 0, 0, 1});
+                  });
+}
+
+const std::vector<Io> kDeformInputs = {{"X", kFloat, {1, 4, 4, 5}},
+                                       {"W", kFloat, {2, 2, 2, 2}},
+                                       {"offset", kFloat, {1, 16, 3, 3}},
+                                       {"B", kFloat, {2}},
+                                       {"mask", kFloat, {1, 8, 3, 3}}};
+
+BOOST_AUTO_TEST_CASE(deform_conv_samples_each_tap_at_its_offset_in_groups_with_mask_and_bias) {
+  const std::vector<Tensor> inputs = {
+      patterned(Shape{1, 4, 4, 5}, 7, 11, 5, 0.25F), patterned(Shape{2, 2, 2, 2}, 5, 7, 3, 0.5F),
+      patterned(Shape{1, 16, 3, 3}, 13, 17, 8, 0.1875F), tensor<float>(Shape{2}, {0.5, -1}),
+      patterned(Shape{1, 8, 3, 3}, 3, 5, 0, 0.25F)};
+  const Tensor y = run_cpu(deform_conv(kDeformInputs, {1, 2, 3, 3}, 2, 2, true), inputs).at(0);
+  BOOST_TEST((y.shape() == Shape{1, 2, 3, 3}));
+  check_values(
+      y,
+      {-0.16552734375, -0.095703125, 0.447265625, 0.3154296875, 1.4326171875, 0.453125, 1.58984375,
+       0.152099609375, -0.61767578125, -1.6328125, -0.79296875, -1.0, -1.265625, -0.3846435546875,
+       -0.8883056640625, -0.6627197265625, -1.0084228515625, -1.1328125},
+      1e-5);
+}
+
+BOOST_AUTO_TEST_CASE(deform_conv_without_mask_and_bias_takes_the_defaults) {
+  const Model m = deform_conv(
+      {{"X", kFloat, {1, 1, 3, 3}}, {"W", kFloat, {1, 1, 2, 2}}, {"offset", kFloat, {1, 8, 2, 2}}},
+      {1, 1, 2, 2}, 1, 1, false);
+  check_values(run_cpu(m, {patterned(Shape{1, 1, 3, 3}, 7, 11, 5, 0.25F),
+                           patterned(Shape{1, 1, 2, 2}, 5, 7, 3, 0.5F),
+                           patterned(Shape{1, 8, 2, 2}, 13, 17, 8, 0.1875F)})
+                   .at(0),
+               {-0.337890625, 0.5810546875, -1.8828125, -0.8720703125}, 1e-5);
+}
+
+BOOST_AUTO_TEST_CASE(deform_conv_refuses_other_ranks_misfit_offsets_groups_and_one_pixel_inputs) {
+  const Tensor w(DType::F32, Shape{1, 1, 2, 2});
+  expect_import_error(
+      one_node("DeformConv", 22,
+               {{"X", kFloat, {1, 1, 3, 3, 3}},
+                {"W", kFloat, {1, 1, 2, 2, 2}},
+                {"offset", kFloat, {1, 24, 2, 2, 2}}},
+               {"Y", kFloat, {1, 1, 2, 2, 2}}),
+      {Tensor(DType::F32, Shape{1, 1, 3, 3, 3}), Tensor(DType::F32, Shape{1, 1, 2, 2, 2}),
+       Tensor(DType::F32, Shape{1, 24, 2, 2, 2})},
+      ErrorCode::ImportUnsupported, "supported: rank 4 (2-D DeformConv");
+  const Model short_offset = deform_conv(
+      {{"X", kFloat, {1, 1, 3, 3}}, {"W", kFloat, {1, 1, 2, 2}}, {"offset", kFloat, {1, 4, 2, 2}}},
+      {1, 1, 2, 2}, 1, 1, false);
+  expect_import_error(
+      short_offset,
+      {Tensor(DType::F32, Shape{1, 1, 3, 3}), w, Tensor(DType::F32, Shape{1, 4, 2, 2})},
+      ErrorCode::ImportInvalidModel, "offset [1,4,2,2] must be [1,8,2,2]");
+  const Model two_groups = deform_conv(
+      {{"X", kFloat, {1, 1, 3, 3}}, {"W", kFloat, {1, 1, 2, 2}}, {"offset", kFloat, {1, 8, 2, 2}}},
+      {1, 1, 2, 2}, 2, 1, false);
+  expect_import_error(
+      two_groups, {Tensor(DType::F32, Shape{1, 1, 3, 3}), w, Tensor(DType::F32, Shape{1, 8, 2, 2})},
+      ErrorCode::ImportInvalidModel, "C must be W's dim 1 times group");
+  const Model one_row = deform_conv(
+      {{"X", kFloat, {1, 1, 1, 3}}, {"W", kFloat, {1, 1, 1, 2}}, {"offset", kFloat, {1, 4, 1, 2}}},
+      {1, 1, 1, 2}, 1, 1, false);
+  expect_import_error(one_row,
+                      {Tensor(DType::F32, Shape{1, 1, 1, 3}), Tensor(DType::F32, Shape{1, 1, 1, 2}),
+                       Tensor(DType::F32, Shape{1, 4, 1, 2})},
+                      ErrorCode::ImportUnsupported,
+                      "an input of 1 pixel along spatial axis 0; supported: at least 2");
 }
 
 // ---- Resize 18's antialias, GridSample 20's volumes ------------------------------------------
