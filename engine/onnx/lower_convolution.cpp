@@ -14,19 +14,6 @@
 namespace volta::onnx {
 namespace {
 
-// The kernel's spatial dims from W, checked against kernel_shape when that is given.
-Ints weight_kernel(LoweringContext& ctx, int spatial, int w_input = 1) {
-  const Shape& w = ctx.input_type(w_input).shape;
-  if (w.rank() != spatial + 2) {
-    ctx.invalid("W " + w.str() + " must have rank " + std::to_string(spatial + 2));
-  }
-  Ints kernel(w.dims().begin() + 2, w.dims().end());
-  if (ctx.has_attr("kernel_shape") && ctx.attr_ints("kernel_shape", std::nullopt) != kernel) {
-    ctx.invalid("kernel_shape differs from W's spatial dims " + Shape(kernel).str());
-  }
-  return kernel;
-}
-
 // X, W and B when given.
 std::vector<ValueId> conv_inputs(LoweringContext& ctx) {
   std::vector<ValueId> inputs = {ctx.input(0), ctx.input(1)};
@@ -153,26 +140,11 @@ void lower_col2im(LoweringContext& ctx) {
   const Ints strides = per_axis(ctx, "strides", spatial, 1);
   const Ints dilations = per_axis(ctx, "dilations", spatial, 1);
   const Ints pads = per_axis(ctx, "pads", spatial, 0, 2);
+  const Ints grid = window_positions(ctx, image, block, strides, dilations, pads);
   Ints padded(image.size());
-  Ints grid(image.size());  // block positions per axis
-  int64_t block_size = 1;
-  int64_t positions = 1;
-  for (int d = 0; d < spatial; ++d) {
-    const auto a = static_cast<size_t>(d);
-    padded[a] = image[a] + pads[a] + pads[a + image.size()];
-    const int64_t extent = dilations[a] * (block[a] - 1) + 1;
-    if (image[a] < 1 || block[a] < 1 || strides[a] < 1 || dilations[a] < 1 || pads[a] < 0 ||
-        pads[a + image.size()] < 0 || padded[a] < extent) {
-      ctx.invalid("axis " + std::to_string(d) + ": image " + std::to_string(image[a]) + ", block " +
-                  std::to_string(block[a]) + ", stride " + std::to_string(strides[a]) +
-                  ", dilation " + std::to_string(dilations[a]) +
-                  " and pads do not fit one block (sizes, strides and dilations positive, pads "
-                  "not negative)");
-    }
-    grid[a] = (padded[a] - extent) / strides[a] + 1;
-    block_size *= block[a];
-    positions *= grid[a];
-  }
+  for (size_t a = 0; a < image.size(); ++a) padded[a] = image[a] + pads[a] + pads[a + image.size()];
+  const int64_t block_size = Shape(block).numel();
+  const int64_t positions = Shape(grid).numel();
   if (x.shape.rank() != 3 || x.shape[1] % block_size != 0 || x.shape[2] != positions) {
     ctx.invalid("input " + x.shape.str() + " must be [N, C * " + std::to_string(block_size) + ", " +
                 std::to_string(positions) + "] for block " + Shape(block).str() + " over image " +

@@ -30,15 +30,6 @@ Tensor base_positions(DType dtype, const Ints& kernel, const Ints& out, const In
   return t;
 }
 
-// A constant of `dtype` and `shape` from `values`.
-ValueId constant_of(LoweringContext& ctx, DType dtype, const Shape& shape, const Ints& values) {
-  Tensor t(dtype, shape);
-  for (size_t k = 0; k < values.size(); ++k) {
-    t.set_double(static_cast<int64_t>(k), static_cast<double>(values[k]));
-  }
-  return ctx.constant(std::move(t));
-}
-
 void lower_deform_conv(LoweringContext& ctx) {
   const TypeInfo& x = ctx.input_type(0);
   if (x.shape.rank() != 4) {
@@ -58,11 +49,7 @@ void lower_deform_conv(LoweringContext& ctx) {
   const int64_t channels = x.shape[1];
   const Ints image = {x.shape[2], x.shape[3]};
   const Shape& w = ctx.input_type(1).shape;
-  if (w.rank() != 4) ctx.invalid("W " + w.str() + " must have rank 4 for X of rank 4");
-  const Ints kernel = {w[2], w[3]};
-  if (ctx.has_attr("kernel_shape") && ctx.attr_ints("kernel_shape", std::nullopt) != kernel) {
-    ctx.invalid("kernel_shape differs from W's spatial dims " + Shape(kernel).str());
-  }
+  const Ints kernel = weight_kernel(ctx, 2);
   const int64_t group = ctx.attr_int("group", 1);
   const int64_t offset_group = ctx.attr_int("offset_group", 1);
   const int64_t out_channels = w[0];
@@ -76,20 +63,9 @@ void lower_deform_conv(LoweringContext& ctx) {
   const Ints strides = per_axis(ctx, "strides", 2, 1);
   const Ints dilations = per_axis(ctx, "dilations", 2, 1);
   const Ints pads = per_axis(ctx, "pads", 2, 0, 2);
-  Ints out(2);
+  const Ints out = window_positions(ctx, image, kernel, strides, dilations, pads);
+  // GridSample's align_corners maps -1 and 1 to the first and last pixel: one pixel has none.
   for (size_t a = 0; a < 2; ++a) {
-    const int64_t extent = dilations[a] * (kernel[a] - 1) + 1;
-    const int64_t padded = image[a] + pads[a] + pads[a + 2];
-    if (kernel[a] < 1 || strides[a] < 1 || dilations[a] < 1 || pads[a] < 0 || pads[a + 2] < 0 ||
-        padded < extent) {
-      ctx.invalid("spatial axis " + std::to_string(a) + ": input " + std::to_string(image[a]) +
-                  ", kernel " + std::to_string(kernel[a]) + ", stride " +
-                  std::to_string(strides[a]) + ", dilation " + std::to_string(dilations[a]) +
-                  " and pads do not fit one window (sizes, strides and dilations positive, "
-                  "pads not negative)");
-    }
-    out[a] = (padded - extent) / strides[a] + 1;
-    // GridSample's align_corners maps -1 and 1 to the first and last pixel: one pixel has none.
     if (image[a] < 2) {
       ctx.unsupported("an input of " + std::to_string(image[a]) + " pixel along spatial axis " +
                       std::to_string(a) +
@@ -125,12 +101,14 @@ void lower_deform_conv(LoweringContext& ctx) {
   const ValueId offset_yx =
       ctx.add(OpKind::Transpose, {offset}, {{"perm", Ints{0, 1, 2, 3, 5, 6, 4}}});
   const ValueId offset_xy =
-      ctx.add(OpKind::Gather, {offset_yx, constant_of(ctx, DType::I64, Shape{2}, {1, 0})},
+      ctx.add(OpKind::Gather, {offset_yx, ctx.constant(Tensor::from<int64_t>(Shape{2}, {1, 0}))},
               {{"axis", int64_t{6}}});
   const ValueId base = ctx.constant(base_positions(dtype, kernel, out, strides, dilations, pads));
   const ValueId at = ctx.add(OpKind::Add, {base, offset_xy});
-  const ValueId scaled =
-      ctx.add(OpKind::Div, {at, constant_of(ctx, dtype, Shape{2}, {image[1] - 1, image[0] - 1})});
+  Tensor last_pixel(dtype, Shape{2});  // (x, y): W - 1, H - 1
+  last_pixel.set_double(0, static_cast<double>(image[1] - 1));
+  last_pixel.set_double(1, static_cast<double>(image[0] - 1));
+  const ValueId scaled = ctx.add(OpKind::Div, {at, ctx.constant(std::move(last_pixel))});
   const ValueId normalized =
       ctx.add(OpKind::Sub, {ctx.add(OpKind::Mul, {scaled, scalar_constant(ctx, dtype, 2.0)}),
                             scalar_constant(ctx, dtype, 1.0)});

@@ -1,5 +1,5 @@
 #pragma once
-// Internal to the ONNX importer: how the Conv and pool lowerings (lower_convolution.cpp,
+// Internal to the ONNX importer: how the Conv and pool lowerings (lower_convolution*.cpp,
 // lower_pooling.cpp) read window attributes. The internal ops' window attributes are explicit:
 // auto_pad, ConvTranspose's output_shape and absent defaults are resolved from the (static)
 // input shapes, so kernels never see them.
@@ -81,6 +81,44 @@ inline Ints resolve_pads(LoweringContext& ctx, AutoPad mode, const Ints& kernel,
     split_padding(pads, a, std::max<int64_t>(0, (out - 1) * strides[a] + extent - size), mode);
   }
   return pads;
+}
+
+// The kernel's spatial dims from W (input `w_input`), checked against kernel_shape when that is
+// given.
+inline Ints weight_kernel(LoweringContext& ctx, int spatial, int w_input = 1) {
+  const Shape& w = ctx.input_type(w_input).shape;
+  if (w.rank() != spatial + 2) {
+    ctx.invalid("W " + w.str() + " must have rank " + std::to_string(spatial + 2));
+  }
+  Ints kernel(w.dims().begin() + 2, w.dims().end());
+  if (ctx.has_attr("kernel_shape") && ctx.attr_ints("kernel_shape", std::nullopt) != kernel) {
+    ctx.invalid("kernel_shape differs from W's spatial dims " + Shape(kernel).str());
+  }
+  return kernel;
+}
+
+// The window positions per spatial axis of `kernel` (dilated) sliding over `input` padded by
+// `pads` ([begins..., ends...]): (padded - extent) / stride + 1. I-INVALID-MODEL naming the axis
+// when one window does not fit or a size, stride, dilation or pad is out of range.
+inline Ints window_positions(LoweringContext& ctx, const Ints& input, const Ints& kernel,
+                             const Ints& strides, const Ints& dilations, const Ints& pads) {
+  Ints positions(input.size());
+  for (size_t a = 0; a < input.size(); ++a) {
+    const int64_t begin = pads[a];
+    const int64_t end = pads[a + input.size()];
+    const int64_t extent = dilations[a] * (kernel[a] - 1) + 1;
+    if (input[a] < 1 || kernel[a] < 1 || strides[a] < 1 || dilations[a] < 1 || begin < 0 ||
+        end < 0 || input[a] + begin + end < extent) {
+      ctx.invalid("spatial axis " + std::to_string(a) + ": input " + std::to_string(input[a]) +
+                  ", kernel " + std::to_string(kernel[a]) + ", stride " +
+                  std::to_string(strides[a]) + ", dilation " + std::to_string(dilations[a]) +
+                  " and pads " + std::to_string(begin) + ", " + std::to_string(end) +
+                  " do not fit one window (sizes, strides and dilations positive, pads not "
+                  "negative)");
+    }
+    positions[a] = (input[a] + begin + end - extent) / strides[a] + 1;
+  }
+  return positions;
 }
 
 // The internal Conv's attributes for an ONNX Conv-like node (X input 0, W input `w_input`):

@@ -12,7 +12,7 @@ set -euo pipefail
 
 packages=(
   cmake ninja-build g++ pkg-config
-  lld                   # the linker (CMakeLists.txt: a quarter of GNU ld's link time)
+  lld                   # the linker (CMakeLists.txt: about a third of GNU ld's link time)
   libboost-test-dev     # unit and conformance tests (Boost.Test)
   librapidcheck-dev     # property-based tests
   libbenchmark-dev      # perf/ (Google Benchmark)

@@ -442,7 +442,8 @@ BOOST_AUTO_TEST_CASE(deform_conv_without_mask_and_bias_takes_the_defaults) {
                {-0.337890625, 0.5810546875, -1.8828125, -0.8720703125}, 1e-5);
 }
 
-BOOST_AUTO_TEST_CASE(deform_conv_refuses_other_ranks_misfit_offsets_groups_and_one_pixel_inputs) {
+BOOST_AUTO_TEST_CASE(
+    deform_conv_refuses_other_ranks_misfit_offsets_groups_and_windows_and_one_pixel_inputs) {
   const Tensor w(DType::F32, Shape{1, 1, 2, 2});
   expect_import_error(
       one_node("DeformConv", 22,
@@ -466,6 +467,18 @@ BOOST_AUTO_TEST_CASE(deform_conv_refuses_other_ranks_misfit_offsets_groups_and_o
   expect_import_error(
       two_groups, {Tensor(DType::F32, Shape{1, 1, 3, 3}), w, Tensor(DType::F32, Shape{1, 8, 2, 2})},
       ErrorCode::ImportInvalidModel, "C must be W's dim 1 times group");
+  const Model too_dilated = one_node(
+      "DeformConv", 22,
+      {{"X", kFloat, {1, 1, 3, 3}}, {"W", kFloat, {1, 1, 2, 2}}, {"offset", kFloat, {1, 8, 1, 2}}},
+      {"Y", kFloat, {1, 1, 1, 2}}, [](pb::NodeProto& n) {
+        set_ints(n, "dilations", {3, 1});
+      });
+  expect_import_error(
+      too_dilated,
+      {Tensor(DType::F32, Shape{1, 1, 3, 3}), w, Tensor(DType::F32, Shape{1, 8, 1, 2})},
+      ErrorCode::ImportInvalidModel,
+      "spatial axis 0: input 3, kernel 2, stride 1, dilation 3 and pads 0, 0 do "
+      "not fit one window");
   const Model one_row = deform_conv(
       {{"X", kFloat, {1, 1, 1, 3}}, {"W", kFloat, {1, 1, 1, 2}}, {"offset", kFloat, {1, 4, 1, 2}}},
       {1, 1, 1, 2}, 1, 1, false);
