@@ -343,7 +343,7 @@ BOOST_AUTO_TEST_CASE(col2im_sums_overlapping_blocks_and_cuts_the_padding) {
   expect_import_error(col2im({1, 4, 4}, {1, 1, 1, 3}),
                       {Tensor(DType::F32, Shape{1, 4, 4}), tensor<int64_t>(Shape{2}, {1, 3}),
                        tensor<int64_t>(Shape{2}, {2, 2})},
-                      ErrorCode::ImportInvalidModel, "axis 0: image 1, block 2");
+                      ErrorCode::ImportInvalidModel, "spatial axis 0: input 1, kernel 2");
 }
 
 // ---- ScatterElements and ScatterND reduction max / min (18) -------------------------------------
