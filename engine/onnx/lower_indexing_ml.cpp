@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <numbers>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -215,12 +216,69 @@ ValueId member_test(LoweringContext& ctx, ValueId members, ValueId at, ValueId v
   return ctx.add(K::Greater, {any, scalar_constant(ctx, DType::F32, 0.0)});
 }
 
+// SOFTMAX_ZERO on scores [N, T], as ONNX's reference classifiers compute it: a softmax over the
+// row's nonzero scores (|s| > 1e-7) against the row's max over all of them; a score within
+// 1e-7 of zero becomes s e^-max (0 for a zero), and a row whose sum is 0 becomes 0.5 everywhere.
+ValueId softmax_zero(LoweringContext& ctx, ValueId scores, DType dtype) {
+  const auto constant = [&](double v) { return scalar_constant(ctx, dtype, v); };
+  const Attributes per_row = {{"axes", Ints{1}}, {"keepdims", int64_t{1}}};
+  const ValueId max = ctx.add(K::ReduceMax, {scores}, per_row);
+  const ValueId nonzero = ctx.add(K::Or, {ctx.add(K::Greater, {scores, constant(1e-7)}),
+                                          ctx.add(K::Less, {scores, constant(-1e-7)})});
+  const ValueId exp_minus_max = ctx.add(K::Exp, {ctx.add(K::Neg, {max})});
+  const ValueId e = ctx.add(K::Where, {nonzero, ctx.add(K::Exp, {ctx.add(K::Sub, {scores, max})}),
+                                       ctx.add(K::Mul, {scores, exp_minus_max})});
+  const ValueId sum = ctx.add(K::ReduceSum, {e}, per_row);
+  return ctx.add(K::Where, {ctx.add(K::Equal, {sum, constant(0.0)}), constant(0.5),
+                            ctx.add(K::Div, {e, sum})});
+}
+
+// PROBIT: sqrt(2) erfinv(2 s - 1) with Winitzki's approximation of erfinv (a = 0.147), the
+// formula of ONNX's reference classifiers and of ONNX Runtime: with x = 2 s - 1 and
+// l = ln((1 - x)(1 + x)), erfinv(x) = sign(x) sqrt(-v + sqrt(v^2 - l / a)), v = 2 / (pi a) + l / 2.
+// A score of 0 or 1 gives -inf or +inf (l = -inf), as ONNX Runtime does; ONNX's reference
+// returns 0 there. Outside [0, 1] the result is NaN.
+ValueId probit(LoweringContext& ctx, ValueId scores, DType dtype) {
+  constexpr double kA = 0.147;
+  const auto constant = [&](double v) { return scalar_constant(ctx, dtype, v); };
+  const ValueId x = ctx.add(K::Sub, {ctx.add(K::Mul, {scores, constant(2.0)}), constant(1.0)});
+  const ValueId l = ctx.add(K::Log, {ctx.add(K::Mul, {ctx.add(K::Sub, {constant(1.0), x}),
+                                                      ctx.add(K::Add, {constant(1.0), x})})});
+  const ValueId v = ctx.add(
+      K::Add, {constant(2.0 / (std::numbers::pi * kA)), ctx.add(K::Mul, {l, constant(0.5)})});
+  const ValueId root = ctx.add(
+      K::Sqrt, {ctx.add(K::Sub, {ctx.add(K::Mul, {v, v}), ctx.add(K::Div, {l, constant(kA)})})});
+  const ValueId magnitude = ctx.add(K::Sqrt, {ctx.add(K::Sub, {root, v})});
+  const ValueId sign =
+      ctx.add(K::Where, {ctx.add(K::Less, {x, constant(0.0)}), constant(-1.0), constant(1.0)});
+  return ctx.add(K::Mul, {ctx.add(K::Mul, {sign, magnitude}), constant(std::numbers::sqrt2)});
+}
+
+// post_transform (ONNX's numbering: 1 SOFTMAX, 2 LOGISTIC, 3 SOFTMAX_ZERO, 4 PROBIT) on the
+// aggregated scores [N, T]. ONNX's reference TreeEnsemble ignores the attribute; these are the
+// transforms of its reference classifiers. ONNX Runtime 1.32 applies LOGISTIC for 1 and SOFTMAX
+// for 2, the reverse of the spec's numbering; Volta follows the spec.
+ValueId post_transform(LoweringContext& ctx, int64_t transform, ValueId scores, DType dtype) {
+  switch (transform) {
+    case 1:
+      return ctx.add(K::Softmax, {scores}, {{"axis", int64_t{-1}}});
+    case 2:
+      return ctx.add(K::Sigmoid, {scores});
+    case 3:
+      return softmax_zero(ctx, scores, dtype);
+    case 4:
+      return probit(ctx, scores, dtype);
+    default:
+      return scores;
+  }
+}
+
 // TreeEnsemble: each sample walks every tree in lockstep. The walk's position is an index into
 // the interior nodes (0..M-1) and then the leaves (M..M+L-1), where a leaf leads to itself; each
 // round gathers the position's feature, split and children and takes the true child where the
 // node's comparison holds (or, for NaN, where the node tracks missing values to true). After
 // as many rounds as the deepest tree has interior nodes on a path, every walk is at a leaf; the
-// leaves' weights are then aggregated per target, trees in order.
+// leaves' weights are then aggregated per target, trees in order, and post-transformed.
 void lower_tree_ensemble(LoweringContext& ctx) {
   const TypeInfo& x = ctx.input_type(0);
   if (x.dtype != DType::F32 && x.dtype != DType::F64 && x.dtype != DType::F16) {
@@ -235,10 +293,10 @@ void lower_tree_ensemble(LoweringContext& ctx) {
     ctx.invalid("aggregate_function is " + std::to_string(aggregate) +
                 "; it is 0 (AVERAGE), 1 (SUM), 2 (MIN) or 3 (MAX)");
   }
-  const int64_t post_transform = ctx.attr_int("post_transform", 0);
-  if (post_transform != 0) {
-    ctx.unsupported("post_transform " + std::to_string(post_transform) +
-                    " (SOFTMAX, LOGISTIC, SOFTMAX_ZERO or PROBIT); supported: 0 (NONE)");
+  const int64_t transform = ctx.attr_int("post_transform", 0);
+  if (transform < 0 || transform > 4) {
+    ctx.invalid("post_transform is " + std::to_string(transform) +
+                "; it is 0 (NONE), 1 (SOFTMAX), 2 (LOGISTIC), 3 (SOFTMAX_ZERO) or 4 (PROBIT)");
   }
   const Ensemble e = read_ensemble(ctx, x.shape[1]);
   const int64_t rounds = walk_rounds(ctx, e);
@@ -355,7 +413,8 @@ void lower_tree_ensemble(LoweringContext& ctx) {
   const ValueId spread =
       ctx.add(K::Where, {feeds, ctx.add(K::Unsqueeze, {weight}, {{"axes", Ints{2}}}),
                          scalar_constant(ctx, dtype, absent)});
-  ctx.set_output(0, ctx.add(reduce, {spread}, {{"axes", Ints{1}}, {"keepdims", int64_t{0}}}));
+  const ValueId scores = ctx.add(reduce, {spread}, {{"axes", Ints{1}}, {"keepdims", int64_t{0}}});
+  ctx.set_output(0, post_transform(ctx, transform, scores, dtype));
 }
 
 }  // namespace

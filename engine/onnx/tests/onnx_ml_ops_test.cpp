@@ -106,9 +106,10 @@ BOOST_AUTO_TEST_CASE(array_feature_extractor_gives_a_vector_one_row) {
 // Rows [1, 5] -> leaves 1, 3; [NaN, 2] -> leaves 2, 4; [3, -1] -> leaves 0, 3.
 Model two_trees(int64_t aggregate, int64_t post_transform = 0,
                 const std::vector<int64_t>& false_ids = {0, 2, 4},
-                const std::vector<int64_t>& false_leafs = {1, 1, 1}) {
+                const std::vector<int64_t>& false_leafs = {1, 1, 1},
+                const std::vector<double>& weights = {10, 20, 30, 1, 2}) {
   return ml_node("TreeEnsemble", 5, {{"X", kFloat, {3, 2}}}, {"Y", kFloat, {3, 2}},
-                 [aggregate, post_transform, false_ids, false_leafs](pb::NodeProto& n) {
+                 [aggregate, post_transform, false_ids, false_leafs, weights](pb::NodeProto& n) {
                    set_int(n, "aggregate_function", aggregate);
                    set_int(n, "post_transform", post_transform);
                    set_int(n, "n_targets", 2);
@@ -121,7 +122,7 @@ Model two_trees(int64_t aggregate, int64_t post_transform = 0,
                    set_ints(n, "nodes_falsenodeids", false_ids);
                    set_ints(n, "nodes_falseleafs", false_leafs);
                    set_ints(n, "nodes_missing_value_tracks_true", {1, 0, 0});
-                   set_tensor(n, "leaf_weights", kFloat, {10, 20, 30, 1, 2});
+                   set_tensor(n, "leaf_weights", kFloat, weights);
                    set_ints(n, "leaf_targetids", {0, 0, 1, 0, 0});
                  });
 }
@@ -160,10 +161,39 @@ BOOST_AUTO_TEST_CASE(tree_ensemble_tests_set_membership_and_equality) {
   check_values(run_cpu(m, {x}).at(0), {6, 5, 5, 7});
 }
 
-BOOST_AUTO_TEST_CASE(tree_ensemble_refuses_bad_trees_and_transforms_it_does_not_apply) {
-  expect_import_error(two_trees(1, 1), {kRows}, ErrorCode::ImportUnsupported,
-                      "post_transform 1 (SOFTMAX, LOGISTIC, SOFTMAX_ZERO or PROBIT); supported: "
-                      "0 (NONE)");
+// Weights 0, 0.2, 0.3, 0, 0.5 give the scores [0.2, 0], [0.5, 0.3], [0, 0]: a zero score, a
+// row without one, a row of zeros, and scores in [0, 1] for PROBIT. Expected values from ONNX
+// Runtime 1.32 (run once; it numbers SOFTMAX 2 and LOGISTIC 1, the spec's reverse), except
+// SOFTMAX_ZERO's row of zeros: ONNX's reference gives it 0.5, ONNX Runtime NaN (0 / 0).
+BOOST_AUTO_TEST_CASE(tree_ensemble_post_transforms_its_scores) {
+  const std::vector<double> weights = {0, 0.2, 0.3, 0, 0.5};
+  const auto transformed = [&](int64_t transform) {
+    return run_cpu(two_trees(1, transform, {0, 2, 4}, {1, 1, 1}, weights), {kRows}).at(0);
+  };
+  const double inf = std::numeric_limits<double>::infinity();
+  const std::pair<int64_t, std::vector<double>> cases[] = {
+      {1, {0.549833953, 0.450165987, 0.549833953, 0.450165987, 0.5, 0.5}},
+      {2, {0.549833953, 0.5, 0.622459352, 0.574442506, 0.5, 0.5}},
+      {3, {1.0, 0.0, 0.549833953, 0.450165987, 0.5, 0.5}},
+      {4, {-0.841756105, -inf, 0.0, -0.524445891, -inf, -inf}},
+  };
+  for (const auto& [transform, want] : cases) {
+    const Tensor y = transformed(transform);
+    BOOST_TEST_CONTEXT("post_transform " << transform) {
+      BOOST_REQUIRE_EQUAL(y.numel(), static_cast<int64_t>(want.size()));
+      for (int64_t i = 0; i < y.numel(); ++i) {
+        const double w = want[static_cast<size_t>(i)];
+        const double got = y.get_double(i);
+        BOOST_TEST((std::isinf(w) ? got == w : std::abs(got - w) <= 2e-6), i << ": " << got);
+      }
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(tree_ensemble_refuses_bad_trees_and_transforms) {
+  expect_import_error(two_trees(1, 5), {kRows}, ErrorCode::ImportInvalidModel,
+                      "post_transform is 5; it is 0 (NONE), 1 (SOFTMAX), 2 (LOGISTIC), 3 "
+                      "(SOFTMAX_ZERO) or 4 (PROBIT)");
   // Node 0's false branch back to node 0: a cycle.
   expect_import_error(two_trees(1, 0, {0, 2, 4}, {0, 1, 1}), {kRows}, ErrorCode::ImportInvalidModel,
                       "the trees have a cycle through node 0");
