@@ -34,6 +34,7 @@ struct NodeCase {
   std::vector<Shape> inputs;
   Attributes attrs;
   std::optional<double> second_value = {};  // the second input filled with it (Pow's exponent)
+  bool causal = false;  // the first input as masked attention scores (causal_scores)
 };
 
 // Random inputs are shared between benchmarks of the same shape: building 64 MiB of them
@@ -66,9 +67,11 @@ class PlannedNode {
     }
     const Node& node = plan_.graph.node(plan_.steps[0].node);
     for (size_t i = 0; i < c.inputs.size(); ++i) {
-      const Tensor& t = i == 1 && c.second_value
-                            ? filled_.emplace_back(filled(c.inputs[i], *c.second_value))
-                            : cached_input(c.inputs[i], static_cast<uint32_t>(i + 1));
+      const Tensor& random = cached_input(c.inputs[i], static_cast<uint32_t>(i + 1));
+      const Tensor& t =
+          i == 1 && c.second_value
+              ? filled_.emplace_back(filled(c.inputs[i], *c.second_value))
+              : (i == 0 && c.causal ? filled_.emplace_back(causal_scores(random)) : random);
       inputs_.emplace_back(t.dtype(), t.shape(), t.data());
       bytes_ += static_cast<double>(t.nbytes());
     }
@@ -102,6 +105,20 @@ class PlannedNode {
     Tensor t(DType::F32, shape);
     for (int64_t i = 0; i < t.numel(); ++i) t.set_double(i, value);
     return t;
+  }
+
+  // Scores plus a causal mask of 0 / -1e9, as a decoder's attention adds it before its
+  // softmax: row r of a block of T rows keeps its first r % T + 1 columns.
+  static Tensor causal_scores(const Tensor& scores) {
+    const int64_t t = scores.shape()[scores.shape().rank() - 1];
+    Tensor masked(DType::F32, scores.shape());
+    const float* from = scores.data_as<float>();
+    float* to = masked.data_as<float>();
+    for (int64_t i = 0; i < scores.numel(); ++i) {
+      const int64_t row = i / t;
+      to[i] = i % t > row % t ? from[i] + -1e9f : from[i];
+    }
+    return masked;
   }
 
   std::unique_ptr<ExecutionContext> context_;
@@ -144,6 +161,13 @@ std::vector<NodeCase> cases() {
     add("softmax" + m, OpKind::Softmax, {matrix}, {{"axis", int64_t{-1}}});
     add("softmax/" + std::to_string(elements / 128) + "x128", OpKind::Softmax,
         {Shape{elements / 128, 128}}, {{"axis", int64_t{-1}}});
+    // The same scores causally masked: about half of a row's exponentials are of -1e9 (0).
+    all.push_back(NodeCase{"softmax_causal/" + std::to_string(elements / 128) + "x128",
+                           OpKind::Softmax,
+                           {Shape{elements / 128, 128}},
+                           {{"axis", int64_t{-1}}},
+                           {},
+                           true});
     // LayerNormalization over d_model 768, with Scale and B.
     const int64_t tokens = elements / 1024;
     add("layernorm/" + std::to_string(tokens) + "x768", OpKind::LayerNormalization,

@@ -442,6 +442,12 @@ BOOST_AUTO_TEST_CASE(math_functions_at_limits) {
   check_close(run1(OpKind::Log, {scalar<float>(tiny)}), scalar<float>(-103.278929f), 0, 1e-7);
   check_close(run1(OpKind::Exp, {scalar<float>(-103.5f)}), scalar<float>(tiny), 0, 0);
   check_close(run1(OpKind::Exp, {scalar<float>(88.8f)}), scalar<float>(kInfF), 0, 0);
+  // Past its bounds exp takes the limits without computing them: +0 (not -0) and +inf.
+  const Tensor far = tensor<float>(Shape{4}, {-104.5f, -1e9f, 89.5f, 1e30f});
+  const std::vector<uint32_t> limits = {0, 0, 0x7f800000u, 0x7f800000u};
+  const std::vector<float> exp_far = values_of<float>(run1(OpKind::Exp, {far}));
+  for (size_t i = 0; i < limits.size(); ++i)
+    BOOST_TEST(std::bit_cast<uint32_t>(exp_far[i]) == limits[i]);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

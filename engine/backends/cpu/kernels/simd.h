@@ -8,8 +8,10 @@
 //
 // The ISA changes the speed, never the bits. Every loop is the same IEEE operations in the same
 // order whatever the vector width: -ffp-contract=off (top-level CMakeLists.txt) keeps the
-// compiler from fusing a multiply-add in one ISA and not another, FMA is not enabled, and the
-// reductions' lanes are a constant of the code (reduce_tree.h), not the register width.
+// compiler from fusing a multiply-add in one ISA and not another, a multiply-add the code
+// fuses is a std::fma (correctly rounded everywhere: the FMA instruction, which both dispatched
+// levels enable, or libm's fmaf at the baseline), and the reductions' lanes are a constant of
+// the code (reduce_tree.h), not the register width.
 // cpu_simd_test runs kernels at every level the CPU has and compares the bits.
 
 #include <atomic>
@@ -46,11 +48,16 @@ inline SimdLevel detected_simd_level() {
 #if VOLTA_SIMD_DISPATCH
   static const SimdLevel level = [] {
     __builtin_cpu_init();
+    // Both levels compile std::fma to the FMA instruction (every AVX2 CPU made has it; a CPU
+    // without it runs the baseline).
+    if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma")) {
+      return SimdLevel::Baseline;
+    }
     if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
         __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl")) {
       return SimdLevel::Avx512;
     }
-    if (__builtin_cpu_supports("avx2")) return SimdLevel::Avx2;
+    return SimdLevel::Avx2;
     return SimdLevel::Baseline;
   }();
   return level;
@@ -103,13 +110,13 @@ class ScopedSimdLevel {
 // GCC would otherwise keep 256-bit vectors inside AVX-512 code; clang (clang-tidy) has no such
 // target option and refuses the attribute.
 #if defined(__clang__)
-#define VOLTA_AVX512_TARGET "avx2,avx512f,avx512bw,avx512dq,avx512vl"
+#define VOLTA_AVX512_TARGET "avx2,fma,avx512f,avx512bw,avx512dq,avx512vl"
 #else
-#define VOLTA_AVX512_TARGET "avx2,avx512f,avx512bw,avx512dq,avx512vl,prefer-vector-width=512"
+#define VOLTA_AVX512_TARGET "avx2,fma,avx512f,avx512bw,avx512dq,avx512vl,prefer-vector-width=512"
 #endif
 namespace detail {
 template <class Fn>
-[[gnu::target("avx2"), gnu::flatten]] void run_avx2(const Fn& fn) {
+[[gnu::target("avx2,fma"), gnu::flatten]] void run_avx2(const Fn& fn) {
   fn();
 }
 template <class Fn>

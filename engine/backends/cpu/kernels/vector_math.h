@@ -6,22 +6,26 @@
 // tables), so the compiler vectorizes the loops that call it. A lane gives the same bits in a
 // vector as in a scalar tail: it is the same IEEE operations in the same order. That holds
 // because the files that include this are built without -ffast-math and with
-// -ffp-contract=off (the top-level CMakeLists.txt), so no multiply-add is fused in one path and not
-// the other, and results are the same on CPUs with and without FMA. For the loops to
-// vectorize they also need -fno-math-errno and -fno-trapping-math (results do not change).
+// -ffp-contract=off (the top-level CMakeLists.txt): the compiler fuses no multiply-add, and
+// the code fuses exactly the ones it writes as std::fma: every Horner step of a polynomial
+// (p = fma(p, x, c), one rounding where a multiply and an add round twice) and GELU's exact
+// square. std::fma is correctly rounded wherever it runs: the FMA instruction in the AVX2 and
+// AVX-512 row loops (simd.h enables it there), libm's fmaf in a baseline build, CUDA's fmaf
+// on a GPU, so the bits are the same on every ISA. For the loops to vectorize they also need
+// -fno-math-errno and -fno-trapping-math (results do not change).
 //
 // Accuracy, measured over all 2^32 f32 inputs against the double-precision <cmath> value
 // (ULP error: |result - exact| / the f32 spacing at the exact value, the subnormal spacing
 // below FLT_MIN); cpu_elementwise_test and
 // cpu_math_test (expm1, log1p) check these bounds on a sweep of every 2003rd input.
 //   exp_f32        0.99 ULP  (0 below -103.97, +inf above 88.72)
-//   expm1_f32      3.33 ULP  (0.95 ULP where |x| < ln2 / 2)
+//   expm1_f32      3.32 ULP  (0.94 ULP where |x| < ln2 / 2)
 //   log_f32        0.83 ULP
 //   log1p_f32      2.47 ULP  (x >= -1)
-//   tanh_f32       1.51 ULP  (measured over every 3rd input)
-//   erf_f32        1.48 ULP
-//   sigmoid_f32    2.29 ULP  (f32 division; measured over every 3rd input)
-//   gelu_f32       2.61 ULP  (approximate="none": x Phi(x))
+//   tanh_f32       1.51 ULP
+//   erf_f32        1.44 ULP
+//   sigmoid_f32    2.40 ULP  (f32 division)
+//   gelu_f32       2.59 ULP  (approximate="none": x Phi(x))
 //   gelu_tanh_f32  1.80 ULP  (approximate="tanh")
 // NaN in gives NaN out; infinities give the limits (exp(-inf) = 0, tanh(inf) = 1, ...).
 
@@ -49,11 +53,11 @@ inline constexpr float kLn2Lo = -2.12194440e-4f;
 // e^r - 1 for |r| <= ln2 / 2: the Cephes expf polynomial without its final + 1.
 inline float expm1_reduced(float r) {
   float p = 1.9875691500e-4f;
-  p = p * r + 1.3981999507e-3f;
-  p = p * r + 8.3334519073e-3f;
-  p = p * r + 4.1665795894e-2f;
-  p = p * r + 1.6666665459e-1f;
-  p = p * r + 5.0000001201e-1f;
+  p = std::fma(p, r, 1.3981999507e-3f);
+  p = std::fma(p, r, 8.3334519073e-3f);
+  p = std::fma(p, r, 4.1665795894e-2f);
+  p = std::fma(p, r, 1.6666665459e-1f);
+  p = std::fma(p, r, 5.0000001201e-1f);
   return p * (r * r) + r;
 }
 
@@ -95,16 +99,22 @@ inline ExpParts exp_parts(float x) {
 
 // e^x: x = n ln2 + r with |r| <= ln2 / 2, then e^r by the Cephes expf polynomial.
 inline float exp_f32(float x) {
-  // Past these bounds e^x is +inf or rounds to 0; clamping keeps n within [-150, 128].
-  // A NaN passes both comparisons unchanged. (Two unnested selects: a compare that only runs
-  // on one side of another would be a branch the vectorizer cannot remove.)
-  const float above_min = x < -104.0f ? -104.0f : x;
-  const float xc = above_min > 89.0f ? 89.0f : above_min;
-  const detail::ExpParts e = detail::exp_parts(xc);
-  return detail::times_pow2(e.m(), e.n.n_int);  // inf past 88.72
+  // Past these bounds e^x rounds to 0 or is +inf: such a lane computes e^0 and takes the limit
+  // after, so its arithmetic neither underflows nor overflows (a multiply that underflows costs
+  // a microcode assist on some CPUs: on Zen 3, kernel/softmax_causal took 1.9x as long when
+  // those lanes computed e^-104). From -104 to -87.3 the result is subnormal, computed. A NaN
+  // passes every comparison unchanged. (The selects are unnested: a compare that only runs on one
+  // side of another would be a branch the vectorizer cannot remove.)
+  const bool underflows = x < -104.0f;
+  const bool overflows = x > 89.0f;
+  const float in_range = underflows || overflows ? 0.0f : x;
+  const detail::ExpParts e = detail::exp_parts(in_range);
+  const float result = detail::times_pow2(e.m(), e.n.n_int);  // inf past 88.72
+  const float above_min = underflows ? 0.0f : result;
+  return overflows ? kInf : above_min;
 }
 
-// e^x for x in [-87, 88], where e^x is a normal float (and NaN): exp_f32 without its clamps
+// e^x for x in [-87, 88], where e^x is a normal float (and NaN): exp_f32 without its bounds
 // and with 2^n in one factor. Both products of exp_f32 are exact there, so the bits are the
 // same.
 inline float exp_normal_range_f32(float x) {
@@ -141,14 +151,14 @@ inline float log_f32(float x) {
   const float f = (upper ? m1 * 0.5f : m1) - 1.0f;  // exact (Sterbenz)
   const float z = f * f;
   float p = 7.0376836292e-2f;
-  p = p * f - 1.1514610310e-1f;
-  p = p * f + 1.1676998740e-1f;
-  p = p * f - 1.2420140846e-1f;
-  p = p * f + 1.4249322787e-1f;
-  p = p * f - 1.6668057665e-1f;
-  p = p * f + 2.0000714765e-1f;
-  p = p * f - 2.4999993993e-1f;
-  p = p * f + 3.3333331174e-1f;
+  p = std::fma(p, f, -1.1514610310e-1f);
+  p = std::fma(p, f, 1.1676998740e-1f);
+  p = std::fma(p, f, -1.2420140846e-1f);
+  p = std::fma(p, f, 1.4249322787e-1f);
+  p = std::fma(p, f, -1.6668057665e-1f);
+  p = std::fma(p, f, 2.0000714765e-1f);
+  p = std::fma(p, f, -2.4999993993e-1f);
+  p = std::fma(p, f, 3.3333331174e-1f);
   float y = p * f * z;
   y = y + ef * -2.12194440e-4f;
   y = y - 0.5f * z;
@@ -177,10 +187,10 @@ inline float tanh_f32(float x) {
   const float ax = std::fabs(x);
   const float z = x * x;
   float p = -5.70498872745e-3f;
-  p = p * z + 2.06390887954e-2f;
-  p = p * z - 5.37397155531e-2f;
-  p = p * z + 1.33314422036e-1f;
-  p = p * z - 3.33332819422e-1f;
+  p = std::fma(p, z, 2.06390887954e-2f);
+  p = std::fma(p, z, -5.37397155531e-2f);
+  p = std::fma(p, z, 1.33314422036e-1f);
+  p = std::fma(p, z, -3.33332819422e-1f);
   const float small = std::copysign(x + x * z * p, x);  // keeps tanh(-0) = -0
   const float two_ax = 2.0f * ax;
   const float e = exp_normal_range_f32(-(two_ax > 20.0f ? 20.0f : two_ax));
@@ -205,12 +215,12 @@ namespace detail {
 // error of half an ULP of [1, 2), a full ULP of erf near 1.
 inline float erf_over_x_minus_1(float s) {
   float p = 7.87587487e-05f;
-  p = p * s - 0.00080168643f;
-  p = p * s + 0.00518908724f;
-  p = p * s - 0.0268542115f;
-  p = p * s + 0.112835944f;
-  p = p * s - 0.37612626f;
-  p = p * s + 0.128379166f;
+  p = std::fma(p, s, -0.00080168643f);
+  p = std::fma(p, s, 0.00518908724f);
+  p = std::fma(p, s, -0.0268542115f);
+  p = std::fma(p, s, 0.112835944f);
+  p = std::fma(p, s, -0.37612626f);
+  p = std::fma(p, s, 0.128379166f);
   return p;
 }
 
@@ -219,12 +229,12 @@ inline float erf_over_x_minus_1(float s) {
 inline float scaled_erfc(float z) {
   const float t = 2.0f / (2.0f + z);
   float w = 0.0948963463f;
-  w = w * t - 0.385767639f;
-  w = w * t + 0.43652758f;
-  w = w * t - 0.000143908866f;
-  w = w * t + 0.297612697f;
-  w = w * t + 0.274151564f;
-  w = w * t + 0.282619894f;
+  w = std::fma(w, t, -0.385767639f);
+  w = std::fma(w, t, 0.43652758f);
+  w = std::fma(w, t, -0.000143908866f);
+  w = std::fma(w, t, 0.297612697f);
+  w = std::fma(w, t, 0.274151564f);
+  w = std::fma(w, t, 0.282619894f);
   return t * w;
 }
 
@@ -244,7 +254,7 @@ inline double exp_of_double(double v) {
 
 // erf: x + x P(x^2) below 1, else 1 - e^{-x^2} erfcx(|x|). Past 4, erf rounds to 1; the clamp
 // also keeps inf finite, and -x^2 within [-16, -1], where e^{-x^2} is a normal float: so
-// exp_normal_range_f32 (exp_f32's bits without its clamps). The rounding of x^2 hardly matters
+// exp_normal_range_f32 (exp_f32's bits without its bounds). The rounding of x^2 hardly matters
 // here: its effect is scaled by erfc(x), at most 0.16.
 inline float erf_f32(float x) {
   const float ax = std::fabs(x);
@@ -264,7 +274,7 @@ inline float erf_f32(float x) {
 //      m) (Chebyshev fits, f32 coefficients; the division's rounding is the largest error
 //      there, amplified at most ~0.6 times from 7/4 up).
 //   e^{-a^2/2}: an error d in a^2 is a relative error d/2 of the result, so a^2 = hi + lo
-//      exactly (a split into two 12-bit halves, each product exact) and the exponential's
+//      exactly (the rounded square and its error, fma(a, a, -a^2)) and the exponential's
 //      reduction takes both: r = (hi - n ln2_hi) + lo - n ln2_lo. The product with M is
 //      M + M (e^r - 1), scaled by 2^n last so that a subnormal result rounds once.
 // Past 14.5 the result is x (above) or under half the smallest subnormal (below): clamping
@@ -274,44 +284,43 @@ inline float gelu_f32(float x) {
   const float a = std::fabs(above_min > 14.5f ? 14.5f : above_min);
   // a in [0, 1/2): M = a (1/2 + a H(a)).
   float h = -0.00213942956f;
-  h = h * a + 0.00939806178f;
-  h = h * a - 0.0262675323f;
-  h = h * a + 0.0624442175f;
-  h = h * a - 0.132976189f;
-  h = h * a + 0.249999866f;
-  h = h * a - 0.398942292f;
-  const float m_small = a * (0.5f + a * h);
+  h = std::fma(h, a, 0.00939806178f);
+  h = std::fma(h, a, -0.0262675323f);
+  h = std::fma(h, a, 0.0624442175f);
+  h = std::fma(h, a, -0.132976189f);
+  h = std::fma(h, a, 0.249999866f);
+  h = std::fma(h, a, -0.398942292f);
+  const float m_small = a * std::fma(a, h, 0.5f);
   // a in [1/2, 7/4): M = G(a - 9/8).
   const float u = a - 1.125f;
   float g = 4.86997997e-05f;
-  g = g * u - 0.000170572763f;
-  g = g * u + 0.000519808033f;
-  g = g * u - 0.00161371578f;
-  g = g * u + 0.00468621403f;
-  g = g * u - 0.0124843214f;
-  g = g * u + 0.02997954f;
-  g = g * u - 0.0627463311f;
-  g = g * u + 0.107018866f;
-  g = g * u + 0.275997818f;
+  g = std::fma(g, u, -0.000170572763f);
+  g = std::fma(g, u, 0.000519808033f);
+  g = std::fma(g, u, -0.00161371578f);
+  g = std::fma(g, u, 0.00468621403f);
+  g = std::fma(g, u, -0.0124843214f);
+  g = std::fma(g, u, 0.02997954f);
+  g = std::fma(g, u, -0.0627463311f);
+  g = std::fma(g, u, 0.107018866f);
+  g = std::fma(g, u, 0.275997818f);
   // a in [7/4, 14.5]: M = F(t - m) with t = 1 / (1 + a) in [0.0645, 0.364].
   const float w = 1.0f / (1.0f + a) - 0.214076251f;
   float f = -19.2141533f;
-  f = f * w - 7.75412416f;
-  f = f * w + 9.14951611f;
-  f = f * w - 1.35265529f;
-  f = f * w - 1.91296792f;
-  f = f * w + 1.22495627f;
-  f = f * w + 0.244082227f;
-  f = f * w - 0.637326479f;
-  f = f * w - 0.248367846f;
-  f = f * w + 0.37427339f;
+  f = std::fma(f, w, -7.75412416f);
+  f = std::fma(f, w, 9.14951611f);
+  f = std::fma(f, w, -1.35265529f);
+  f = std::fma(f, w, -1.91296792f);
+  f = std::fma(f, w, 1.22495627f);
+  f = std::fma(f, w, 0.244082227f);
+  f = std::fma(f, w, -0.637326479f);
+  f = std::fma(f, w, -0.248367846f);
+  f = std::fma(f, w, 0.37427339f);
   const float m_large = a < 1.75f ? g : f;
   const float m = a < 0.5f ? m_small : m_large;
-  // -a^2/2 = hi + lo: a_hi keeps 12 significant bits, so a_hi^2 and 2 a_hi a_lo are exact.
-  const float a_hi = std::bit_cast<float>(std::bit_cast<uint32_t>(a) & 0xfffff000u);
-  const float a_lo = a - a_hi;
-  const float hi = -0.5f * (a_hi * a_hi);
-  const float lo = -0.5f * ((a_hi + a_hi) * a_lo + a_lo * a_lo);
+  // -a^2/2 = hi + lo exactly: an fma gives the square's rounding error.
+  const float square = a * a;
+  const float hi = -0.5f * square;
+  const float lo = -0.5f * std::fma(a, a, -square);
   // e^{hi + lo} = 2^n e^r as in exp_f32; hi - n ln2_hi is exact (|n| <= 152).
   const detail::Ln2Multiple n = detail::nearest_ln2_multiple(hi + lo);
   float r = hi - n.n * detail::kLn2Hi;

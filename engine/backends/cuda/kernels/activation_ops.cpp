@@ -172,17 +172,20 @@ KernelSelection select_prelu(const CudaKernelQuery& query) {
 using E = CrossBackendExactness;
 const CudaOpKernels kOps[] = {
     {{OpKind::Erf, kFloat, E::BitwiseExceptNanPayload,
-      "the CPU's erf_f32: same polynomials, exponential and operation order, no FMA; f64: "
+      "the CPU's erf_f32: same polynomials (an fma per Horner step on both), exponential and "
+      "operation order; f64: "
       "CUDA's erf where the CPU calls libm's",
       kLibmF64},
      select_float_kernel<kErf>},
     {{OpKind::Tanh, kFloat, E::BitwiseExceptNanPayload,
-      "the CPU's tanh_f32: same polynomial, exponential and operation order, no FMA; f64: "
+      "the CPU's tanh_f32: same polynomial (an fma per Horner step on both), exponential and "
+      "operation order; f64: "
       "CUDA's tanh where the CPU calls libm's",
       kLibmF64},
      select_float_kernel<kTanh>},
     {{OpKind::Sigmoid, kFloat, E::Bitwise,
-      "the CPU's sigmoid_f32: same exponential, division and operation order, no FMA; a NaN "
+      "the CPU's sigmoid_f32: same exponential (an fma per Horner step on both), division and "
+      "operation order; a NaN "
       "comes back as itself on both; f64: the CPU's form around CUDA's exp (libm's there)",
       kLibmF64},
      select_float_kernel<kSigmoid>},
@@ -193,22 +196,26 @@ const CudaOpKernels kOps[] = {
      select_float_kernel<kLeakyRelu>},
     {{OpKind::Gelu, kFloat, E::BitwiseExceptNanPayload,
       "approximate=none: the CPU's gelu_f32; approximate=tanh: its gelu_tanh_f32 with the "
-      "same double steps; same polynomials and operation order, no FMA; f64: the CPU's "
+      "same double steps; same polynomials and operation order, fma exactly where the CPU has it "
+      "(Horner steps, gelu's exact square); f64: the CPU's "
       "formulas around CUDA's erfc and exp (libm's there)",
       kLibmF64},
      select_gelu},
     {{OpKind::Elu, kFloat, E::BitwiseExceptNanPayload,
-      "x < 0 ? alpha * expm1(x) : x with the CPU's expm1_f32, no FMA; f64: CUDA's expm1 "
+      "x < 0 ? alpha * expm1(x) : x with the CPU's expm1_f32 (an fma per Horner step on both); "
+      "f64: CUDA's expm1 "
       "(libm's there)",
       kLibmF64},
      select_float_kernel<kElu>},
     {{OpKind::Selu, kFloat, E::BitwiseExceptNanPayload,
-      "gamma * (x > 0 ? x : alpha * expm1(x)) with the CPU's expm1_f32, no FMA; f64: CUDA's "
+      "gamma * (x > 0 ? x : alpha * expm1(x)) with the CPU's expm1_f32 (an fma per Horner step "
+      "on both); f64: CUDA's "
       "expm1 (libm's there)",
       kLibmF64},
      select_float_kernel<kSelu>},
     {{OpKind::Celu, kFloat, E::BitwiseExceptNanPayload,
-      "x < 0 ? alpha * expm1(x / alpha) : x with the CPU's expm1_f32, no FMA; f64: CUDA's "
+      "x < 0 ? alpha * expm1(x / alpha) : x with the CPU's expm1_f32 (an fma per Horner step on "
+      "both); f64: CUDA's "
       "expm1 (libm's there)",
       kLibmF64},
      select_float_kernel<kCelu>},
@@ -219,7 +226,8 @@ const CudaOpKernels kOps[] = {
       "max(x, -3) * clamp01(x / 6 + 0.5) in the CPU's operation order, no FMA"},
      select_float_kernel<kHardSwish>},
     {{OpKind::Softplus, kFloat, E::BitwiseExceptNanPayload,
-      "max(x, 0) + log1p(exp(-|x|)) with the CPU's exp_f32 and log1p_f32, no FMA; f64: CUDA's "
+      "max(x, 0) + log1p(exp(-|x|)) with the CPU's exp_f32 and log1p_f32 (an fma per Horner "
+      "step on both); f64: CUDA's "
       "exp and log1p (libm's there)",
       kLibmF64},
      select_float_kernel<kSoftplus>},

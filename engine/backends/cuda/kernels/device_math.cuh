@@ -1,9 +1,10 @@
 #pragma once
 // The CPU backend's f32 math (engine/backends/cpu/kernels/vector_math.h) on the device, for
 // cross-backend exactness: the same polynomials, the same constants, the same operations in
-// the same order. The CPU builds with -ffp-contract=off, so it never fuses a multiply-add;
-// here every arithmetic step is an explicitly rounded intrinsic (__fmul_rn, __fadd_rn, ...),
-// which nvcc never contracts into an FMA whatever the flags (and the kernels also build with
+// the same order. The CPU builds with -ffp-contract=off and fuses exactly the multiply-adds
+// it writes as std::fma (the Horner steps, GELU's exact square); here every arithmetic step is
+// an explicitly rounded intrinsic (__fmul_rn, __fadd_rn, __fmaf_rn for those fmas), which
+// nvcc never contracts into an FMA whatever the flags (and the kernels also build with
 // -fmad=false). Denormals are kept (-ftz=false), as on the CPU. When a CPU function changes,
 // this file changes with it: the device tests compare every bit (tests/cuda_device_test.cpp).
 
@@ -15,6 +16,7 @@ __device__ __forceinline__ float add(float a, float b) { return __fadd_rn(a, b);
 __device__ __forceinline__ float sub(float a, float b) { return __fsub_rn(a, b); }
 __device__ __forceinline__ float mul(float a, float b) { return __fmul_rn(a, b); }
 __device__ __forceinline__ float div(float a, float b) { return __fdiv_rn(a, b); }
+__device__ __forceinline__ float fma(float a, float b, float c) { return __fmaf_rn(a, b, c); }
 
 // Sign-bit operations, as x86's andps / xorps do them: NaN payloads pass unchanged.
 __device__ __forceinline__ float abs_bits(float x) {
@@ -44,11 +46,11 @@ constexpr float kLn2Lo = -2.12194440e-4f;
 
 __device__ __forceinline__ float expm1_reduced(float r) {
   float p = 1.9875691500e-4f;
-  p = add(mul(p, r), 1.3981999507e-3f);
-  p = add(mul(p, r), 8.3334519073e-3f);
-  p = add(mul(p, r), 4.1665795894e-2f);
-  p = add(mul(p, r), 1.6666665459e-1f);
-  p = add(mul(p, r), 5.0000001201e-1f);
+  p = fma(p, r, 1.3981999507e-3f);
+  p = fma(p, r, 8.3334519073e-3f);
+  p = fma(p, r, 4.1665795894e-2f);
+  p = fma(p, r, 1.6666665459e-1f);
+  p = fma(p, r, 5.0000001201e-1f);
   return add(mul(p, mul(r, r)), r);
 }
 
@@ -83,10 +85,13 @@ __device__ __forceinline__ ExpParts exp_parts(float x) {
 }  // namespace detail
 
 __device__ __forceinline__ float exp_f32(float x) {
-  const float above_min = x < -104.0f ? -104.0f : x;
-  const float xc = above_min > 89.0f ? 89.0f : above_min;
-  const detail::ExpParts e = detail::exp_parts(xc);
-  return detail::times_pow2(e.m(), e.n.n_int);
+  const bool underflows = x < -104.0f;
+  const bool overflows = x > 89.0f;
+  const float in_range = underflows || overflows ? 0.0f : x;
+  const detail::ExpParts e = detail::exp_parts(in_range);
+  const float result = detail::times_pow2(e.m(), e.n.n_int);
+  const float above_min = underflows ? 0.0f : result;
+  return overflows ? kInf() : above_min;
 }
 
 __device__ __forceinline__ float exp_normal_range_f32(float x) {
@@ -106,14 +111,14 @@ __device__ __forceinline__ float log_f32(float x) {
   const float f = sub(upper ? mul(m1, 0.5f) : m1, 1.0f);
   const float z = mul(f, f);
   float p = 7.0376836292e-2f;
-  p = sub(mul(p, f), 1.1514610310e-1f);
-  p = add(mul(p, f), 1.1676998740e-1f);
-  p = sub(mul(p, f), 1.2420140846e-1f);
-  p = add(mul(p, f), 1.4249322787e-1f);
-  p = sub(mul(p, f), 1.6668057665e-1f);
-  p = add(mul(p, f), 2.0000714765e-1f);
-  p = sub(mul(p, f), 2.4999993993e-1f);
-  p = add(mul(p, f), 3.3333331174e-1f);
+  p = fma(p, f, -1.1514610310e-1f);
+  p = fma(p, f, 1.1676998740e-1f);
+  p = fma(p, f, -1.2420140846e-1f);
+  p = fma(p, f, 1.4249322787e-1f);
+  p = fma(p, f, -1.6668057665e-1f);
+  p = fma(p, f, 2.0000714765e-1f);
+  p = fma(p, f, -2.4999993993e-1f);
+  p = fma(p, f, 3.3333331174e-1f);
   float y = mul(mul(p, f), z);
   y = add(y, mul(ef, -2.12194440e-4f));
   y = sub(y, mul(0.5f, z));
@@ -128,10 +133,10 @@ __device__ __forceinline__ float tanh_f32(float x) {
   const float ax = abs_bits(x);
   const float z = mul(x, x);
   float p = -5.70498872745e-3f;
-  p = add(mul(p, z), 2.06390887954e-2f);
-  p = sub(mul(p, z), 5.37397155531e-2f);
-  p = add(mul(p, z), 1.33314422036e-1f);
-  p = sub(mul(p, z), 3.33332819422e-1f);
+  p = fma(p, z, 2.06390887954e-2f);
+  p = fma(p, z, -5.37397155531e-2f);
+  p = fma(p, z, 1.33314422036e-1f);
+  p = fma(p, z, -3.33332819422e-1f);
   const float small = copysign_bits(add(x, mul(mul(x, z), p)), x);
   const float two_ax = mul(2.0f, ax);
   const float e = exp_normal_range_f32(neg_bits(two_ax > 20.0f ? 20.0f : two_ax));
@@ -166,24 +171,24 @@ namespace detail {
 
 __device__ __forceinline__ float erf_over_x_minus_1(float s) {
   float p = 7.87587487e-05f;
-  p = sub(mul(p, s), 0.00080168643f);
-  p = add(mul(p, s), 0.00518908724f);
-  p = sub(mul(p, s), 0.0268542115f);
-  p = add(mul(p, s), 0.112835944f);
-  p = sub(mul(p, s), 0.37612626f);
-  p = add(mul(p, s), 0.128379166f);
+  p = fma(p, s, -0.00080168643f);
+  p = fma(p, s, 0.00518908724f);
+  p = fma(p, s, -0.0268542115f);
+  p = fma(p, s, 0.112835944f);
+  p = fma(p, s, -0.37612626f);
+  p = fma(p, s, 0.128379166f);
   return p;
 }
 
 __device__ __forceinline__ float scaled_erfc(float z) {
   const float t = div(2.0f, add(2.0f, z));
   float w = 0.0948963463f;
-  w = sub(mul(w, t), 0.385767639f);
-  w = add(mul(w, t), 0.43652758f);
-  w = sub(mul(w, t), 0.000143908866f);
-  w = add(mul(w, t), 0.297612697f);
-  w = add(mul(w, t), 0.274151564f);
-  w = add(mul(w, t), 0.282619894f);
+  w = fma(w, t, -0.385767639f);
+  w = fma(w, t, 0.43652758f);
+  w = fma(w, t, -0.000143908866f);
+  w = fma(w, t, 0.297612697f);
+  w = fma(w, t, 0.274151564f);
+  w = fma(w, t, 0.282619894f);
   return mul(t, w);
 }
 
@@ -216,44 +221,43 @@ __device__ __forceinline__ float gelu_f32(float x) {
   float m;
   if (a < 0.5f) {
     float h = -0.00213942956f;
-    h = add(mul(h, a), 0.00939806178f);
-    h = sub(mul(h, a), 0.0262675323f);
-    h = add(mul(h, a), 0.0624442175f);
-    h = sub(mul(h, a), 0.132976189f);
-    h = add(mul(h, a), 0.249999866f);
-    h = sub(mul(h, a), 0.398942292f);
-    m = mul(a, add(0.5f, mul(a, h)));
+    h = fma(h, a, 0.00939806178f);
+    h = fma(h, a, -0.0262675323f);
+    h = fma(h, a, 0.0624442175f);
+    h = fma(h, a, -0.132976189f);
+    h = fma(h, a, 0.249999866f);
+    h = fma(h, a, -0.398942292f);
+    m = mul(a, fma(a, h, 0.5f));
   } else if (a < 1.75f) {
     const float u = sub(a, 1.125f);
     float g = 4.86997997e-05f;
-    g = sub(mul(g, u), 0.000170572763f);
-    g = add(mul(g, u), 0.000519808033f);
-    g = sub(mul(g, u), 0.00161371578f);
-    g = add(mul(g, u), 0.00468621403f);
-    g = sub(mul(g, u), 0.0124843214f);
-    g = add(mul(g, u), 0.02997954f);
-    g = sub(mul(g, u), 0.0627463311f);
-    g = add(mul(g, u), 0.107018866f);
-    g = add(mul(g, u), 0.275997818f);
+    g = fma(g, u, -0.000170572763f);
+    g = fma(g, u, 0.000519808033f);
+    g = fma(g, u, -0.00161371578f);
+    g = fma(g, u, 0.00468621403f);
+    g = fma(g, u, -0.0124843214f);
+    g = fma(g, u, 0.02997954f);
+    g = fma(g, u, -0.0627463311f);
+    g = fma(g, u, 0.107018866f);
+    g = fma(g, u, 0.275997818f);
     m = g;
   } else {
     const float w = sub(div(1.0f, add(1.0f, a)), 0.214076251f);
     float f = -19.2141533f;
-    f = sub(mul(f, w), 7.75412416f);
-    f = add(mul(f, w), 9.14951611f);
-    f = sub(mul(f, w), 1.35265529f);
-    f = sub(mul(f, w), 1.91296792f);
-    f = add(mul(f, w), 1.22495627f);
-    f = add(mul(f, w), 0.244082227f);
-    f = sub(mul(f, w), 0.637326479f);
-    f = sub(mul(f, w), 0.248367846f);
-    f = add(mul(f, w), 0.37427339f);
+    f = fma(f, w, -7.75412416f);
+    f = fma(f, w, 9.14951611f);
+    f = fma(f, w, -1.35265529f);
+    f = fma(f, w, -1.91296792f);
+    f = fma(f, w, 1.22495627f);
+    f = fma(f, w, 0.244082227f);
+    f = fma(f, w, -0.637326479f);
+    f = fma(f, w, -0.248367846f);
+    f = fma(f, w, 0.37427339f);
     m = f;
   }
-  const float a_hi = __uint_as_float(__float_as_uint(a) & 0xfffff000u);
-  const float a_lo = sub(a, a_hi);
-  const float hi = mul(-0.5f, mul(a_hi, a_hi));
-  const float lo = mul(-0.5f, add(mul(add(a_hi, a_hi), a_lo), mul(a_lo, a_lo)));
+  const float square = mul(a, a);
+  const float hi = mul(-0.5f, square);
+  const float lo = mul(-0.5f, fma(a, a, -square));
   const detail::Ln2Multiple n = detail::nearest_ln2_multiple(add(hi, lo));
   float r = sub(hi, mul(n.n, detail::kLn2Hi));
   r = add(r, lo);

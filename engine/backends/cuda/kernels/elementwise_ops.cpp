@@ -234,12 +234,14 @@ const CudaOpKernels kOps[] = {
       "1 / x, one IEEE division rounded to nearest on both"},
      select_unary<UnaryOp::Reciprocal, kReciprocal, &kFloat>},
     {{OpKind::Exp, kFloat, E::BitwiseExceptNanPayload,
-      "the CPU's exp_f32: same reduction, polynomial and operation order, no FMA; f64: CUDA's "
+      "the CPU's exp_f32: same reduction, polynomial (an fma per Horner step on both) and "
+      "operation order; f64: CUDA's "
       "exp where the CPU calls libm's",
       kLibmF64},
      select_unary<UnaryOp::Exp, kExp, &kFloat>},
     {{OpKind::Log, kFloat, E::Bitwise,
-      "the CPU's log_f32: same polynomial and operation order, no FMA; NaN in or a negative "
+      "the CPU's log_f32: same polynomial (an fma per Horner step on both) and operation order; "
+      "NaN in or a negative "
       "gives the same quiet NaN constant; f64: CUDA's log where the CPU calls libm's",
       kLibmF64},
      select_unary<UnaryOp::Log, kLog, &kFloat>},

@@ -277,7 +277,8 @@ using E = CrossBackendExactness;
 const CudaOpKernels kOps[] = {
     {{OpKind::Softmax, kFloats, E::Bitwise,
       "the CPU's softmax_rows: row max by NaN-blind selects and the sum of its exp_f32 on the "
-      "CPU's tree, y = e * (1 / sum), no FMA; a NaN sum gives the same quiet NaN row; f64: "
+      "CPU's tree, y = e * (1 / sum), fma only in exp_f32's Horner steps (on both); a NaN sum "
+      "gives the same quiet NaN row; f64: "
       "the same with CUDA's exp where the CPU calls libm's",
       kLibmF64},
      select_float<kSoftmax>},
