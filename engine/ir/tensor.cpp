@@ -11,14 +11,10 @@
 namespace volta {
 namespace {
 
-// Zeroed, so a tensor never exposes another's bytes.
-std::byte* allocate_zeroed(const Tensor& tensor) {
-  const auto bytes = static_cast<int64_t>(tensor.nbytes());
-  std::byte* p = allocate_host(bytes, kTensorAlignment, [&] {
+std::byte* allocate(const Tensor& tensor) {
+  return allocate_host(static_cast<int64_t>(tensor.nbytes()), kTensorAlignment, [&] {
     return "a " + tensor.shape().str() + " " + std::string(dtype_name(tensor.dtype())) + " tensor";
   });
-  std::memset(p, 0, static_cast<size_t>(bytes));
-  return p;
 }
 
 }  // namespace
@@ -29,7 +25,11 @@ std::string_view memory_space_name(MemorySpace space) {
 
 void Tensor::AlignedFree::operator()(std::byte* p) const { std::free(p); }
 
-Tensor::Tensor(DType dtype, Shape shape) : dtype_(dtype), shape_(std::move(shape)) {
+Tensor::Tensor(DType dtype, Shape shape) : Tensor(dtype, std::move(shape), nullptr) {}
+
+// Filled once: with `bytes` when given, else zeroed (a tensor never exposes another's bytes).
+Tensor::Tensor(DType dtype, Shape shape, const void* bytes)
+    : dtype_(dtype), shape_(std::move(shape)) {
   for (int64_t d : shape_.dims()) {
     if (d < 0) {
       fail(ErrorCode::InvalidArgument, "Tensor: negative dimension in shape " + shape_.str());
@@ -39,13 +39,28 @@ Tensor::Tensor(DType dtype, Shape shape) : dtype_(dtype), shape_(std::move(shape
     fail(ErrorCode::InvalidArgument,
          "Tensor: shape " + shape_.str() + " has more than 2^48 elements, Volta's limit");
   }
-  storage_.reset(allocate_zeroed(*this));
+  storage_.reset(allocate(*this));
+  if (nbytes() == 0) return;
+  if (bytes != nullptr) {
+    std::memcpy(storage_.get(), bytes, nbytes());
+  } else {
+    std::memset(storage_.get(), 0, nbytes());
+  }
 }
 
-Tensor::Tensor(const Tensor& other) : dtype_(other.dtype_), shape_(other.shape_) {
-  storage_.reset(allocate_zeroed(*this));
-  if (nbytes() != 0) std::memcpy(storage_.get(), other.storage_.get(), nbytes());
+Tensor Tensor::copy_of(const ConstTensorView& view) {
+  if (view.space != MemorySpace::Host) {
+    fail(ErrorCode::MemorySpaceMismatch,
+         "Tensor::copy_of: the view is in device memory; a backend exports it to the host");
+  }
+  if (view.data == nullptr && view.numel() != 0) {
+    fail(ErrorCode::InvalidArgument,
+         "Tensor::copy_of: a view of " + view.shape.str() + " without data");
+  }
+  return Tensor(view.dtype, view.shape, view.data);
 }
+
+Tensor::Tensor(const Tensor& other) : Tensor(other.dtype_, other.shape_, other.data()) {}
 
 Tensor& Tensor::operator=(const Tensor& other) {
   if (this != &other) *this = Tensor(other);

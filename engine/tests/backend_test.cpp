@@ -160,6 +160,24 @@ BOOST_AUTO_TEST_CASE(host_inputs_are_read_in_place_and_device_views_are_refused)
                "the CPU backend exports host memory only, got a view of device memory");
 }
 
+// Tensor::copy_of (what the CPU backend exports with) copies a host view's bytes into storage
+// of its own, and refuses device memory and a view without data.
+BOOST_AUTO_TEST_CASE(a_tensor_copies_a_host_view_and_refuses_others) {
+  const Tensor x = random_tensor(DType::F32, Shape{3, 5}, 4, -1, 1);
+  const Tensor copy = Tensor::copy_of(x.view());
+  BOOST_TEST(copy.bit_equal(x));
+  BOOST_TEST(copy.data() != x.data());
+  BOOST_TEST(Tensor::copy_of(ConstTensorView(DType::I64, Shape{0, 4}, nullptr)).numel() == 0);
+  expect_error(
+      [&] {
+        Tensor::copy_of(ConstTensorView(DType::F32, Shape{3, 5}, x.data(), MemorySpace::Device));
+      },
+      ErrorCode::MemorySpaceMismatch,
+      "Tensor::copy_of: the view is in device memory; a backend exports it to the host");
+  expect_error([] { Tensor::copy_of(ConstTensorView(DType::F32, Shape{2}, nullptr)); },
+               ErrorCode::InvalidArgument, "Tensor::copy_of: a view of [2] without data");
+}
+
 BOOST_AUTO_TEST_CASE(a_kernels_workspace_is_planned_and_handed_to_it) {
   const ScratchRelu backend;
   const ExecutionPlan plan = compile(relu_neg(), backend, DeterminismMode::Strict);

@@ -61,6 +61,8 @@ class Tensor {
  public:
   Tensor() : Tensor(DType::F32, Shape{0}) {}
   Tensor(DType dtype, Shape shape);  // zero-filled
+  // A copy of a host view's elements (written once, by the copy, without a zero fill first).
+  static Tensor copy_of(const ConstTensorView& view);
 
   template <class T>
   static Tensor from(Shape shape, std::span<const T> values);
@@ -104,6 +106,7 @@ class Tensor {
   struct AlignedFree {
     void operator()(std::byte* p) const;
   };
+  Tensor(DType dtype, Shape shape, const void* bytes);  // bytes: nbytes() of them, or nullptr
   void check_type(DType requested) const;
 
   DType dtype_;
