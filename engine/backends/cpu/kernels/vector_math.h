@@ -8,10 +8,10 @@
 // because the files that include this are built without -ffast-math and with
 // -ffp-contract=off (the top-level CMakeLists.txt): the compiler fuses no multiply-add, and
 // the code fuses exactly the ones it writes as std::fma: every Horner step of a polynomial
-// (p = fma(p, x, c), one rounding where a multiply and an add round twice) and GELU's exact
-// square. std::fma is correctly rounded wherever it runs: the FMA instruction in the AVX2 and
-// AVX-512 row loops (simd.h enables it there), libm's fmaf in a baseline build, CUDA's fmaf
-// on a GPU, so the bits are the same on every ISA. For the loops to vectorize they also need
+// (detail::horner: p = fma(p, x, c), one rounding where a multiply and an add round twice) and
+// GELU's exact square. std::fma is correctly rounded wherever it runs: the FMA instruction in the
+// AVX2 and AVX-512 row loops (simd.h enables it there), libm's fmaf in a baseline build, CUDA's
+// fmaf on a GPU, so the bits are the same on every ISA. For the loops to vectorize they also need
 // -fno-math-errno and -fno-trapping-math (results do not change).
 //
 // Accuracy, measured over all 2^32 f32 inputs against the double-precision <cmath> value
@@ -46,18 +46,22 @@ inline float pow2_f32(int32_t n) {
 
 namespace detail {
 
+// c0 x^n + c1 x^(n-1) + ... + cn by Horner's rule, each step one fma (one rounding):
+// horner(x, c0, c1, ..., cn).
+inline float horner(float /*x*/, float c) { return c; }
+template <class... Rest>
+float horner(float x, float c0, float c1, Rest... rest) {
+  return horner(x, std::fma(c0, x, c1), rest...);
+}
+
 // Cody-Waite: ln2 = hi + lo with hi's 9 bits making n * hi exact for |n| < 2^15.
 inline constexpr float kLn2Hi = 0.693359375f;
 inline constexpr float kLn2Lo = -2.12194440e-4f;
 
 // e^r - 1 for |r| <= ln2 / 2: the Cephes expf polynomial without its final + 1.
 inline float expm1_reduced(float r) {
-  float p = 1.9875691500e-4f;
-  p = std::fma(p, r, 1.3981999507e-3f);
-  p = std::fma(p, r, 8.3334519073e-3f);
-  p = std::fma(p, r, 4.1665795894e-2f);
-  p = std::fma(p, r, 1.6666665459e-1f);
-  p = std::fma(p, r, 5.0000001201e-1f);
+  const float p = detail::horner(r, 1.9875691500e-4f, 1.3981999507e-3f, 8.3334519073e-3f,
+                                 4.1665795894e-2f, 1.6666665459e-1f, 5.0000001201e-1f);
   return p * (r * r) + r;
 }
 
@@ -150,15 +154,9 @@ inline float log_f32(float x) {
   const float ef = static_cast<float>((bits >> 23) & 0xff) - bias + (upper ? 1.0f : 0.0f);
   const float f = (upper ? m1 * 0.5f : m1) - 1.0f;  // exact (Sterbenz)
   const float z = f * f;
-  float p = 7.0376836292e-2f;
-  p = std::fma(p, f, -1.1514610310e-1f);
-  p = std::fma(p, f, 1.1676998740e-1f);
-  p = std::fma(p, f, -1.2420140846e-1f);
-  p = std::fma(p, f, 1.4249322787e-1f);
-  p = std::fma(p, f, -1.6668057665e-1f);
-  p = std::fma(p, f, 2.0000714765e-1f);
-  p = std::fma(p, f, -2.4999993993e-1f);
-  p = std::fma(p, f, 3.3333331174e-1f);
+  const float p = detail::horner(f, 7.0376836292e-2f, -1.1514610310e-1f, 1.1676998740e-1f,
+                                 -1.2420140846e-1f, 1.4249322787e-1f, -1.6668057665e-1f,
+                                 2.0000714765e-1f, -2.4999993993e-1f, 3.3333331174e-1f);
   float y = p * f * z;
   y = y + ef * -2.12194440e-4f;
   y = y - 0.5f * z;
@@ -186,11 +184,8 @@ inline float log1p_f32(float x) {
 inline float tanh_f32(float x) {
   const float ax = std::fabs(x);
   const float z = x * x;
-  float p = -5.70498872745e-3f;
-  p = std::fma(p, z, 2.06390887954e-2f);
-  p = std::fma(p, z, -5.37397155531e-2f);
-  p = std::fma(p, z, 1.33314422036e-1f);
-  p = std::fma(p, z, -3.33332819422e-1f);
+  const float p = detail::horner(z, -5.70498872745e-3f, 2.06390887954e-2f, -5.37397155531e-2f,
+                                 1.33314422036e-1f, -3.33332819422e-1f);
   const float small = std::copysign(x + x * z * p, x);  // keeps tanh(-0) = -0
   const float two_ax = 2.0f * ax;
   const float e = exp_normal_range_f32(-(two_ax > 20.0f ? 20.0f : two_ax));
@@ -214,13 +209,8 @@ namespace detail {
 // erf 1.3e-9). Without the 1, the leading coefficient 2/sqrt(pi) would carry a rounding
 // error of half an ULP of [1, 2), a full ULP of erf near 1.
 inline float erf_over_x_minus_1(float s) {
-  float p = 7.87587487e-05f;
-  p = std::fma(p, s, -0.00080168643f);
-  p = std::fma(p, s, 0.00518908724f);
-  p = std::fma(p, s, -0.0268542115f);
-  p = std::fma(p, s, 0.112835944f);
-  p = std::fma(p, s, -0.37612626f);
-  p = std::fma(p, s, 0.128379166f);
+  const float p = detail::horner(s, 7.87587487e-05f, -0.00080168643f, 0.00518908724f,
+                                 -0.0268542115f, 0.112835944f, -0.37612626f, 0.128379166f);
   return p;
 }
 
@@ -228,13 +218,8 @@ inline float erf_over_x_minus_1(float s) {
 // degree-6 Chebyshev fit (relative error 9e-9).
 inline float scaled_erfc(float z) {
   const float t = 2.0f / (2.0f + z);
-  float w = 0.0948963463f;
-  w = std::fma(w, t, -0.385767639f);
-  w = std::fma(w, t, 0.43652758f);
-  w = std::fma(w, t, -0.000143908866f);
-  w = std::fma(w, t, 0.297612697f);
-  w = std::fma(w, t, 0.274151564f);
-  w = std::fma(w, t, 0.282619894f);
+  const float w = detail::horner(t, 0.0948963463f, -0.385767639f, 0.43652758f, -0.000143908866f,
+                                 0.297612697f, 0.274151564f, 0.282619894f);
   return t * w;
 }
 
@@ -283,38 +268,19 @@ inline float gelu_f32(float x) {
   const float above_min = x < -14.5f ? -14.5f : x;
   const float a = std::fabs(above_min > 14.5f ? 14.5f : above_min);
   // a in [0, 1/2): M = a (1/2 + a H(a)).
-  float h = -0.00213942956f;
-  h = std::fma(h, a, 0.00939806178f);
-  h = std::fma(h, a, -0.0262675323f);
-  h = std::fma(h, a, 0.0624442175f);
-  h = std::fma(h, a, -0.132976189f);
-  h = std::fma(h, a, 0.249999866f);
-  h = std::fma(h, a, -0.398942292f);
-  const float m_small = a * std::fma(a, h, 0.5f);
+  const float m_small =
+      a * detail::horner(a, -0.00213942956f, 0.00939806178f, -0.0262675323f, 0.0624442175f,
+                         -0.132976189f, 0.249999866f, -0.398942292f, 0.5f);
   // a in [1/2, 7/4): M = G(a - 9/8).
   const float u = a - 1.125f;
-  float g = 4.86997997e-05f;
-  g = std::fma(g, u, -0.000170572763f);
-  g = std::fma(g, u, 0.000519808033f);
-  g = std::fma(g, u, -0.00161371578f);
-  g = std::fma(g, u, 0.00468621403f);
-  g = std::fma(g, u, -0.0124843214f);
-  g = std::fma(g, u, 0.02997954f);
-  g = std::fma(g, u, -0.0627463311f);
-  g = std::fma(g, u, 0.107018866f);
-  g = std::fma(g, u, 0.275997818f);
+  const float g = detail::horner(u, 4.86997997e-05f, -0.000170572763f, 0.000519808033f,
+                                 -0.00161371578f, 0.00468621403f, -0.0124843214f, 0.02997954f,
+                                 -0.0627463311f, 0.107018866f, 0.275997818f);
   // a in [7/4, 14.5]: M = F(t - m) with t = 1 / (1 + a) in [0.0645, 0.364].
   const float w = 1.0f / (1.0f + a) - 0.214076251f;
-  float f = -19.2141533f;
-  f = std::fma(f, w, -7.75412416f);
-  f = std::fma(f, w, 9.14951611f);
-  f = std::fma(f, w, -1.35265529f);
-  f = std::fma(f, w, -1.91296792f);
-  f = std::fma(f, w, 1.22495627f);
-  f = std::fma(f, w, 0.244082227f);
-  f = std::fma(f, w, -0.637326479f);
-  f = std::fma(f, w, -0.248367846f);
-  f = std::fma(f, w, 0.37427339f);
+  const float f =
+      detail::horner(w, -19.2141533f, -7.75412416f, 9.14951611f, -1.35265529f, -1.91296792f,
+                     1.22495627f, 0.244082227f, -0.637326479f, -0.248367846f, 0.37427339f);
   const float m_large = a < 1.75f ? g : f;
   const float m = a < 0.5f ? m_small : m_large;
   // -a^2/2 = hi + lo exactly: an fma gives the square's rounding error.
